@@ -1,0 +1,96 @@
+"""File layouts: the only module that knows how tables, solutions and runs look on disk.
+
+Sections: atomic writing; solutions (`dicejack solve`); learner runs (`dicejack learn`, .npz);
+submissions (reading whatever a student program printed, for `dicejack grade`).
+Every write goes to a temporary file in the target folder and is renamed into place, so an
+existing file is never left half-written.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from dicejack.game import DicejackError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from dicejack.solver import Solution
+
+
+class FormatError(DicejackError):
+    """A file could not be read or written in the expected layout."""
+
+
+# ------------------------------------------------------------------------------ atomic writes
+def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
+    """Write `data` to `path` via a temporary file in the same folder and a rename."""
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise FormatError(f"cannot write {path}: folder {folder} does not exist")
+    payload = data.encode() if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(payload)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def savez_atomic(path: str | os.PathLike[str], **arrays: Any) -> None:
+    """np.savez_compressed to `path`, atomically (the exact name is kept, no '.npz' added)."""
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **arrays)
+    write_atomic(path, buffer.getvalue())
+
+
+# ------------------------------------------------------------------------------ text tables
+def format_table(
+    table: np.ndarray, title: str, *, kind: str = "float", decimals: int = 4
+) -> str:
+    """One labelled low x low array in the handout's layout: rows X = 0..L-1, columns Y.
+
+    kind 'int' prints integers; 'float' prints fixed decimals, with -1 printed as '-1'.
+    """
+    table = np.asarray(table)
+    low = table.shape[0]
+    if kind == "int":
+        cells = [[str(int(v)) for v in row] for row in table]
+    else:
+        cells = [
+            ["-1" if v == -1 else f"{v:.{decimals}f}" for v in row] for row in table
+        ]
+    width = max([len(c) for row in cells for c in row] + [len(str(low - 1))])
+    label_width = max(len(str(low - 1)), 3)
+    lines = [title]
+    header = " " * (label_width + 3) + " ".join(f"{y:>{width}d}" for y in range(low))
+    corner = "X\\Y"
+    lines.append(f"{corner:>{label_width}} |" + header[label_width + 2 :])
+    lines.append("-" * len(lines[-1]))
+    for x, row in enumerate(cells):
+        lines.append(f"{x:>{label_width}d} | " + " ".join(f"{c:>{width}}" for c in row))
+    return "\n".join(lines) + "\n"
+
+
+def _params_header(params: dict[str, int]) -> str:
+    return (
+        f"NSides={params['n_sides']} LTarget={params['low']} "
+        f"UTarget={params['high']} NDice={params['n_dice']}"
+    )
+
+
+def _json_dumps(obj: Any) -> str:
+    return json.dumps(obj, indent=None, separators=(",", ":")) + "\n"

@@ -1,0 +1,279 @@
+"""The rules of the handout's dice game, defined once.
+
+Two players alternately roll 1..n_dice dice with n_sides sides and add the total to their score.
+A player whose score lands in [low, high] wins at once; one who passes high loses at once.
+A state <x, y> is (points of the player about to move, points of the opponent); the non-terminal
+states are exactly 0 <= x, y < low.
+
+Everything else in dicejack (solver, learner, compare, grade) takes its rules from here.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cached_property
+
+import numpy as np
+
+__all__ = [
+    "DicejackError",
+    "GameError",
+    "Game",
+    "TABLE_BYTES_LIMIT",
+    "MOVER_WINS",
+    "MOVER_LOSES",
+    "CONTINUES",
+]
+
+#: Largest Q table (low * low * (n_dice + 1) float64) a Game may ask for: 16 GiB, which leaves
+#: room on a 24 GiB machine for the solver's working memory.
+TABLE_BYTES_LIMIT = 16 * 2**30
+
+#: Outcomes of a roll, see :meth:`Game.outcome`.
+MOVER_WINS, MOVER_LOSES, CONTINUES = 1, -1, 0
+
+
+class DicejackError(Exception):
+    """Base of every error dicejack raises on purpose; its message is one line for the user."""
+
+
+class GameError(DicejackError, ValueError):
+    """Invalid game parameters."""
+
+
+def _check_int(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise GameError(f"{name} must be an integer, got {value!r}")
+    return int(value)
+
+
+@dataclass(frozen=True)
+class Game:
+    """Game parameters, validated.
+
+    n_sides (NSides): faces 1..n_sides; low (LTarget) and high (UTarget): the winning range;
+    n_dice (NDice): the most dice one turn may roll.
+
+    >>> Game(n_sides=6, low=15, high=17, n_dice=2).states
+    225
+    """
+
+    n_sides: int
+    low: int
+    high: int
+    n_dice: int
+
+    def __post_init__(self) -> None:
+        for name in ("n_sides", "low", "high", "n_dice"):
+            object.__setattr__(self, name, _check_int(name, getattr(self, name)))
+        if self.n_sides < 1:
+            raise GameError(f"n_sides (NSides) must be >= 1, got {self.n_sides}")
+        if self.n_dice < 1:
+            raise GameError(f"n_dice (NDice) must be >= 1, got {self.n_dice}")
+        if self.low < 1:
+            raise GameError(f"low (LTarget) must be >= 1, got {self.low}")
+        if self.high < self.low:
+            raise GameError(
+                f"high (UTarget) must be >= low (LTarget), got low={self.low}, high={self.high}"
+            )
+        if self.table_bytes > TABLE_BYTES_LIMIT:
+            raise GameError(
+                f"game too large: its tables need low*low*(n_dice+1) = "
+                f"{self.low}*{self.low}*{self.n_dice + 1} float64 = "
+                f"{self.table_bytes / 2**30:.1f} GiB, over the {TABLE_BYTES_LIMIT / 2**30:.0f} GiB "
+                "limit"
+            )
+        # The largest roll total must fit the int64 arithmetic of the compiled kernels.
+        if self.n_sides * self.n_dice + self.high > 2**62:
+            raise GameError("n_sides * n_dice + high is too large for 64-bit scores")
+
+    # ----------------------------------------------------------------------------- sizes
+    @property
+    def shape(self) -> tuple[int, int]:
+        """Shape of the state tables: (low, low), indexed [x, y]."""
+        return (self.low, self.low)
+
+    @property
+    def table_shape(self) -> tuple[int, int, int]:
+        """Shape of per-action tables: (low, low, n_dice + 1), column j = 0 unused."""
+        return (self.low, self.low, self.n_dice + 1)
+
+    @property
+    def states(self) -> int:
+        """Number of non-terminal states <x, y>."""
+        return self.low * self.low
+
+    @property
+    def table_bytes(self) -> int:
+        """Bytes of one float64 table of shape :attr:`table_shape`."""
+        return self.low * self.low * (self.n_dice + 1) * 8
+
+    def params(self) -> dict[str, int]:
+        """The four parameters as a plain dict (the `params` object of every file format)."""
+        return {
+            "n_sides": self.n_sides,
+            "low": self.low,
+            "high": self.high,
+            "n_dice": self.n_dice,
+        }
+
+    def label(self) -> str:
+        """Short name used for folders, e.g. ``s6-l15-h17-d2``."""
+        return f"s{self.n_sides}-l{self.low}-h{self.high}-d{self.n_dice}"
+
+    def __str__(self) -> str:
+        return (
+            f"NSides={self.n_sides}, LTarget={self.low}, UTarget={self.high}, NDice={self.n_dice}"
+        )
+
+    # ----------------------------------------------------------------------------- rules
+    def outcome(self, score: int) -> int:
+        """What a mover's new score means: MOVER_WINS, MOVER_LOSES or CONTINUES."""
+        if score > self.high:
+            return MOVER_LOSES
+        if score >= self.low:
+            return MOVER_WINS
+        return CONTINUES
+
+    def is_state(self, x: int, y: int) -> bool:
+        """True when <x, y> is a non-terminal state."""
+        return 0 <= x < self.low and 0 <= y < self.low
+
+    # ------------------------------------------------------------- dice-sum distributions
+    def sum_counts(self, j: int) -> list[int]:
+        """Exact counts of each total of j dice: entry t is #ways to roll t, over n_sides**j.
+
+        Python integers, so exact for any size. Index 0..j-1 are zero.
+        """
+        return list(self._sum_counts_all[self._check_j(j)])
+
+    def sum_fractions(self, j: int) -> list[Fraction]:
+        """Exact probability of each total t of j dice, as Fractions (index = total)."""
+        denominator = self.n_sides ** self._check_j(j)
+        return [Fraction(c, denominator) for c in self._sum_counts_all[j]]
+
+    def sum_probabilities(self, j: int) -> np.ndarray:
+        """float64 probability of each total t of j dice (index = total, length j*n_sides+1)."""
+        return self.sum_probability_table[self._check_j(j), : j * self.n_sides + 1].copy()
+
+    @cached_property
+    def sum_probability_table(self) -> np.ndarray:
+        """(n_dice + 1, n_dice * n_sides + 1) float64: row j is the distribution of j dice.
+
+        Each entry is the exact count divided by n_sides**j, rounded once. Row 0 is [1, 0, ...].
+        """
+        width = self.n_dice * self.n_sides + 1
+        table = np.zeros((self.n_dice + 1, width))
+        for j, counts in enumerate(self._sum_counts_all):
+            denominator = self.n_sides**j
+            table[j, : len(counts)] = [c / denominator for c in counts]
+        table.setflags(write=False)
+        return table
+
+    @cached_property
+    def sum_cdf_table(self) -> np.ndarray:
+        """(n_dice + 1, n_dice * n_sides + 1) float64: P(total of j dice <= t), exact then rounded."""
+        width = self.n_dice * self.n_sides + 1
+        table = np.zeros((self.n_dice + 1, width))
+        for j, counts in enumerate(self._sum_counts_all):
+            denominator = self.n_sides**j
+            running = 0
+            for t in range(width):
+                if t < len(counts):
+                    running += counts[t]
+                table[j, t] = running / denominator
+        table.setflags(write=False)
+        return table
+
+    @cached_property
+    def _sum_counts_all(self) -> tuple[tuple[int, ...], ...]:
+        """Exact counts for j = 0..n_dice, by repeated convolution with one die (Python ints).
+
+        The dice-count limit keeps this cheap: the widest row has n_dice*n_sides+1 entries.
+        """
+        if self.n_dice * self.n_sides > 10_000_000:
+            raise GameError(
+                f"n_dice * n_sides = {self.n_dice * self.n_sides} is too large for exact dice-sum "
+                "tables (limit 10,000,000)"
+            )
+        rows: list[tuple[int, ...]] = [(1,)]
+        s = self.n_sides
+        # Window-sum convolution with the uniform die, in exact integers: O(width) per row.
+        for _ in range(self.n_dice):
+            prev = rows[-1]
+            width = len(prev) + s
+            new = [0] * width
+            prefix = [0] * (len(prev) + 1)
+            for i, c in enumerate(prev):
+                prefix[i + 1] = prefix[i] + c
+            for t in range(1, width):
+                hi = min(t - 1, len(prev) - 1)
+                lo = max(t - s, 0)
+                if hi >= lo:
+                    new[t] = prefix[hi + 1] - prefix[lo]
+            rows.append(tuple(new))
+        return tuple(rows)
+
+    def _check_j(self, j: int) -> int:
+        j = _check_int("j", j)
+        if not 0 <= j <= self.n_dice:
+            raise GameError(f"number of dice must be in 0..{self.n_dice}, got {j}")
+        return j
+
+    # ----------------------------------------------------------------------------- states
+    def reachable(self) -> np.ndarray:
+        """Boolean (low, low) mask of states reachable from <0,0> under some legal play.
+
+        <0,0> is reachable; <x, y> (x, y >= 0) leads to <y, x + t> for every total t that j dice
+        can show (j <= t <= j*n_sides) while x + t < low.
+        """
+        low = self.low
+        reach = np.zeros((low, low), dtype=bool)
+        reach[0, 0] = True
+        # Possible totals of one turn: union over j of [j, j*n_sides].
+        step = np.zeros(self.n_dice * self.n_sides + 1, dtype=bool)
+        for j in range(1, self.n_dice + 1):
+            step[j : j * self.n_sides + 1] = True
+        totals = np.flatnonzero(step)
+        for d in range(0, 2 * low - 1):  # successors have a larger x + y
+            xs = np.arange(max(0, d - low + 1), min(d, low - 1) + 1)
+            ys = d - xs
+            live = reach[xs, ys]
+            if not live.any():
+                continue
+            for x, y in zip(xs[live], ys[live]):
+                new = x + totals
+                new = new[new < low]
+                reach[y, new] = True
+        return reach
+
+    @staticmethod
+    def dice_label(j: int) -> str:
+        """'1 die' / 'j dice', for messages and traces."""
+        return "1 die" if j == 1 else f"{j} dice"
+
+
+def lowest_set_bit(mask_row: np.ndarray) -> int:
+    """Index of the first True in a boolean vector (the lowest optimal J); 0 if none."""
+    hits = np.flatnonzero(mask_row)
+    return int(hits[0]) if hits.size else 0
+
+
+def describe_bytes(n: int) -> str:
+    """Human-readable size."""
+    if n < 2**20:
+        return f"{n / 2**10:.1f} KiB"
+    if n < 2**30:
+        return f"{n / 2**20:.1f} MiB"
+    return f"{n / 2**30:.2f} GiB"
+
+
+def log_spaced(first: int, last: int, per_decade: int = 1) -> list[int]:
+    """Integer game counts first..last, log-spaced, strictly increasing."""
+    if first < 1 or last < first:
+        raise DicejackError(f"bad range {first}..{last}")
+    n = int(round(math.log10(last / first) * per_decade)) + 1
+    values = sorted({int(round(v)) for v in np.geomspace(first, last, max(n, 1))})
+    return values
