@@ -77,6 +77,11 @@ class SolveMethod(str, Enum):
     value_iteration = "value-iteration"
 
 
+@app.callback()
+def _root() -> None:
+    """Keep `dicejack COMMAND` a command group even while it has a single command."""
+
+
 # ------------------------------------------------------------------------------------ solve
 @app.command()
 def solve(
@@ -124,26 +129,42 @@ def solve(
 
 
 # ------------------------------------------------------------------------------------- main
+def _usage_error_types() -> tuple[type[BaseException], ...]:
+    """Typer's usage-error base: its own (typer >= 0.20 vendors click) and click's, if present."""
+    found: list[type[BaseException]] = []
+    if hasattr(typer, "TyperException"):
+        found.append(typer.TyperException)
+    try:
+        import click
+
+        found.append(click.ClickException)
+    except ImportError:  # pragma: no cover
+        pass
+    return tuple(found)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Console-script entry point: runs the app, mapping every error to one line and exit 2."""
-    import click
-
+    usage_errors = _usage_error_types()
     try:
         app(args=argv, standalone_mode=False, prog_name="dicejack")
-    except click.exceptions.Exit as exc:
-        return exc.exit_code
-    except click.exceptions.Abort:
+    except typer.Exit as exc:
+        return int(getattr(exc, "exit_code", 0) or 0)
+    except (typer.Abort, KeyboardInterrupt):
         typer.echo("error: interrupted", err=True)
         return 130
-    except click.ClickException as exc:
-        typer.echo(f"error: {exc.format_message()}", err=True)
-        return 2
     except DicejackError as exc:
         typer.echo(f"error: {exc}", err=True)
         return 2
-    except KeyboardInterrupt:
-        typer.echo("error: interrupted", err=True)
-        return 130
+    except usage_errors as exc:
+        ctx = getattr(exc, "ctx", None)
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            return 0  # typer has already printed the help
+        message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+        message = " ".join(str(message).split())
+        command = f" (see: {ctx.command_path} --help)" if ctx is not None else ""
+        typer.echo(f"error: {message}{command}", err=True)
+        return 2
     except (OSError, MemoryError) as exc:
         typer.echo(f"error: {exc}", err=True)
         return 2

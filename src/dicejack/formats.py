@@ -94,3 +94,87 @@ def _params_header(params: dict[str, int]) -> str:
 
 def _json_dumps(obj: Any) -> str:
     return json.dumps(obj, indent=None, separators=(",", ":")) + "\n"
+
+
+# ------------------------------------------------------------------------------ solutions
+def _nested(array: np.ndarray, nan_as_null: bool = False) -> list:
+    """Array to nested lists, NaN as None when asked (JSON has no NaN)."""
+    if nan_as_null:
+        obj = array.astype(object)
+        obj[np.isnan(array)] = None
+        return obj.tolist()
+    return array.tolist()
+
+
+def solution_dict(sol: Solution) -> dict[str, Any]:
+    """The `solve --format json` object, keys exactly as in DESIGN.md."""
+    return {
+        "params": sol.game.params(),
+        "win_probability": sol.p.tolist(),
+        "best_dice": sol.best.tolist(),
+        "optimal_dice": sol.optimal_sets(),
+        "q": sol.q.tolist(),
+        "gap": _nested(sol.gap, nan_as_null=True),
+        "p00": sol.p00,
+        "p00_exact": None if sol.p00_exact is None else str(sol.p00_exact),
+        "method": sol.method,
+        "sweeps": sol.sweeps,
+    }
+
+
+def solution_json(sol: Solution) -> str:
+    """`solve --format json`."""
+    return _json_dumps(solution_dict(sol))
+
+
+def solution_text(sol: Solution) -> str:
+    """`solve --format text`: the handout's two arrays (best dice, win probability) and P[0,0]."""
+    exact = f" = {sol.p00_exact}" if sol.p00_exact is not None else ""
+    method = f"{sol.method}, exact rationals" if sol.exact else sol.method
+    return (
+        f"# optimal play for {_params_header(sol.game.params())} ({method})\n"
+        + format_table(sol.best, "Best number of dice (lowest optimal J) in state <X,Y>:", kind="int")
+        + "\n"
+        + format_table(sol.p, "Win probability with optimal play in state <X,Y>:", decimals=4)
+        + f"\nP[0,0] (first player wins under optimal play) = {sol.p00:.12f}{exact}\n"
+    )
+
+
+def solution_csv(sol: Solution) -> str:
+    """`solve --format csv`: one row per state, long form."""
+    out = io.StringIO()
+    k = sol.game.n_dice
+    out.write("x,y,best_dice,optimal_dice,win_probability,gap," + ",".join(
+        f"q{j}" for j in range(1, k + 1)) + "\n")
+    sets = sol.optimal_sets()
+    for x in range(sol.game.low):
+        for y in range(sol.game.low):
+            gap = "" if np.isnan(sol.gap[x, y]) else repr(float(sol.gap[x, y]))
+            qs = ",".join(repr(float(v)) for v in sol.q[x, y, 1:])
+            opt = ";".join(str(j) for j in sets[x][y])
+            out.write(
+                f"{x},{y},{sol.best[x, y]},{opt},{float(sol.p[x, y])!r},{gap},{qs}\n"
+            )
+    return out.getvalue()
+
+
+SOLUTION_NPZ_VERSION = 1
+
+
+def save_solution_npz(path: str | os.PathLike[str], sol: Solution) -> None:
+    """`solve --format npz`: arrays q, p, best, optimal, gap plus params, atomically."""
+    savez_atomic(
+        path,
+        kind=np.array("dicejack-solution"),
+        version=np.array(SOLUTION_NPZ_VERSION),
+        params=np.array(json.dumps(sol.game.params())),
+        q=sol.q,
+        p=sol.p,
+        best=sol.best,
+        optimal=sol.optimal,
+        gap=sol.gap,
+        p00=np.array(sol.p00),
+        p00_exact=np.array("" if sol.p00_exact is None else str(sol.p00_exact)),
+        method=np.array(sol.method),
+        sweeps=np.array(sol.sweeps),
+    )
