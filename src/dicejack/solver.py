@@ -118,36 +118,22 @@ def _tail(game: Game) -> np.ndarray:
 
 
 def _solve_backward(game: Game) -> Solution:
-    low, k = game.low, game.n_dice
-    p = np.empty((low, low))
-    best = np.zeros((low, low), dtype=np.int64)
+    p, best = solve_values(game)
     q = np.empty(game.table_shape)
     optimal = np.empty(game.table_shape, dtype=np.bool_)
-    gap = np.empty((low, low))
-    _kernels.backward_induction(
-        low, game.n_sides, k, _tail(game), p, best, q, optimal, gap, True, TIE_TOLERANCE
+    gap = np.empty(game.shape)
+    _kernels.backward_q(
+        game.low, game.n_sides, game.n_dice, _tail(game), p, q, optimal, gap, TIE_TOLERANCE
     )
     return Solution(game, q, p, best, optimal, gap, float(p[0, 0]), "backward", 1)
 
 
 def solve_values(game: Game) -> tuple[np.ndarray, np.ndarray]:
     """P and the lowest optimal J per state, without materialising Q (faster, far less memory)."""
-    low = game.low
-    p = np.empty((low, low))
-    best = np.zeros((low, low), dtype=np.int64)
-    dummy3 = np.empty((1, 1, 1))
-    _kernels.backward_induction(
-        low,
-        game.n_sides,
-        game.n_dice,
-        _tail(game),
-        p,
-        best,
-        dummy3,
-        np.empty((1, 1, 1), dtype=np.bool_),
-        np.empty((1, 1)),
-        False,
-        TIE_TOLERANCE,
+    p = np.empty(game.shape)
+    best = np.zeros(game.shape, dtype=np.int64)
+    _kernels.backward_values(
+        game.low, game.n_sides, game.n_dice, _tail(game), p, best, TIE_TOLERANCE
     )
     return p, best
 
