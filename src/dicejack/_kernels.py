@@ -36,13 +36,15 @@ def backward_values(low, n_sides, n_dice, tail, p_out, best_out, tie_tol):
 
     A ring buffer per y holds E_j(s) for the S+1 scores above the current one, so the working set
     is low * (S+1) * (K+1) floats. tail[k, j] = E_j(low + k) for k = 0..S (the same for every y).
-    Fills p_out (P) and best_out (lowest J within tie_tol of P).
+    Fills p_out (P) and best_out (lowest J within tie_tol of P). Results of a diagonal are
+    written out after it, in a loop of their own: the writes stride across rows.
     """
     S = n_sides
     K = n_dice
     W = S + 1
     buf = _init_ring(low, n_sides, n_dice, tail)
     diag_p = np.empty(low)
+    diag_best = np.empty(low, dtype=np.int64)
     vals = np.empty(K + 1)
     inv = 1.0 / S
     for d in range(2 * low - 2, -1, -1):
@@ -60,53 +62,81 @@ def backward_values(low, n_sides, n_dice, tail, p_out, best_out, tie_tol):
                 vals[j] = v
                 if v > best:
                     best = v
-            p_out[x, y] = best
+            lowest = K
             for j in range(K, 0, -1):
                 if vals[j] >= best - tie_tol:
-                    best_out[x, y] = j
+                    lowest = j
             diag_p[x] = best
+            diag_best[x] = lowest
         # After the whole diagonal: E_0 of chain x at score y is 1 - P(x, y) (state <x, y> is on
         # this diagonal, and so is the state <y, x> whose j >= 1 values were just written there).
         for x in range(x0, x1 + 1):
             y = d - x
             buf[x, y % W, 0] = 1.0 - diag_p[x]
+            p_out[x, y] = diag_p[x]
+            best_out[x, y] = diag_best[x]
 
 
 @njit(cache=True)
-def backward_q(low, n_sides, n_dice, tail, p, q_out, optimal_out, gap_out, tie_tol):
-    """Q, the optimal mask and the gap, given P, in one sequential pass (row x by row x).
+def backward_q(low, n_sides, n_dice, tail, p_t, q_out, optimal_out, gap_out, tie_tol):
+    """Q, the optimal mask and the gap, given P (as p_t = P transposed), row x by row x.
 
-    With P known, every chain y is independent, so rows can be produced in memory order and Q is
-    written once, front to back. The floating-point operations per chain are exactly those of
-    `backward_values`, so Q here is bit-identical to the Q that produced P.
+    With P known every chain y is independent, so all y advance together from x + 1 to x in
+    a loop over contiguous memory (ring[slot, j, y]), and Q is written once, front to back.
+    The floating-point operations per chain are exactly those of `backward_values`, so this Q
+    is bit-identical to the one that produced P.
     """
     S = n_sides
     K = n_dice
     W = S + 1
-    buf = _init_ring(low, n_sides, n_dice, tail)
+    ring = np.empty((W, K + 1, low))
+    for k in range(W):
+        slot = (low + k) % W
+        for j in range(K + 1):
+            ring[slot, j, :] = tail[k, j]
     inv = 1.0 / S
+    best = np.empty(low)
+    second = np.empty(low)
     for x in range(low - 1, -1, -1):
         old = x % W
         nxt = (x + 1) % W
+        for j in range(K, 0, -1):
+            a = ring[nxt, j]
+            a_prev = ring[nxt, j - 1]
+            b_prev = ring[old, j - 1]
+            out = ring[old, j]
+            for y in range(low):
+                out[y] = a[y] + (a_prev[y] - b_prev[y]) * inv
+        row_p = p_t[x]
+        r0 = ring[old, 0]
         for y in range(low):
-            best = -np.inf
-            for j in range(K, 0, -1):
-                v = buf[y, nxt, j] + (buf[y, nxt, j - 1] - buf[y, old, j - 1]) * inv
-                buf[y, old, j] = v
-                q_out[x, y, j] = v
-                if v > best:
-                    best = v
-            buf[y, old, 0] = 1.0 - p[y, x]
-            q_out[x, y, 0] = 0.0
-            optimal_out[x, y, 0] = False
-            second = -np.inf
+            r0[y] = 1.0 - row_p[y]  # E_0 of chain y at score x: 1 - P(y, x)
+        # Best and best non-optimal value per y, vectorised over y (j = 1..K, rows of `ring`).
+        best[:] = ring[old, 1]
+        for j in range(2, K + 1):
+            row = ring[old, j]
+            for y in range(low):
+                if row[y] > best[y]:
+                    best[y] = row[y]
+        second[:] = -np.inf
+        for j in range(1, K + 1):
+            row = ring[old, j]
+            for y in range(low):
+                v = row[y]
+                if v < best[y] - tie_tol and v > second[y]:
+                    second[y] = v
+        q_row = q_out[x]
+        opt_row = optimal_out[x]
+        gap_row = gap_out[x]
+        for y in range(low):
+            threshold = best[y] - tie_tol
+            q_row[y, 0] = 0.0
+            opt_row[y, 0] = False
             for j in range(1, K + 1):
-                v = q_out[x, y, j]
-                is_opt = v >= best - tie_tol
-                optimal_out[x, y, j] = is_opt
-                if not is_opt and v > second:
-                    second = v
-            gap_out[x, y] = best - second if second > -np.inf else np.nan
+                v = ring[old, j, y]
+                q_row[y, j] = v
+                opt_row[y, j] = v >= threshold
+            gap_row[y] = best[y] - second[y] if second[y] > -np.inf else np.nan
 
 
 @njit(cache=True)
@@ -167,22 +197,27 @@ def forward_visits(low, high, n_dice, probs, pi_a, pi_b, mass_a, mass_b):
 
 @njit(cache=True)
 def learner_self_play(
-    win, lose, counters, cdf, low, high, n_sides, m, games, rng, random_ties
+    win, lose, fcache, counters, cdf, guide, low, high, m, games, rng, random_ties
 ):
-    """Self-play `games` games of the handout's counting learner, updating win/lose in place.
+    """Self-play `games` games of the handout's counting learner, updating the tables in place.
 
-    The same algorithm, float operations and random-number order as the reference
-    `learner._play_one_python` (see the `learner` module docstring), so both give identical
-    tables. counters[0] (games) and counters[1] (moves) are bumped after each whole game, so
-    tables, counters and `rng` (whose PCG64 state numba shares with the Python object) are
-    consistent whenever control is back in Python. cdf[j, t] = P(total of j dice <= t).
+    Same algorithm, float operations and random-number order as the reference in `learner.py`
+    (see that module's docstring), so both give identical tables. Arrays:
+      win, lose    int64 (L, L, K+1) counts;
+      fcache       float64 (L, L, K+1): [x, y, 0] = T, [x, y, j] = f_j, kept in step with the
+                   counts (one division per recorded move instead of K per move);
+      counters     int64 [games, moves], bumped after each whole game, so tables, counters and
+                   `rng` (whose PCG64 state numba shares with the Python object) are consistent
+                   whenever control is back in Python;
+      cdf          float64 (K+1, K*S+1): cdf[j, t] = P(total of j dice <= t);
+      guide        int64 (K+1, G): a start for the search of the first t with u < cdf[j, t]
+                   near bucket floor(u*G); the search corrects both ways, so any guide is exact.
     """
     k = win.shape[2] - 1
     km = k * m
     k1m = (k - 1) * m
     inv_k = 1.0 / k
-    f = np.zeros(k + 1)
-    p = np.zeros(k + 1)
+    gsz = guide.shape[1]
     cap = 2 * low + 2  # each player moves at most `low` times in a game
     xs = np.empty(cap, np.int64)
     ys = np.empty(cap, np.int64)
@@ -192,93 +227,89 @@ def learner_self_play(
         b = 0
         n = 0
         while True:
-            # f_J, T and B (lowest J on ties).
-            total = win[a, b, 0] + lose[a, b, 0]
+            # B = the lowest J with the largest f_J.
+            tt = fcache[a, b, 0]
             best = 1
-            fbest = -1.0
-            for j in range(1, k + 1):
-                w = win[a, b, j]
-                d = w + lose[a, b, j]
-                total += d
-                if d > 0:
-                    fj = float(w) / float(d)
-                else:
-                    fj = 0.5
-                f[j] = fj
+            fbest = fcache[a, b, 1]
+            for j in range(2, k + 1):
+                fj = fcache[a, b, j]
                 if fj > fbest:
                     fbest = fj
                     best = j
             if random_ties:
                 tied = 0
                 for j in range(1, k + 1):
-                    if f[j] == fbest:
+                    if fcache[a, b, j] == fbest:
                         tied += 1
                 if tied > 1:
                     idx = min(int(rng.random() * tied), tied - 1)
                     for j in range(1, k + 1):
-                        if f[j] == fbest:
+                        if fcache[a, b, j] == fbest:
                             if idx == 0:
                                 best = j
                                 break
                             idx -= 1
-            # p_J: the handout's formulas, with the documented zero-denominator fallbacks.
-            if k == 1:
-                p[1] = 1.0
-            else:
-                tt = float(total)
-                tfb = tt * f[best]
-                den_b = tfb + km
-                if den_b == 0.0:
-                    for j in range(1, k + 1):
-                        p[j] = inv_k
-                else:
-                    pb = (tfb + m) / den_b
-                    g = 0.0
-                    for j in range(1, k + 1):
-                        if j != best:
-                            g += f[j]
-                    den = g * tt + k1m
-                    rest = 1.0 - pb
-                    for j in range(1, k + 1):
-                        if j == best:
-                            p[j] = pb
-                        elif den == 0.0:
-                            p[j] = rest / (k - 1)
-                        else:
-                            p[j] = rest * (tt * f[j] + m) / den
-            # The handout's cumulative sampler (p_0 = 0).
+            # J by the handout's cumulative rule; p_i computed only up to the chosen i.
             x = rng.random()
             jj = k
-            u = 0.0
-            for i in range(1, k):
-                u += p[i]
-                if x < u:
-                    jj = i
-                    break
-            # Roll total: the first t in [J, J*S] with uniform < P(total <= t).
-            x = rng.random()
-            lo = jj
-            hi = jj * n_sides
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                if x < cdf[jj, mid]:
-                    hi = mid
+            if k > 1:
+                tfb = tt * fbest
+                den_b = tfb + km
+                u = 0.0
+                if den_b == 0.0:
+                    for i in range(1, k):
+                        u += inv_k
+                        if x < u:
+                            jj = i
+                            break
                 else:
-                    lo = mid + 1
+                    pb = (tfb + m) / den_b
+                    q = -1.0
+                    for i in range(1, k):
+                        if i == best:
+                            pi = pb
+                        else:
+                            if q < 0.0:
+                                g = 0.0
+                                for j in range(1, k + 1):
+                                    if j != best:
+                                        g += fcache[a, b, j]
+                                den = g * tt + k1m
+                                if den == 0.0:
+                                    q = 0.0
+                                else:
+                                    q = (1.0 - pb) / den
+                            pi = q * (tt * fcache[a, b, i] + m)
+                        u += pi
+                        if x < u:
+                            jj = i
+                            break
+            # Roll total: the first t with uniform < P(total of jj dice <= t).
+            x = rng.random()
+            t = guide[jj, min(int(x * gsz), gsz - 1)]
+            while t > jj and x < cdf[jj, t - 1]:
+                t -= 1
+            while not (x < cdf[jj, t]):
+                t += 1
             xs[n] = a
             ys[n] = b
             js[n] = jj
             n += 1
-            new = a + lo
+            new = a + t
             if new >= low:
                 # The last mover (index n-1) won unless it passed UTarget.
                 mover_won = new <= high
                 for i in range(n):
-                    same = ((n - 1 - i) & 1) == 0
-                    if same == mover_won:
-                        win[xs[i], ys[i], js[i]] += 1
+                    xi = xs[i]
+                    yi = ys[i]
+                    ji = js[i]
+                    if (((n - 1 - i) & 1) == 0) == mover_won:
+                        win[xi, yi, ji] += 1
                     else:
-                        lose[xs[i], ys[i], js[i]] += 1
+                        lose[xi, yi, ji] += 1
+                    w = win[xi, yi, ji]
+                    fcache[xi, yi, ji] = float(w) / float(w + lose[xi, yi, ji])
+                    fcache[xi, yi, 0] += 1.0
                 break
             a = b
             b = new

@@ -133,7 +133,9 @@ def solution_text(sol: Solution) -> str:
     method = f"{sol.method}, exact rationals" if sol.exact else sol.method
     return (
         f"# optimal play for {_params_header(sol.game.params())} ({method})\n"
-        + format_table(sol.best, "Best number of dice (lowest optimal J) in state <X,Y>:", kind="int")
+        + format_table(
+            sol.best, "Best number of dice (lowest optimal J) in state <X,Y>:", kind="int"
+        )
         + "\n"
         + format_table(sol.p, "Win probability with optimal play in state <X,Y>:", decimals=4)
         + f"\nP[0,0] (first player wins under optimal play) = {sol.p00:.12f}{exact}\n"
@@ -178,3 +180,198 @@ def save_solution_npz(path: str | os.PathLike[str], sol: Solution) -> None:
         method=np.array(sol.method),
         sweeps=np.array(sol.sweeps),
     )
+
+
+# ---- learner runs
+# `dicejack learn`: the run file (.npz, resumable) and the printed tables (text, JSON, CSV).
+if TYPE_CHECKING:  # pragma: no cover
+    from dicejack.learner import LearnRun, TracedGame
+
+RUN_NPZ_KIND = "dicejack-learn-run"
+RUN_NPZ_VERSION = 1
+
+
+def save_run_npz(path: str | os.PathLike[str], run: LearnRun) -> None:
+    """Write a learner run atomically: tables, params, m, games, seed, generator state, version.
+
+    Arrays: kind, version, params (JSON), m, games, moves, seed, tie_break, rng_state (JSON of
+    ``bit_generator.state``), win, lose (int64 LxLx(K+1)), and snapshot_games / snapshot_win /
+    snapshot_lose (the checkpoints, stacked; empty when none).
+    """
+    shape = run.game.table_shape
+    marks = sorted(run.snapshots)
+    snap_win = np.zeros((len(marks), *shape), dtype=np.int64)
+    snap_lose = np.zeros((len(marks), *shape), dtype=np.int64)
+    for i, n in enumerate(marks):
+        snap_win[i], snap_lose[i] = run.snapshots[n]
+    savez_atomic(
+        path,
+        kind=np.array(RUN_NPZ_KIND),
+        version=np.array(RUN_NPZ_VERSION),
+        params=np.array(json.dumps(run.game.params())),
+        m=np.array(float(run.m)),
+        games=np.array(int(run.games), dtype=np.int64),
+        moves=np.array(int(run.moves), dtype=np.int64),
+        seed=np.array(int(run.seed), dtype=np.int64),
+        tie_break=np.array(run.tie_break),
+        rng_state=np.array(json.dumps(run.rng_state)),
+        win=np.asarray(run.win, dtype=np.int64),
+        lose=np.asarray(run.lose, dtype=np.int64),
+        snapshot_games=np.array(marks, dtype=np.int64),
+        snapshot_win=snap_win,
+        snapshot_lose=snap_lose,
+    )
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__
+
+
+def load_run_npz(path: str | os.PathLike[str]) -> LearnRun:
+    """Read and check a run written by :func:`save_run_npz`; FormatError if anything is off."""
+    from dicejack import learner
+    from dicejack.game import Game
+
+    path = Path(path)
+    if not path.is_file():
+        raise FormatError(f"cannot read run {path}: no such file")
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            data = {key: npz[key] for key in npz.files}
+    except Exception as exc:  # zip, pickle, header and I/O errors all mean "not a run file"
+        raise FormatError(
+            f"cannot read run {path}: not a valid .npz file ({_one_line(exc)})"
+        ) from None
+
+    def bad(why: str) -> FormatError:
+        return FormatError(f"run file {path} is corrupt or not a dicejack learner run: {why}")
+
+    required = ("kind", "version", "params", "m", "games", "seed", "rng_state", "win", "lose")
+    missing = [key for key in required if key not in data]
+    if missing:
+        raise bad(f"missing {', '.join(missing)}")
+    try:
+        if str(data["kind"]) != RUN_NPZ_KIND:
+            raise bad(f"kind is {str(data['kind'])!r}")
+        version = int(data["version"])
+        if version > RUN_NPZ_VERSION:
+            raise FormatError(
+                f"run file {path} has format version {version}; this dicejack reads up to "
+                f"{RUN_NPZ_VERSION}"
+            )
+        game = Game(**json.loads(str(data["params"])))
+        m = learner.check_m(float(data["m"]), game.n_dice)
+        games, moves, seed = (int(data.get(k, 0)) for k in ("games", "moves", "seed"))
+        tie_break = str(data.get("tie_break", "lowest"))
+        rng_state = json.loads(str(data["rng_state"]))
+        bitgen = np.random.PCG64()
+        bitgen.state = rng_state
+        win, lose = data["win"], data["lose"]
+        snap_games = data.get("snapshot_games", np.zeros(0, dtype=np.int64))
+        snap_win = data.get("snapshot_win", np.zeros((0, *game.table_shape), dtype=np.int64))
+        snap_lose = data.get("snapshot_lose", np.zeros((0, *game.table_shape), dtype=np.int64))
+    except FormatError:
+        raise
+    except (DicejackError, ValueError, TypeError, KeyError, OverflowError) as exc:
+        raise bad(_one_line(exc)) from None
+    if tie_break not in learner.TIE_BREAKS:
+        raise bad(f"unknown tie_break {tie_break!r}")
+    if games < 0 or moves < 0 or not 0 <= seed < learner.SEED_LIMIT:
+        raise bad("negative games, moves or seed")
+    for name, table in (("win", win), ("lose", lose)):
+        if table.shape != game.table_shape or table.dtype.kind not in "iu":
+            raise bad(f"{name} has shape {table.shape} ({table.dtype}), not {game.table_shape}")
+        if (table < 0).any() or table[..., 0].any():
+            raise bad(f"{name} has negative counts or a non-zero column J=0")
+    # Every game starts with A at <0,0>, and nobody else is ever there: T(0,0) = games.
+    if int(win[0, 0].sum() + lose[0, 0].sum()) != games:
+        raise bad(f"tables record {int(win[0, 0].sum() + lose[0, 0].sum())} games, not {games}")
+    n = snap_games.shape[0] if snap_games.ndim == 1 else -1
+    if n < 0 or snap_win.shape != (n, *game.table_shape) or snap_lose.shape != snap_win.shape:
+        raise bad("snapshot arrays do not match")
+    snapshots = {}
+    for i, g in enumerate(snap_games.tolist()):
+        if not 0 <= g <= games:
+            raise bad(f"snapshot at {g} games, beyond the run's {games}")
+        snapshots[int(g)] = (learner._frozen(snap_win[i]), learner._frozen(snap_lose[i]))
+    return learner.LearnRun(
+        game=game, m=m, games=games, seed=seed, win=learner._frozen(win),
+        lose=learner._frozen(lose), rng_state=bitgen.state, tie_break=tie_break, moves=moves,
+        snapshots=snapshots,
+    )
+
+
+def learn_dict(run: LearnRun) -> dict[str, Any]:
+    """The `learn --format json` object, keys exactly as in DESIGN.md."""
+    best, prob = run.tables
+    return {
+        "params": run.game.params(),
+        "m": run.m,
+        "games": run.games,
+        "seed": run.seed,
+        "best_dice": best.tolist(),
+        "win_probability": prob.tolist(),
+        "win_count": run.win.tolist(),
+        "lose_count": run.lose.tolist(),
+    }
+
+
+def learn_json(run: LearnRun) -> str:
+    """`learn --format json`."""
+    return _json_dumps(learn_dict(run))
+
+
+def learn_text(run: LearnRun) -> str:
+    """`learn --format text`: the handout's two LxL arrays, labelled."""
+    best, prob = run.tables
+    return (
+        f"# learned by self-play: {_params_header(run.game.params())} M={run.m:g}, "
+        f"{run.games} games, seed {run.seed}\n"
+        + format_table(best, "Best number of dice in state <X,Y> (0 = no data):", kind="int")
+        + "\n"
+        + format_table(
+            prob, "Estimated win probability with that number of dice (-1 = no data):"
+        )
+    )
+
+
+def learn_csv(run: LearnRun) -> str:
+    """`learn --format csv`: one row per state: x, y, best_dice, win_probability, counts."""
+    best, prob = run.tables
+    k = run.game.n_dice
+    out = io.StringIO()
+    out.write(
+        "x,y,best_dice,win_probability,"
+        + ",".join([f"win{j}" for j in range(1, k + 1)] + [f"lose{j}" for j in range(1, k + 1)])
+        + "\n"
+    )
+    for x in range(run.game.low):
+        for y in range(run.game.low):
+            counts = ",".join(str(int(v)) for v in (*run.win[x, y, 1:], *run.lose[x, y, 1:]))
+            out.write(f"{x},{y},{best[x, y]},{float(prob[x, y])!r},{counts}\n")
+    return out.getvalue()
+
+
+def _faces_text(faces: tuple[int, ...]) -> str:
+    if len(faces) == 1:
+        return f"which comes up {faces[0]}"
+    return "which come up " + ", ".join(map(str, faces[:-1])) + f" and {faces[-1]}"
+
+
+def trace_text(games: list[TracedGame]) -> str:
+    """`learn --trace N`: games move by move in the handout's words."""
+    lines = []
+    for tg in games:
+        lines.append(f"Game {tg.number}:")
+        for mv in tg.moves:
+            dice = "1 die" if mv.dice == 1 else f"{mv.dice} dice"
+            line = (
+                f"Player {mv.player} rolls {dice}, {_faces_text(mv.faces)}. "
+                f"{mv.player} total: {mv.score}."
+            )
+            if mv is tg.moves[-1]:
+                line += f" {mv.player} {'wins' if mv.player == tg.winner else 'loses'}."
+            lines.append(line)
+        lines.append("")
+    return "\n".join(lines)

@@ -174,7 +174,7 @@ class Game:
 
     @cached_property
     def sum_cdf_table(self) -> np.ndarray:
-        """(n_dice + 1, n_dice * n_sides + 1) float64: P(total of j dice <= t), exact then rounded."""
+        """(n_dice + 1, n_dice * n_sides + 1) float64: P(j dice total <= t), exact then rounded."""
         width = self.n_dice * self.n_sides + 1
         table = np.zeros((self.n_dice + 1, width))
         for j, counts in enumerate(self._sum_counts_all):
@@ -243,7 +243,7 @@ class Game:
             live = reach[xs, ys]
             if not live.any():
                 continue
-            for x, y in zip(xs[live], ys[live]):
+            for x, y in zip(xs[live], ys[live], strict=True):
                 new = x + totals
                 new = new[new < low]
                 reach[y, new] = True
@@ -253,21 +253,6 @@ class Game:
     def dice_label(j: int) -> str:
         """'1 die' / 'j dice', for messages and traces."""
         return "1 die" if j == 1 else f"{j} dice"
-
-
-def lowest_set_bit(mask_row: np.ndarray) -> int:
-    """Index of the first True in a boolean vector (the lowest optimal J); 0 if none."""
-    hits = np.flatnonzero(mask_row)
-    return int(hits[0]) if hits.size else 0
-
-
-def describe_bytes(n: int) -> str:
-    """Human-readable size."""
-    if n < 2**20:
-        return f"{n / 2**10:.1f} KiB"
-    if n < 2**30:
-        return f"{n / 2**20:.1f} MiB"
-    return f"{n / 2**30:.2f} GiB"
 
 
 def log_spaced(first: int, last: int, per_decade: int = 1) -> list[int]:

@@ -123,7 +123,15 @@ def _solve_backward(game: Game) -> Solution:
     optimal = np.empty(game.table_shape, dtype=np.bool_)
     gap = np.empty(game.shape)
     _kernels.backward_q(
-        game.low, game.n_sides, game.n_dice, _tail(game), p, q, optimal, gap, TIE_TOLERANCE
+        game.low,
+        game.n_sides,
+        game.n_dice,
+        _tail(game),
+        np.ascontiguousarray(p.T),
+        q,
+        optimal,
+        gap,
+        TIE_TOLERANCE,
     )
     return Solution(game, q, p, best, optimal, gap, float(p[0, 0]), "backward", 1)
 
