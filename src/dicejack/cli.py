@@ -118,10 +118,347 @@ def solve(
 
 # ------------------------------------------------------------------------------------ learn
 # (issue 3: `dicejack learn` is defined below this line)
+class LearnFormat(str, Enum):
+    text = "text"
+    json = "json"
+    csv = "csv"
+
+
+class TieBreak(str, Enum):
+    lowest = "lowest"
+    random = "random"
+
+
+#: Where an interrupted run is saved when there is no --out (never over an existing file).
+INTERRUPTED_RUN = "dicejack-learn-interrupted.npz"
+
+
+def _free_path(name: str) -> Path:
+    """`name` in the current folder, or name-2, name-3, ... if it exists."""
+    path = Path(name)
+    n = 2
+    while path.exists():
+        path = Path(f"{Path(name).stem}-{n}{Path(name).suffix}")
+        n += 1
+    return path
+
+
+def _check_out_path(out: Path | None) -> None:
+    """Fail before a long run, not after it, when --out cannot be written."""
+    if out is None:
+        return
+    if out.is_dir():
+        raise UsageError(f"--out {out} is a folder")
+    folder = out.parent if str(out.parent) else Path(".")
+    if not folder.is_dir():
+        raise UsageError(f"cannot write {out}: folder {folder} does not exist")
+
+
+def _progress_bar(total: int, start: int):
+    """A rich progress bar on stderr that appears only once the run has lasted 1 s."""
+    import time
+
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    began = time.perf_counter()
+    state: dict = {}
+
+    def update(session) -> None:
+        elapsed = time.perf_counter() - began
+        if "bar" not in state:
+            if elapsed <= 1.0:
+                return
+            bar = Progress(
+                TextColumn("learning"), BarColumn(bar_width=24), MofNCompleteColumn(),
+                TextColumn("games, {task.fields[rate]} games/s"), TimeRemainingColumn(),
+                console=Console(stderr=True), transient=False,
+            )
+            bar.start()
+            state["bar"] = bar
+            state["task"] = bar.add_task("learn", total=total, completed=start, rate="-")
+        rate = (session.played - start) / max(elapsed, 1e-9)
+        state["bar"].update(state["task"], completed=session.played, rate=f"{rate:,.0f}")
+
+    def close() -> None:
+        if "bar" in state:
+            state["bar"].stop()
+
+    return update, close
+
+
+@app.command()
+def learn(
+    sides: int | None = typer.Option(None, "--sides", help="NSides [default: 6]."),
+    low: int | None = typer.Option(None, "--low", help="LTarget [default: 15]."),
+    high: int | None = typer.Option(None, "--high", help="UTarget [default: 17]."),
+    dice: int | None = typer.Option(None, "--dice", help="NDice [default: 2]."),
+    m: float | None = typer.Option(
+        None, "-m", "--m", help="M: explore/exploit hyperparameter, a float >= 0 [default: 100]."
+    ),
+    games: int = typer.Option(
+        100_000, "--games", help="NGAMES: games to play in all (with --resume, the new total)."
+    ),
+    seed: int | None = typer.Option(None, "--seed", help="Random seed [default: 1]."),
+    out: Path | None = typer.Option(None, "--out", help="Save the run (.npz, resumable) here."),
+    resume: Path | None = typer.Option(
+        None, "--resume", help="Continue this saved run (its game, M and seed) to --games games."
+    ),
+    fmt: LearnFormat = typer.Option(LearnFormat.text, "--format", help="Output format."),
+    trace: int = typer.Option(
+        0, "--trace", help="Print the first N games move by move (stderr unless --format text)."
+    ),
+    tie_break: TieBreak | None = typer.Option(
+        None, "--tie-break", help="Best J among equal estimates: lowest or random [lowest]."
+    ),
+) -> None:
+    """Learn by self-play with the handout's counting learner; print its two LxL arrays.
+
+    Example: dicejack learn --sides 6 --low 15 --high 17 --dice 2 -m 100 --games 100000
+    """
+    from dicejack import formats, learner
+
+    if games < 0:
+        raise UsageError(f"--games must be >= 0, got {games}")
+    if trace < 0:
+        raise UsageError(f"--trace must be >= 0, got {trace}")
+    _check_out_path(out)
+    given = {"--sides": sides, "--low": low, "--high": high, "--dice": dice, "-m": m,
+             "--seed": seed, "--tie-break": tie_break.value if tie_break else None}
+    start = None
+    if resume is not None:
+        start = formats.load_run_npz(resume)
+        has = {"--sides": start.game.n_sides, "--low": start.game.low, "--high": start.game.high,
+               "--dice": start.game.n_dice, "-m": start.m, "--seed": start.seed,
+               "--tie-break": start.tie_break}
+        clash = [f"{k} {v}" for k, v in given.items() if v is not None and v != has[k]]
+        if clash:
+            raise UsageError(
+                f"{resume} is a different run ({start.game}, M={start.m:g}, seed {start.seed}, "
+                f"tie-break {start.tie_break}): {', '.join(clash)} disagrees; omit it to resume"
+            )
+        if games < start.games:
+            raise UsageError(f"{resume} already has {start.games} games; --games must be >= that")
+        game = start.game
+    else:
+        game = make_game(6 if sides is None else sides, 15 if low is None else low,
+                         17 if high is None else high, 2 if dice is None else dice)
+    session = learner.Session(
+        game, 100.0 if m is None else m, 1 if seed is None else seed,
+        tie_break=given["--tie-break"] or "lowest", start=start,
+    )
+    update, close = _progress_bar(games, session.played)
+    try:
+        if trace:
+            traced = learner.trace(game, session.m, min(trace, games - session.played),
+                                   session.seed, tie_break=session.tie_break, start=start)
+            typer.echo(formats.trace_text(traced), err=fmt is not LearnFormat.text, nl=False)
+        run = session.run_to(games, progress=update, chunk_seconds=0.25)
+    except KeyboardInterrupt:
+        close()
+        partial = session.result()
+        keep = out is not None and (not out.exists() or (resume is not None and out.exists()
+                                                          and out.samefile(resume)))
+        target = out if keep else _free_path(INTERRUPTED_RUN)
+        formats.save_run_npz(target, partial)
+        typer.echo(
+            f"interrupted after {partial.games:,} of {games:,} games; saved the run to {target}.\n"
+            f"Resume with: dicejack learn --resume {target} --games {games} --out {target}",
+            err=True,
+        )
+        raise typer.Exit(130) from None
+    close()
+    if out is not None:
+        formats.save_run_npz(out, run)
+        typer.echo(f"wrote {out}", err=True)
+    text = {
+        LearnFormat.text: formats.learn_text,
+        LearnFormat.json: formats.learn_json,
+        LearnFormat.csv: formats.learn_csv,
+    }[fmt](run)
+    write_output(text, None)
+
 
 
 # ---------------------------------------------------------------------------------- compare
 # (issue 4: `dicejack compare` and `dicejack report` are defined below this line)
+class CompareFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+def _game_from_options(given: dict[str, int | None], fallback: Game | None) -> Game | None:
+    """The game named by --sides/--low/--high/--dice; unnamed ones come from `fallback` (or the
+    handout's game); None when no option was given and there is no fallback."""
+    if all(v is None for v in given.values()) and fallback is None:
+        return None
+    base = (fallback or Game(6, 15, 17, 2)).params()
+    names = {"sides": "n_sides", "low": "low", "high": "high", "dice": "n_dice"}
+    return Game(**{names[k]: (base[names[k]] if v is None else v) for k, v in given.items()})
+
+
+def _read_text_tables(path: Path, given: dict[str, int | None]) -> tuple[Game, object]:
+    """The two printed arrays of a text file, as (game, compare.Learned).
+
+    Uses formats.read_submission (robust to student layouts) when available; otherwise reads the
+    layout `format_table` prints: rows of L numbers, optionally after 'X |'; the first L rows are
+    the policy, the next L the probability.
+    """
+    import re
+
+    import numpy as np
+
+    from dicejack import compare as cmp
+    from dicejack import formats
+
+    try:
+        text = path.read_text(errors="replace")
+    except OSError as exc:
+        raise cmp.CompareError(f"cannot read {path}: {exc.strerror or exc}") from None
+    header = re.search(r"NSides=(\d+)\s*,?\s*LTarget=(\d+)\s*,?\s*UTarget=(\d+)\s*,?\s*NDice=(\d+)",
+                       text)
+    file_game = Game(*map(int, header.groups())) if header else None
+    game = _game_from_options(given, file_game) or Game(6, 15, 17, 2)
+    if file_game is not None and game != file_game:
+        raise cmp.CompareError(f"{path} holds tables for {file_game}, not {game}")
+    reader = getattr(formats, "read_submission", None)
+    if reader is not None:
+        sub = reader(path, game)
+        learned = cmp.learned_from_tables(
+            game, sub.policy, sub.probability, no_data=getattr(sub, "no_data", None),
+            source=str(path),
+        )
+        return game, learned
+    low = game.low
+    rows: list[list[float]] = []
+    for line in text.splitlines():
+        label, bar, rest = line.partition("|")
+        body = rest if bar and label.strip().isdigit() else line
+        tokens = body.split()
+        try:
+            values = [float(v) for v in tokens]
+        except ValueError:
+            continue
+        if len(values) == low + 1 and not bar and values[0] == len(rows) % low:
+            values = values[1:]
+        if len(values) == low:
+            rows.append(values)
+    if len(rows) != 2 * low:
+        raise cmp.CompareError(
+            f"cannot read two {low}x{low} tables from {path}: found {len(rows)} rows of {low} "
+            f"numbers, need {2 * low} (a file from another game? pass --sides/--low/--high/--dice)"
+        )
+    best, prob = np.array(rows[:low]), np.array(rows[low:])
+    return game, cmp.learned_from_tables(game, best, prob, source=str(path))
+
+
+@app.command("compare")
+def compare_cmd(
+    source: Path = typer.Argument(
+        ..., help="A learner run (.npz from `dicejack learn --out`) or a text file with the two "
+        "printed LxL arrays (best number of dice, then win probability; -1 = no data)."
+    ),
+    sides: int | None = typer.Option(
+        None, "--sides", help="NSides, for text tables (a run file carries its game). Default 6."
+    ),
+    low: int | None = typer.Option(None, "--low", help="LTarget, for text tables. Default 15."),
+    high: int | None = typer.Option(None, "--high", help="UTarget, for text tables. Default 17."),
+    dice: int | None = typer.Option(None, "--dice", help="NDice, for text tables. Default 2."),
+    fmt: CompareFormat = typer.Option(CompareFormat.text, "--format", help="Output format."),
+) -> None:
+    """Compare learned tables with the exact solution: every metric of DESIGN.md, then the
+    decisive states where the learned policy is wrong, worst regret first.
+
+    Examples: dicejack learn -m 100 --games 100000 --out run.npz && dicejack compare run.npz;
+    dicejack compare TABLES.txt --sides 6 --low 15 --high 17 --dice 2 --format json
+    """
+    import json
+
+    from dicejack import compare as cmp
+    from dicejack import formats
+
+    given = {"sides": sides, "low": low, "high": high, "dice": dice}
+    if source.suffix.lower() == ".npz":
+        run = formats.load_run_npz(source)
+        game = _game_from_options(given, run.game)
+        if game != run.game:
+            raise cmp.CompareError(f"{source} is a run of {run.game}, not of {game}")
+        learned: object = run
+    else:
+        if not source.is_file():
+            raise cmp.CompareError(f"cannot read {source}: no such file")
+        game, learned = _read_text_tables(source, given)
+    result = cmp.compare(game, None, learned)
+    if fmt is CompareFormat.json:
+        write_output(json.dumps(result.as_dict(), allow_nan=False) + "\n", None)
+    else:
+        write_output(cmp.format_comparison(result), None)
+
+
+@app.command("report")
+def report_cmd(
+    sides: int = SidesOpt,
+    low: int = LowOpt,
+    high: int = HighOpt,
+    dice: int = DiceOpt,
+    m: list[str] | None = typer.Option(
+        None, "-m", "--m", help="M, the explore/exploit hyperparameter; repeat the option or give "
+        "a comma list for one curve per M. Default 100."
+    ),
+    games: str | None = typer.Option(
+        None, "--games", help="Checkpoints (NGAMES): a strictly increasing comma list, e.g. "
+        "100,1000,10000, or A..B for 1-2-5 steps from A to B. Default 100..1000000."
+    ),
+    seeds: int = typer.Option(10, "--seeds", help="Learner runs (seeds) per M."),
+    seed: int = typer.Option(1, "--seed", help="First seed; run i uses seed + i."),
+    out: Path | None = typer.Option(
+        None, "--out", help="Report folder (replaced as a whole when complete). "
+        "Default reports/<game>, e.g. reports/s6-l15-h17-d2."
+    ),
+    workers: int | None = typer.Option(
+        None, "--workers", help="Local worker processes (default: CPU count; 1 = in-process)."
+    ),
+    dask: str | None = typer.Option(
+        None, "--dask", help="Run on a Dask cluster instead, e.g. tcp://host:8786 "
+        "(pip install 'dicejack[cluster]'; the workers need dicejack installed too)."
+    ),
+) -> None:
+    """Convergence report: how the learner approaches optimal play as games accumulate.
+
+    For each M and seed, one learner run measured at every checkpoint; writes report.md,
+    figures/*.png, metrics.csv and metrics.json to --out.
+
+    Examples: dicejack report (the handout's game, 10 seeds, 100..1,000,000 games);
+    dicejack report --sides 6 --low 30 --high 35 --dice 4 -m 10,100,1000 --games 100..1e7
+    """
+    from dicejack import report as rep
+
+    game = make_game(sides, low, high, dice)
+    config = rep.ReportConfig(
+        game=game,
+        ms=rep.parse_ms(m) if m else rep.DEFAULT_M,
+        games=rep.parse_games(games) if games is not None else rep.DEFAULT_GAMES,
+        seeds=seeds,
+        first_seed=seed,
+    )
+    if workers is not None and workers < 1:
+        raise rep.ReportError(f"--workers must be >= 1, got {workers}")
+    result = rep.make_report(config, out, workers=workers, dask=dask, progress=True)
+    t = result.study.timing
+    typer.echo(
+        f"wrote {result.path}/ (report.md, figures/, metrics.csv, metrics.json) in "
+        f"{t['total']:.1f} s: solve {t['solve']:.2f} s, compile/warm-up {t['warmup']:.2f} s, "
+        f"learner runs {t['runs_wall']:.1f} s "
+        f"(learning {t['learn_cpu']:.1f} s CPU, metrics {t['metrics_cpu']:.1f} s CPU), "
+        f"figures {t['plot']:.1f} s",
+        err=True,
+    )
 
 
 # ------------------------------------------------------------------------------------ grade
@@ -147,7 +484,10 @@ def main(argv: list[str] | None = None) -> int:
     """Console-script entry point: runs the app, mapping every error to one line and exit 2."""
     usage_errors = _usage_error_types()
     try:
-        app(args=argv, standalone_mode=False, prog_name="dicejack")
+        # Without standalone mode, click returns (not raises) the code of a typer.Exit.
+        result = app(args=argv, standalone_mode=False, prog_name="dicejack")
+        if isinstance(result, int) and not isinstance(result, bool):
+            return result
     except typer.Exit as exc:
         return int(getattr(exc, "exit_code", 0) or 0)
     except (typer.Abort, KeyboardInterrupt):

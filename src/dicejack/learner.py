@@ -1,0 +1,682 @@
+"""The handout's counting learner, to the letter, compiled and as a plain Python reference.
+
+Self-play of `games` games from <0,0>, player A first. Two int64 tables ``win`` and ``lose`` of
+shape (low, low, n_dice + 1) count, for every (X, Y, J) a mover played, how often that mover went
+on to win or lose the game (column J = 0 stays 0). In state <X, Y>, with K = n_dice:
+
+- f_J = win/(win + lose) for J = 1..K, 0.5 where win + lose = 0;
+- B = argmax_J f_J, the lowest J on ties (``tie_break="random"``: uniform among the tied J);
+- g = sum of f_J over J != B, in increasing J; T = sum over J = 0..K of win + lose;
+- p_B = (T f_B + M) / (T f_B + K M);  p_J = (1 - p_B) (T f_J + M) / (g T + (K - 1) M), J != B;
+- J is drawn with the handout's cumulative rule: u_i = p_0 + ... + p_i (p_0 = 0), one uniform x,
+  the first i < K with x < u_i, else K;
+- the roll total of J dice is drawn with one more uniform from the exact J-dice distribution
+  (:attr:`Game.sum_cdf_table`): the smallest total t with x < P(total <= t).
+
+At a game's end every (X, Y, J) of the winner adds 1 to ``win``, every one of the loser to ``lose``.
+
+Corner cases the handout leaves open, decided here (each has a test):
+
+- M must be a finite float >= 0 (and K*M finite); anything else is a :class:`LearnerError`.
+- n_dice = 1: the only action is J = 1, so p = (0, 1); g = 0 and the p_J formula never applies.
+- T f_B + K M = 0 (only when M = 0 and T = 0, or M = 0 and every f_J = 0): 0/0, no preference;
+  the choice falls back to uniform, p_J = 1/K.
+- g T + (K - 1) M = 0 with K >= 2 (M = 0 and g = 0 while T f_B > 0): then p_B = 1 exactly, so
+  the remainder 1 - p_B is 0 and p_J = 0 for J != B (pure greedy), without dividing 0 by 0.
+- Floats: p_J for J != B is evaluated as q (T f_J + M) with q = (1 - p_B)/(g T + (K - 1) M)
+  computed once per move; the compiled loop evaluates every expression in the same order.
+- Random numbers, per move and in this order: one uniform for the tie only when
+  ``tie_break="random"`` and two or more J share the maximum f (index floor(u * n) among the tied
+  J, in increasing order); one uniform for J (drawn even when K = 1); one uniform for the total.
+  All come from ``Generator.random()`` of the one PCG64 generator, so the compiled loop and the
+  Python reference give identical tables, however the run is chunked, checkpointed or resumed.
+
+Counts must stay below 2**53 for f_J to be exact divisions; that is far beyond any run.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from dicejack.game import DicejackError, Game
+
+__all__ = [
+    "LearnerError",
+    "LearnRun",
+    "Session",
+    "TracedMove",
+    "TracedGame",
+    "TIE_BREAKS",
+    "ENGINES",
+    "LEARNER_BYTES_LIMIT",
+    "CDF_ENTRIES_LIMIT",
+    "learn",
+    "learn_reference",
+    "resume",
+    "action_probabilities",
+    "learned_tables",
+    "replay_game",
+    "record_game",
+    "trace",
+    "check_m",
+]
+
+#: How J is chosen among actions that share the best f_J.
+TIE_BREAKS = ("lowest", "random")
+#: "numba": the compiled loop in :mod:`dicejack._kernels`; "python": the plain reference here.
+ENGINES = ("numba", "python")
+#: Largest memory the learner's two int64 tables plus snapshots may take.
+LEARNER_BYTES_LIMIT = 8 * 2**30
+#: Largest exact dice-sum CDF table (n_dice + 1) * (n_dice * n_sides + 1) the learner builds.
+CDF_ENTRIES_LIMIT = 2**22
+#: Largest seed stored in run files (a non-negative int64).
+SEED_LIMIT = 2**63
+
+
+class LearnerError(DicejackError, ValueError):
+    """Invalid learner input: M, game counts, seeds, checkpoints, tables or a run to resume."""
+
+
+# ---------------------------------------------------------------------------------- checks
+def check_m(m: object, n_dice: int = 1) -> float:
+    """M as a float: finite, >= 0, and with n_dice * M finite (the formulas' K*M)."""
+    if isinstance(m, bool) or not isinstance(m, (int, float, np.integer, np.floating)):
+        raise LearnerError(f"M must be a number, got {m!r}")
+    value = float(m)
+    if math.isnan(value) or value < 0:
+        raise LearnerError(f"M must be >= 0, got {m!r}")
+    if not math.isfinite(value * n_dice):
+        raise LearnerError(f"M must be finite (and NDice*M too), got {m!r}")
+    return value
+
+
+def _check_count(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise LearnerError(f"{name} must be a whole number, got {value!r}")
+    if value < 0:
+        raise LearnerError(f"{name} must be >= 0, got {value}")
+    return int(value)
+
+
+def _check_seed(seed: object) -> int:
+    if seed is None:
+        return int(np.random.SeedSequence().entropy % SEED_LIMIT)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise LearnerError(f"seed must be a whole number, got {seed!r}")
+    if not 0 <= seed < SEED_LIMIT:
+        raise LearnerError(f"seed must be in 0..2**63-1, got {seed}")
+    return int(seed)
+
+
+def _check_choice(name: str, value: str, allowed: Sequence[str]) -> str:
+    if value not in allowed:
+        raise LearnerError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+    return value
+
+
+def _check_game_size(game: Game, snapshots: int = 0) -> None:
+    """The learner's own limits: table memory and the exact dice-sum CDF it samples from."""
+    need = (3 + 2 * snapshots) * game.table_bytes  # win, lose, f cache; snapshots
+    if need > LEARNER_BYTES_LIMIT:
+        raise LearnerError(
+            f"game too large for the learner: its win/lose tables"
+            f"{' and snapshots' if snapshots else ''} need {need / 2**30:.1f} GiB, over the "
+            f"{LEARNER_BYTES_LIMIT / 2**30:.0f} GiB limit"
+        )
+    entries = (game.n_dice + 1) * (game.n_dice * game.n_sides + 1)
+    if entries > CDF_ENTRIES_LIMIT:
+        raise LearnerError(
+            f"NDice={game.n_dice} is too large for the learner's exact dice-sum tables "
+            f"((NDice+1)*(NDice*NSides+1) = {entries} entries, limit {CDF_ENTRIES_LIMIT})"
+        )
+
+
+def _check_tables(win: np.ndarray, lose: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    win = np.asarray(win)
+    lose = np.asarray(lose)
+    if win.ndim != 3 or win.shape != lose.shape or win.shape[0] != win.shape[1]:
+        raise LearnerError(
+            f"win and lose must both have shape (L, L, K+1), got {win.shape} and {lose.shape}"
+        )
+    if win.shape[2] < 2:
+        raise LearnerError(f"tables need K+1 >= 2 columns, got shape {win.shape}")
+    return win, lose
+
+
+# ------------------------------------------------------------------------ action choice
+def _probabilities(f: list[float], total: int, best: int, k: int, m: float) -> list[float]:
+    """p_0..p_K for one state from f_1..f_K (f[0] unused), T, B: the handout's formulas.
+
+    The compiled kernel performs exactly these float operations in exactly this order.
+    """
+    p = [0.0] * (k + 1)
+    if k == 1:
+        p[1] = 1.0
+        return p
+    tt = float(total)
+    tfb = tt * f[best]
+    den_b = tfb + k * m
+    if den_b == 0.0:
+        for j in range(1, k + 1):
+            p[j] = 1.0 / k
+        return p
+    pb = (tfb + m) / den_b
+    g = 0.0
+    for j in range(1, k + 1):
+        if j != best:
+            g += f[j]
+    den = g * tt + (k - 1) * m
+    # (1 - p_B) / (gT + (K-1)M), once; 0 when that denominator is 0 (then p_B = 1 exactly).
+    q = (1.0 - pb) / den if den != 0.0 else 0.0
+    for j in range(1, k + 1):
+        p[j] = pb if j == best else q * (tt * f[j] + m)
+    return p
+
+
+def _estimates(wrow: Sequence[int], lrow: Sequence[int], k: int) -> tuple[list[float], int, int]:
+    """f_0..f_K (f_0 = 0 unused), T and the lowest argmax B for one state's count rows."""
+    f = [0.0] * (k + 1)
+    total = int(wrow[0]) + int(lrow[0])
+    best = 1
+    fbest = -1.0
+    for j in range(1, k + 1):
+        w = int(wrow[j])
+        d = w + int(lrow[j])
+        total += d
+        fj = float(w) / float(d) if d > 0 else 0.5
+        f[j] = fj
+        if fj > fbest:
+            fbest = fj
+            best = j
+    return f, total, best
+
+
+def action_probabilities(
+    win: np.ndarray,
+    lose: np.ndarray,
+    x: int,
+    y: int,
+    m: float,
+    *,
+    best: int | None = None,
+) -> np.ndarray:
+    """The handout's p_0..p_K in state <x, y> (float64, length n_dice + 1, p_0 = 0).
+
+    B is the lowest J with the largest f_J unless `best` names another J among the tied maxima
+    (what ``tie_break="random"`` may pick). Handout example: K=3, M=4, W=(0,3,1), L=(2,1,1)
+    gives (0, 0.1481, 0.5556, 0.2963).
+    """
+    win, lose = _check_tables(win, lose)
+    low, k = win.shape[0], win.shape[2] - 1
+    for name, v in (("x", x), ("y", y)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < low:
+            raise LearnerError(f"{name} must be an integer in 0..{low - 1}, got {v!r}")
+    m = check_m(m, k)
+    f, total, b = _estimates(win[x, y].tolist(), lose[x, y].tolist(), k)
+    if best is not None:
+        if not (isinstance(best, (int, np.integer)) and 1 <= best <= k and f[best] == f[b]):
+            raise LearnerError(f"best must be a J with the largest f_J, got {best!r}")
+        b = int(best)
+    return np.array(_probabilities(f, total, b, k, m), dtype=np.float64)
+
+
+def learned_tables(win: np.ndarray, lose: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Counts -> the handout's two output arrays (best_dice int64 LxL, win_probability float LxL).
+
+    best_dice[x, y] is the J with the largest estimate WinCount/(WinCount + LoseCount) among the J
+    with data (lowest J on exact ties); win_probability[x, y] is that estimate. A state where no J
+    has data gets best dice 0 and probability -1 (the handout's "-1 if the denominator is 0").
+    Pure: the inputs are not modified. compare/grade read learned policies through this.
+    """
+    win, lose = _check_tables(win, lose)
+    w = win[..., 1:].astype(np.float64)
+    d = w + lose[..., 1:]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        est = np.where(d > 0, w / np.where(d > 0, d, 1.0), -np.inf)
+    idx = np.argmax(est, axis=-1)  # first maximum: the lowest J
+    prob = np.take_along_axis(est, idx[..., None], axis=-1)[..., 0]
+    seen = d.max(axis=-1) > 0
+    best_dice = np.where(seen, idx + 1, 0).astype(np.int64)
+    win_probability = np.where(seen, prob, -1.0)
+    return best_dice, win_probability
+
+
+# --------------------------------------------------------------------- scripted games
+def replay_game(
+    game: Game, rolls: Iterable[Sequence[int]]
+) -> tuple[list[tuple[int, int, int]], str]:
+    """Replay a game from its dice: rolls[i] are the faces the i-th mover (A, B, A, ...) rolled.
+
+    Returns (moves, winner): moves[i] = (X, Y, J) of the i-th move, winner "A" or "B". The game must
+    end exactly at the last roll. Handout Game 1: ((5, 6), (3, 4), (5, 5)) -> B wins.
+    """
+    score = [0, 0]
+    moves: list[tuple[int, int, int]] = []
+    rolls = [tuple(r) for r in rolls]
+    for i, faces in enumerate(rolls):
+        if not 1 <= len(faces) <= game.n_dice:
+            raise LearnerError(f"roll {i + 1}: must roll 1..{game.n_dice} dice, got {len(faces)}")
+        if any(not 1 <= int(v) <= game.n_sides for v in faces):
+            raise LearnerError(f"roll {i + 1}: faces must be in 1..{game.n_sides}, got {faces}")
+        mover = i % 2
+        moves.append((score[mover], score[1 - mover], len(faces)))
+        score[mover] += sum(int(v) for v in faces)
+        if score[mover] >= game.low:
+            if i != len(rolls) - 1:
+                raise LearnerError(f"the game ends at roll {i + 1} of {len(rolls)}")
+            won = score[mover] <= game.high
+            return moves, "AB"[mover if won else 1 - mover]
+    raise LearnerError("the rolls end before the game does")
+
+
+def record_game(
+    win: np.ndarray | list,
+    lose: np.ndarray | list,
+    moves: Sequence[tuple[int, int, int]],
+    winner: str,
+) -> None:
+    """Update the counts in place after one finished game (the handout's table update).
+
+    moves alternate A, B, A, ... from A; each (X, Y, J) of the winner adds 1 to win[X, Y, J], each
+    of the loser 1 to lose[X, Y, J]. Works on numpy tables and on nested lists.
+    """
+    if winner not in ("A", "B"):
+        raise LearnerError(f"winner must be 'A' or 'B', got {winner!r}")
+    w = 0 if winner == "A" else 1
+    for i, (x, y, j) in enumerate(moves):
+        table = win if i % 2 == w else lose
+        table[x][y][j] += 1
+
+
+# ----------------------------------------------------------------- reference self-play
+def _play_one_python(
+    win: list, lose: list, cdf_rows: list[list[float]], low: int, high: int, k: int, m: float,
+    rng: np.random.Generator, random_ties: bool,
+) -> tuple[list[tuple[int, int, int, int]], str]:
+    """One self-play game on nested-list tables (not updated): moves (X, Y, J, total), winner."""
+    moves: list[tuple[int, int, int, int]] = []
+    a = b = 0
+    mover = 0
+    while True:
+        wrow = win[a][b]
+        lrow = lose[a][b]
+        f, total, best = _estimates(wrow, lrow, k)
+        if random_ties:
+            tied = [j for j in range(1, k + 1) if f[j] == f[best]]
+            if len(tied) > 1:
+                n = len(tied)
+                best = tied[min(int(rng.random() * n), n - 1)]
+        p = _probabilities(f, total, best, k, m)
+        # The handout's sampler: u_i cumulative, first i with x < u_i, else K.
+        x = rng.random()
+        j = k
+        u = p[0]
+        for i in range(1, k):
+            u += p[i]
+            if x < u:
+                j = i
+                break
+        t = bisect_right(cdf_rows[j], rng.random())
+        moves.append((a, b, j, t))
+        new = a + t
+        if new > high:
+            return moves, "AB"[1 - mover]
+        if new >= low:
+            return moves, "AB"[mover]
+        a, b = b, new
+        mover = 1 - mover
+
+
+def _self_play_python(
+    win: np.ndarray, lose: np.ndarray, counters: np.ndarray, cdf: np.ndarray, low: int,
+    high: int, m: float, games: int, rng: np.random.Generator, random_ties: bool,
+) -> None:
+    """The reference loop: same contract as ``_kernels.learner_self_play``, plain Python."""
+    k = win.shape[2] - 1
+    wl, ll = win.tolist(), lose.tolist()
+    cdf_rows = cdf.tolist()
+    try:
+        for _ in range(games):
+            moves, winner = _play_one_python(wl, ll, cdf_rows, low, high, k, m, rng, random_ties)
+            record_game(wl, ll, [mv[:3] for mv in moves], winner)
+            counters[0] += 1
+            counters[1] += len(moves)
+    finally:
+        win[...] = wl
+        lose[...] = ll
+
+
+# ---------------------------------------------------------------------------- runs
+@dataclass(frozen=True, eq=False)
+class LearnRun:
+    """A learning run's result: the tables after `games` games, and all it takes to resume.
+
+    win, lose: int64 (low, low, n_dice + 1), read-only. snapshots: {games: (win, lose)} at the
+    requested checkpoints. rng_state: the PCG64 ``bit_generator.state`` after `games` games.
+    """
+
+    game: Game
+    m: float
+    games: int
+    seed: int
+    win: np.ndarray
+    lose: np.ndarray
+    rng_state: Mapping[str, Any]
+    tie_break: str = "lowest"
+    moves: int = 0
+    snapshots: Mapping[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+
+    @cached_property
+    def tables(self) -> tuple[np.ndarray, np.ndarray]:
+        """(best_dice, win_probability): see :func:`learned_tables`."""
+        best, prob = learned_tables(self.win, self.lose)
+        best.setflags(write=False)
+        prob.setflags(write=False)
+        return best, prob
+
+    def best_dice(self) -> np.ndarray:
+        """LxL best number of dice per state (0 where unvisited)."""
+        return self.tables[0]
+
+    def win_probability(self) -> np.ndarray:
+        """LxL estimated win probability of the best J (-1 where unvisited)."""
+        return self.tables[1]
+
+    def generator(self) -> np.random.Generator:
+        """A fresh Generator positioned where this run stopped."""
+        bitgen = np.random.PCG64()
+        bitgen.state = dict(self.rng_state)
+        return np.random.Generator(bitgen)
+
+
+def _kernel_caches(
+    win: np.ndarray, lose: np.ndarray, cdf: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The compiled loop's helpers: f cache ([.., 0] = T, [.., j] = f_j) and roll-search guide.
+
+    f_j = win/(win+lose) here is the same correctly rounded float64 division as in the loops.
+    """
+    w = win.astype(np.float64)
+    d = w + lose
+    with np.errstate(invalid="ignore", divide="ignore"):
+        fcache = np.where(d > 0, w / np.where(d > 0, d, 1.0), 0.5)
+    fcache[..., 0] = d.sum(axis=-1)
+    # 4 buckets per possible total (fewer steps after the guess), within a size cap.
+    buckets = cdf.shape[1] * (4 if cdf.size * 4 <= CDF_ENTRIES_LIMIT else 1)
+    levels = np.arange(buckets) / buckets
+    guide = np.stack([np.searchsorted(row, levels, side="right") for row in cdf])
+    guide = np.minimum(guide, cdf.shape[1] - 1).astype(np.int64)
+    return np.ascontiguousarray(fcache), np.ascontiguousarray(guide)
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a = np.array(a, dtype=np.int64, copy=True)
+    a.setflags(write=False)
+    return a
+
+
+class Session:
+    """A learning run in progress: mutable tables and generator, advanced by :meth:`play`.
+
+    The compiled loop updates the tables, the game/move counters and the generator in place, one
+    whole game at a time, so the session is consistent whenever Python regains control (the CLI
+    relies on this to save a run on Ctrl-C). With engine="python" an interrupt may land mid-game.
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        m: float = 100.0,
+        seed: int | None = None,
+        *,
+        tie_break: str = "lowest",
+        engine: str = "numba",
+        start: LearnRun | None = None,
+    ) -> None:
+        if not isinstance(game, Game):
+            raise LearnerError(f"game must be a Game, got {type(game).__name__}")
+        self.engine = _check_choice("engine", engine, ENGINES)
+        if start is not None:
+            if start.game != game:
+                raise LearnerError(f"the run to resume is from a different game ({start.game})")
+            m, seed, tie_break = start.m, start.seed, start.tie_break
+        self.game = game
+        self.m = check_m(m, game.n_dice)
+        self.seed = _check_seed(seed)
+        self.tie_break = _check_choice("tie_break", tie_break, TIE_BREAKS)
+        _check_game_size(game)
+        self._cdf = np.ascontiguousarray(game.sum_cdf_table, dtype=np.float64)
+        self._counters = np.zeros(2, dtype=np.int64)  # games, moves
+        if start is None:
+            self.win = np.zeros(game.table_shape, dtype=np.int64)
+            self.lose = np.zeros(game.table_shape, dtype=np.int64)
+            self.rng = np.random.default_rng(self.seed)
+        else:
+            win, lose = _check_tables(start.win, start.lose)
+            if win.shape != game.table_shape:
+                raise LearnerError(f"run tables have shape {win.shape}, not {game.table_shape}")
+            self.win = np.array(win, dtype=np.int64, order="C", copy=True)
+            self.lose = np.array(lose, dtype=np.int64, order="C", copy=True)
+            self.rng = start.generator()
+            self._counters[:] = (start.games, start.moves)
+        self.snapshots: dict[int, tuple[np.ndarray, np.ndarray]] = (
+            dict(start.snapshots) if start is not None else {}
+        )
+        if self.engine == "numba":
+            self._fcache, self._guide = _kernel_caches(self.win, self.lose, self._cdf)
+
+    @property
+    def played(self) -> int:
+        """Games played so far (including those of the run this session resumed)."""
+        return int(self._counters[0])
+
+    @property
+    def moves(self) -> int:
+        """Moves played so far."""
+        return int(self._counters[1])
+
+    def play(self, games: int) -> None:
+        """Play `games` more games (chunking never changes the result)."""
+        games = _check_count("games", games)
+        if games == 0:
+            return
+        random_ties = self.tie_break == "random"
+        g = self.game
+        if self.engine == "numba":
+            from dicejack import _kernels
+
+            _kernels.learner_self_play(
+                self.win, self.lose, self._fcache, self._counters, self._cdf, self._guide,
+                g.low, g.high, self.m, games, self.rng, random_ties,
+            )
+        else:
+            _self_play_python(
+                self.win, self.lose, self._counters, self._cdf, g.low, g.high, self.m, games,
+                self.rng, random_ties,
+            )
+
+    def snapshot(self) -> None:
+        """Keep a copy of the current tables under the current game count."""
+        self.snapshots[self.played] = (_frozen(self.win), _frozen(self.lose))
+
+    def result(self) -> LearnRun:
+        """The run so far, as a frozen :class:`LearnRun` (copies)."""
+        return LearnRun(
+            game=self.game,
+            m=self.m,
+            games=self.played,
+            seed=self.seed,
+            win=_frozen(self.win),
+            lose=_frozen(self.lose),
+            rng_state=self.rng.bit_generator.state,
+            tie_break=self.tie_break,
+            moves=self.moves,
+            snapshots=dict(sorted(self.snapshots.items())),
+        )
+
+    def run_to(
+        self,
+        games: int,
+        checkpoints: Iterable[int] = (),
+        progress: Callable[[Session], None] | None = None,
+        chunk_seconds: float | None = None,
+    ) -> LearnRun:
+        """Play until `games` games in total, snapshotting at each checkpoint; return the run.
+
+        With chunk_seconds, games are played in chunks sized to last about that long and
+        progress(session) is called after each; chunking never changes the result.
+        """
+        games = _check_count("games", games)
+        if games < self.played:
+            raise LearnerError(f"the run already has {self.played} games; games must be >= that")
+        marks = sorted({_check_count("checkpoint", c) for c in checkpoints})
+        bad = [c for c in marks if not self.played <= c <= games]
+        if bad:
+            raise LearnerError(
+                f"checkpoints must lie in {self.played}..{games}, got {', '.join(map(str, bad))}"
+            )
+        _check_game_size(self.game, len(self.snapshots) + len(marks))
+        chunk = 1_000 if chunk_seconds is not None else None
+        for target in [*marks, games]:
+            while self.played < target:
+                step = target - self.played if chunk is None else min(target - self.played, chunk)
+                started = time.perf_counter()
+                self.play(step)
+                if chunk_seconds is not None:
+                    took = max(time.perf_counter() - started, 1e-6)
+                    chunk = max(1, min(10 * step, int(step * chunk_seconds / took)))
+                if progress is not None:
+                    progress(self)
+            if target in marks:
+                self.snapshot()
+        return self.result()
+
+
+def learn(
+    game: Game,
+    m: float = 100.0,
+    games: int = 100_000,
+    seed: int | None = None,
+    *,
+    checkpoints: Iterable[int] = (),
+    tie_break: str = "lowest",
+    engine: str = "numba",
+) -> LearnRun:
+    """Self-play `games` games from scratch; snapshots of the tables at each checkpoint.
+
+    seed=None draws a fresh seed (recorded in the run). engine="python" runs the reference loop:
+    identical tables, about 100x slower.
+    """
+    session = Session(game, m, seed, tie_break=tie_break, engine=engine)
+    return session.run_to(games, checkpoints)
+
+
+def learn_reference(
+    game: Game, m: float = 100.0, games: int = 1_000, seed: int | None = None, **kwargs: Any
+) -> LearnRun:
+    """:func:`learn` with the plain Python reference loop (engine="python")."""
+    return learn(game, m, games, seed, engine="python", **kwargs)
+
+
+def resume(
+    run: LearnRun, games: int, *, checkpoints: Iterable[int] = (), engine: str = "numba"
+) -> LearnRun:
+    """Continue `run` to `games` games in total; equals a straight run of that many games."""
+    session = Session(run.game, engine=engine, start=run)
+    return session.run_to(games, checkpoints)
+
+
+# ---------------------------------------------------------------------------- traces
+@dataclass(frozen=True)
+class TracedMove:
+    """One move of a traced game: `player` at <x, y> rolls `dice` dice showing `faces`."""
+
+    player: str
+    x: int
+    y: int
+    dice: int
+    faces: tuple[int, ...]
+    total: int
+    score: int
+
+
+@dataclass(frozen=True)
+class TracedGame:
+    """One traced game: its 1-based number in the run, its moves, and the winner ("A"/"B")."""
+
+    number: int
+    moves: tuple[TracedMove, ...]
+    winner: str
+
+    @property
+    def loser_busted(self) -> bool:
+        """True when the game ended by the last mover passing UTarget."""
+        return self.moves[-1].player != self.winner
+
+
+#: Spawn-key tag of the separate face generator used by :func:`trace`.
+_TRACE_KEY = 0x74726163
+
+
+def _faces(game: Game, j: int, total: int, pyrng: random.Random) -> tuple[int, ...]:
+    """j faces, uniformly among all ordered rolls with the given total (exact integer weights)."""
+    faces = []
+    left = total
+    for r in range(j, 0, -1):
+        rest = game.sum_counts(r - 1)
+        weights = [
+            rest[left - v] if 0 <= left - v < len(rest) else 0 for v in range(1, game.n_sides + 1)
+        ]
+        pick = pyrng.randrange(sum(weights))
+        face = 1
+        while pick >= weights[face - 1]:
+            pick -= weights[face - 1]
+            face += 1
+        faces.append(face)
+        left -= face
+    return tuple(faces)
+
+
+def trace(
+    game: Game,
+    m: float = 100.0,
+    games: int = 3,
+    seed: int | None = None,
+    *,
+    tie_break: str = "lowest",
+    start: LearnRun | None = None,
+) -> list[TracedGame]:
+    """The next `games` games of a run, move by move, replayed on copies (the run is untouched).
+
+    From scratch (seed) or after `start`. The learner draws each roll's total with one uniform;
+    the individual faces shown are drawn, conditioned on that total, from a separate generator
+    (seeded from the run's seed and game count), so tracing never changes what is learnt.
+    """
+    games = _check_count("games", games)
+    session = Session(game, m, seed, tie_break=tie_break, engine="python", start=start)
+    k, low, high = game.n_dice, game.low, game.high
+    wl, ll = session.win.tolist(), session.lose.tolist()
+    cdf_rows = session._cdf.tolist()
+    key = np.random.SeedSequence(session.seed, spawn_key=(_TRACE_KEY, session.played))
+    pyrng = random.Random(int.from_bytes(key.generate_state(4, np.uint64).tobytes(), "little"))
+    out = []
+    for number in range(session.played + 1, session.played + games + 1):
+        moves, winner = _play_one_python(
+            wl, ll, cdf_rows, low, high, k, session.m, session.rng, session.tie_break == "random"
+        )
+        record_game(wl, ll, [mv[:3] for mv in moves], winner)
+        traced = tuple(
+            TracedMove("AB"[i % 2], x, y, j, _faces(game, j, t, pyrng), t, x + t)
+            for i, (x, y, j, t) in enumerate(moves)
+        )
+        out.append(TracedGame(number, traced, winner))
+    return out

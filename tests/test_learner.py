@@ -1,0 +1,529 @@
+"""The handout's counting learner: worked examples, corner cases, compiled vs reference loop,
+run files and `dicejack learn`."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dicejack import formats, learner
+from dicejack.cli import app, main
+from dicejack.formats import FormatError
+from dicejack.game import Game, GameError
+from dicejack.learner import LearnerError
+
+HANDOUT = Game(n_sides=6, low=15, high=17, n_dice=2)
+
+
+def tables(game: Game) -> tuple[np.ndarray, np.ndarray]:
+    return np.zeros(game.table_shape, np.int64), np.zeros(game.table_shape, np.int64)
+
+
+def same_run(a: learner.LearnRun, b: learner.LearnRun) -> bool:
+    return (
+        np.array_equal(a.win, b.win)
+        and np.array_equal(a.lose, b.lose)
+        and a.games == b.games
+        and a.moves == b.moves
+        and a.rng_state == b.rng_state
+    )
+
+
+# ------------------------------------------------------------------ the handout's examples
+def test_handout_action_probability_example():
+    game = Game(n_sides=6, low=15, high=17, n_dice=3)
+    win, lose = tables(game)
+    win[2, 3, 1:] = (0, 3, 1)
+    lose[2, 3, 1:] = (2, 1, 1)
+    p = learner.action_probabilities(win, lose, 2, 3, 4)
+    assert p.dtype == np.float64 and p.shape == (4,)
+    assert p[0] == 0
+    assert np.round(p[1:], 4).tolist() == [0.1481, 0.5556, 0.2963]
+    assert p[1:] == pytest.approx([4 / 27, 10 / 18, 8 / 27], abs=1e-15)
+
+
+def changed_cells(win, lose):
+    cells = {("Win", *map(int, c)): int(win[tuple(c)]) for c in np.argwhere(win)}
+    cells.update({("Lose", *map(int, c)): int(lose[tuple(c)]) for c in np.argwhere(lose)})
+    return cells
+
+
+def test_handout_game_1_update():
+    moves, winner = learner.replay_game(HANDOUT, [(5, 6), (3, 4), (5, 5)])
+    assert moves == [(0, 0, 2), (0, 11, 2), (11, 7, 2)] and winner == "B"
+    win, lose = tables(HANDOUT)
+    learner.record_game(win, lose, moves, winner)
+    assert changed_cells(win, lose) == {
+        ("Lose", 0, 0, 2): 1,
+        ("Lose", 11, 7, 2): 1,
+        ("Win", 0, 11, 2): 1,
+    }
+
+
+def test_handout_game_3_update():
+    # The handout's 4th line says "A total: 13"; it is B's total (5 + 3 + 5).
+    rolls = [(3, 4), (1, 4), (2, 5), (3, 5), (1,)]
+    moves, winner = learner.replay_game(HANDOUT, rolls)
+    assert winner == "A"
+    win, lose = tables(HANDOUT)
+    learner.record_game(win, lose, moves, winner)
+    assert changed_cells(win, lose) == {
+        ("Win", 0, 0, 2): 1,
+        ("Lose", 0, 7, 2): 1,
+        ("Win", 7, 5, 2): 1,
+        ("Lose", 5, 14, 2): 1,
+        ("Win", 14, 13, 1): 1,
+    }
+
+
+def test_handout_game_2_and_trace_wording():
+    rolls = [(3, 4), (5, 6), (3, 1), (4,)]
+    moves, winner = learner.replay_game(HANDOUT, rolls)
+    assert winner == "B"
+    traced = learner.TracedGame(
+        2,
+        tuple(
+            learner.TracedMove("AB"[i % 2], x, y, j, rolls[i], sum(rolls[i]), x + sum(rolls[i]))
+            for i, (x, y, j) in enumerate(moves)
+        ),
+        winner,
+    )
+    assert formats.trace_text([traced]).splitlines() == [
+        "Game 2:",
+        "Player A rolls 2 dice, which come up 3 and 4. A total: 7.",
+        "Player B rolls 2 dice, which come up 5 and 6. B total: 11.",
+        "Player A rolls 2 dice, which come up 3 and 1. A total: 11.",
+        "Player B rolls 1 die, which comes up 4. B total: 15. B wins.",
+    ]
+
+
+def test_replay_game_rejects_bad_scripts():
+    with pytest.raises(LearnerError, match="must roll 1..2 dice"):
+        learner.replay_game(HANDOUT, [(1, 1, 1)])
+    with pytest.raises(LearnerError, match="faces"):
+        learner.replay_game(HANDOUT, [(7,)])
+    with pytest.raises(LearnerError, match="ends at roll 3"):
+        learner.replay_game(HANDOUT, [(5, 6), (3, 4), (5, 5), (1,)])
+    with pytest.raises(LearnerError, match="before the game"):
+        learner.replay_game(HANDOUT, [(5, 6)])
+    with pytest.raises(LearnerError, match="winner"):
+        learner.record_game(*tables(HANDOUT), [(0, 0, 1)], "C")
+
+
+# --------------------------------------------------------------------------- corner cases
+def test_unvisited_state_is_nearly_uniform_and_f_half_without_data():
+    game = Game(6, 15, 17, 3)
+    win, lose = tables(game)
+    p = learner.action_probabilities(win, lose, 0, 0, 100.0)
+    assert p[1:] == pytest.approx([1 / 3] * 3, abs=1e-15)
+    # J=3 has no data, so f_3 = 0.5 beats f_1 = 0.25, f_2 = 0: B = 3.
+    win[0, 0, 1:] = (1, 0, 0)
+    lose[0, 0, 1:] = (3, 2, 0)
+    p = learner.action_probabilities(win, lose, 0, 0, 1.0)
+    t, k, m = 6.0, 3, 1.0
+    pb = (t * 0.5 + m) / (t * 0.5 + k * m)
+    rest = (1 - pb) / ((0.25 + 0.0) * t + (k - 1) * m)
+    assert p.tolist() == pytest.approx([0, rest * (t * 0.25 + m), rest * m, pb], abs=1e-15)
+
+
+def test_one_die_always_rolls_one():
+    game = Game(6, 15, 17, 1)
+    win, lose = tables(game)
+    for m in (0.0, 1.0, 1e300):
+        assert learner.action_probabilities(win, lose, 3, 4, m).tolist() == [0.0, 1.0]
+    win[3, 4, 1], lose[3, 4, 1] = 0, 5
+    assert learner.action_probabilities(win, lose, 3, 4, 0.0).tolist() == [0.0, 1.0]
+
+
+def test_m_zero_without_data_falls_back_to_uniform():
+    game = Game(6, 15, 17, 4)
+    win, lose = tables(game)
+    assert learner.action_probabilities(win, lose, 0, 0, 0).tolist() == [0, 0.25, 0.25, 0.25, 0.25]
+
+
+def test_m_zero_with_every_f_zero_falls_back_to_uniform():
+    game = Game(6, 15, 17, 2)
+    win, lose = tables(game)
+    lose[1, 2, 1:] = (3, 1)  # T = 4, f = (0, 0): T f_B = 0
+    assert learner.action_probabilities(win, lose, 1, 2, 0.0).tolist() == [0, 0.5, 0.5]
+
+
+def test_m_zero_is_greedy_when_the_rest_has_zero_weight():
+    game = Game(6, 15, 17, 3)
+    win, lose = tables(game)
+    win[1, 2, 1:] = (0, 2, 0)
+    lose[1, 2, 1:] = (4, 1, 3)  # f = (0, 2/3, 0): g T + (K-1) M = 0
+    assert learner.action_probabilities(win, lose, 1, 2, 0.0).tolist() == [0, 0, 1, 0]
+    win[1, 2, 3] = 1  # f_3 = 1/4 > 0: the formula applies; p_B = 1 still
+    assert learner.action_probabilities(win, lose, 1, 2, 0.0).tolist() == [0, 0, 1, 0]
+
+
+def test_ties_pick_the_lowest_j_unless_told():
+    game = Game(6, 15, 17, 3)
+    win, lose = tables(game)
+    win[0, 0, 1:] = (1, 2, 0)
+    lose[0, 0, 1:] = (1, 2, 5)  # f = (0.5, 0.5, 0): B = 1 (lowest)
+    p_low = learner.action_probabilities(win, lose, 0, 0, 2.0)
+    p_two = learner.action_probabilities(win, lose, 0, 0, 2.0, best=2)
+    assert p_low[1] > p_low[2] and p_two[2] > p_two[1]
+    assert p_low[1] == p_two[2]
+    with pytest.raises(LearnerError, match="largest"):
+        learner.action_probabilities(win, lose, 0, 0, 2.0, best=3)
+
+
+@pytest.mark.parametrize("m", [-1, -1e-9, math.nan, math.inf, "4", None, True])
+def test_bad_m_is_rejected(m):
+    with pytest.raises(LearnerError, match="M must"):
+        learner.check_m(m)
+    with pytest.raises(LearnerError):
+        learner.learn(HANDOUT, m, 10, 1)
+
+
+def test_m_times_k_must_be_finite():
+    with pytest.raises(LearnerError, match="finite"):
+        learner.learn(Game(6, 15, 17, 4), 1e308, 1, 1)
+
+
+def test_other_bad_inputs():
+    win, lose = tables(HANDOUT)
+    with pytest.raises(LearnerError, match="x must"):
+        learner.action_probabilities(win, lose, 15, 0, 1.0)
+    with pytest.raises(LearnerError, match="shape"):
+        learner.action_probabilities(win[:, :, :2], lose, 0, 0, 1.0)
+    for bad in (-1, 1.5, "10"):
+        with pytest.raises(LearnerError, match="games"):
+            learner.learn(HANDOUT, 1.0, bad, 1)
+    with pytest.raises(LearnerError, match="seed"):
+        learner.learn(HANDOUT, 1.0, 1, -3)
+    with pytest.raises(LearnerError, match="tie_break"):
+        learner.learn(HANDOUT, 1.0, 1, 1, tie_break="highest")
+    with pytest.raises(LearnerError, match="engine"):
+        learner.learn(HANDOUT, 1.0, 1, 1, engine="c")
+    with pytest.raises(LearnerError, match="checkpoints"):
+        learner.learn(HANDOUT, 1.0, 10, 1, checkpoints=(11,))
+
+
+def test_games_too_large_for_the_learner():
+    with pytest.raises(LearnerError, match="too large for the learner"):
+        learner.learn(Game(6, 8000, 8000, 6), 1.0, 1, 1)
+    with pytest.raises(LearnerError, match="NDice=3000 is too large"):
+        learner.learn(Game(6, 20, 20, 3000), 1.0, 1, 1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    k=st.integers(1, 6),
+    m=st.one_of(st.just(0.0), st.floats(0, 1e6, allow_nan=False, allow_infinity=False)),
+    counts=st.lists(st.integers(0, 50), min_size=12, max_size=12),
+)
+def test_action_probabilities_are_a_distribution(k, m, counts):
+    game = Game(6, 3, 5, k)
+    win, lose = tables(game)
+    win[1, 2, 1:] = counts[:k]
+    lose[1, 2, 1:] = counts[6 : 6 + k]
+    p = learner.action_probabilities(win, lose, 1, 2, m)
+    assert p.shape == (k + 1,) and p[0] == 0
+    assert (p >= 0).all() and abs(p.sum() - 1) < 1e-12
+    if m >= 1:  # (a tiny M can underflow to p_J = 0 next to a large T f_B)
+        assert (p[1:] > 0).all()
+    best = int(np.argmax(p))  # B has the largest probability (among the tied, the lowest J)
+    pairs = zip(win[1, 2, 1:], lose[1, 2, 1:], strict=True)
+    f = [w / (w + lo) if w + lo else 0.5 for w, lo in pairs]
+    assert f[best - 1] == max(f)
+
+
+# ----------------------------------------------------------------- learned tables output
+def test_learned_tables():
+    game = Game(6, 3, 5, 3)
+    win, lose = tables(game)
+    win[0, 0, 1:] = (1, 3, 0)
+    lose[0, 0, 1:] = (3, 1, 0)  # J=3 has no data: ignored; best J=2 (0.75)
+    win[0, 1, 1:] = (1, 2, 0)
+    lose[0, 1, 1:] = (1, 2, 0)  # tie 0.5/0.5: lowest J=1
+    lose[1, 1, 3] = 4  # only J=3, estimate 0
+    best, prob = learner.learned_tables(win, lose)
+    assert best.dtype == np.int64 and best.shape == (3, 3)
+    assert (best[0, 0], prob[0, 0]) == (2, 0.75)
+    assert (best[0, 1], prob[0, 1]) == (1, 0.5)
+    assert (best[1, 1], prob[1, 1]) == (3, 0.0)
+    assert (best[2, 2], prob[2, 2]) == (0, -1.0)
+    assert win.sum() == 7  # inputs untouched
+
+
+# ------------------------------------------------------------- compiled vs reference loop
+@pytest.mark.parametrize(
+    "game, m, games, tie_break",
+    [
+        (HANDOUT, 100.0, 2_000, "lowest"),
+        (HANDOUT, 0.0, 2_000, "lowest"),
+        (HANDOUT, 1e12, 1_000, "lowest"),
+        (HANDOUT, 0.5, 2_000, "random"),
+        (Game(6, 15, 17, 1), 100.0, 1_000, "lowest"),
+        (Game(6, 15, 17, 1), 0.0, 1_000, "random"),
+        (Game(3, 10, 20, 3), 0.0, 2_000, "random"),
+        (Game(2, 9, 9, 4), 3.0, 2_000, "lowest"),
+        (Game(6, 100, 105, 6), 100.0, 150, "lowest"),
+        (Game(6, 100, 105, 6), 0.0, 150, "random"),
+    ],
+    ids=lambda v: v.label() if isinstance(v, Game) else str(v),
+)
+def test_compiled_equals_reference(game, m, games, tie_break):
+    fast = learner.learn(game, m, games, 11, tie_break=tie_break, checkpoints=(games // 3,))
+    slow = learner.learn(game, m, games, 11, tie_break=tie_break, checkpoints=(games // 3,),
+                         engine="python")
+    assert same_run(fast, slow)
+    assert fast.moves > games
+    a, b = fast.snapshots[games // 3], slow.snapshots[games // 3]
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+    # Bookkeeping: every game passes <0,0> once; every move is counted once.
+    assert fast.win[0, 0].sum() + fast.lose[0, 0].sum() == games
+    assert fast.win.sum() + fast.lose.sum() == fast.moves
+    assert not fast.win[..., 0].any() and not fast.lose[..., 0].any()
+
+
+def test_generator_state_is_shared_with_numba():
+    session = learner.Session(HANDOUT, 100.0, 5)
+    session.play(10)
+    reference = learner.Session(HANDOUT, 100.0, 5, engine="python")
+    reference.play(10)
+    assert session.rng.bit_generator.state == reference.rng.bit_generator.state
+    assert session.rng.random() == reference.rng.random()
+
+
+@pytest.mark.parametrize("engine", ["numba", "python"])
+def test_chunks_checkpoints_and_resume_do_not_change_results(engine):
+    straight = learner.learn(HANDOUT, 10.0, 600, 3, engine=engine)
+    session = learner.Session(HANDOUT, 10.0, 3, engine=engine)
+    for n in (1, 0, 7, 92, 250, 250):
+        session.play(n)
+    assert same_run(session.result(), straight)
+    marked = learner.learn(HANDOUT, 10.0, 600, 3, checkpoints=(600, 50, 0, 50), engine=engine)
+    assert same_run(marked, straight) and sorted(marked.snapshots) == [0, 50, 600]
+    short = learner.learn(HANDOUT, 10.0, 50, 3, engine=engine)
+    assert np.array_equal(marked.snapshots[50][0], short.win)
+    assert np.array_equal(marked.snapshots[50][1], short.lose)
+    assert not marked.snapshots[0][0].any()
+    resumed = learner.resume(short, 600, checkpoints=(100,), engine=engine)
+    assert same_run(resumed, straight)
+    assert sorted(resumed.snapshots) == [100]
+
+
+def test_random_tie_break_uses_an_extra_uniform_only_on_ties():
+    one = Game(6, 15, 17, 1)  # a single J never ties
+    assert same_run(learner.learn(one, 5.0, 200, 2), learner.learn(one, 5.0, 200, 2,
+                                                                   tie_break="random"))
+    # K = 2 at the fresh <0,0>: f = (0.5, 0.5) tie, so the streams part after the first move.
+    a = learner.learn(HANDOUT, 5.0, 1, 2)
+    b = learner.learn(HANDOUT, 5.0, 1, 2, tie_break="random")
+    assert a.rng_state != b.rng_state
+
+
+def test_roll_totals_follow_the_exact_distribution():
+    game = Game(6, 60, 60, 2)  # the first roll never ends the game
+    run = learner.learn(game, 1e9, 12_000, 4)  # M huge: J nearly uniform
+    visits = run.win[0, :, 1:].sum(axis=1) + run.lose[0, :, 1:].sum(axis=1)  # B at <0, t>
+    probs = 0.5 * game.sum_probability_table[1, :13] + 0.5 * game.sum_probability_table[2, :13]
+    expected = 12_000 * probs
+    sd = np.sqrt(12_000 * probs * (1 - probs))
+    assert np.all(np.abs(visits[1:13] - expected[1:]) <= 5 * sd[1:])
+    assert visits[13:].sum() == 0 and visits[0] == 12_000  # A's first move, at <0,0>
+
+
+def test_learning_improves_play_at_the_start():
+    run = learner.learn(HANDOUT, 100.0, 100_000, 1)
+    best, prob = run.best_dice(), run.win_probability()
+    assert best[0, 0] == 2 and 0.5 < prob[0, 0] < 0.6  # the exact answer is 2 dice, about 0.55
+    assert not best.flags.writeable and not run.win.flags.writeable
+
+
+# ------------------------------------------------------------------------------ traces
+def test_trace_replays_the_first_games_without_touching_learning():
+    traced = learner.trace(HANDOUT, 100.0, 5, 9)
+    win, lose = tables(HANDOUT)
+    for number, tg in enumerate(traced, start=1):
+        assert tg.number == number and tg.moves[0].player == "A"
+        for i, mv in enumerate(tg.moves):
+            assert mv.player == "AB"[i % 2] and len(mv.faces) == mv.dice
+            assert all(1 <= v <= 6 for v in mv.faces) and sum(mv.faces) == mv.total
+            assert mv.score == mv.x + mv.total
+        learner.record_game(win, lose, [(mv.x, mv.y, mv.dice) for mv in tg.moves], tg.winner)
+    run = learner.learn(HANDOUT, 100.0, 5, 9)
+    assert np.array_equal(win, run.win) and np.array_equal(lose, run.lose)
+    later = learner.trace(HANDOUT, 100.0, 2, 9, start=run)
+    assert [tg.number for tg in later] == [6, 7]
+    assert learner.trace(HANDOUT, 100.0, 5, 9) == traced  # faces are reproducible too
+
+
+# ------------------------------------------------------------------------------ run files
+def test_run_file_round_trip_and_resume(tmp_path):
+    run = learner.learn(HANDOUT, 7.5, 300, 12, checkpoints=(100,), tie_break="random")
+    path = tmp_path / "run.npz"
+    formats.save_run_npz(path, run)
+    back = formats.load_run_npz(path)
+    assert same_run(back, run) and back.game == HANDOUT and back.m == 7.5 and back.seed == 12
+    assert back.tie_break == "random" and sorted(back.snapshots) == [100]
+    assert np.array_equal(back.snapshots[100][0], run.snapshots[100][0])
+    straight = learner.learn(HANDOUT, 7.5, 900, 12, tie_break="random")
+    assert same_run(learner.resume(back, 900), straight)
+
+
+def test_bad_run_files(tmp_path):
+    with pytest.raises(FormatError, match="no such file"):
+        formats.load_run_npz(tmp_path / "missing.npz")
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"not a zip file at all")
+    with pytest.raises(FormatError, match="not a valid .npz"):
+        formats.load_run_npz(junk)
+    run = learner.learn(HANDOUT, 1.0, 20, 1)
+    good = tmp_path / "good.npz"
+    formats.save_run_npz(good, run)
+    cut = tmp_path / "cut.npz"
+    cut.write_bytes(good.read_bytes()[:200])
+    with pytest.raises(FormatError):
+        formats.load_run_npz(cut)
+    data = dict(np.load(good))
+    for key, value, why in [
+        ("kind", np.array("dicejack-solution"), "kind"),
+        ("version", np.array(99), "version 99"),
+        ("games", np.array(21), "record 20 games"),
+        ("m", np.array(-1.0), "M must"),
+        ("rng_state", np.array("{}"), "corrupt"),
+        ("params", np.array('{"n_sides": 6}'), "corrupt"),
+        ("win", data["win"][:, :, :2], "shape"),
+    ]:
+        bad = tmp_path / f"bad-{key}.npz"
+        np.savez(bad, **{**data, key: value})
+        with pytest.raises(FormatError, match=why):
+            formats.load_run_npz(bad)
+
+
+# ----------------------------------------------------------------------------------- CLI
+def cli(capsys, *args):
+    code = main(["learn", *map(str, args)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_text_json_csv(capsys):
+    code, out, err = cli(capsys, "--games", 2000, "--seed", 3)
+    assert code == 0 and err == ""
+    assert "Best number of dice" in out and "Estimated win probability" in out
+    run = learner.learn(HANDOUT, 100.0, 2000, 3)
+    assert out == formats.learn_text(run)
+    code, out, _ = cli(capsys, "--games", 2000, "--seed", 3, "--format", "json", "--dice", 2)
+    data = json.loads(out)
+    assert list(data) == ["params", "m", "games", "seed", "best_dice", "win_probability",
+                          "win_count", "lose_count"]
+    assert data["best_dice"] == run.best_dice().tolist()
+    assert data["win_count"] == run.win.tolist() and data["games"] == 2000
+    code, out, _ = cli(capsys, "--games", 50, "--format", "csv", "--low", 4, "--high", 5)
+    lines = out.splitlines()
+    assert lines[0] == "x,y,best_dice,win_probability,win1,win2,lose1,lose2"
+    assert len(lines) == 1 + 16
+
+
+def test_cli_out_and_resume(tmp_path, capsys):
+    path = tmp_path / "run.npz"
+    code, out, err = cli(capsys, "--games", 400, "-m", 2.5, "--out", path)
+    assert code == 0 and "wrote" in err and path.exists()
+    code, out, err = cli(capsys, "--resume", path, "--games", 1000, "--out", path)
+    assert code == 0
+    assert same_run(formats.load_run_npz(path), learner.learn(HANDOUT, 2.5, 1000, 1))
+    assert out == formats.learn_text(learner.learn(HANDOUT, 2.5, 1000, 1))
+
+
+def test_cli_trace_does_not_change_tables(capsys):
+    _, plain, _ = cli(capsys, "--games", 300)
+    code, traced, _ = cli(capsys, "--games", 300, "--trace", 3)
+    assert code == 0
+    head, tables_text = traced.split("# learned", 1)
+    assert "# learned" + tables_text == plain
+    assert head.startswith("Game 1:\nPlayer A rolls ")
+    assert head.count("Game ") == 3 and "Game 3:" in head
+    assert " wins." in head or " loses." in head
+    _, out, err = cli(capsys, "--games", 300, "--trace", 2, "--format", "json")
+    assert json.loads(out)["games"] == 300 and "Game 2:" in err
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--games", "-5"], "--games must be >= 0"),
+        (["--games", "many"], "--games"),
+        (["-m", "-1"], "M must be >= 0"),
+        (["-m", "lots"], "-m"),
+        (["-m", "nan"], "M must be >= 0"),
+        (["--dice", "0"], "n_dice"),
+        (["--dice", "3000", "--low", "20", "--high", "20"], "too large"),
+        (["--trace", "-1"], "--trace"),
+        (["--out", "no/such/folder/run.npz"], "does not exist"),
+        (["--resume", "missing.npz"], "no such file"),
+    ],
+)
+def test_cli_bad_input(args, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = cli(capsys, "--games", 10, *args)
+    assert code == 2 and out == ""
+    assert err.startswith("error: ") and err.count("\n") == 1 and message in err
+
+
+def test_cli_bad_resume_never_overwrites(tmp_path, capsys):
+    path = tmp_path / "run.npz"
+    formats.save_run_npz(path, learner.learn(HANDOUT, 3.0, 100, 1))
+    before = path.read_bytes()
+    for args, message in [
+        (["--dice", 3], "different run"),
+        (["-m", 4], "different run"),
+        (["--games", 50], "already has 100 games"),
+    ]:
+        code, _, err = cli(capsys, "--resume", path, "--out", path, *args)
+        assert code == 2 and message in err and err.count("\n") == 1
+        assert path.read_bytes() == before
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"garbage")
+    code, _, err = cli(capsys, "--resume", junk, "--out", junk, "--games", 10)
+    assert code == 2 and junk.read_bytes() == b"garbage"
+
+
+def test_cli_ctrl_c_saves_a_resumable_run(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    real_play = learner.Session.play
+    calls = {"n": 0}
+
+    def play_then_interrupt(self, games):
+        real_play(self, games)  # the interrupt lands after a chunk, as with the compiled loop
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(learner.Session, "play", play_then_interrupt)
+    # The command's own exit code (typer returns it in non-standalone mode).
+    code = app(["learn", "--games", "200000", "--seed", "8"], standalone_mode=False,
+               prog_name="dicejack")
+    out, err = capsys.readouterr()
+    assert code == 130 and out == ""
+    saved = tmp_path / learner_interrupted_name()
+    assert saved.exists() and f"--resume {saved.name} --games 200000" in err
+    partial = formats.load_run_npz(saved)
+    assert 0 < partial.games < 200_000
+    assert same_run(partial, learner.learn(HANDOUT, 100.0, partial.games, 8))
+    monkeypatch.setattr(learner.Session, "play", real_play)
+    code, _, _ = cli(capsys, "--resume", saved, "--games", 200_000, "--out", saved)
+    assert code == 0
+    assert same_run(formats.load_run_npz(saved), learner.learn(HANDOUT, 100.0, 200_000, 8))
+
+
+def learner_interrupted_name() -> str:
+    from dicejack.cli import INTERRUPTED_RUN
+
+    return INTERRUPTED_RUN
+
+
+def test_game_errors_are_dicejack_errors():
+    with pytest.raises(GameError):
+        learner.learn(Game(6, 15, 17, 2).__class__(6, 15, 14, 2), 1.0, 1, 1)
