@@ -195,17 +195,19 @@ def _progress_bar(total: int, start: int):
 
 @app.command()
 def learn(
-    sides: int | None = typer.Option(None, "--sides", help="NSides [default: 6]."),
-    low: int | None = typer.Option(None, "--low", help="LTarget [default: 15]."),
-    high: int | None = typer.Option(None, "--high", help="UTarget [default: 17]."),
-    dice: int | None = typer.Option(None, "--dice", help="NDice [default: 2]."),
+    sides: int | None = typer.Option(
+        None, "--sides", help="NSides (default 6, or the resumed run's)."
+    ),
+    low: int | None = typer.Option(None, "--low", help="LTarget (default 15)."),
+    high: int | None = typer.Option(None, "--high", help="UTarget (default 17)."),
+    dice: int | None = typer.Option(None, "--dice", help="NDice (default 2)."),
     m: float | None = typer.Option(
-        None, "-m", "--m", help="M: explore/exploit hyperparameter, a float >= 0 [default: 100]."
+        None, "-m", "--m", help="M: explore/exploit hyperparameter, a float >= 0 (default 100)."
     ),
     games: int = typer.Option(
         100_000, "--games", help="NGAMES: games to play in all (with --resume, the new total)."
     ),
-    seed: int | None = typer.Option(None, "--seed", help="Random seed [default: 1]."),
+    seed: int | None = typer.Option(None, "--seed", help="Random seed (default 1)."),
     out: Path | None = typer.Option(None, "--out", help="Save the run (.npz, resumable) here."),
     resume: Path | None = typer.Option(
         None, "--resume", help="Continue this saved run (its game, M and seed) to --games games."
@@ -215,7 +217,7 @@ def learn(
         0, "--trace", help="Print the first N games move by move (stderr unless --format text)."
     ),
     tie_break: TieBreak | None = typer.Option(
-        None, "--tie-break", help="Best J among equal estimates: lowest or random [lowest]."
+        None, "--tie-break", help="Best J among equal estimates: lowest (default) or random."
     ),
 ) -> None:
     """Learn by self-play with the handout's counting learner; print its two LxL arrays.
@@ -306,16 +308,16 @@ def _game_from_options(given: dict[str, int | None], fallback: Game | None) -> G
 def _read_text_tables(path: Path, given: dict[str, int | None]) -> tuple[Game, object]:
     """The two printed arrays of a text file, as (game, compare.Learned).
 
-    Uses formats.read_submission (robust to student layouts) when available; otherwise reads the
-    layout `format_table` prints: rows of L numbers, optionally after 'X |'; the first L rows are
-    the policy, the next L the probability.
+    Reads the layout `format_table` prints (and plain whitespace tables): rows of L numbers,
+    optionally after 'X |'; the first L rows are the policy, the next L the probability. A header
+    'NSides=.. LTarget=.. UTarget=.. NDice=..' (as `dicejack learn` and `solve` print) names the
+    game. (To do: delegate to formats.read_submission, robust to student layouts, once it exists.)
     """
     import re
 
     import numpy as np
 
     from dicejack import compare as cmp
-    from dicejack import formats
 
     try:
         text = path.read_text(errors="replace")
@@ -327,14 +329,6 @@ def _read_text_tables(path: Path, given: dict[str, int | None]) -> tuple[Game, o
     game = _game_from_options(given, file_game) or Game(6, 15, 17, 2)
     if file_game is not None and game != file_game:
         raise cmp.CompareError(f"{path} holds tables for {file_game}, not {game}")
-    reader = getattr(formats, "read_submission", None)
-    if reader is not None:
-        sub = reader(path, game)
-        learned = cmp.learned_from_tables(
-            game, sub.policy, sub.probability, no_data=getattr(sub, "no_data", None),
-            source=str(path),
-        )
-        return game, learned
     low = game.low
     rows: list[list[float]] = []
     for line in text.splitlines():
