@@ -308,48 +308,26 @@ def _game_from_options(given: dict[str, int | None], fallback: Game | None) -> G
 def _read_text_tables(path: Path, given: dict[str, int | None]) -> tuple[Game, object]:
     """The two printed arrays of a text file, as (game, compare.Learned).
 
-    Reads the layout `format_table` prints (and plain whitespace tables): rows of L numbers,
-    optionally after 'X |'; the first L rows are the policy, the next L the probability. A header
-    'NSides=.. LTarget=.. UTarget=.. NDice=..' (as `dicejack learn` and `solve` print) names the
-    game. (To do: delegate to formats.read_submission, robust to student layouts, once it exists.)
+    Any layout `formats.read_submission` understands (dicejack's own text output and what student
+    programs print). A 'NSides=.. LTarget=.. UTarget=.. NDice=..' header, as `dicejack learn`
+    prints, names the game; otherwise the options (or the handout's game) do.
     """
-    import re
-
-    import numpy as np
-
     from dicejack import compare as cmp
+    from dicejack import formats
 
     try:
         text = path.read_text(errors="replace")
     except OSError as exc:
         raise cmp.CompareError(f"cannot read {path}: {exc.strerror or exc}") from None
-    header = re.search(r"NSides=(\d+)\s*,?\s*LTarget=(\d+)\s*,?\s*UTarget=(\d+)\s*,?\s*NDice=(\d+)",
-                       text)
-    file_game = Game(*map(int, header.groups())) if header else None
+    header = formats.read_params_header(text)
+    file_game = Game(**header) if header else None
     game = _game_from_options(given, file_game) or Game(6, 15, 17, 2)
     if file_game is not None and game != file_game:
         raise cmp.CompareError(f"{path} holds tables for {file_game}, not {game}")
-    low = game.low
-    rows: list[list[float]] = []
-    for line in text.splitlines():
-        label, bar, rest = line.partition("|")
-        body = rest if bar and label.strip().isdigit() else line
-        tokens = body.split()
-        try:
-            values = [float(v) for v in tokens]
-        except ValueError:
-            continue
-        if len(values) == low + 1 and not bar and values[0] == len(rows) % low:
-            values = values[1:]
-        if len(values) == low:
-            rows.append(values)
-    if len(rows) != 2 * low:
-        raise cmp.CompareError(
-            f"cannot read two {low}x{low} tables from {path}: found {len(rows)} rows of {low} "
-            f"numbers, need {2 * low} (a file from another game? pass --sides/--low/--high/--dice)"
-        )
-    best, prob = np.array(rows[:low]), np.array(rows[low:])
-    return game, cmp.learned_from_tables(game, best, prob, source=str(path))
+    sub = formats.read_submission(path, game.low, game.n_dice)
+    return game, cmp.learned_from_tables(
+        game, sub.policy, sub.probability, no_data=sub.no_data, source=str(path)
+    )
 
 
 @app.command("compare")

@@ -100,6 +100,20 @@ def _params_header(params: dict[str, int]) -> str:
     )
 
 
+def read_params_header(text: str) -> dict[str, int] | None:
+    """The game named by a 'NSides=6 LTarget=15 UTarget=17 NDice=2' line, as Game kwargs."""
+    import re
+
+    found = re.search(
+        r"NSides=(\d{1,9})\W{0,3}LTarget=(\d{1,9})\W{0,3}UTarget=(\d{1,9})\W{0,3}NDice=(\d{1,9})",
+        text[:100_000],
+    )
+    if found is None:
+        return None
+    n_sides, low, high, n_dice = map(int, found.groups())
+    return {"n_sides": n_sides, "low": low, "high": high, "n_dice": n_dice}
+
+
 def _json_dumps(obj: Any) -> str:
     return json.dumps(obj, indent=None, separators=(",", ":")) + "\n"
 
