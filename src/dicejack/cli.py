@@ -324,7 +324,12 @@ def _read_text_tables(path: Path, given: dict[str, int | None]) -> tuple[Game, o
     game = _game_from_options(given, file_game) or Game(6, 15, 17, 2)
     if file_game is not None and game != file_game:
         raise cmp.CompareError(f"{path} holds tables for {file_game}, not {game}")
-    sub = formats.read_submission(path, game.low, game.n_dice)
+    try:
+        sub = formats.read_submission(path, game.low, game.n_dice)
+    except formats.FormatError as exc:
+        raise cmp.CompareError(
+            f"cannot read two {game.low}x{game.low} tables from {path}: {exc}"
+        ) from None
     return game, cmp.learned_from_tables(
         game, sub.policy, sub.probability, no_data=sub.no_data, source=str(path)
     )
@@ -435,6 +440,64 @@ def report_cmd(
 
 # ------------------------------------------------------------------------------------ grade
 # (issue 5: `dicejack grade` is defined below this line)
+@app.command("grade")
+def grade_cmd(
+    submissions: list[Path] = typer.Argument(
+        ..., help="Files holding what student programs printed: the two LxL arrays (best number "
+        "of dice, win probability; -1 = no data), in any common layout."
+    ),
+    sides: int = SidesOpt,
+    low: int = LowOpt,
+    high: int = HighOpt,
+    dice: int = DiceOpt,
+    m: float = typer.Option(..., "-m", "--m", help="M the students were asked to use."),
+    games: int = typer.Option(..., "--games", help="NGAMES the students were asked to play."),
+    out: Path = typer.Option(
+        Path("gradebook.csv"), "--out", help="Gradebook CSV, one row per submission."
+    ),
+    reports: Path | None = typer.Option(
+        None, "--reports", help="Folder for one Markdown report (and heatmap) per submission."
+    ),
+    references: int = typer.Option(
+        30, "--references", help="Reference learner runs (R) that calibrate the grading."
+    ),
+    seed: int = typer.Option(
+        1_000_000, "--seed", help="Seed of the first reference run; run i uses seed + i."
+    ),
+    workers: int | None = typer.Option(
+        None, "--workers", help="Worker processes for the reference runs (1 = in-process; "
+        "default: in-process for small work, else CPU count)."
+    ),
+    dask: str | None = typer.Option(
+        None, "--dask", help="Run the reference runs on a Dask cluster, e.g. tcp://host:8786."
+    ),
+    cache: Path | None = typer.Option(
+        None, "--cache", help="Reference-run cache folder [default: $DICEJACK_CACHE/grade or "
+        "~/.cache/dicejack/grade]."
+    ),
+) -> None:
+    """Grade student outputs: quality against the truth and consistency with the handout's
+    algorithm (calibrated on R reference runs), a score out of 100 and a verdict per file.
+
+    Writes the gradebook CSV (--out) and, with --reports, one Markdown report per student; a file
+    that cannot be read gets a row saying why. See docs/grading.md for the rubric.
+
+    Example: dicejack grade subs/*.txt --sides 6 --low 15 --high 17 --dice 2 -m 100
+    --games 100000 --out gradebook.csv --reports reports/grades
+    """
+    from dicejack import grade as gr
+
+    if workers is not None and workers < 1:
+        raise gr.GradeError(f"--workers must be >= 1, got {workers}")
+    config = gr.GradeConfig(make_game(sides, low, high, dice), m, games, references, seed)
+    show = sys.stderr.isatty()
+    refs, grades = gr.grade_files(
+        config, submissions, out=out, reports=reports, cache_dir=cache, workers=workers,
+        dask=dask, progress=show,
+    )
+    write_output(gr.summary_text(grades), None)
+    where = f" and {len(grades)} reports in {reports}/" if reports is not None else ""
+    typer.echo(f"wrote {out}{where}; reference runs: {refs.source}", err=True)
 
 
 # ------------------------------------------------------------------------------------- main
