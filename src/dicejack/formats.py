@@ -32,13 +32,11 @@ class FormatError(DicejackError):
 
 
 # ------------------------------------------------------------------------------ atomic writes
-def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
-    """Write `data` to `path` via a temporary file in the same folder and a rename."""
-    path = Path(path)
+def _replace_atomically(path: Path, write: Any) -> None:
+    """Call write(binary file) on a temporary file beside `path`, then rename it into place."""
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
         raise FormatError(f"cannot write {path}: folder {folder} does not exist")
-    payload = data.encode() if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     try:
         # mkstemp creates the file 0600; give it the permissions an ordinary open() would.
@@ -46,7 +44,7 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
         with os.fdopen(fd, "wb") as fh:
-            fh.write(payload)
+            write(fh)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -58,11 +56,21 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
         raise
 
 
-def savez_atomic(path: str | os.PathLike[str], **arrays: Any) -> None:
-    """np.savez_compressed to `path`, atomically (the exact name is kept, no '.npz' added)."""
-    buffer = io.BytesIO()
-    np.savez_compressed(buffer, **arrays)
-    write_atomic(path, buffer.getvalue())
+def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
+    """Write `data` to `path` via a temporary file in the same folder and a rename."""
+    payload = data.encode() if isinstance(data, str) else data
+    _replace_atomically(Path(path), lambda fh: fh.write(payload))
+
+
+def savez_atomic(
+    path: str | os.PathLike[str], *, compressed: bool = True, **arrays: Any
+) -> None:
+    """np.savez(_compressed) to `path`, atomically (the exact name is kept, no '.npz' added).
+
+    Streams to the temporary file, so a large table is never held twice in memory.
+    """
+    save = np.savez_compressed if compressed else np.savez
+    _replace_atomically(Path(path), lambda fh: save(fh, **arrays))
 
 
 # ------------------------------------------------------------------------------ text tables
@@ -189,6 +197,7 @@ def save_solution_npz(path: str | os.PathLike[str], sol: Solution) -> None:
     """`solve --format npz`: arrays q, p, best, optimal, gap plus params, atomically."""
     savez_atomic(
         path,
+        compressed=sol.game.table_bytes < 2**26,  # compressing gigabytes takes minutes
         kind=np.array("dicejack-solution"),
         version=np.array(SOLUTION_NPZ_VERSION),
         params=np.array(json.dumps(sol.game.params())),
