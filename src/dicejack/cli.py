@@ -476,14 +476,13 @@ def grade_cmd(
         "~/.cache/dicejack/grade]."
     ),
 ) -> None:
-    """Grade student outputs: quality against the truth and consistency with the handout's
-    algorithm (calibrated on R reference runs), a score out of 100 and a verdict per file.
+    """Grade student outputs against the truth and against the handout's algorithm.
 
-    Writes the gradebook CSV (--out) and, with --reports, one Markdown report per student; a file
-    that cannot be read gets a row saying why. See docs/grading.md for the rubric.
+    Gradebook CSV (--out): score /100, verdict, consistency p-value, flags, one row per file.
 
-    Example: dicejack grade subs/*.txt --sides 6 --low 15 --high 17 --dice 2 -m 100
-    --games 100000 --out gradebook.csv --reports reports/grades
+    With --reports DIR: one Markdown report and heatmap per student. Rubric: docs/grading.md.
+
+    Example: dicejack grade subs/*.txt -m 100 --games 100000 --reports grades
     """
     from dicejack import grade as gr
 

@@ -1,0 +1,1169 @@
+"""Grading student outputs: the handout's two printed arrays, against the truth and against
+reference runs of the handout's own algorithm.
+
+A student's answer is random, so "does it match mine" is the wrong question. Two right ones:
+
+* **Quality.** The compare metrics of the printed tables (agreement on decisive states, probability
+  error on-path, score of the greedy policy against the optimal one), each placed among the same
+  metric of R reference learner runs with the same game, M and NGAMES.
+* **Consistency.** Could these tables have come from the handout's algorithm at these settings?
+  A single statistic measures how far the submission sits from the reference runs; it is
+  calibrated on the reference runs themselves (leave-one-out), so its false-alarm rate is known.
+
+The statistic (see docs/grading.md). For each *usable* state s (at least 80% of the reference
+runs have data there and they visit it at least 10 times on average), with n reference runs:
+
+* the submission's estimate v (-1 when it has none) is ranked among the n reference estimates
+  (also -1 where they have none; ties count half): u = (#below + #equal/2 + 1/2) / (n + 1), and
+  w = Phi^-1(u) is its normal score, bounded by about 2.1 at n = 30, so no state can dominate;
+* the submission's best J (0 = no policy) gets the smoothed reference frequency
+  f = (#runs choosing it + 1/2) / (n + (K + 1)/2);
+* the state contributes w**2 / 2 + 0.25 * (-log f).
+
+T is the mean contribution over the usable states. Rank scores need no model of the estimates'
+distribution (they are discrete where visits are few, and their spread differs from state to state),
+and a printed precision coarser than the references' is handled by rounding the references to it.
+
+Calibration: each reference run is scored against the other R - 1 (leave-one-out), giving R draws
+of T under the null hypothesis "a correct implementation". T is positive and right-skewed (its
+skewness is close to that of a log-normal with its coefficient of variation), so the p-value is
+the Student-t predictive tail of log T: p = P(t_{R-1} > (log T - mean) / (sd * sqrt(1 + 1/R))),
+mean and sd of the R values of log T; the t and the sqrt(1 + 1/R) account for estimating them
+from R draws. The rank p-value (1 + #{null >= T}) / (R + 1) is also reported, but with R = 30 it
+cannot go below 1/31. Measured on fresh seeds, the false-alarm rate is nominal (docs/grading.md).
+
+Submissions are data, never code: they are read as text by :func:`formats.read_submission`;
+files over 10 MiB and anything but regular files are refused; every problem with one file becomes
+that file's row in the gradebook (status ``error``) while the batch goes on. Output goes only to
+the gradebook path and into the reports folder, under sanitised names (and to the reference cache).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import contextlib
+import csv
+import dataclasses
+import functools
+import io
+import json
+import math
+import os
+import re
+import stat
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dicejack import compare, formats, learner
+from dicejack.compare import METRIC_NAMES, Truth
+from dicejack.game import DicejackError, Game
+
+__all__ = [
+    "GradeError",
+    "GradeConfig",
+    "References",
+    "Consistency",
+    "WorstState",
+    "Grade",
+    "GRADEBOOK_HEADER",
+    "MAX_SUBMISSION_BYTES",
+    "DEFAULT_REFERENCES",
+    "REFERENCE_SEED",
+    "QUALITY_METRICS",
+    "FLAG_HELP",
+    "default_cache_dir",
+    "reference_run",
+    "reference_runs",
+    "consistency",
+    "consistency_points",
+    "quality_fraction",
+    "verdict_for",
+    "grade_tables",
+    "grade_file",
+    "grade_files",
+    "gradebook_csv",
+    "write_gradebook",
+    "report_markdown",
+    "write_reports",
+    "report_names",
+    "summary_text",
+]
+
+#: The gradebook's header, exactly as in DESIGN.md.
+GRADEBOOK_HEADER: tuple[str, ...] = (
+    "submission", "status", "score", "verdict", "consistency_p", "agreement_decisive",
+    "rmse_onpath", "score_vs_optimal", "layout", "flags", "error",
+)
+#: Larger submission files are refused unread.
+MAX_SUBMISSION_BYTES = 10 * 2**20
+DEFAULT_REFERENCES = 30
+#: Reference run i uses seed REFERENCE_SEED + i (far from the small seeds people try first).
+REFERENCE_SEED = 1_000_000
+#: Fewer reference runs cannot calibrate anything.
+MIN_REFERENCES = 5
+MAX_REFERENCES = 10_000
+#: Bump when the reference cache's content or meaning changes.
+CACHE_VERSION = 1
+
+# ---- the consistency statistic (docs/grading.md, "Consistency")
+#: A state is usable when at least this share of the reference runs have data there ...
+USABLE_SHARE = 0.8
+#: ... and the reference runs visit it at least this often on average.
+USABLE_VISITS = 10.0
+#: Additive smoothing of the reference policy frequencies.
+POLICY_SMOOTHING = 0.5
+#: Weight of the policy surprisal against the estimate's w**2 / 2.
+POLICY_WEIGHT = 0.25
+#: Smallest standard deviation of log T under the null (all reference runs identical).
+NULL_SD_FLOOR = 0.02
+
+# ---- the rubric (docs/grading.md, "Score")
+FORMAT_POINTS = 10.0
+QUALITY_POINTS = 45.0
+CONSISTENCY_POINTS = 45.0
+P_REVIEW = 0.05
+P_FAIL = 0.001
+SCORE_FAIL = 50.0
+SCORE_REVIEW = 80.0
+#: (metric, +1 if higher is better else -1, smallest spread): quality metrics of the rubric.
+QUALITY_METRICS: tuple[tuple[str, int, float], ...] = (
+    ("agreement_decisive", +1, 0.02),
+    ("rmse_onpath", -1, 0.005),
+    ("score_vs_optimal", +1, 0.005),
+)
+#: Points taken off the format part per flag; flags not listed here cost nothing.
+FLAG_DEDUCTIONS: dict[str, float] = {
+    "transposed": 10.0,
+    "prob-out-of-range": 4.0,
+    "policy-out-of-range": 4.0,
+    "data-without-policy": 4.0,
+    "no-data": 10.0,
+    "policy-not-integer": 4.0,
+    "labels-swapped": 2.0,
+}
+#: Flags that send a submission to review even when everything else passes.
+REVIEW_FLAGS = frozenset(
+    {"transposed", "prob-out-of-range", "policy-out-of-range", "data-without-policy", "no-data",
+     "policy-not-integer", "untestable", "inconsistent", "low-quality"}
+)
+#: One line per flag dicejack itself raises (the reader may add its own).
+FLAG_HELP: dict[str, str] = {
+    "transposed": "the tables fit markedly better transposed (columns = mover's score); "
+    "graded as printed",
+    "prob-out-of-range": "probabilities outside [0, 1] that are not a no-data marker",
+    "policy-out-of-range": "numbers of dice outside 1..NDice (other than 0 / -1 for no data)",
+    "data-without-policy": "states with a probability estimate but no valid number of dice",
+    "no-data": "no state has both an estimate and a number of dice",
+    "labels-swapped": "the heading above each array names the other one",
+    "unlabelled": "neither array has a recognised heading",
+    "rows-reordered": "row labels were a permutation of 0..L-1; rows were put in label order",
+    "policy-not-integer": "fractional numbers of dice (rounded)",
+    "prob-percent": "probabilities printed as percentages (divided by 100)",
+    "untestable": "no state has enough reference data for the consistency test",
+    "inconsistent": f"consistency p-value below {P_REVIEW}",
+    "low-quality": "a quality metric earns less than half its points against the reference runs",
+}
+
+
+class GradeError(DicejackError):
+    """Grading cannot start: bad settings, reports folder or gradebook path."""
+
+
+# ------------------------------------------------------------------------------ settings
+@dataclass(frozen=True)
+class GradeConfig:
+    """What the submissions were asked to do (game, M, NGAMES) and how to grade them (R runs)."""
+
+    game: Game
+    m: float
+    games: int
+    references: int = DEFAULT_REFERENCES
+    seed: int = REFERENCE_SEED
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.game, Game):
+            raise GradeError(f"game must be a Game, got {type(self.game).__name__}")
+        try:
+            object.__setattr__(self, "m", learner.check_m(self.m, self.game.n_dice))
+        except learner.LearnerError as exc:
+            raise GradeError(str(exc)) from None
+        for name, low, high in (
+            ("games", 1, 10**12),
+            ("references", MIN_REFERENCES, MAX_REFERENCES),
+            ("seed", 0, 2**62),
+        ):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                raise GradeError(f"{name} must be a whole number, got {value!r}")
+            if not low <= value <= high:
+                raise GradeError(f"{name} must be in {low}..{high}, got {value}")
+            object.__setattr__(self, name, int(value))
+
+    @property
+    def seeds(self) -> tuple[int, ...]:
+        """The reference runs' seeds."""
+        return tuple(range(self.seed, self.seed + self.references))
+
+    def key(self) -> str:
+        """File-name-safe cache key: game, M, NGAMES, R, base seed, cache version."""
+        m = re.sub(r"[^0-9A-Za-z.+-]", "_", format(self.m, ".17g"))
+        return (f"refs-{self.game.label()}-m{m}-n{self.games}-r{self.references}-s{self.seed}"
+                f"-v{CACHE_VERSION}")
+
+    def describe(self) -> str:
+        return (f"{self.game}, M={self.m:g}, NGAMES={self.games:,}; {self.references} reference "
+                f"runs (seeds {self.seed}..{self.seed + self.references - 1})")
+
+
+# ------------------------------------------------------------------------------ references
+@functools.lru_cache(maxsize=4)
+def _truth(params: tuple[int, int, int, int]) -> Truth:
+    """The Truth of a game, once per process (executors' workers solve for themselves)."""
+    n_sides, low, high, n_dice = params
+    return compare.truth(Game(n_sides=n_sides, low=low, high=high, n_dice=n_dice))
+
+
+def _policy_dtype(n_dice: int) -> np.dtype:
+    return np.dtype(np.int16) if n_dice < 2**15 else np.dtype(np.int64)
+
+
+def reference_run(
+    params: tuple[int, int, int, int], m: float, games: int, seed: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
+    """One reference learner run: (best, probability, visits, quality metrics, CPU seconds).
+
+    Top-level and given plain values only: this is what executors run. visits[x, y] is T, the
+    number of times any J was played in <x, y>; metrics follow compare.METRIC_NAMES.
+    """
+    t0 = time.thread_time()
+    t = _truth(tuple(params))
+    run = learner.learn(t.game, m, games, seed)
+    best, prob = learner.learned_tables(run.win, run.lose)
+    visits = run.win.sum(axis=2) + run.lose.sum(axis=2)
+    metrics = compare.metric_values(t, compare.learned_from_tables(t.game, best, prob))
+    return (
+        best.astype(_policy_dtype(t.game.n_dice)), prob, visits.astype(np.int64),
+        np.array([metrics[name] for name in METRIC_NAMES]), time.thread_time() - t0,
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class References:
+    """R reference runs of the handout's learner, and what grading derives from them.
+
+    best (R, L, L): best J per state, 0 where no data; probability (R, L, L): its estimate, -1
+    where no data; visits (R, L, L): T per state; metrics (R, len(METRIC_NAMES)). source says
+    where they came from ("computed", "disk cache" or "memory"); cpu_seconds is what computing
+    them cost (0 when loaded).
+    """
+
+    config: GradeConfig
+    best: np.ndarray
+    probability: np.ndarray
+    visits: np.ndarray
+    metrics: np.ndarray
+    source: str = "computed"
+    cpu_seconds: float = 0.0
+
+    @property
+    def game(self) -> Game:
+        return self.config.game
+
+    @cached_property
+    def truth(self) -> Truth:
+        g = self.game
+        return _truth((g.n_sides, g.low, g.high, g.n_dice))
+
+    def metric(self, name: str) -> np.ndarray:
+        """The R reference values of one metric."""
+        return self.metrics[:, METRIC_NAMES.index(name)]
+
+    @cached_property
+    def has_data(self) -> np.ndarray:
+        return self.best >= 1
+
+    @cached_property
+    def values(self) -> np.ndarray:
+        """Estimates with -1 wherever a run has no data (the ranking's common scale)."""
+        return np.where(self.has_data, self.probability, -1.0)
+
+    @cached_property
+    def usable(self) -> np.ndarray:
+        """(L, L) states with enough reference data for the consistency statistic."""
+        return _usable(self.has_data.sum(axis=0), self.visits.sum(axis=0), self.config.references)
+
+    @cached_property
+    def policy_counts(self) -> np.ndarray:
+        """(L, L, K + 1): number of runs choosing each J (index 0: no data)."""
+        k = self.game.n_dice
+        counts = np.stack([(self.best == j).sum(axis=0) for j in range(k + 1)], axis=-1)
+        return counts
+
+    @cached_property
+    def mean(self) -> np.ndarray:
+        """(L, L) mean estimate over the runs with data (NaN where none has data)."""
+        n = self.has_data.sum(axis=0)
+        total = np.where(self.has_data, self.probability, 0.0).sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(n > 0, total / np.maximum(n, 1), np.nan)
+
+    @cached_property
+    def null(self) -> np.ndarray:
+        """Leave-one-out statistics: run r scored against the other R - 1 runs."""
+        r_count = self.best.shape[0]
+        ns = self.has_data.sum(axis=0)
+        visits = self.visits.sum(axis=0)
+        counts = self.policy_counts
+        out = np.empty(r_count)
+        for r in range(r_count):
+            own = self.values[r]
+            less = (self.values < own).sum(axis=0)
+            equal = (self.values == own).sum(axis=0) - 1
+            j = self.best[r].astype(np.int64)[..., None]
+            chosen = np.take_along_axis(counts, j, axis=-1)[..., 0] - 1
+            usable = _usable(ns - self.has_data[r], visits - self.visits[r], r_count - 1)
+            per = _contributions(less, equal, chosen, r_count - 1, self.game.n_dice)
+            out[r] = per[usable].mean() if usable.any() else np.nan
+        return out
+
+    @cached_property
+    def null_fit(self) -> tuple[float, float, int]:
+        """(mean, sd, count) of log T over the finite leave-one-out statistics."""
+        null = self.null[np.isfinite(self.null) & (self.null > 0)]
+        if null.size < 2:
+            return (math.nan, math.nan, int(null.size))
+        logs = np.log(null)
+        return (float(logs.mean()), max(float(logs.std(ddof=1)), NULL_SD_FLOOR), int(null.size))
+
+    def quantile(self, name: str, q: float | Sequence[float]) -> np.ndarray:
+        values = self.metric(name)
+        values = values[np.isfinite(values)]
+        if values.size == 0:
+            return np.full(np.shape(q), np.nan)
+        return np.quantile(values, q)
+
+
+def _usable(n_with_data: np.ndarray, visits_total: np.ndarray, n: int) -> np.ndarray:
+    need = max(3, math.ceil(USABLE_SHARE * n - 1e-9))
+    return (n_with_data >= need) & (visits_total >= USABLE_VISITS * n)
+
+
+def _contributions(
+    less: np.ndarray, equal: np.ndarray, chosen: np.ndarray, n: int, k: int
+) -> np.ndarray:
+    """Per-state w**2/2 + POLICY_WEIGHT * (-log f) from rank counts and policy counts."""
+    from scipy.special import ndtri
+
+    u = (less + 0.5 * equal + 0.5) / (n + 1)
+    w = ndtri(u)
+    f = (chosen + POLICY_SMOOTHING) / (n + (k + 1) * POLICY_SMOOTHING)
+    return 0.5 * w * w - POLICY_WEIGHT * np.log(f)
+
+
+def default_cache_dir() -> Path:
+    """$DICEJACK_CACHE/grade, else $XDG_CACHE_HOME/dicejack/grade, else ~/.cache/dicejack/grade."""
+    root = os.environ.get("DICEJACK_CACHE")
+    if root:
+        return Path(root) / "grade"
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg) if xdg else Path.home() / ".cache"
+    return base / "dicejack" / "grade"
+
+
+#: References computed or loaded in this process, by GradeConfig.key().
+_MEMO: dict[str, References] = {}
+
+
+def _load_cached(path: Path, config: GradeConfig) -> References | None:
+    """References from a cache file, or None when it is missing, corrupt or for other settings."""
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            data = {key: npz[key] for key in npz.files}
+        meta = json.loads(str(data["meta"]))
+        shape = (config.references, *config.game.shape)
+        if (meta != _cache_meta(config) or data["best"].shape != shape
+                or data["probability"].shape != shape or data["visits"].shape != shape
+                or data["metrics"].shape != (config.references, len(METRIC_NAMES))):
+            return None
+        return References(config, data["best"], data["probability"].astype(np.float64),
+                          data["visits"].astype(np.int64), data["metrics"].astype(np.float64),
+                          source="disk cache")
+    except Exception:  # noqa: BLE001 - any unreadable cache file is simply recomputed
+        return None
+
+
+def _cache_meta(config: GradeConfig) -> dict[str, Any]:
+    return {"params": config.game.params(), "m": config.m, "games": config.games,
+            "references": config.references, "seed": config.seed, "version": CACHE_VERSION,
+            "metrics": list(METRIC_NAMES)}
+
+
+def _progress(label: str, total: int, enabled: bool) -> tuple[Callable[[], None],
+                                                               Callable[[], None]]:
+    """(advance, stop) of a rich progress bar on stderr; no-ops when disabled."""
+    if not enabled or total <= 0:
+        return (lambda: None), (lambda: None)
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   console=Console(stderr=True), transient=False)
+    task = bar.add_task(label, total=total)
+    bar.start()
+    return (lambda: bar.advance(task)), bar.stop
+
+
+#: Reference work (runs x games) up to which the runs are played in-process by default: a
+#: process pool costs more to start than these take (the handout's game at 100,000 games plays
+#: about 8 million games a second per core).
+INLINE_GAMES = 5_000_000
+
+
+def reference_runs(
+    config: GradeConfig,
+    *,
+    cache_dir: str | os.PathLike[str] | None | bool = None,
+    workers: int | None = None,
+    dask: str | None = None,
+    executor: cf.Executor | None = None,
+    progress: bool = False,
+) -> References:
+    """The R reference runs of `config`: from memory, from the disk cache, or computed.
+
+    cache_dir: a folder, None for :func:`default_cache_dir`, or False for no disk cache.
+    Computed runs go through `executor`, else :func:`dicejack.report.open_executor` (workers,
+    dask); by default in-process when the work is small (:data:`INLINE_GAMES`).
+    """
+    key = config.key()
+    if key in _MEMO and _MEMO[key].config == config:
+        memo = _MEMO[key]
+        refs = References(config, memo.best, memo.probability, memo.visits, memo.metrics,
+                          source="memory")
+        fields = {f.name for f in dataclasses.fields(References)}
+        refs.__dict__.update({k: v for k, v in memo.__dict__.items() if k not in fields})
+        return refs
+    path = None
+    if cache_dir is not False:
+        folder = default_cache_dir() if cache_dir is None or cache_dir is True else Path(cache_dir)
+        path = folder / f"{key}.npz"
+        if path.is_file():
+            cached = _load_cached(path, config)
+            if cached is not None:
+                _MEMO[key] = cached
+                return cached
+    refs = _compute(config, workers=workers, dask=dask, executor=executor, progress=progress)
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            formats.savez_atomic(
+                path, meta=np.array(json.dumps(_cache_meta(config))), best=refs.best,
+                probability=refs.probability, visits=refs.visits, metrics=refs.metrics,
+            )
+        except (OSError, DicejackError):
+            pass  # a cache we cannot write only costs time
+    _MEMO[key] = refs
+    return refs
+
+
+def _compute(
+    config: GradeConfig, *, workers: int | None, dask: str | None,
+    executor: cf.Executor | None, progress: bool,
+) -> References:
+    from dicejack import report
+
+    g = config.game
+    params = (g.n_sides, g.low, g.high, g.n_dice)
+    if executor is None and dask is None and workers is None:
+        workers = 1 if config.references * config.games <= INLINE_GAMES else None
+    results: dict[int, tuple] = {}
+    with contextlib.ExitStack() as stack:
+        if executor is None:
+            if workers != 1:
+                reference_run(params, config.m, 1, 0)  # compile once before workers fork
+            executor = stack.enter_context(report.open_executor(workers, dask))
+        futures = {executor.submit(reference_run, params, config.m, config.games, s): s
+                   for s in config.seeds}
+        advance, stop = _progress("reference runs", len(futures), progress)
+        try:
+            for fut in cf.as_completed(futures):
+                results[futures[fut]] = fut.result()
+                advance()
+        except BaseException:
+            for fut in futures:
+                fut.cancel()
+            raise
+        finally:
+            stop()
+    rows = [results[s] for s in config.seeds]
+    return References(
+        config,
+        best=np.stack([r[0] for r in rows]),
+        probability=np.stack([r[1] for r in rows]),
+        visits=np.stack([r[2] for r in rows]),
+        metrics=np.stack([r[3] for r in rows]),
+        source="computed",
+        cpu_seconds=float(sum(r[4] for r in rows)),
+    )
+
+
+# ------------------------------------------------------------------------------ consistency
+@dataclass(frozen=True, eq=False)
+class Consistency:
+    """How far a submission sits from the reference runs (module docstring).
+
+    statistic: T; p_value: from the log-t fit of the leave-one-out null; p_rank: the rank
+    p-value (1 + #{null >= T}) / (R + 1); usable: number of usable states; per_state: (L, L)
+    contributions (NaN off the usable set); score: (L, L) signed normal score w of the estimate
+    (NaN off the usable set); decimals: the printed precision the references were rounded to.
+    """
+
+    statistic: float
+    p_value: float
+    p_rank: float
+    usable: int
+    null_mean: float
+    null_sd: float
+    per_state: np.ndarray = field(repr=False)
+    score: np.ndarray = field(repr=False)
+    decimals: int | None = None
+
+
+def printed_decimals(values: np.ndarray, limit: int = 6) -> int | None:
+    """The fewest decimals that reproduce every value (None when more than `limit` are used)."""
+    v = np.asarray(values, dtype=np.float64)
+    v = v[np.isfinite(v)]
+    if v.size == 0:
+        return None
+    for d in range(limit + 1):
+        scaled = v * 10.0**d
+        if np.all(np.abs(scaled - np.round(scaled)) <= 1e-6 * np.maximum(1.0, np.abs(scaled))):
+            return d
+    return None
+
+
+def _submission_arrays(
+    game: Game, policy: np.ndarray, probability: np.ndarray, no_data: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(policy J with 0 = none, estimate with -1 = none, valid J mask): the tables as graded.
+
+    A state has no data when its probability is a no-data marker (the reader's mask: -1, nan,
+    None, ...), or when its policy is 0 or -1 and its probability 0 (a "0 for nothing" print).
+    Otherwise a probability in [0, 1] is an estimate. The policy counts only when it is a whole
+    number in 1..NDice in a state with an estimate: the J printed beside "-1" is ignored.
+    """
+    prob = np.asarray(probability, dtype=np.float64)
+    pol = np.asarray(policy, dtype=np.float64)
+    valid = np.isfinite(pol) & (pol == np.round(pol)) & (pol >= 1) & (pol <= game.n_dice)
+    no_policy = np.isfinite(pol) & ((pol == 0) | (pol == -1))
+    nothing = np.asarray(no_data, dtype=bool) | (no_policy & (prob == 0))
+    est = ~nothing & np.isfinite(prob) & (prob >= 0) & (prob <= 1)
+    j = np.where(valid & est, pol, 0).astype(np.int64)
+    return j, np.where(est, prob, -1.0), valid
+
+
+def consistency(
+    refs: References, policy: np.ndarray, value: np.ndarray, decimals: int | None = None
+) -> Consistency:
+    """Score a submission (policy: J per state, 0 = none; value: estimate, -1 = none) against
+    all R reference runs. With `decimals`, the reference estimates are rounded to that many
+    decimals first, as the submission's were when printed."""
+    r_count = refs.best.shape[0]
+    values = refs.values
+    if decimals is not None:
+        values = np.where(values >= 0, np.round(values, decimals), -1.0)
+    less = (values < value).sum(axis=0)
+    equal = (values == value).sum(axis=0)
+    chosen = np.take_along_axis(refs.policy_counts, policy.astype(np.int64)[..., None],
+                                axis=-1)[..., 0]
+    per = _contributions(less, equal, chosen, r_count, refs.game.n_dice)
+    usable = refs.usable
+    from scipy.special import ndtri
+
+    score = np.where(usable, ndtri((less + 0.5 * equal + 0.5) / (r_count + 1)), np.nan)
+    per = np.where(usable, per, np.nan)
+    null = refs.null[np.isfinite(refs.null)]
+    if not usable.any() or null.size < 2:
+        t = p = p_rank = math.nan
+    else:
+        t = float(np.nanmean(per))
+        p = _p_value(t, refs.null_fit)
+        p_rank = float((1 + np.sum(null >= t)) / (null.size + 1))
+    return Consistency(
+        statistic=t, p_value=p, p_rank=p_rank, usable=int(usable.sum()),
+        null_mean=float(null.mean()) if null.size else math.nan,
+        null_sd=float(null.std(ddof=1)) if null.size > 1 else math.nan,
+        per_state=per, score=score, decimals=decimals,
+    )
+
+
+def _p_value(t: float, fit: tuple[float, float, int]) -> float:
+    """Student-t predictive tail of log T (module docstring)."""
+    from scipy import stats
+
+    mean, sd, n = fit
+    if not (np.isfinite(t) and t > 0 and n >= 2):
+        return math.nan
+    return float(stats.t.sf((math.log(t) - mean) / (sd * math.sqrt(1.0 + 1.0 / n)), n - 1))
+
+
+def _looks_transposed(
+    refs: References, policy: np.ndarray, value: np.ndarray, decimals: int | None,
+    as_printed: Consistency,
+) -> bool:
+    """True when the transposed tables fit the reference runs (or, without usable states, the
+    truth) markedly better than the tables as printed: T's excess over the null mean at most
+    half as large, and smaller by more than 4 null standard deviations."""
+    c = as_printed
+    if np.isfinite(c.statistic) and np.isfinite(c.null_mean):
+        flipped = consistency(refs, policy.T, value.T, decimals).statistic
+        sd = max(c.null_sd if np.isfinite(c.null_sd) else 0.0, NULL_SD_FLOOR * c.null_mean)
+        excess, flipped_excess = c.statistic - c.null_mean, flipped - c.null_mean
+        return bool(flipped_excess < 0.5 * excess and excess - flipped_excess > 4 * sd)
+    p_star = refs.truth.solution.p
+    reach = refs.truth.reachable
+
+    def error(v: np.ndarray) -> float:
+        mask = (v >= 0) & reach
+        return float(np.abs(v - p_star)[mask].mean()) if mask.any() else math.nan
+
+    straight, flipped = error(value), error(value.T)
+    return bool(np.isfinite(straight) and np.isfinite(flipped) and flipped < 0.5 * straight
+                and straight - flipped > 0.05)
+
+
+# ------------------------------------------------------------------------------ the rubric
+def consistency_points(p: float) -> float:
+    """Points of the consistency part: all at p >= P_REVIEW, none at p <= P_FAIL, linear in
+    log p between; all when the test cannot be run (p is NaN; the submission goes to review)."""
+    if not np.isfinite(p):
+        return CONSISTENCY_POINTS
+    if p >= P_REVIEW:
+        return CONSISTENCY_POINTS
+    if p <= P_FAIL:
+        return 0.0
+    return CONSISTENCY_POINTS * math.log(p / P_FAIL) / math.log(P_REVIEW / P_FAIL)
+
+
+def quality_fraction(value: float, reference: np.ndarray, sign: int, floor: float) -> float:
+    """Share of one quality metric's points: 1 when the value is no worse than the reference
+    runs' 5th percentile (on the bad side), 0 when it falls short of their median by three
+    times median - p5 (at least `floor`), linear between. NaN value: 0; no references: 1."""
+    ref = np.asarray(reference, dtype=float)
+    ref = ref[np.isfinite(ref)]
+    if ref.size == 0:
+        return 1.0
+    if not np.isfinite(value):
+        return 0.0
+    median = float(np.median(ref))
+    p5 = float(np.quantile(ref, 0.05 if sign > 0 else 0.95))
+    spread = max(abs(median - p5), floor)
+    shortfall = (median - value) * sign / spread
+    return float(np.clip((3.0 - shortfall) / 2.0, 0.0, 1.0))
+
+
+def _percentile(value: float, reference: np.ndarray, sign: int) -> float:
+    """Share (0..100) of reference runs the value is at least as good as."""
+    ref = np.asarray(reference, dtype=float)
+    ref = ref[np.isfinite(ref)]
+    if ref.size == 0 or not np.isfinite(value):
+        return math.nan
+    return float(100.0 * np.mean(ref * sign <= value * sign))
+
+
+def verdict_for(score: float, p: float, flags: Iterable[str]) -> str:
+    """fail: p < P_FAIL or score < SCORE_FAIL; review: p < P_REVIEW, score < SCORE_REVIEW or
+    a review flag; else pass."""
+    if (np.isfinite(p) and p < P_FAIL) or score < SCORE_FAIL:
+        return "fail"
+    if (np.isfinite(p) and p < P_REVIEW) or score < SCORE_REVIEW or REVIEW_FLAGS & set(flags):
+        return "review"
+    return "pass"
+
+
+# ------------------------------------------------------------------------------ one grade
+@dataclass(frozen=True)
+class WorstState:
+    """A usable state where the submission is least like the reference runs."""
+
+    x: int
+    y: int
+    contribution: float
+    estimate: float  # -1 = none
+    reference_mean: float
+    reference_low: float  # 5th percentile of the reference estimates with data
+    reference_high: float  # 95th percentile
+    policy: int  # 0 = none
+    policy_share: float  # share of reference runs choosing the same
+    optimal: tuple[int, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Grade:
+    """The grade of one submission (a gradebook row, plus what its report shows)."""
+
+    submission: str
+    status: str  # "ok" | "error"
+    score: float = 0.0
+    verdict: str = "fail"
+    consistency: Consistency | None = None
+    metrics: dict[str, float] = field(default_factory=dict)
+    points: dict[str, float] = field(default_factory=dict)
+    percentiles: dict[str, float] = field(default_factory=dict)
+    layout: str = ""
+    flags: tuple[str, ...] = ()
+    error: str = ""
+    notes: str = ""
+    worst: tuple[WorstState, ...] = ()
+    policy: np.ndarray | None = field(default=None, repr=False)
+    probability: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def consistency_p(self) -> float:
+        return self.consistency.p_value if self.consistency is not None else math.nan
+
+
+def _as_table(game: Game, name: str, a: Any) -> np.ndarray:
+    arr = np.asarray(a, dtype=np.float64)
+    if arr.shape != game.shape:
+        raise GradeError(f"the {name} table is {'x'.join(map(str, arr.shape))}, "
+                         f"not {game.low}x{game.low}")
+    return arr
+
+
+def grade_tables(
+    refs: References,
+    policy: Any,
+    probability: Any,
+    *,
+    no_data: Any = None,
+    layout: str = "",
+    flags: Sequence[str] = (),
+    submission: str = "",
+    notes: str = "",
+    worst: int = 10,
+) -> Grade:
+    """Grade the two printed arrays (policy, probability), as found, against `refs`.
+
+    no_data: the reader's mask of probability cells that are no-data markers (-1 where None).
+    flags: the reader's flags; grading adds its own (:data:`FLAG_HELP`).
+    """
+    game = refs.game
+    pol = _as_table(game, "policy", policy)
+    prob = _as_table(game, "probability", probability)
+    mask = (prob == -1) if no_data is None else np.asarray(no_data, dtype=bool)
+    if mask.shape != game.shape:
+        raise GradeError("the no-data mask does not match the tables")
+    flags_out = list(dict.fromkeys(str(f) for f in flags))
+
+    def flag(name: str) -> None:
+        if name not in flags_out:
+            flags_out.append(name)
+
+    j, value, valid_j = _submission_arrays(game, pol, prob, mask)
+    if np.any(~mask & ~np.isnan(prob) & ((prob < 0) | (prob > 1))) or np.any(
+        ~mask & np.isnan(prob)
+    ):
+        flag("prob-out-of-range")
+    no_policy = np.isfinite(pol) & ((pol == 0) | (pol == -1))
+    if np.any(~valid_j & ~no_policy):
+        flag("policy-out-of-range")
+    if np.any((value >= 0) & ~valid_j):
+        flag("data-without-policy")
+    if not np.any(j >= 1):
+        flag("no-data")
+
+    decimals = printed_decimals(value[value >= 0])
+    cons = consistency(refs, j, value, decimals)
+    if _looks_transposed(refs, j, value, decimals, cons):
+        flag("transposed")
+    if not np.isfinite(cons.p_value):
+        flag("untestable")
+    elif cons.p_value < P_REVIEW:
+        flag("inconsistent")
+
+    learned = compare.learned_from_tables(game, j, np.where(j >= 1, value, -1.0),
+                                          source=submission)
+    metrics = compare.metric_values(refs.truth, learned)
+    quality = 0.0
+    percentiles: dict[str, float] = {}
+    per_metric = QUALITY_POINTS / len(QUALITY_METRICS)
+    for name, sign, floor in QUALITY_METRICS:
+        frac = quality_fraction(metrics[name], refs.metric(name), sign, floor)
+        quality += per_metric * frac
+        percentiles[name] = _percentile(metrics[name], refs.metric(name), sign)
+        if frac < 0.5:
+            flag("low-quality")
+    fmt = max(0.0, FORMAT_POINTS - sum(FLAG_DEDUCTIONS.get(f, 0.0) for f in flags_out))
+    cpoints = consistency_points(cons.p_value)
+    score = round(fmt + quality + cpoints, 1)
+    points = {"format": fmt, "quality": quality, "consistency": cpoints}
+    return Grade(
+        submission=submission, status="ok", score=score,
+        verdict=verdict_for(score, cons.p_value, flags_out), consistency=cons, metrics=metrics,
+        points=points, percentiles=percentiles, layout=layout, flags=tuple(flags_out),
+        notes=notes, worst=_worst_states(refs, j, value, cons, worst), policy=j, probability=value,
+    )
+
+
+def _worst_states(
+    refs: References, policy: np.ndarray, value: np.ndarray, cons: Consistency, limit: int
+) -> tuple[WorstState, ...]:
+    per = np.where(np.isfinite(cons.per_state), cons.per_state, -np.inf)
+    order = np.argsort(-per, axis=None, kind="stable")[:limit]
+    rows = []
+    optimal = refs.truth.solution.optimal
+    for flat in order:
+        x, y = (int(v) for v in np.unravel_index(flat, per.shape))
+        if not np.isfinite(per[x, y]):
+            break
+        with_data = refs.has_data[:, x, y]
+        est = refs.probability[with_data, x, y]
+        lo, hi = (np.quantile(est, [0.05, 0.95]) if est.size else (math.nan, math.nan))
+        rows.append(WorstState(
+            x=x, y=y, contribution=float(per[x, y]), estimate=float(value[x, y]),
+            reference_mean=float(refs.mean[x, y]), reference_low=float(lo),
+            reference_high=float(hi), policy=int(policy[x, y]),
+            policy_share=float(np.mean(refs.best[:, x, y] == policy[x, y])),
+            optimal=tuple(int(v) for v in np.flatnonzero(optimal[x, y])),
+        ))
+    return tuple(rows)
+
+
+# ------------------------------------------------------------------------------ files
+def _one_line(text: object) -> str:
+    line = " ".join(str(text).split())
+    return line[:500] if line else "unknown error"
+
+
+def grade_file(refs: References, path: str | os.PathLike[str], *, name: str | None = None
+               ) -> Grade:
+    """Grade one submission file. Never raises for a bad file: its Grade says why (status
+    error). Only regular files of at most MAX_SUBMISSION_BYTES are read, and only as data."""
+    label = str(path) if name is None else name
+    p = Path(path)
+    try:
+        st = p.stat()
+    except OSError as exc:
+        return _error(label, f"cannot read {label}: {exc.strerror or 'no such file'}")
+    except ValueError as exc:  # e.g. a NUL byte in the name
+        return _error(label, f"cannot read {label}: {exc}")
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+        return _error(label, f"cannot read {label}: {kind}")
+    if st.st_size > MAX_SUBMISSION_BYTES:
+        return _error(label, f"refused {label}: {st.st_size / 2**20:.1f} MiB, over the "
+                             f"{MAX_SUBMISSION_BYTES // 2**20} MiB limit")
+    try:
+        sub = formats.read_submission(p, refs.game.low, refs.game.n_dice)
+        return grade_tables(
+            refs, sub.policy, sub.probability, no_data=getattr(sub, "no_data", None),
+            layout=str(getattr(sub, "layout", "") or ""), flags=tuple(getattr(sub, "flags", ())),
+            submission=label, notes=str(getattr(sub, "notes", "") or ""),
+        )
+    except DicejackError as exc:
+        return _error(label, _one_line(exc))
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except MemoryError:
+        return _error(label, f"cannot read {label}: out of memory")
+    except Exception as exc:  # noqa: BLE001 - one bad file must never stop the batch
+        return _error(label, f"cannot grade {label}: internal error "
+                             f"({type(exc).__name__}: {_one_line(exc)})")
+
+
+def _error(label: str, message: str) -> Grade:
+    return Grade(submission=label, status="error", score=0.0, verdict="fail",
+                 error=_one_line(message))
+
+
+def _check_out(out: Path | None) -> None:
+    if out is None:
+        return
+    if out.is_dir():
+        raise GradeError(f"--out {out} is a folder; give a file name such as gradebook.csv")
+    folder = out.parent if str(out.parent) else Path(".")
+    if not folder.is_dir():
+        raise GradeError(f"cannot write {out}: folder {folder} does not exist")
+
+
+def _check_reports(folder: Path | None) -> None:
+    if folder is None:
+        return
+    if folder.exists() and not folder.is_dir():
+        raise GradeError(f"--reports {folder} exists and is not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise GradeError(f"cannot create the reports folder {folder}: "
+                         f"{exc.strerror or exc}") from None
+
+
+def grade_files(
+    config: GradeConfig,
+    paths: Sequence[str | os.PathLike[str]],
+    *,
+    out: str | os.PathLike[str] | None = None,
+    reports: str | os.PathLike[str] | None = None,
+    cache_dir: str | os.PathLike[str] | None | bool = None,
+    workers: int | None = None,
+    dask: str | None = None,
+    executor: cf.Executor | None = None,
+    progress: bool = False,
+) -> tuple[References, list[Grade]]:
+    """Grade every file of `paths` (in order; duplicates graded once each), then write the
+    gradebook to `out` and one report per submission into `reports`, when given.
+
+    Bad settings or output paths raise GradeError before any work; bad files become rows.
+    """
+    out_path = Path(out) if out is not None else None
+    report_dir = Path(reports) if reports is not None else None
+    _check_out(out_path)
+    _check_reports(report_dir)
+    if not paths:
+        raise GradeError("no submissions to grade")
+    refs = reference_runs(config, cache_dir=cache_dir, workers=workers, dask=dask,
+                          executor=executor, progress=progress)
+    refs.null  # noqa: B018 - the leave-one-out null, once, before the batch
+    grades: list[Grade] = []
+    advance, stop = _progress("grading", len(paths), progress)
+    try:
+        for path in paths:
+            grades.append(grade_file(refs, path))
+            advance()
+    finally:
+        stop()
+    if out_path is not None:
+        write_gradebook(out_path, grades)
+    if report_dir is not None:
+        write_reports(refs, grades, report_dir, progress=progress)
+    return refs, grades
+
+
+# ------------------------------------------------------------------------------ gradebook
+def _csv_text(text: str) -> str:
+    """A text cell a spreadsheet will not run as a formula."""
+    text = " ".join(str(text).split())
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+
+
+def _num(value: float, fmt: str) -> str:
+    return format(value, fmt) if value is not None and np.isfinite(value) else ""
+
+
+def gradebook_csv(grades: Iterable[Grade]) -> str:
+    """The gradebook: DESIGN.md's header, one row per submission."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(GRADEBOOK_HEADER)
+    for g in grades:
+        ok = g.status == "ok"
+        writer.writerow([
+            _csv_text(g.submission), g.status, _num(g.score, ".1f"), g.verdict,
+            _num(g.consistency_p, ".4g") if ok else "",
+            _num(g.metrics.get("agreement_decisive", math.nan), ".4f"),
+            _num(g.metrics.get("rmse_onpath", math.nan), ".4f"),
+            _num(g.metrics.get("score_vs_optimal", math.nan), ".4f"),
+            _csv_text(g.layout), _csv_text(";".join(g.flags)), _csv_text(g.error),
+        ])
+    return buffer.getvalue()
+
+
+def write_gradebook(path: str | os.PathLike[str], grades: Iterable[Grade]) -> None:
+    """Write the gradebook atomically."""
+    formats.write_atomic(path, gradebook_csv(grades))
+
+
+def summary_text(grades: Sequence[Grade]) -> str:
+    """A plain table for the terminal: one line per submission, then the counts."""
+    width = min(max([len(g.submission) for g in grades] + [10]), 48)
+    lines = [f"{'submission':<{width}}  {'score':>5}  {'verdict':<7}  {'p':>8}  flags / error"]
+    for g in grades:
+        name = g.submission if len(g.submission) <= width else "..." + g.submission[-width + 3:]
+        p = _num(g.consistency_p, ".2g") if g.status == "ok" else ""
+        tail = ";".join(g.flags) if g.status == "ok" else f"error: {g.error}"
+        lines.append(f"{name:<{width}}  {g.score:5.1f}  {g.verdict:<7}  {p:>8}  {tail}")
+    counts = {v: sum(1 for g in grades if g.status == "ok" and g.verdict == v)
+              for v in ("pass", "review", "fail")}
+    errors = sum(1 for g in grades if g.status == "error")
+    lines.append(f"{len(grades)} submissions: {counts['pass']} pass, {counts['review']} review, "
+                 f"{counts['fail']} fail, {errors} unreadable")
+    return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------------------ reports
+_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def report_names(submissions: Sequence[str]) -> list[str]:
+    """A distinct, safe file stem per submission: its file name, with its folder's name in front
+    when two submissions share a file name (alice/out.txt -> alice__out.txt); only
+    [A-Za-z0-9._-], no leading dot, at most 80 characters (a hash keeps long names apart), so no
+    name can leave the reports folder."""
+    import hashlib
+
+    parts = [[p for p in re.split(r"[\\/]+", str(sub)) if p not in ("", ".", "..")]
+             for sub in submissions]
+    base_count: dict[str, int] = {}
+    for p in parts:
+        key = p[-1].lower() if p else ""
+        base_count[key] = base_count.get(key, 0) + 1
+    names: list[str] = []
+    taken: set[str] = set()
+    for sub, p in zip(submissions, parts, strict=True):
+        keep = p[-2:] if p and base_count[p[-1].lower()] > 1 else p[-1:]
+        stem = _SAFE.sub("_", "__".join(keep)).strip("._-") or "submission"
+        if len(stem) > 80:
+            digest = hashlib.sha256(str(sub).encode("utf-8", "replace")).hexdigest()[:8]
+            stem = f"{stem[:71]}-{digest}"
+        name, n = stem, 2
+        while name.lower() in taken:
+            name = f"{stem}-{n}"
+            n += 1
+        taken.add(name.lower())
+        names.append(name)
+    return names
+
+
+def _fmt(v: float, spec: str = ".4f") -> str:
+    return format(v, spec) if v is not None and np.isfinite(v) else "n/a"
+
+
+def report_markdown(refs: References, g: Grade, image: str | None = None) -> str:
+    """One submission's report: score, verdict, flags, metrics against the reference runs'
+    percentiles, the consistency test, the worst states and the heatmap."""
+    cfg = refs.config
+    lines = [f"# Grade: `{g.submission}`", ""]
+    if g.status != "ok":
+        lines += ["**Could not be graded: score 0 / 100, fail.**", "", f"Reason: {g.error}", ""]
+        return "\n".join(lines)
+    lines += [
+        f"**Score {g.score:.1f} / 100 — {g.verdict}.**", "",
+        f"Graded against {cfg.describe()}.", "",
+        f"Layout read: `{g.layout or 'unknown'}`."
+        + (f" Reader's notes: {g.notes}." if g.notes else ""), "",
+    ]
+    if g.flags:
+        lines.append("Flags:")
+        lines += [f"- `{f}`: {FLAG_HELP.get(f, 'reported by the reader')}" for f in g.flags]
+        lines.append("")
+    c = g.consistency
+    assert c is not None
+    lines += [
+        "## Points", "",
+        "| part | points | out of |", "|---|---:|---:|",
+        f"| format | {g.points['format']:.1f} | {FORMAT_POINTS:.0f} |",
+        f"| quality | {g.points['quality']:.1f} | {QUALITY_POINTS:.0f} |",
+        f"| consistency | {g.points['consistency']:.1f} | {CONSISTENCY_POINTS:.0f} |",
+        f"| **total** | **{g.score:.1f}** | 100 |", "",
+        "## Quality against the reference runs", "",
+        "| metric | submission | reference median | reference 5%..95% | as good as |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for name, _, _ in QUALITY_METRICS:
+        lo, med, hi = refs.quantile(name, [0.05, 0.5, 0.95])
+        pct = g.percentiles.get(name, math.nan)
+        lines.append(f"| {name} | {_fmt(g.metrics[name])} | {_fmt(med)} | {_fmt(lo)}..{_fmt(hi)} "
+                     f"| {_fmt(pct, '.0f')}% of runs |")
+    lines += [
+        "", "## Consistency with the handout's algorithm", "",
+        f"Statistic T = {_fmt(c.statistic)} over {c.usable} usable states; reference runs "
+        f"(leave-one-out): mean {_fmt(c.null_mean)}, sd {_fmt(c.null_sd)}.",
+        f"p-value {_fmt(c.p_value, '.3g')} (log-t fit of the leave-one-out null), rank p-value "
+        f"{_fmt(c.p_rank, '.3g')} (cannot go below 1/{cfg.references + 1}).",
+    ]
+    if c.decimals is not None:
+        lines.append(f"The probabilities are printed with {c.decimals} decimals; the reference "
+                     "estimates were rounded likewise.")
+    lines += ["", "## Worst states", "",
+              "States where the submission is least like the reference runs (estimate -1 = none; "
+              "J 0 = none).", "",
+              "| <X,Y> | contribution | estimate | reference mean | reference 5%..95% | J | "
+              "runs with this J | optimal J |", "|---|---:|---:|---:|---:|---:|---:|---|"]
+    for w in g.worst:
+        est = "-1" if w.estimate < 0 else f"{w.estimate:.4f}"
+        lines.append(
+            f"| <{w.x},{w.y}> | {w.contribution:.2f} | {est} | {_fmt(w.reference_mean)} | "
+            f"{_fmt(w.reference_low)}..{_fmt(w.reference_high)} | {w.policy} | "
+            f"{100 * w.policy_share:.0f}% | {','.join(map(str, w.optimal))} |")
+    if image:
+        lines += ["", "## Where it differs", "",
+                  "Left: the printed policy against the optimal one (with the handout's caveats). "
+                  "Right: where the estimate sits among the reference runs (normal score; grey: "
+                  "not enough reference data).", "", f"![heatmap]({image})"]
+    return "\n".join(lines) + "\n"
+
+
+def _plot(refs: References, g: Grade, path: Path) -> None:
+    """Two heatmaps: policy vs optimal (compare.state_classes), estimate vs references."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import BoundaryNorm, ListedColormap
+    from matplotlib.patches import Patch
+
+    from dicejack.report import CLASS_COLORS
+
+    assert g.policy is not None and g.probability is not None and g.consistency is not None
+    game = refs.game
+    learned = compare.learned_from_tables(game, g.policy, g.probability)
+    classes = compare.state_classes(refs.truth, learned)
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8))
+    cmap = ListedColormap(list(CLASS_COLORS))
+    axes[0].imshow(classes, cmap=cmap, norm=BoundaryNorm(np.arange(-0.5, len(CLASS_COLORS) + 0.5),
+                                                         cmap.N), interpolation="nearest")
+    present = sorted(set(np.unique(classes).tolist()))
+    axes[0].legend(handles=[Patch(color=CLASS_COLORS[c], label=compare.STATE_CLASSES[c])
+                            for c in present], loc="upper left", bbox_to_anchor=(1.02, 1.0),
+                   fontsize=8, frameon=False)
+    axes[0].set_title("Printed policy vs optimal", fontsize=10)
+    score = np.ma.masked_invalid(g.consistency.score)
+    im = axes[1].imshow(score, cmap=plt.get_cmap("RdBu_r").with_extremes(bad="#d9d9d9"),
+                        vmin=-2.5, vmax=2.5, interpolation="nearest")
+    bar = fig.colorbar(im, ax=axes[1], fraction=0.046, pad=0.04)
+    bar.set_label("estimate's normal score among reference runs")
+    axes[1].set_title("Estimate vs reference runs (red: higher, blue: lower)", fontsize=10)
+    step = 1 if game.low <= 20 else 5
+    for ax in axes:
+        ax.set_xlabel("Y (opponent's score)")
+        ax.set_ylabel("X (mover's score)")
+        ax.set_xticks(range(0, game.low, step))
+        ax.set_yticks(range(0, game.low, step))
+        ax.tick_params(labelsize=7)
+    fig.suptitle(f"{g.submission}: {g.score:.1f} / 100, {g.verdict}", fontsize=11)
+    fig.subplots_adjust(left=0.05, right=0.94, bottom=0.12, top=0.86, wspace=0.75)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=90, pil_kwargs={"compress_level": 3})
+    plt.close(fig)
+    formats.write_atomic(path, buffer.getvalue())
+
+
+def write_reports(
+    refs: References, grades: Sequence[Grade], folder: str | os.PathLike[str], *,
+    progress: bool = False,
+) -> list[Path]:
+    """One Markdown report (and, when graded, one PNG heatmap) per submission into `folder`,
+    under :func:`report_names`; returns the Markdown paths."""
+    folder = Path(folder)
+    _check_reports(folder)
+    paths = []
+    advance, stop = _progress("reports", len(grades), progress)
+    try:
+        for g, stem in zip(grades, report_names([g.submission for g in grades]), strict=True):
+            image = None
+            if g.status == "ok":
+                image = f"{stem}.png"
+                _plot(refs, g, folder / image)
+            md = folder / f"{stem}.md"
+            formats.write_atomic(md, report_markdown(refs, g, image))
+            paths.append(md)
+            advance()
+    finally:
+        stop()
+    return paths
