@@ -41,7 +41,6 @@ the gradebook path and into the reports folder, under sanitised names (and to th
 from __future__ import annotations
 
 import concurrent.futures as cf
-import contextlib
 import csv
 import dataclasses
 import functools
@@ -52,7 +51,7 @@ import os
 import re
 import stat
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -60,7 +59,7 @@ from typing import Any
 
 import numpy as np
 
-from dicejack import compare, formats, learner
+from dicejack import compare, formats, learner, report
 from dicejack.compare import METRIC_NAMES, Truth
 from dicejack.game import DicejackError, Game
 
@@ -404,21 +403,6 @@ def _cache_meta(config: GradeConfig) -> dict[str, Any]:
             "metrics": list(METRIC_NAMES)}
 
 
-def _progress(label: str, total: int, enabled: bool) -> tuple[Callable[[], None],
-                                                               Callable[[], None]]:
-    """(advance, stop) of a rich progress bar on stderr; no-ops when disabled."""
-    if not enabled or total <= 0:
-        return (lambda: None), (lambda: None)
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                   console=Console(stderr=True), transient=False)
-    task = bar.add_task(label, total=total)
-    bar.start()
-    return (lambda: bar.advance(task)), bar.stop
-
-
 #: Reference work (runs x games) up to which the runs are played in-process by default: a
 #: process pool costs more to start than these take (the handout's game at 100,000 games plays
 #: about 8 million games a second per core).
@@ -475,32 +459,18 @@ def _compute(
     config: GradeConfig, *, workers: int | None, dask: str | None,
     executor: cf.Executor | None, progress: bool,
 ) -> References:
-    from dicejack import report
 
     g = config.game
     params = (g.n_sides, g.low, g.high, g.n_dice)
     if executor is None and dask is None and workers is None:
         workers = 1 if config.references * config.games <= INLINE_GAMES else None
-    results: dict[int, tuple] = {}
-    with contextlib.ExitStack() as stack:
-        if executor is None:
-            if workers != 1:
-                reference_run(params, config.m, 1, 0)  # compile once before workers fork
-            executor = stack.enter_context(report.open_executor(workers, dask))
-        futures = {executor.submit(reference_run, params, config.m, config.games, s): s
-                   for s in config.seeds}
-        advance, stop = _progress("reference runs", len(futures), progress)
-        try:
-            for fut in cf.as_completed(futures):
-                results[futures[fut]] = fut.result()
-                advance()
-        except BaseException:
-            for fut in futures:
-                fut.cancel()
-            raise
-        finally:
-            stop()
-    rows = [results[s] for s in config.seeds]
+    if executor is None and dask is None and workers != 1:
+        reference_run(params, config.m, 1, 0)  # compile once before workers fork
+    rows = report.map_tasks(
+        reference_run,
+        [(params, config.m, config.games, s) for s in config.seeds],
+        workers=workers, dask=dask, executor=executor, label="reference runs", progress=progress,
+    )
     return References(
         config,
         best=np.stack([r[0] for r in rows]),
@@ -931,7 +901,7 @@ def grade_files(
                           executor=executor, progress=progress)
     refs.null  # noqa: B018 - the leave-one-out null, once, before the batch
     grades: list[Grade] = []
-    advance, stop = _progress("grading", len(paths), progress)
+    advance, stop = report.progress_bar("grading", len(paths), progress)
     try:
         for path in paths:
             grades.append(grade_file(refs, path))
@@ -1153,7 +1123,7 @@ def write_reports(
     folder = Path(folder)
     _check_reports(folder)
     paths = []
-    advance, stop = _progress("reports", len(grades), progress)
+    advance, stop = report.progress_bar("reports", len(grades), progress)
     try:
         for g, stem in zip(grades, report_names([g.submission for g in grades]), strict=True):
             image = None

@@ -370,20 +370,54 @@ class Study:
         return mean[:, k], lo[:, k], hi[:, k]
 
 
-def _progress(total: int, enabled: bool) -> tuple[Callable[[], None], Callable[[], None]]:
+def progress_bar(
+    label: str, total: int, enabled: bool
+) -> tuple[Callable[[], None], Callable[[], None]]:
     """(advance, stop) callbacks of a rich progress bar on stderr (no-ops when disabled)."""
-    if not enabled:
+    if not enabled or total <= 0:
         return (lambda: None), (lambda: None)
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     bar = Progress(
-        TextColumn("learner runs"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=Console(stderr=True), transient=False,
     )
-    task = bar.add_task("runs", total=total)
+    task = bar.add_task(label, total=total)
     bar.start()
     return (lambda: bar.advance(task)), bar.stop
+
+
+def map_tasks(
+    fn: Callable[..., Any],
+    tasks: Sequence[tuple],
+    *,
+    workers: int | None = None,
+    dask: str | None = None,
+    executor: cf.Executor | None = None,
+    label: str = "runs",
+    progress: bool = False,
+) -> list[Any]:
+    """fn(*task) for every task through an executor (`executor`, or :func:`open_executor`),
+    with a progress bar; results in task order. Pending work is cancelled on any error."""
+    results: dict[int, Any] = {}
+    with contextlib.ExitStack() as stack:
+        ex = executor if executor is not None else stack.enter_context(
+            open_executor(workers, dask)
+        )
+        futures = {ex.submit(fn, *task): i for i, task in enumerate(tasks)}
+        advance, stop = progress_bar(label, len(tasks), progress)
+        try:
+            for fut in cf.as_completed(futures):
+                results[futures[fut]] = fut.result()
+                advance()
+        except BaseException:
+            for fut in futures:
+                fut.cancel()
+            raise
+        finally:
+            stop()
+    return [results[i] for i in range(len(tasks))]
 
 
 def run_study(
@@ -410,28 +444,16 @@ def run_study(
     tasks = [(m, s) for m in config.ms for s in config.seed_list]
     if workers is None and dask is None and executor is None:
         workers = min(os.cpu_count() or 1, len(tasks))  # no idle processes for small studies
-    results: dict[tuple[float, int], RunResult] = {}
     t0 = time.perf_counter()
-    with contextlib.ExitStack() as stack:
-        ex = executor if executor is not None else stack.enter_context(
-            open_executor(workers, dask)
+    runs = tuple(
+        map_tasks(
+            run_one,
+            [(params, m, s, config.games) for (m, s) in tasks],
+            workers=workers, dask=dask, executor=executor, label="learner runs",
+            progress=progress,
         )
-        futures = {
-            ex.submit(run_one, params, m, s, config.games): (m, s) for (m, s) in tasks
-        }
-        advance, stop = _progress(len(tasks), progress)
-        try:
-            for fut in cf.as_completed(futures):
-                results[futures[fut]] = fut.result()
-                advance()
-        except BaseException:
-            for fut in futures:
-                fut.cancel()
-            raise
-        finally:
-            stop()
+    )
     timing["runs_wall"] = time.perf_counter() - t0
-    runs = tuple(results[key] for key in tasks)
     timing["learn_cpu"] = sum(r.learn_seconds for r in runs)
     timing["metrics_cpu"] = sum(r.metrics_seconds for r in runs)
     timing["moves"] = float(sum(r.moves for r in runs))
