@@ -195,6 +195,68 @@ def forward_visits(low, high, n_dice, probs, pi_a, pi_b, mass_a, mass_b):
 # --- learner --------------------------------------------------------------------------------
 
 
+@njit(cache=True, inline="always")
+def _choose_dice(fcache, a, b, k, best, fbest, m, x):
+    """The J that uniform x picks from the handout's p_1..p_K in state <a, b> (B = best).
+
+    p_i is computed only up to the chosen i for K <= 2; from K = 3 all of them, branch-free: the
+    p_i are >= 0, so u is non-decreasing and the first i with x < u_i is 1 + #{i < K: u_i <= x}
+    (same u_i, same J, no mispredicted exit). Kept apart and inlined: one function for both
+    cases compiles to a slower loop for K = 2.
+    """
+    tt = fcache[a, b, 0]
+    km = k * m
+    k1m = (k - 1) * m
+    jj = k
+    if k > 1:
+        tfb = tt * fbest
+        den_b = tfb + km
+        u = 0.0
+        if den_b == 0.0:
+            for i in range(1, k):
+                u += 1.0 / k
+                if x < u:
+                    jj = i
+                    break
+        else:
+            pb = (tfb + m) / den_b
+            if k >= 3:  # branch-free, see the docstring
+                g = 0.0
+                for j in range(1, k + 1):
+                    if j != best:
+                        g += fcache[a, b, j]
+                den = g * tt + k1m
+                q = (1.0 - pb) / den if den != 0.0 else 0.0
+                below = 0
+                for i in range(1, k):
+                    pi = pb if i == best else q * (tt * fcache[a, b, i] + m)
+                    u += pi
+                    below += u <= x
+                jj = 1 + below
+            else:
+                q = -1.0
+                for i in range(1, k):
+                    if i == best:
+                        pi = pb
+                    else:
+                        if q < 0.0:
+                            g = 0.0
+                            for j in range(1, k + 1):
+                                if j != best:
+                                    g += fcache[a, b, j]
+                            den = g * tt + k1m
+                            if den == 0.0:
+                                q = 0.0
+                            else:
+                                q = (1.0 - pb) / den
+                        pi = q * (tt * fcache[a, b, i] + m)
+                    u += pi
+                    if x < u:
+                        jj = i
+                        break
+    return jj
+
+
 @njit(cache=True)
 def learner_self_play(
     win, lose, fcache, counters, cdf, guide, low, high, m, games, rng, random_ties
@@ -214,9 +276,6 @@ def learner_self_play(
                    near bucket floor(u*G); the search corrects both ways, so any guide is exact.
     """
     k = win.shape[2] - 1
-    km = k * m
-    k1m = (k - 1) * m
-    inv_k = 1.0 / k
     gsz = guide.shape[1]
     cap = 2 * low + 2  # each player moves at most `low` times in a game
     xs = np.empty(cap, np.int64)
@@ -228,7 +287,6 @@ def learner_self_play(
         n = 0
         while True:
             # B = the lowest J with the largest f_J.
-            tt = fcache[a, b, 0]
             best = 1
             fbest = fcache[a, b, 1]
             for j in range(2, k + 1):
@@ -249,41 +307,8 @@ def learner_self_play(
                                 best = j
                                 break
                             idx -= 1
-            # J by the handout's cumulative rule; p_i computed only up to the chosen i.
-            x = rng.random()
-            jj = k
-            if k > 1:
-                tfb = tt * fbest
-                den_b = tfb + km
-                u = 0.0
-                if den_b == 0.0:
-                    for i in range(1, k):
-                        u += inv_k
-                        if x < u:
-                            jj = i
-                            break
-                else:
-                    pb = (tfb + m) / den_b
-                    q = -1.0
-                    for i in range(1, k):
-                        if i == best:
-                            pi = pb
-                        else:
-                            if q < 0.0:
-                                g = 0.0
-                                for j in range(1, k + 1):
-                                    if j != best:
-                                        g += fcache[a, b, j]
-                                den = g * tt + k1m
-                                if den == 0.0:
-                                    q = 0.0
-                                else:
-                                    q = (1.0 - pb) / den
-                            pi = q * (tt * fcache[a, b, i] + m)
-                        u += pi
-                        if x < u:
-                            jj = i
-                            break
+            # J by the handout's cumulative rule, with one uniform.
+            jj = _choose_dice(fcache, a, b, k, best, fbest, m, rng.random())
             # Roll total: the first t with uniform < P(total of jj dice <= t).
             x = rng.random()
             t = guide[jj, min(int(x * gsz), gsz - 1)]
