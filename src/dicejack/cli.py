@@ -472,8 +472,8 @@ def grade_cmd(
         None, "--dask", help="Run the reference runs on a Dask cluster, e.g. tcp://host:8786."
     ),
     cache: Path | None = typer.Option(
-        None, "--cache", help="Reference-run cache folder [default: $DICEJACK_CACHE/grade or "
-        "~/.cache/dicejack/grade]."
+        None, "--cache", help="Reference-run cache folder (default: $DICEJACK_CACHE/grade or "
+        "~/.cache/dicejack/grade)."
     ),
 ) -> None:
     """Grade student outputs against the truth and against the handout's algorithm.

@@ -1069,49 +1069,67 @@ def report_markdown(refs: References, g: Grade, image: str | None = None) -> str
     return "\n".join(lines) + "\n"
 
 
-def _plot(refs: References, g: Grade, path: Path) -> None:
-    """Two heatmaps: policy vs optimal (compare.state_classes), estimate vs references."""
-    import matplotlib
+class _Heatmaps:
+    """Two heatmaps per submission: policy vs optimal (compare.state_classes) and estimate vs
+    references. One figure is drawn once and only its data and title change per submission:
+    building a matplotlib figure costs more than rendering one."""
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.colors import BoundaryNorm, ListedColormap
-    from matplotlib.patches import Patch
+    def __init__(self, refs: References) -> None:
+        import matplotlib
 
-    from dicejack.report import CLASS_COLORS
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib.colors import BoundaryNorm, ListedColormap
+        from matplotlib.patches import Patch
 
-    assert g.policy is not None and g.probability is not None and g.consistency is not None
-    game = refs.game
-    learned = compare.learned_from_tables(game, g.policy, g.probability)
-    classes = compare.state_classes(refs.truth, learned)
-    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8))
-    cmap = ListedColormap(list(CLASS_COLORS))
-    axes[0].imshow(classes, cmap=cmap, norm=BoundaryNorm(np.arange(-0.5, len(CLASS_COLORS) + 0.5),
-                                                         cmap.N), interpolation="nearest")
-    present = sorted(set(np.unique(classes).tolist()))
-    axes[0].legend(handles=[Patch(color=CLASS_COLORS[c], label=compare.STATE_CLASSES[c])
-                            for c in present], loc="upper left", bbox_to_anchor=(1.02, 1.0),
-                   fontsize=8, frameon=False)
-    axes[0].set_title("Printed policy vs optimal", fontsize=10)
-    score = np.ma.masked_invalid(g.consistency.score)
-    im = axes[1].imshow(score, cmap=plt.get_cmap("RdBu_r").with_extremes(bad="#d9d9d9"),
-                        vmin=-2.5, vmax=2.5, interpolation="nearest")
-    bar = fig.colorbar(im, ax=axes[1], fraction=0.046, pad=0.04)
-    bar.set_label("estimate's normal score among reference runs")
-    axes[1].set_title("Estimate vs reference runs (red: higher, blue: lower)", fontsize=10)
-    step = 1 if game.low <= 20 else 5
-    for ax in axes:
-        ax.set_xlabel("Y (opponent's score)")
-        ax.set_ylabel("X (mover's score)")
-        ax.set_xticks(range(0, game.low, step))
-        ax.set_yticks(range(0, game.low, step))
-        ax.tick_params(labelsize=7)
-    fig.suptitle(f"{g.submission}: {g.score:.1f} / 100, {g.verdict}", fontsize=11)
-    fig.subplots_adjust(left=0.05, right=0.94, bottom=0.12, top=0.86, wspace=0.75)
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=90, pil_kwargs={"compress_level": 3})
-    plt.close(fig)
-    formats.write_atomic(path, buffer.getvalue())
+        from dicejack.report import CLASS_COLORS
+
+        self.refs = refs
+        self.plt = plt
+        game = refs.game
+        blank = np.zeros(game.shape)
+        fig, axes = plt.subplots(1, 2, figsize=(13, 4.8))
+        cmap = ListedColormap(list(CLASS_COLORS))
+        norm = BoundaryNorm(np.arange(-0.5, len(CLASS_COLORS) + 0.5), cmap.N)
+        self.classes = axes[0].imshow(blank, cmap=cmap, norm=norm, interpolation="nearest")
+        axes[0].legend(
+            handles=[Patch(color=color, label=compare.STATE_CLASSES[c])
+                     for c, color in enumerate(CLASS_COLORS)],
+            loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8, frameon=False,
+        )
+        axes[0].set_title("Printed policy vs optimal", fontsize=10)
+        self.scores = axes[1].imshow(
+            np.ma.masked_invalid(blank), cmap=plt.get_cmap("RdBu_r").with_extremes(bad="#d9d9d9"),
+            vmin=-2.5, vmax=2.5, interpolation="nearest",
+        )
+        bar = fig.colorbar(self.scores, ax=axes[1], fraction=0.046, pad=0.04)
+        bar.set_label("estimate's normal score among reference runs")
+        axes[1].set_title("Estimate vs reference runs (red: higher, blue: lower)", fontsize=10)
+        step = 1 if game.low <= 20 else 5
+        for ax in axes:
+            ax.set_xlabel("Y (opponent's score)")
+            ax.set_ylabel("X (mover's score)")
+            ax.set_xticks(range(0, game.low, step))
+            ax.set_yticks(range(0, game.low, step))
+            ax.tick_params(labelsize=7)
+        self.title = fig.suptitle("", fontsize=11)
+        fig.subplots_adjust(left=0.05, right=0.94, bottom=0.12, top=0.86, wspace=0.75)
+        self.fig = fig
+
+    def draw(self, g: Grade, path: Path) -> None:
+        """Write the heatmaps of one graded submission to `path` (PNG, atomically)."""
+        if g.policy is None or g.probability is None or g.consistency is None:
+            raise GradeError(f"{g.submission} was not graded; nothing to draw")
+        learned = compare.learned_from_tables(self.refs.game, g.policy, g.probability)
+        self.classes.set_data(compare.state_classes(self.refs.truth, learned))
+        self.scores.set_data(np.ma.masked_invalid(g.consistency.score))
+        self.title.set_text(f"{g.submission}: {g.score:.1f} / 100, {g.verdict}")
+        buffer = io.BytesIO()
+        self.fig.savefig(buffer, format="png", dpi=90, pil_kwargs={"compress_level": 3})
+        formats.write_atomic(path, buffer.getvalue())
+
+    def close(self) -> None:
+        self.plt.close(self.fig)
 
 
 def write_reports(
@@ -1124,16 +1142,19 @@ def write_reports(
     _check_reports(folder)
     paths = []
     advance, stop = report.progress_bar("reports", len(grades), progress)
+    heatmaps = _Heatmaps(refs) if any(g.status == "ok" for g in grades) else None
     try:
         for g, stem in zip(grades, report_names([g.submission for g in grades]), strict=True):
             image = None
-            if g.status == "ok":
+            if g.status == "ok" and heatmaps is not None:
                 image = f"{stem}.png"
-                _plot(refs, g, folder / image)
+                heatmaps.draw(g, folder / image)
             md = folder / f"{stem}.md"
             formats.write_atomic(md, report_markdown(refs, g, image))
             paths.append(md)
             advance()
     finally:
+        if heatmaps is not None:
+            heatmaps.close()
         stop()
     return paths
