@@ -43,6 +43,15 @@ SidesOpt = typer.Option(6, "--sides", help="NSides: faces of each die, numbered 
 LowOpt = typer.Option(15, "--low", help="LTarget: lowest winning score.")
 HighOpt = typer.Option(17, "--high", help="UTarget: highest winning score.")
 DiceOpt = typer.Option(2, "--dice", help="NDice: most dice a player may roll per turn.")
+# Where learner runs go (report, grade): a local process pool, in-process, or a Dask cluster.
+WorkersOpt = typer.Option(
+    None, "--workers", help="Local worker processes for the learner runs (1 = in-process; "
+    "default: CPU count, or in-process when the work is small)."
+)
+DaskOpt = typer.Option(
+    None, "--dask", help="Run the learner runs on a Dask cluster instead, e.g. tcp://host:8786 "
+    "(pip install 'dicejack[cluster]'; the workers need dicejack installed too)."
+)
 
 
 def make_game(sides: int, low: int, high: int, dice: int) -> Game:
@@ -398,13 +407,8 @@ def report_cmd(
         None, "--out", help="Report folder (replaced as a whole when complete). "
         "Default reports/<game>, e.g. reports/s6-l15-h17-d2."
     ),
-    workers: int | None = typer.Option(
-        None, "--workers", help="Local worker processes (default: CPU count; 1 = in-process)."
-    ),
-    dask: str | None = typer.Option(
-        None, "--dask", help="Run on a Dask cluster instead, e.g. tcp://host:8786 "
-        "(pip install 'dicejack[cluster]'; the workers need dicejack installed too)."
-    ),
+    workers: int | None = WorkersOpt,
+    dask: str | None = DaskOpt,
 ) -> None:
     """Convergence report: how the learner approaches optimal play as games accumulate.
 
@@ -464,13 +468,8 @@ def grade_cmd(
     seed: int = typer.Option(
         1_000_000, "--seed", help="Seed of the first reference run; run i uses seed + i."
     ),
-    workers: int | None = typer.Option(
-        None, "--workers", help="Worker processes for the reference runs (1 = in-process; "
-        "default: in-process for small work, else CPU count)."
-    ),
-    dask: str | None = typer.Option(
-        None, "--dask", help="Run the reference runs on a Dask cluster, e.g. tcp://host:8786."
-    ),
+    workers: int | None = WorkersOpt,
+    dask: str | None = DaskOpt,
     cache: Path | None = typer.Option(
         None, "--cache", help="Reference-run cache folder (default: $DICEJACK_CACHE/grade or "
         "~/.cache/dicejack/grade)."
