@@ -32,12 +32,6 @@ class UsageError(DicejackError):
     """A command-line usage problem found after parsing (e.g. an option that needs another)."""
 
 
-def fail(message: str) -> None:
-    """Print a one-line error and exit 2."""
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(2)
-
-
 # Shared option definitions: the game's four parameters, with the handout's names in help text.
 SidesOpt = typer.Option(6, "--sides", help="NSides: faces of each die, numbered 1..NSides.")
 LowOpt = typer.Option(15, "--low", help="LTarget: lowest winning score.")
@@ -126,7 +120,6 @@ def solve(
 
 
 # ------------------------------------------------------------------------------------ learn
-# (issue 3: `dicejack learn` is defined below this line)
 class LearnFormat(str, Enum):
     text = "text"
     json = "json"
@@ -298,7 +291,6 @@ def learn(
 
 
 # ---------------------------------------------------------------------------------- compare
-# (issue 4: `dicejack compare` and `dicejack report` are defined below this line)
 class CompareFormat(str, Enum):
     text = "text"
     json = "json"
@@ -443,7 +435,6 @@ def report_cmd(
 
 
 # ------------------------------------------------------------------------------------ grade
-# (issue 5: `dicejack grade` is defined below this line)
 @app.command("grade")
 def grade_cmd(
     submissions: list[Path] = typer.Argument(

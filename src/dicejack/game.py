@@ -10,7 +10,6 @@ Everything else in dicejack (solver, learner, compare, grade) takes its rules fr
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
@@ -253,12 +252,3 @@ class Game:
     def dice_label(j: int) -> str:
         """'1 die' / 'j dice', for messages and traces."""
         return "1 die" if j == 1 else f"{j} dice"
-
-
-def log_spaced(first: int, last: int, per_decade: int = 1) -> list[int]:
-    """Integer game counts first..last, log-spaced, strictly increasing."""
-    if first < 1 or last < first:
-        raise DicejackError(f"bad range {first}..{last}")
-    n = int(round(math.log10(last / first) * per_decade)) + 1
-    values = sorted({int(round(v)) for v in np.geomspace(first, last, max(n, 1))})
-    return values
