@@ -239,7 +239,7 @@ def test_null_is_leave_one_out(refs):
     # Reference run 0 scored against the other 29 by hand.
     sub = grade.References(
         grade.GradeConfig(GAME, M, GAMES, references=29), refs.best[1:], refs.probability[1:],
-        refs.visits[1:], refs.metrics[1:],
+        refs.tied[1:], refs.visits[1:], refs.metrics[1:],
     )
     own = grade.consistency(sub, refs.best[0].astype(np.int64), refs.values[0])
     assert own.statistic == pytest.approx(refs.null[0])
@@ -262,8 +262,11 @@ def test_rubric_pieces():
     assert grade.verdict_for(95, 0.01, ()) == "review"
     assert grade.verdict_for(95, 0.5, ("transposed",)) == "review"
     assert grade.verdict_for(95, 0.5, ("unlabelled",)) == "pass"
-    assert grade.verdict_for(95, 0.0001, ()) == "fail"
-    assert grade.verdict_for(40, 0.5, ()) == "fail"
+    assert grade.verdict_for(95, 0.0001, ()) == "review"  # small, but chance can do it
+    assert grade.verdict_for(95, 1e-6, ()) == "fail"  # evidence of another algorithm
+    assert grade.verdict_for(40, 0.5, ()) == "review"  # low quality alone is never a fail
+    assert grade.verdict_for(40, 0.5, ("no-data",)) == "fail"
+    assert grade.verdict_for(95, 0.5, ("copied",)) == "review"
 
 
 def test_bad_settings_raise_grade_error():
@@ -390,7 +393,11 @@ def test_reports_and_gradebook_are_the_only_outputs(refs, tmp_path, monkeypatch)
     mds = sorted(p.name for p in reports.glob("*.md"))
     assert len(mds) == 4 and len(list(reports.glob("*.png"))) == 3
     alice = (reports / "alice__out.txt.md").read_text()
-    assert "pass" in alice and "![heatmap](alice__out.txt.png)" in alice
+    assert "![heatmap](alice__out.txt.png)" in alice
+    # alice's and the =HYPERLINK file are the same tables: both flagged, naming each other
+    assert "`copied`" in alice and "`=HYPERLINK(1).txt`" in alice
+    assert grades[0].similar_to == ("=HYPERLINK(1).txt",) and grades[0].verdict == "review"
+    assert grades[2].similar_to == ("alice/out.txt",) and grades[1].similar_to == ()
     assert "transposed" in (reports / "bob__out.txt.md").read_text()
     book = out.read_text()
     assert "'=HYPERLINK" in book and "\n=HYPERLINK" not in book and ",=HYPERLINK" not in book

@@ -84,7 +84,16 @@ __all__ = [
     "quality_fraction",
     "verdict_for",
     "grade_tables",
+    "graded_tables",
+    "graded_learned",
+    "reference_tie_break",
+    "find_copies",
+    "mark_copies",
+    "pairwise_distances",
+    "table_distance",
+    "FLAG_HINTS",
     "grade_file",
+    "grade_text",
     "grade_files",
     "gradebook_csv",
     "write_gradebook",
@@ -97,7 +106,7 @@ __all__ = [
 #: The gradebook's header, exactly as in DESIGN.md.
 GRADEBOOK_HEADER: tuple[str, ...] = (
     "submission", "status", "score", "verdict", "consistency_p", "agreement_decisive",
-    "rmse_onpath", "score_vs_optimal", "layout", "flags", "error",
+    "rmse_onpath", "score_vs_optimal", "layout", "flags", "error", "similar_to",
 )
 #: Larger submission files are refused unread.
 MAX_SUBMISSION_BYTES = 10 * 2**20
@@ -108,7 +117,7 @@ REFERENCE_SEED = 1_000_000
 MIN_REFERENCES = 5
 MAX_REFERENCES = 10_000
 #: Bump when the reference cache's content or meaning changes.
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 
 # ---- the consistency statistic (docs/grading.md, "Consistency")
 #: A state is usable when at least this share of the reference runs have data there ...
@@ -121,13 +130,27 @@ POLICY_SMOOTHING = 0.5
 POLICY_WEIGHT = 0.25
 #: Smallest standard deviation of log T under the null (all reference runs identical).
 NULL_SD_FLOOR = 0.02
+#: Printed with more decimals than this, rounding does not move the quality metrics measurably.
+ROUNDING_MATTERS = 3
+
+# ---- copies (docs/grading.md, "Copies")
+#: Tables are compared with their estimates rounded to this many decimals ...
+COPY_DECIMALS = 3
+#: ... over at least this many states where either has an estimate above 0 ...
+COPY_MIN_STATES = 5
+#: ... and flagged `copied` when closer than this share of the closest two reference runs.
+COPY_FACTOR = 0.5
 
 # ---- the rubric (docs/grading.md, "Score")
 FORMAT_POINTS = 10.0
 QUALITY_POINTS = 45.0
 CONSISTENCY_POINTS = 45.0
 P_REVIEW = 0.05
-P_FAIL = 0.001
+#: Consistency points reach 0 at this p-value ...
+P_ZERO = 0.001
+#: ... and only below this one is the algorithm judged different (fail): a faithful program
+#: essentially never gets there by chance (docs/grading.md, measured).
+P_FAIL = 1e-5
 SCORE_FAIL = 50.0
 SCORE_REVIEW = 80.0
 #: (metric, +1 if higher is better else -1, smallest spread): quality metrics of the rubric.
@@ -149,8 +172,10 @@ FLAG_DEDUCTIONS: dict[str, float] = {
 #: Flags that send a submission to review even when everything else passes.
 REVIEW_FLAGS = frozenset(
     {"transposed", "prob-out-of-range", "policy-out-of-range", "data-without-policy", "no-data",
-     "policy-not-integer", "untestable", "inconsistent", "low-quality"}
+     "policy-not-integer", "untestable", "inconsistent", "low-quality", "copied"}
 )
+#: Flags that fail a submission: nothing in the tables can be graded.
+FAIL_FLAGS = frozenset({"no-data"})
 #: One line per flag dicejack itself raises (the reader may add its own).
 FLAG_HELP: dict[str, str] = {
     "transposed": "the tables fit markedly better transposed (columns = mover's score); "
@@ -167,6 +192,29 @@ FLAG_HELP: dict[str, str] = {
     "untestable": "no state has enough reference data for the consistency test",
     "inconsistent": f"consistency p-value below {P_REVIEW}",
     "low-quality": "a quality metric earns less than half its points against the reference runs",
+    "copied": "the tables are closer to another submission's than independent runs ever are",
+}
+#: What to check first, per flag (the per-student report).
+FLAG_HINTS: dict[str, str] = {
+    "transposed": "print rows as the mover's score X and columns as the opponent's score Y "
+    "(table[X][Y]); check that the state you record is <your score, opponent's score>.",
+    "prob-out-of-range": "print WinCount/(WinCount+LoseCount) of the best J, a number in [0, 1], "
+    "and -1 where that J has no data.",
+    "policy-out-of-range": "print a number of dice 1..NDice (J = 0 is never played).",
+    "data-without-policy": "a state with an estimate needs its J in 1..NDice: an argmax over a "
+    "row that starts at index 0, or J printed 0-based, gives this.",
+    "no-data": "no state has both an estimate and a number of dice: check that the counts are "
+    "updated after each game and that the right arrays are printed.",
+    "policy-not-integer": "print the number of dice as a whole number.",
+    "labels-swapped": "the heading above each array names the other one; swap the headings.",
+    "untestable": "too few games for the consistency test; grade by hand or ask for more games.",
+    "inconsistent": "compare your p_B and p_J with the handout's worked example (NDice 3, M 4, "
+    "state <2,3>: p = 0.1481, 0.5556, 0.2963); check f_J = 0.5 for untried J, float division, "
+    "that M is the one asked for, and that every move of both players is recorded as <mover's "
+    "score, opponent's score, J> and credited to the game's winner or loser.",
+    "low-quality": "the learned policy or estimates are worse than the handout's algorithm gets at "
+    "these settings; look at the worst states below.",
+    "copied": "the instructor should compare the submissions named under similar_to.",
 }
 
 
@@ -232,22 +280,70 @@ def _policy_dtype(n_dice: int) -> np.dtype:
     return np.dtype(np.int16) if n_dice < 2**15 else np.dtype(np.int64)
 
 
-def reference_run(
-    params: tuple[int, int, int, int], m: float, games: int, seed: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
-    """One reference learner run: (best, probability, visits, quality metrics, CPU seconds).
+def reference_tie_break(index: int) -> str:
+    """How reference run `index` breaks ties of B in learning: the handout says "arbitrarily",
+    so the reference family holds both choices a program makes: the lowest J (even runs) and a
+    uniformly random tied J (odd runs)."""
+    return "random" if index % 2 else "lowest"
 
-    Top-level and given plain values only: this is what executors run. visits[x, y] is T, the
-    number of times any J was played in <x, y>; metrics follow compare.METRIC_NAMES.
+
+def graded_tables(
+    game: Game, policy: Any, probability: Any, no_data: Any = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The printed tables as graded: (J, value, J is valid), each (L, L).
+
+    This is the one rule that makes the grade independent of how a program prints what the
+    handout leaves open (docs/grading.md, "What is graded"):
+
+    * value: the printed estimate where it is a number in [0, 1] and not a no-data marker
+      (`no_data`: the reader's mask of -1, nan, n/a, ...); **0 everywhere else**. "No data" and
+      "estimate 0" (every J lost: handout caveat A) are one graded value, because programs print
+      either one as "0 / 0", "J / 0.0" or "-1" and the tables cannot tell them apart;
+    * J: the printed number of dice where the value is above 0 and the J is a whole number in
+      1..NDice; 0 elsewhere: beside "no data or estimate 0" any J may be printed (the handout's
+      tie-break J, a random J, 0, -1), so it carries no information and is not graded;
+    * valid: the printed J is a whole number in 1..NDice (for the format flags).
+    """
+    prob = np.asarray(probability, dtype=np.float64)
+    pol = np.asarray(policy, dtype=np.float64)
+    mask = (prob == -1) if no_data is None else np.asarray(no_data, dtype=bool)
+    valid = np.isfinite(pol) & (pol == np.round(pol)) & (pol >= 1) & (pol <= game.n_dice)
+    est = ~mask & np.isfinite(prob) & (prob >= 0) & (prob <= 1)
+    value = np.where(est, prob, 0.0)
+    j = np.where(valid & (value > 0), pol, 0).astype(np.int64)
+    return j, value, valid
+
+
+def graded_learned(game: Game, policy: np.ndarray, value: np.ndarray, source: str = ""
+                   ) -> compare.Learned:
+    """Graded tables (:func:`graded_tables`) as compare's Learned: a state has data where its
+    value is above 0 and its J is valid, so the quality metrics obey the same rule."""
+    has = (policy >= 1) & (value > 0)
+    return compare.learned_from_tables(game, np.where(has, policy, 0),
+                                       np.where(has, value, -1.0), source=source)
+
+
+def reference_run(
+    params: tuple[int, int, int, int], m: float, games: int, seed: int,
+    tie_break: str = "lowest",
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
+    """One reference learner run: (best, probability, tied, visits, metrics, CPU seconds).
+
+    Top-level and given plain values only: this is what executors run. best is the lowest J of
+    the tied set `tied` ((L, L, K + 1), :func:`learner.tied_best`); visits[x, y] is T, the
+    number of times any J was played in <x, y>; metrics follow compare.METRIC_NAMES, of the
+    tables as graded (:func:`graded_tables`).
     """
     t0 = time.thread_time()
     t = _truth(tuple(params))
-    run = learner.learn(t.game, m, games, seed)
+    run = learner.learn(t.game, m, games, seed, tie_break=tie_break)
     best, prob = learner.learned_tables(run.win, run.lose)
+    tied = learner.tied_best(run.win, run.lose)
     visits = run.win.sum(axis=2) + run.lose.sum(axis=2)
-    metrics = compare.metric_values(t, compare.learned_from_tables(t.game, best, prob))
+    j, value, _ = graded_tables(t.game, best, prob)
+    metrics = compare.metric_values(t, graded_learned(t.game, j, value))
     return (
-        best.astype(_policy_dtype(t.game.n_dice)), prob, visits.astype(np.int64),
+        best.astype(_policy_dtype(t.game.n_dice)), prob, tied, visits.astype(np.int64),
         np.array([metrics[name] for name in METRIC_NAMES]), time.thread_time() - t0,
     )
 
@@ -256,15 +352,16 @@ def reference_run(
 class References:
     """R reference runs of the handout's learner, and what grading derives from them.
 
-    best (R, L, L): best J per state, 0 where no data; probability (R, L, L): its estimate, -1
-    where no data; visits (R, L, L): T per state; metrics (R, len(METRIC_NAMES)). source says
-    where they came from ("computed", "disk cache" or "memory"); cpu_seconds is what computing
-    them cost (0 when loaded).
+    best (R, L, L): lowest best J per state, 0 where no data; probability (R, L, L): its
+    estimate, -1 where no data; tied (R, L, L, K + 1): every J tied for best; visits (R, L, L):
+    T per state; metrics (R, len(METRIC_NAMES)) of the graded tables. source says where they
+    came from ("computed", "disk cache" or "memory"); cpu_seconds is what computing them cost.
     """
 
     config: GradeConfig
     best: np.ndarray
     probability: np.ndarray
+    tied: np.ndarray
     visits: np.ndarray
     metrics: np.ndarray
     source: str = "computed"
@@ -279,9 +376,29 @@ class References:
         g = self.game
         return _truth((g.n_sides, g.low, g.high, g.n_dice))
 
-    def metric(self, name: str) -> np.ndarray:
-        """The R reference values of one metric."""
-        return self.metrics[:, METRIC_NAMES.index(name)]
+    def metric(self, name: str, decimals: int | None = None) -> np.ndarray:
+        """The R reference values of one metric, with the estimates printed to `decimals`."""
+        return self.metrics_at(decimals)[:, METRIC_NAMES.index(name)]
+
+    def metrics_at(self, decimals: int | None) -> np.ndarray:
+        """(R, metrics) of the reference tables rounded to `decimals` as a submission printed
+        them (coarse printing moves the probability error; finer than 4 decimals does not)."""
+        if decimals is None or decimals > ROUNDING_MATTERS:
+            return self.metrics
+        key = ("metrics", decimals)
+        if key not in self._by_decimals:
+            rows = []
+            for r in range(self.best.shape[0]):
+                value = self.values_at(decimals)[r]
+                j = np.where(value > 0, self.best[r], 0).astype(np.int64)
+                m = compare.metric_values(self.truth, graded_learned(self.game, j, value))
+                rows.append([m[name] for name in METRIC_NAMES])
+            self._by_decimals[key] = np.array(rows)
+        return self._by_decimals[key]
+
+    @cached_property
+    def _by_decimals(self) -> dict[tuple[str, int | None], Any]:
+        return {}
 
     @cached_property
     def has_data(self) -> np.ndarray:
@@ -289,8 +406,17 @@ class References:
 
     @cached_property
     def values(self) -> np.ndarray:
-        """Estimates with -1 wherever a run has no data (the ranking's common scale)."""
-        return np.where(self.has_data, self.probability, -1.0)
+        """Graded values: the estimate, 0 where a run has no data (:func:`graded_tables`)."""
+        return np.where(self.has_data, self.probability, 0.0)
+
+    def values_at(self, decimals: int | None) -> np.ndarray:
+        """Graded values rounded to `decimals` (as printed with that many decimals)."""
+        if decimals is None:
+            return self.values
+        key = ("values", decimals)
+        if key not in self._by_decimals:
+            self._by_decimals[key] = np.round(self.values, decimals)
+        return self._by_decimals[key]
 
     @cached_property
     def usable(self) -> np.ndarray:
@@ -299,10 +425,19 @@ class References:
 
     @cached_property
     def policy_counts(self) -> np.ndarray:
-        """(L, L, K + 1): number of runs choosing each J (index 0: no data)."""
+        """(L, L, K + 1): number of runs whose lowest best J is each J (index 0: no data)."""
         k = self.game.n_dice
-        counts = np.stack([(self.best == j).sum(axis=0) for j in range(k + 1)], axis=-1)
-        return counts
+        return np.stack([(self.best == j).sum(axis=0) for j in range(k + 1)], axis=-1)
+
+    def agree_counts(self, decimals: int | None = None) -> np.ndarray:
+        """(L, L, K + 1): number of runs a printed J agrees with: runs whose tied best set holds
+        J, and runs whose graded value is 0 (no data or every J lost: any J is allowed there).
+        Index 0 (an invalid J beside an estimate) counts only the latter."""
+        key = ("agree", decimals)
+        if key not in self._by_decimals:
+            free = self.values_at(decimals) == 0
+            self._by_decimals[key] = (self.tied | free[..., None]).sum(axis=0)
+        return self._by_decimals[key]
 
     @cached_property
     def mean(self) -> np.ndarray:
@@ -312,40 +447,67 @@ class References:
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(n > 0, total / np.maximum(n, 1), np.nan)
 
-    @cached_property
+    @property
     def null(self) -> np.ndarray:
-        """Leave-one-out statistics: run r scored against the other R - 1 runs."""
+        """Leave-one-out statistics (estimates at full precision); see :meth:`null_at`."""
+        return self.null_at(None)
+
+    def null_at(self, decimals: int | None) -> np.ndarray:
+        """Leave-one-out statistics: each run, printed as dicejack prints (lowest tied J) with
+        `decimals` decimals, scored against the other R - 1 runs exactly as a submission is."""
+        key = ("null", decimals)
+        if key in self._by_decimals:
+            return self._by_decimals[key]
         r_count = self.best.shape[0]
         ns = self.has_data.sum(axis=0)
         visits = self.visits.sum(axis=0)
-        counts = self.policy_counts
+        values = self.values_at(decimals)
+        agree = self.agree_counts(decimals)
         out = np.empty(r_count)
         for r in range(r_count):
-            own = self.values[r]
-            less = (self.values < own).sum(axis=0)
-            equal = (self.values == own).sum(axis=0) - 1
-            j = self.best[r].astype(np.int64)[..., None]
-            chosen = np.take_along_axis(counts, j, axis=-1)[..., 0] - 1
+            own = values[r]
+            less = (values < own).sum(axis=0)
+            equal = (values == own).sum(axis=0) - 1
+            j = np.where(own > 0, self.best[r], 0).astype(np.int64)
+            # the run's own J is in its tied set (or its value is 0): it agrees with itself
+            agreeing = np.take_along_axis(agree, j[..., None], axis=-1)[..., 0] - 1
             usable = _usable(ns - self.has_data[r], visits - self.visits[r], r_count - 1)
-            per = _contributions(less, equal, chosen, r_count - 1, self.game.n_dice)
+            per = _contributions(less, equal, agreeing, own > 0, r_count - 1)
             out[r] = per[usable].mean() if usable.any() else np.nan
+        self._by_decimals[key] = out
         return out
 
-    @cached_property
+    @property
     def null_fit(self) -> tuple[float, float, int]:
+        return self.null_fit_at(None)
+
+    def null_fit_at(self, decimals: int | None) -> tuple[float, float, int]:
         """(mean, sd, count) of log T over the finite leave-one-out statistics."""
-        null = self.null[np.isfinite(self.null) & (self.null > 0)]
+        null = self.null_at(decimals)
+        null = null[np.isfinite(null) & (null > 0)]
         if null.size < 2:
             return (math.nan, math.nan, int(null.size))
         logs = np.log(null)
         return (float(logs.mean()), max(float(logs.std(ddof=1)), NULL_SD_FLOOR), int(null.size))
 
-    def quantile(self, name: str, q: float | Sequence[float]) -> np.ndarray:
-        values = self.metric(name)
+    def quantile(self, name: str, q: float | Sequence[float], decimals: int | None = None
+                 ) -> np.ndarray:
+        values = self.metric(name, decimals)
         values = values[np.isfinite(values)]
         if values.size == 0:
             return np.full(np.shape(q), np.nan)
         return np.quantile(values, q)
+
+    @cached_property
+    def copy_distance(self) -> float:
+        """The smallest :func:`table_distance` between two independent reference runs (their
+        estimates printed to 3 decimals): learned tables are random, so no two honest outputs
+        come closer than independent runs ever do."""
+        values = np.round(self.values, COPY_DECIMALS)
+        d = pairwise_distances(values)
+        upper = d[np.triu_indices(d.shape[0], 1)]
+        upper = upper[np.isfinite(upper)]
+        return float(upper.min()) if upper.size else math.nan
 
 
 def _usable(n_with_data: np.ndarray, visits_total: np.ndarray, n: int) -> np.ndarray:
@@ -354,15 +516,39 @@ def _usable(n_with_data: np.ndarray, visits_total: np.ndarray, n: int) -> np.nda
 
 
 def _contributions(
-    less: np.ndarray, equal: np.ndarray, chosen: np.ndarray, n: int, k: int
+    less: np.ndarray, equal: np.ndarray, agreeing: np.ndarray, has_estimate: np.ndarray, n: int
 ) -> np.ndarray:
-    """Per-state w**2/2 + POLICY_WEIGHT * (-log f) from rank counts and policy counts."""
+    """Per-state w**2/2 + POLICY_WEIGHT * (-log f): w the normal score of the value's rank,
+    f = (agreeing + 1/2) / (n + 1) the smoothed share of runs the printed J agrees with; the
+    policy term only where the submission has an estimate above 0 (elsewhere any J is allowed)."""
     from scipy.special import ndtri
 
     u = (less + 0.5 * equal + 0.5) / (n + 1)
     w = ndtri(u)
-    f = (chosen + POLICY_SMOOTHING) / (n + (k + 1) * POLICY_SMOOTHING)
-    return 0.5 * w * w - POLICY_WEIGHT * np.log(f)
+    f = (agreeing + POLICY_SMOOTHING) / (n + 2 * POLICY_SMOOTHING)
+    return 0.5 * w * w - POLICY_WEIGHT * np.where(has_estimate, np.log(f), 0.0)
+
+
+def pairwise_distances(values: np.ndarray) -> np.ndarray:
+    """(N, N) :func:`table_distance` between N graded value tables (N, L, L), in blocks."""
+    n = values.shape[0]
+    flat = values.reshape(n, -1)
+    out = np.full((n, n), np.nan)
+    step = max(1, 2_000_000 // max(1, n * flat.shape[1]))
+    for start in range(0, n, step):
+        a = flat[start:start + step, None, :]
+        either = (a > 0) | (flat[None, :, :] > 0)
+        count = either.sum(axis=-1)
+        diff = np.where(either, np.abs(a - flat[None, :, :]), 0.0).sum(axis=-1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[start:start + step] = np.where(count >= COPY_MIN_STATES, diff / count, np.nan)
+    return out
+
+
+def table_distance(a: np.ndarray, b: np.ndarray) -> float:
+    """Mean |a - b| of two graded value tables over the states where either has an estimate
+    above 0 (NaN when fewer than COPY_MIN_STATES such states)."""
+    return float(pairwise_distances(np.stack([a, b]))[0, 1])
 
 
 def default_cache_dir() -> Path:
@@ -378,6 +564,8 @@ def default_cache_dir() -> Path:
 #: References computed or loaded in this process, by GradeConfig.key().
 _MEMO: dict[str, References] = {}
 
+_ARRAYS = ("best", "probability", "tied", "visits", "metrics")
+
 
 def _load_cached(path: Path, config: GradeConfig) -> References | None:
     """References from a cache file, or None when it is missing, corrupt or for other settings."""
@@ -388,11 +576,12 @@ def _load_cached(path: Path, config: GradeConfig) -> References | None:
         shape = (config.references, *config.game.shape)
         if (meta != _cache_meta(config) or data["best"].shape != shape
                 or data["probability"].shape != shape or data["visits"].shape != shape
+                or data["tied"].shape != (*shape, config.game.n_dice + 1)
                 or data["metrics"].shape != (config.references, len(METRIC_NAMES))):
             return None
         return References(config, data["best"], data["probability"].astype(np.float64),
-                          data["visits"].astype(np.int64), data["metrics"].astype(np.float64),
-                          source="disk cache")
+                          data["tied"].astype(bool), data["visits"].astype(np.int64),
+                          data["metrics"].astype(np.float64), source="disk cache")
     except Exception:  # noqa: BLE001 - any unreadable cache file is simply recomputed
         return None
 
@@ -427,8 +616,7 @@ def reference_runs(
     key = config.key()
     if key in _MEMO and _MEMO[key].config == config:
         memo = _MEMO[key]
-        refs = References(config, memo.best, memo.probability, memo.visits, memo.metrics,
-                          source="memory")
+        refs = References(config, *(getattr(memo, name) for name in _ARRAYS), source="memory")
         fields = {f.name for f in dataclasses.fields(References)}
         refs.__dict__.update({k: v for k, v in memo.__dict__.items() if k not in fields})
         return refs
@@ -445,10 +633,8 @@ def reference_runs(
     if path is not None:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            formats.savez_atomic(
-                path, meta=np.array(json.dumps(_cache_meta(config))), best=refs.best,
-                probability=refs.probability, visits=refs.visits, metrics=refs.metrics,
-            )
+            formats.savez_atomic(path, meta=np.array(json.dumps(_cache_meta(config))),
+                                 **{name: getattr(refs, name) for name in _ARRAYS})
         except (OSError, DicejackError):
             pass  # a cache we cannot write only costs time
     _MEMO[key] = refs
@@ -459,7 +645,6 @@ def _compute(
     config: GradeConfig, *, workers: int | None, dask: str | None,
     executor: cf.Executor | None, progress: bool,
 ) -> References:
-
     g = config.game
     params = (g.n_sides, g.low, g.high, g.n_dice)
     if executor is None and dask is None and workers is None:
@@ -468,17 +653,13 @@ def _compute(
         reference_run(params, config.m, 1, 0)  # compile once before workers fork
     rows = report.map_tasks(
         reference_run,
-        [(params, config.m, config.games, s) for s in config.seeds],
+        [(params, config.m, config.games, s, reference_tie_break(i))
+         for i, s in enumerate(config.seeds)],
         workers=workers, dask=dask, executor=executor, label="reference runs", progress=progress,
     )
     return References(
-        config,
-        best=np.stack([r[0] for r in rows]),
-        probability=np.stack([r[1] for r in rows]),
-        visits=np.stack([r[2] for r in rows]),
-        metrics=np.stack([r[3] for r in rows]),
-        source="computed",
-        cpu_seconds=float(sum(r[4] for r in rows)),
+        config, *(np.stack([r[i] for r in rows]) for i in range(len(_ARRAYS))),
+        source="computed", cpu_seconds=float(sum(r[-1] for r in rows)),
     )
 
 
@@ -517,52 +698,34 @@ def printed_decimals(values: np.ndarray, limit: int = 6) -> int | None:
     return None
 
 
-def _submission_arrays(
-    game: Game, policy: np.ndarray, probability: np.ndarray, no_data: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(policy J with 0 = none, estimate with -1 = none, valid J mask): the tables as graded.
-
-    A state has no data when its probability is a no-data marker (the reader's mask: -1, nan,
-    None, ...), or when its policy is 0 or -1 and its probability 0 (a "0 for nothing" print).
-    Otherwise a probability in [0, 1] is an estimate. The policy counts only when it is a whole
-    number in 1..NDice in a state with an estimate: the J printed beside "-1" is ignored.
-    """
-    prob = np.asarray(probability, dtype=np.float64)
-    pol = np.asarray(policy, dtype=np.float64)
-    valid = np.isfinite(pol) & (pol == np.round(pol)) & (pol >= 1) & (pol <= game.n_dice)
-    no_policy = np.isfinite(pol) & ((pol == 0) | (pol == -1))
-    nothing = np.asarray(no_data, dtype=bool) | (no_policy & (prob == 0))
-    est = ~nothing & np.isfinite(prob) & (prob >= 0) & (prob <= 1)
-    j = np.where(valid & est, pol, 0).astype(np.int64)
-    return j, np.where(est, prob, -1.0), valid
-
-
 def consistency(
     refs: References, policy: np.ndarray, value: np.ndarray, decimals: int | None = None
 ) -> Consistency:
-    """Score a submission (policy: J per state, 0 = none; value: estimate, -1 = none) against
-    all R reference runs. With `decimals`, the reference estimates are rounded to that many
-    decimals first, as the submission's were when printed."""
+    """Score graded tables (:func:`graded_tables`: policy J per state, 0 = none; value: the
+    estimate, 0 = none; a -1 is read as 0) against all R reference runs. With `decimals`, the
+    reference estimates are rounded to that many decimals first, as the submission's were when
+    printed, and the null is the leave-one-out null at that precision."""
     r_count = refs.best.shape[0]
-    values = refs.values
-    if decimals is not None:
-        values = np.where(values >= 0, np.round(values, decimals), -1.0)
+    value = np.maximum(np.asarray(value, dtype=np.float64), 0.0)
+    policy = np.where(value > 0, np.asarray(policy), 0).astype(np.int64)
+    policy = np.where((policy >= 0) & (policy <= refs.game.n_dice), policy, 0)
+    values = refs.values_at(decimals)
     less = (values < value).sum(axis=0)
     equal = (values == value).sum(axis=0)
-    chosen = np.take_along_axis(refs.policy_counts, policy.astype(np.int64)[..., None],
-                                axis=-1)[..., 0]
-    per = _contributions(less, equal, chosen, r_count, refs.game.n_dice)
+    agreeing = np.take_along_axis(refs.agree_counts(decimals), policy[..., None], axis=-1)[..., 0]
+    per = _contributions(less, equal, agreeing, value > 0, r_count)
     usable = refs.usable
     from scipy.special import ndtri
 
     score = np.where(usable, ndtri((less + 0.5 * equal + 0.5) / (r_count + 1)), np.nan)
     per = np.where(usable, per, np.nan)
-    null = refs.null[np.isfinite(refs.null)]
+    null = refs.null_at(decimals)
+    null = null[np.isfinite(null)]
     if not usable.any() or null.size < 2:
         t = p = p_rank = math.nan
     else:
         t = float(np.nanmean(per))
-        p = _p_value(t, refs.null_fit)
+        p = _p_value(t, refs.null_fit_at(decimals))
         p_rank = float((1 + np.sum(null >= t)) / (null.size + 1))
     return Consistency(
         statistic=t, p_value=p, p_rank=p_rank, usable=int(usable.sum()),
@@ -599,25 +762,23 @@ def _looks_transposed(
     reach = refs.truth.reachable
 
     def error(v: np.ndarray) -> float:
-        mask = (v >= 0) & reach
+        mask = (v > 0) & reach
         return float(np.abs(v - p_star)[mask].mean()) if mask.any() else math.nan
 
     straight, flipped = error(value), error(value.T)
     return bool(np.isfinite(straight) and np.isfinite(flipped) and flipped < 0.5 * straight
                 and straight - flipped > 0.05)
-
-
 # ------------------------------------------------------------------------------ the rubric
 def consistency_points(p: float) -> float:
-    """Points of the consistency part: all at p >= P_REVIEW, none at p <= P_FAIL, linear in
+    """Points of the consistency part: all at p >= P_REVIEW, none at p <= P_ZERO, linear in
     log p between; all when the test cannot be run (p is NaN; the submission goes to review)."""
     if not np.isfinite(p):
         return CONSISTENCY_POINTS
     if p >= P_REVIEW:
         return CONSISTENCY_POINTS
-    if p <= P_FAIL:
+    if p <= P_ZERO:
         return 0.0
-    return CONSISTENCY_POINTS * math.log(p / P_FAIL) / math.log(P_REVIEW / P_FAIL)
+    return CONSISTENCY_POINTS * math.log(p / P_ZERO) / math.log(P_REVIEW / P_ZERO)
 
 
 def quality_fraction(value: float, reference: np.ndarray, sign: int, floor: float) -> float:
@@ -647,11 +808,15 @@ def _percentile(value: float, reference: np.ndarray, sign: int) -> float:
 
 
 def verdict_for(score: float, p: float, flags: Iterable[str]) -> str:
-    """fail: p < P_FAIL or score < SCORE_FAIL; review: p < P_REVIEW, score < SCORE_REVIEW or
-    a review flag; else pass."""
-    if (np.isfinite(p) and p < P_FAIL) or score < SCORE_FAIL:
+    """fail only on evidence: p < P_FAIL (a different algorithm) or a fail flag (no usable
+    table); review: p < P_REVIEW, score < SCORE_REVIEW or a review flag; else pass.
+
+    A low score alone is never a fail: a correct learner sometimes lands in the tail of the
+    reference runs (e.g. settles on a wrong J at <0,0>), and chance must not fail anyone."""
+    flags = set(flags)
+    if (np.isfinite(p) and p < P_FAIL) or FAIL_FLAGS & flags:
         return "fail"
-    if (np.isfinite(p) and p < P_REVIEW) or score < SCORE_REVIEW or REVIEW_FLAGS & set(flags):
+    if (np.isfinite(p) and p < P_REVIEW) or score < SCORE_REVIEW or REVIEW_FLAGS & flags:
         return "review"
     return "pass"
 
@@ -664,18 +829,24 @@ class WorstState:
     x: int
     y: int
     contribution: float
-    estimate: float  # -1 = none
+    estimate: float  # graded value: 0 = no data or estimate 0
     reference_mean: float
     reference_low: float  # 5th percentile of the reference estimates with data
     reference_high: float  # 95th percentile
-    policy: int  # 0 = none
-    policy_share: float  # share of reference runs choosing the same
+    policy: int  # 0 = none graded
+    policy_share: float  # share of reference runs the printed J agrees with
     optimal: tuple[int, ...]
 
 
 @dataclass(frozen=True, eq=False)
 class Grade:
-    """The grade of one submission (a gradebook row, plus what its report shows)."""
+    """The grade of one submission (a gradebook row, plus what its report shows).
+
+    policy / probability: the tables as graded (:func:`graded_tables`). similar_to: the other
+    submissions of the batch it looks copied from or to (flag ``copied``). what_if: the score
+    the tables would get if fixed (``"transposed back"``, ``"J shifted by one"``), when a flag
+    suggests it.
+    """
 
     submission: str
     status: str  # "ok" | "error"
@@ -692,6 +863,9 @@ class Grade:
     worst: tuple[WorstState, ...] = ()
     policy: np.ndarray | None = field(default=None, repr=False)
     probability: np.ndarray | None = field(default=None, repr=False)
+    similar_to: tuple[str, ...] = ()
+    what_if: dict[str, float] = field(default_factory=dict)
+    decimals: int | None = None
 
     @property
     def consistency_p(self) -> float:
@@ -717,11 +891,13 @@ def grade_tables(
     submission: str = "",
     notes: str = "",
     worst: int = 10,
+    what_if: bool = True,
 ) -> Grade:
     """Grade the two printed arrays (policy, probability), as found, against `refs`.
 
     no_data: the reader's mask of probability cells that are no-data markers (-1 where None).
-    flags: the reader's flags; grading adds its own (:data:`FLAG_HELP`).
+    flags: the reader's flags; grading adds its own (:data:`FLAG_HELP`). what_if: for a
+    `transposed` or 0-based-looking submission, also grade the tables fixed (Grade.what_if).
     """
     game = refs.game
     pol = _as_table(game, "policy", policy)
@@ -735,7 +911,7 @@ def grade_tables(
         if name not in flags_out:
             flags_out.append(name)
 
-    j, value, valid_j = _submission_arrays(game, pol, prob, mask)
+    j, value, valid_j = graded_tables(game, pol, prob, mask)
     if np.any(~mask & ~np.isnan(prob) & ((prob < 0) | (prob > 1))) or np.any(
         ~mask & np.isnan(prob)
     ):
@@ -743,12 +919,12 @@ def grade_tables(
     no_policy = np.isfinite(pol) & ((pol == 0) | (pol == -1))
     if np.any(~valid_j & ~no_policy):
         flag("policy-out-of-range")
-    if np.any((value >= 0) & ~valid_j):
+    if np.any((value > 0) & ~valid_j):
         flag("data-without-policy")
     if not np.any(j >= 1):
         flag("no-data")
 
-    decimals = printed_decimals(value[value >= 0])
+    decimals = printed_decimals(value[value > 0])
     cons = consistency(refs, j, value, decimals)
     if _looks_transposed(refs, j, value, decimals, cons):
         flag("transposed")
@@ -757,27 +933,35 @@ def grade_tables(
     elif cons.p_value < P_REVIEW:
         flag("inconsistent")
 
-    learned = compare.learned_from_tables(game, j, np.where(j >= 1, value, -1.0),
-                                          source=submission)
-    metrics = compare.metric_values(refs.truth, learned)
+    metrics = compare.metric_values(refs.truth, graded_learned(game, j, value, submission))
     quality = 0.0
     percentiles: dict[str, float] = {}
     per_metric = QUALITY_POINTS / len(QUALITY_METRICS)
     for name, sign, floor in QUALITY_METRICS:
-        frac = quality_fraction(metrics[name], refs.metric(name), sign, floor)
+        reference = refs.metric(name, decimals)
+        frac = quality_fraction(metrics[name], reference, sign, floor)
         quality += per_metric * frac
-        percentiles[name] = _percentile(metrics[name], refs.metric(name), sign)
+        percentiles[name] = _percentile(metrics[name], reference, sign)
         if frac < 0.5:
             flag("low-quality")
     fmt = max(0.0, FORMAT_POINTS - sum(FLAG_DEDUCTIONS.get(f, 0.0) for f in flags_out))
     cpoints = consistency_points(cons.p_value)
     score = round(fmt + quality + cpoints, 1)
     points = {"format": fmt, "quality": quality, "consistency": cpoints}
+    fixes: dict[str, float] = {}
+    if what_if and "transposed" in flags_out:
+        fixes["transposed back"] = grade_tables(
+            refs, pol.T, prob.T, no_data=mask.T, what_if=False, worst=0).score
+    if what_if and "data-without-policy" in flags_out:
+        shifted = np.where(np.isfinite(pol), pol + 1, pol)
+        fixes["J shifted by one"] = grade_tables(
+            refs, shifted, prob, no_data=mask, what_if=False, worst=0).score
     return Grade(
         submission=submission, status="ok", score=score,
         verdict=verdict_for(score, cons.p_value, flags_out), consistency=cons, metrics=metrics,
         points=points, percentiles=percentiles, layout=layout, flags=tuple(flags_out),
         notes=notes, worst=_worst_states(refs, j, value, cons, worst), policy=j, probability=value,
+        what_if=fixes, decimals=decimals,
     )
 
 
@@ -788,6 +972,7 @@ def _worst_states(
     order = np.argsort(-per, axis=None, kind="stable")[:limit]
     rows = []
     optimal = refs.truth.solution.optimal
+    values = refs.values_at(cons.decimals)
     for flat in order:
         x, y = (int(v) for v in np.unravel_index(flat, per.shape))
         if not np.isfinite(per[x, y]):
@@ -795,14 +980,55 @@ def _worst_states(
         with_data = refs.has_data[:, x, y]
         est = refs.probability[with_data, x, y]
         lo, hi = (np.quantile(est, [0.05, 0.95]) if est.size else (math.nan, math.nan))
+        j = int(policy[x, y])
+        agree = (values[:, x, y] == 0) | (refs.tied[:, x, y, j] if j >= 1 else False)
         rows.append(WorstState(
             x=x, y=y, contribution=float(per[x, y]), estimate=float(value[x, y]),
             reference_mean=float(refs.mean[x, y]), reference_low=float(lo),
-            reference_high=float(hi), policy=int(policy[x, y]),
-            policy_share=float(np.mean(refs.best[:, x, y] == policy[x, y])),
+            reference_high=float(hi), policy=j,
+            policy_share=float(np.mean(agree)) if j >= 1 else math.nan,
             optimal=tuple(int(v) for v in np.flatnonzero(optimal[x, y])),
         ))
     return tuple(rows)
+
+
+# ------------------------------------------------------------------------------ copies
+def find_copies(refs: References, grades: Sequence[Grade]) -> list[tuple[str, ...]]:
+    """For each graded submission, the others whose tables are closer to it than any two
+    independent reference runs are to each other (COPY_FACTOR x refs.copy_distance), with the
+    estimates of both rounded to COPY_DECIMALS (or the coarser printed precision of the two)."""
+    names = [g.submission for g in grades]
+    out: list[list[str]] = [[] for _ in grades]
+    ok = [i for i, g in enumerate(grades) if g.status == "ok" and g.probability is not None]
+    threshold = COPY_FACTOR * refs.copy_distance
+    if len(ok) < 2 or not np.isfinite(threshold) or threshold <= 0:
+        return [tuple(s) for s in out]
+    level = {i: COPY_DECIMALS if grades[i].decimals is None
+             else min(grades[i].decimals, COPY_DECIMALS) for i in ok}
+    for d in sorted(set(level.values())):
+        group = [i for i in ok if level[i] >= d]  # each pair at the coarser of its two precisions
+        dist = pairwise_distances(np.stack([np.round(grades[i].probability, d) for i in group]))
+        levels = np.array([level[i] for i in group])
+        close = np.triu((dist < threshold) & (np.minimum.outer(levels, levels) == d), 1)
+        for a, b in zip(*np.nonzero(close), strict=True):
+            if names[group[a]] == names[group[b]]:
+                continue  # the same file given twice
+            out[group[a]].append(names[group[b]])
+            out[group[b]].append(names[group[a]])
+    return [tuple(dict.fromkeys(s)) for s in out]
+
+
+def mark_copies(refs: References, grades: Sequence[Grade]) -> list[Grade]:
+    """The grades with `copied` flagged and `similar_to` filled (:func:`find_copies`); a copied
+    submission goes to review (the verdict is the instructor's)."""
+    out = []
+    for g, similar in zip(grades, find_copies(refs, grades), strict=True):
+        if similar:
+            flags = (*g.flags, "copied") if "copied" not in g.flags else g.flags
+            g = dataclasses.replace(g, flags=flags, similar_to=similar,
+                                    verdict=verdict_for(g.score, g.consistency_p, flags))
+        out.append(g)
+    return out
 
 
 # ------------------------------------------------------------------------------ files
@@ -830,11 +1056,22 @@ def grade_file(refs: References, path: str | os.PathLike[str], *, name: str | No
         return _error(label, f"refused {label}: {st.st_size / 2**20:.1f} MiB, over the "
                              f"{MAX_SUBMISSION_BYTES // 2**20} MiB limit")
     try:
-        sub = formats.read_submission(p, refs.game.low, refs.game.n_dice)
+        with open(p, "rb") as fh:
+            data = fh.read(MAX_SUBMISSION_BYTES + 1)
+    except OSError as exc:
+        return _error(label, f"cannot read {label}: {exc.strerror or exc}")
+    return grade_text(refs, data, name=label)
+
+
+def grade_text(refs: References, text: str | bytes, *, name: str = "submission") -> Grade:
+    """Grade a submission's printed output (text, or undecoded bytes) as :func:`grade_file`
+    does a file's. Never raises for bad content: its Grade says why (status error)."""
+    label = name
+    try:
+        sub = formats.read_submission_text(text, refs.game.low, refs.game.n_dice)
         return grade_tables(
-            refs, sub.policy, sub.probability, no_data=getattr(sub, "no_data", None),
-            layout=str(getattr(sub, "layout", "") or ""), flags=tuple(getattr(sub, "flags", ())),
-            submission=label, notes=str(getattr(sub, "notes", "") or ""),
+            refs, sub.policy, sub.probability, no_data=sub.no_data, layout=sub.layout,
+            flags=sub.flags, submission=label, notes=sub.notes,
         )
     except DicejackError as exc:
         return _error(label, _one_line(exc))
@@ -908,6 +1145,7 @@ def grade_files(
             advance()
     finally:
         stop()
+    grades = mark_copies(refs, grades)
     if out_path is not None:
         write_gradebook(out_path, grades)
     if report_dir is not None:
@@ -940,6 +1178,7 @@ def gradebook_csv(grades: Iterable[Grade]) -> str:
             _num(g.metrics.get("rmse_onpath", math.nan), ".4f"),
             _num(g.metrics.get("score_vs_optimal", math.nan), ".4f"),
             _csv_text(g.layout), _csv_text(";".join(g.flags)), _csv_text(g.error),
+            _csv_text(";".join(g.similar_to)),
         ])
     return buffer.getvalue()
 
@@ -1004,6 +1243,31 @@ def _fmt(v: float, spec: str = ".4f") -> str:
     return format(v, spec) if v is not None and np.isfinite(v) else "n/a"
 
 
+_VERDICT_MEANING = {
+    "pass": "Your tables look like what the handout's algorithm produces at these settings: "
+    "as good as it gets, and statistically consistent with it.",
+    "review": "Something deserves a human look: the tables are unusual for the handout's "
+    "algorithm at these settings (see the flags), but this is not proof of an error. About "
+    f"{P_REVIEW:.0%} of correct programs land here by chance at the default level "
+    f"(p < {P_REVIEW}).",
+    "fail": "The tables show evidence of a different algorithm or an unusable output "
+    "(a consistency p-value a correct program essentially never reaches, or no usable table).",
+}
+
+
+def plain_summary(g: Grade) -> str:
+    """A plain-language paragraph: what the verdict means and what to check first."""
+    text = _VERDICT_MEANING.get(g.verdict, "")
+    first = next((f for f in g.flags if f in FLAG_HINTS), None)
+    if first is not None:
+        text += f" Check first: {FLAG_HINTS[first]}"
+    elif g.verdict != "pass" and g.worst:
+        w = g.worst[0]
+        text += (f" Check first: state <{w.x},{w.y}>, where your estimate is least like the "
+                 "reference runs (the worst states are listed below).")
+    return text
+
+
 def report_markdown(refs: References, g: Grade, image: str | None = None) -> str:
     """One submission's report: score, verdict, flags, metrics against the reference runs'
     percentiles, the consistency test, the worst states and the heatmap."""
@@ -1014,13 +1278,21 @@ def report_markdown(refs: References, g: Grade, image: str | None = None) -> str
         return "\n".join(lines)
     lines += [
         f"**Score {g.score:.1f} / 100 — {g.verdict}.**", "",
+        plain_summary(g), "",
         f"Graded against {cfg.describe()}.", "",
         f"Layout read: `{g.layout or 'unknown'}`."
         + (f" Reader's notes: {g.notes}." if g.notes else ""), "",
     ]
     if g.flags:
-        lines.append("Flags:")
-        lines += [f"- `{f}`: {FLAG_HELP.get(f, 'reported by the reader')}" for f in g.flags]
+        lines.append("Flags, and what to check first:")
+        for f in g.flags:
+            hint = FLAG_HINTS.get(f, "")
+            lines.append(f"- `{f}`: {FLAG_HELP.get(f, 'reported by the reader')}."
+                         + (f" {hint}" if hint else ""))
+            if f == "copied" and g.similar_to:
+                lines.append("  Similar to: " + ", ".join(f"`{n}`" for n in g.similar_to) + ".")
+        for fix, score in g.what_if.items():
+            lines.append(f"- With the tables {fix}, the score would be {score:.1f} / 100.")
         lines.append("")
     c = g.consistency
     assert c is not None
@@ -1036,7 +1308,7 @@ def report_markdown(refs: References, g: Grade, image: str | None = None) -> str
         "|---|---:|---:|---:|---:|",
     ]
     for name, _, _ in QUALITY_METRICS:
-        lo, med, hi = refs.quantile(name, [0.05, 0.5, 0.95])
+        lo, med, hi = refs.quantile(name, [0.05, 0.5, 0.95], g.decimals)
         pct = g.percentiles.get(name, math.nan)
         lines.append(f"| {name} | {_fmt(g.metrics[name])} | {_fmt(med)} | {_fmt(lo)}..{_fmt(hi)} "
                      f"| {_fmt(pct, '.0f')}% of runs |")
@@ -1051,16 +1323,18 @@ def report_markdown(refs: References, g: Grade, image: str | None = None) -> str
         lines.append(f"The probabilities are printed with {c.decimals} decimals; the reference "
                      "estimates were rounded likewise.")
     lines += ["", "## Worst states", "",
-              "States where the submission is least like the reference runs (estimate -1 = none; "
-              "J 0 = none).", "",
+              "States where the submission is least like the reference runs (estimate 0: no "
+              "data or every J lost; J -: not graded there, any J may be printed).", "",
               "| <X,Y> | contribution | estimate | reference mean | reference 5%..95% | J | "
-              "runs with this J | optimal J |", "|---|---:|---:|---:|---:|---:|---:|---|"]
+              "runs agreeing with this J | optimal J |", "|---|---:|---:|---:|---:|---:|---:|---|"]
     for w in g.worst:
-        est = "-1" if w.estimate < 0 else f"{w.estimate:.4f}"
+        est = f"{w.estimate:.4f}"
+        share = "any" if w.policy == 0 else f"{100 * w.policy_share:.0f}%"
+        j = "-" if w.policy == 0 else str(w.policy)
         lines.append(
             f"| <{w.x},{w.y}> | {w.contribution:.2f} | {est} | {_fmt(w.reference_mean)} | "
-            f"{_fmt(w.reference_low)}..{_fmt(w.reference_high)} | {w.policy} | "
-            f"{100 * w.policy_share:.0f}% | {','.join(map(str, w.optimal))} |")
+            f"{_fmt(w.reference_low)}..{_fmt(w.reference_high)} | {j} | "
+            f"{share} | {','.join(map(str, w.optimal))} |")
     if image:
         lines += ["", "## Where it differs", "",
                   "Left: the printed policy against the optimal one (with the handout's caveats). "

@@ -64,6 +64,7 @@ __all__ = [
     "resume",
     "action_probabilities",
     "learned_tables",
+    "tied_best",
     "replay_game",
     "record_game",
     "trace",
@@ -248,6 +249,24 @@ def learned_tables(win: np.ndarray, lose: np.ndarray) -> tuple[np.ndarray, np.nd
     best_dice = np.where(seen, idx + 1, 0).astype(np.int64)
     win_probability = np.where(seen, prob, -1.0)
     return best_dice, win_probability
+
+
+def tied_best(win: np.ndarray, lose: np.ndarray) -> np.ndarray:
+    """(L, L, K + 1) bool: the J with data whose estimate equals the state's best estimate.
+
+    These are the J a program may print as "the correct number of dice" when it breaks the
+    handout's ties arbitrarily; column 0 and states without data are all False. The estimates
+    are the exact divisions of :func:`learned_tables`, so its best J is always in the set.
+    """
+    win, lose = _check_tables(win, lose)
+    w = win[..., 1:].astype(np.float64)
+    d = w + lose[..., 1:]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        est = np.where(d > 0, w / np.where(d > 0, d, 1.0), -np.inf)
+    top = est.max(axis=-1, keepdims=True)
+    tied = np.zeros(win.shape, dtype=bool)
+    tied[..., 1:] = (d > 0) & (est == top)
+    return tied
 
 
 # --------------------------------------------------------------------- scripted games
