@@ -5,6 +5,7 @@ bad files become rows; nothing is written outside --out / --reports."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import math
 import os
 import tempfile
@@ -485,3 +486,104 @@ def test_cli_grade_bad_settings_exit_2(capsys, tmp_path, args, message):
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("error: ") and err.count("\n") == 1 and message in err
     assert not (tmp_path / "g.csv").exists()
+
+
+# ------------------------------------------------------------------------------ free choices
+def test_graded_tables_read_every_no_data_convention_as_zero():
+    pol = np.array([[2, 0, 1, -1, 2, 1]]).repeat(6, axis=0)[:6, :6]
+    prob = np.array([[0.6, 0.0, 0.0, -1.0, np.nan, 1.5]]).repeat(6, axis=0)
+    game = Game(n_sides=3, low=6, high=7, n_dice=2)
+    j, value, valid = grade.graded_tables(game, pol, prob, np.isnan(prob) | (prob == -1))
+    # estimate 0.6 keeps its J; "0/0.0", "1/0.0", "-1/-1", "2/nan" and an out-of-range 1.5
+    # are all value 0 with no graded J
+    np.testing.assert_array_equal(j[0], [2, 0, 0, 0, 0, 0])
+    np.testing.assert_array_equal(value[0], [0.6, 0, 0, 0, 0, 0])
+    np.testing.assert_array_equal(valid[0], [True, False, True, False, True, True])
+
+
+def _print_conventions(run, rng):
+    """dicejack's tables printed in the ways the handout leaves open."""
+    best, prob = learner.learned_tables(run.win, run.lose)
+    tied = learner.tied_best(run.win, run.lose)
+    random_tie = best.copy()
+    for x, y in zip(*np.nonzero(tied.sum(axis=-1) > 1), strict=True):
+        random_tie[x, y] = rng.choice(np.flatnonzero(tied[x, y]))
+    none = best == 0
+    lost = prob == 0
+    return {
+        "lowest J, -1": (best, prob),
+        "random tied J": (random_tie, prob),
+        "0 / 0": (np.where(none | lost, 0, best), np.where(none, 0.0, prob)),
+        "random J / 0.0": (np.where(none, rng.integers(1, 3, best.shape), best),
+                           np.where(none, 0.0, prob)),
+        "J / nan": (np.where(none, 1, best), np.where(none, np.nan, prob)),
+    }
+
+
+def test_printing_conventions_get_the_same_grade(refs):
+    """Every convention the handout leaves open gives exactly the same statistic and score."""
+    rng = np.random.default_rng(3)
+    for seed in (21, 22, 23):
+        run = learner.learn(GAME, M, GAMES, seed, tie_break="random")
+        grades = {name: grade_of(refs, b, p, no_data=np.isnan(p) | (p == -1))
+                  for name, (b, p) in _print_conventions(run, rng).items()}
+        first = grades["lowest J, -1"]
+        for name, g in grades.items():
+            assert g.consistency.statistic == pytest.approx(first.consistency.statistic), name
+            assert g.score == first.score and g.flags == first.flags, name
+
+
+def test_references_mix_both_tie_breaks():
+    assert [grade.reference_tie_break(i) for i in range(4)] == ["lowest", "random"] * 2
+
+
+def test_null_at_printed_precision_is_its_own_leave_one_out(refs):
+    null2 = refs.null_at(2)
+    assert null2.shape == refs.null.shape and not np.array_equal(null2, refs.null)
+    best, prob = tables(seed=24)
+    g = grade_of(refs, best, np.where(prob >= 0, np.round(prob, 2), -1.0))
+    assert g.decimals == 2 and g.consistency.null_mean == pytest.approx(null2.mean())
+
+
+# ------------------------------------------------------------------------------ copies
+def test_copies_are_flagged_and_independent_runs_are_not(refs):
+    outputs = [tables(seed=s) for s in range(30, 50)]
+    grades = [grade_of(refs, b, p, submission=f"s{i}") for i, (b, p) in enumerate(outputs)]
+    b, p = outputs[0]
+    rounded = np.where(p >= 0, np.round(p, 3), -1.0)
+    grades.append(grade_of(refs, b, rounded, submission="rounded copy of s0"))
+    b, p = outputs[1]
+    grades.append(grade_of(refs, b, p, submission="exact copy of s1"))
+    marked = grade.mark_copies(refs, grades)
+    by_name = {g.submission: g for g in marked}
+    assert by_name["rounded copy of s0"].similar_to == ("s0",)
+    assert by_name["s0"].similar_to == ("rounded copy of s0",)
+    assert by_name["exact copy of s1"].similar_to == ("s1",)
+    assert "copied" in by_name["s1"].flags and by_name["s1"].verdict == "review"
+    assert all(not by_name[f"s{i}"].similar_to for i in range(2, 20))
+    # the threshold is below the closest pair of independent reference runs
+    assert 0 < grade.COPY_FACTOR * refs.copy_distance < refs.copy_distance
+
+
+def test_copy_distance_is_calibrated_on_independent_runs(refs):
+    values = np.round(refs.values, grade.COPY_DECIMALS)
+    d = grade.pairwise_distances(values)
+    assert d[0, 1] == pytest.approx(grade.table_distance(values[0], values[1]))
+    assert refs.copy_distance == pytest.approx(np.nanmin(d[np.triu_indices(30, 1)]))
+    assert np.isnan(d[0, 0]) or d[0, 0] == 0
+
+
+# ------------------------------------------------------------------------------ reports
+def test_reports_open_with_a_plain_paragraph_and_what_if_scores(refs):
+    best, prob = tables(seed=25)
+    t = grade_of(refs, best.T, prob.T, submission="t")
+    assert "transposed back" in t.what_if and t.what_if["transposed back"] > t.score + 30
+    md = grade.report_markdown(refs, t)
+    assert "Check first:" in md and "would be" in md
+    shifted = grade_of(refs, np.where(best > 0, best - 1, 0), prob, submission="z")
+    assert "data-without-policy" in shifted.flags
+    assert shifted.what_if["J shifted by one"] > shifted.score
+    ok = grade_of(refs, best, prob, submission="ok")
+    assert ok.verdict == "pass" and "Your tables look like" in grade.report_markdown(refs, ok)
+    review = grade.plain_summary(dataclasses.replace(ok, verdict="review"))
+    assert "5% of correct programs" in review

@@ -527,3 +527,24 @@ def learner_interrupted_name() -> str:
 def test_game_errors_are_dicejack_errors():
     with pytest.raises(GameError):
         learner.learn(Game(6, 15, 17, 2).__class__(6, 15, 14, 2), 1.0, 1, 1)
+
+
+def test_tied_best_holds_the_printed_best():
+    run = learner.learn(Game(n_sides=4, low=8, high=9, n_dice=2), 100.0, 2_000, 5)
+    best, prob = learner.learned_tables(run.win, run.lose)
+    tied = learner.tied_best(run.win, run.lose)
+    has = best > 0
+    assert np.all(np.take_along_axis(tied, best[..., None], axis=-1)[..., 0][has])
+    assert not tied[..., 0].any() and not tied[~has].any()
+    # by hand: 2/4 = 1/2 tie, all lost (0/3, 0/1) tie, untried J never in the set
+    win = np.zeros((2, 2, 4), dtype=np.int64)
+    lose = np.zeros_like(win)
+    win[0, 0, 1:] = (2, 1, 0)
+    lose[0, 0, 1:] = (2, 1, 5)
+    lose[0, 1, 1:] = (3, 1, 0)
+    win[1, 0, 2] = 1
+    tied = learner.tied_best(win, lose)
+    np.testing.assert_array_equal(tied[0, 0], [False, True, True, False])
+    np.testing.assert_array_equal(tied[0, 1], [False, True, True, False])
+    np.testing.assert_array_equal(tied[1, 0], [False, False, True, False])
+    assert not tied[1, 1].any()

@@ -1,0 +1,204 @@
+"""Grading against the independent student corpus: false alarms per printing convention, power
+per bug class, copies caught, on five games of different character.
+
+Usage: python benchmarks/bench_grading_corpus.py [--sets 4] [--runs 25] [--workers 2]
+                                                [--games handout,caveat-a,...] [--out FILE]
+
+The corpus (tests/students/) is a set of student-style programs written from the handout alone,
+not from dicejack's learner: different samplers, tie-breaking in learning and in printing,
+no-data and lost-state conventions, rounding and layouts (FAITHFUL), and the bugs students
+really make (BUGS). Each program prints its tables as text; the text goes through
+`grade.grade_text` exactly as a file through `dicejack grade`.
+
+For every game, `--sets` independent reference sets (R = 30 each, distinct seeds) grade
+`--runs` fresh runs (new seeds) of every faithful convention and of every bug per set. Printed:
+- false alarms: per convention and game, the share that does not pass (review or fail), the
+  share with consistency p < 0.05, and the number of fails (must be 0);
+- power: per bug and game, the share caught (review or fail) and the share failed;
+- copies: within one batch of every faithful output of a game (plus copies of 30 of them:
+  exact, re-laid-out as a labelled grid, and rounded to 3 decimals as CSV), copies caught and
+  independent outputs flagged; and the time to grade a batch of 300 files with warm references.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+import students  # noqa: E402  (tests/students: the independent corpus)
+from dicejack import formats, grade  # noqa: E402
+from dicejack.game import Game  # noqa: E402
+
+#: name -> (game, M, NGAMES): the handout's game, its caveat-A game, a two-sided die, three
+#: dice, and few games (few states with much data).
+GAMES: dict[str, tuple[Game, float, int]] = {
+    "handout": (Game(6, 15, 17, 2), 100.0, 100_000),
+    "caveat-a": (Game(3, 10, 20, 2), 10.0, 50_000),
+    "two-sided": (Game(2, 10, 12, 3), 100.0, 50_000),
+    "three-dice": (Game(6, 20, 24, 3), 100.0, 100_000),
+    "few-games": (Game(6, 15, 17, 2), 100.0, 2_000),
+}
+STUDENT_SEED = 5_000_000
+#: Plain-Python students (not compiled) run only up to this many games (they take about 70 us a
+#: game); their cells read "-" beyond it.
+PLAIN_PYTHON_GAMES = 20_000
+
+
+def _runs(student: students.Student, n_games: int) -> bool:
+    return student.compiled or n_games <= PLAIN_PYTHON_GAMES
+
+
+def _params(game: Game) -> tuple[int, int, int, int]:
+    return (game.n_sides, game.low, game.high, game.n_dice)
+
+
+def grade_set(name: str, set_index: int, runs: int) -> list[tuple[str, str, str, float, str]]:
+    """Rows (game, kind, student, p, verdict) for one reference set of one game."""
+    game, m, n_games = GAMES[name]
+    config = grade.GradeConfig(game, m, n_games, seed=grade.REFERENCE_SEED + 10_000 * set_index)
+    refs = grade.reference_runs(config, cache_dir=False)
+    rows = []
+    for kind, group in (("faithful", students.FAITHFUL), ("bug", students.BUGS)):
+        for s_index, (label, student) in enumerate(group.items()):
+            if not _runs(student, n_games):
+                continue
+            for r in range(runs):
+                seed = STUDENT_SEED + 1_000_000 * set_index + 10_000 * s_index + r
+                text = students.run_student(student, *_params(game), m, n_games, seed)
+                g = grade.grade_text(refs, text, name=f"{label}-{seed}")
+                rows.append((name, kind, label, g.consistency_p, g.verdict))
+    return rows
+
+
+def copy_study(name: str, per_convention: int) -> dict[str, float]:
+    """One batch: faithful outputs of every convention plus exact, re-laid-out and rounded
+    copies of 30 of them; how many copies are caught and how many independents flagged."""
+    game, m, n_games = GAMES[name]
+    refs = grade.reference_runs(grade.GradeConfig(game, m, n_games), cache_dir=False)
+    texts: list[tuple[str, str]] = []
+    for s_index, (label, student) in enumerate(students.FAITHFUL.items()):
+        if not _runs(student, n_games):
+            continue
+        for r in range(per_convention):
+            seed = STUDENT_SEED + 900_000_000 + 10_000 * s_index + r
+            texts.append((f"{label}-{r}", students.run_student(student, *_params(game), m,
+                                                              n_games, seed)))
+    originals = texts[:: max(1, len(texts) // 30)][:30]
+    copies: list[tuple[str, str, str]] = []  # (copy name, original name, text)
+    for i, (orig, text) in enumerate(originals):
+        sub = formats.read_submission_text(text, game.low, game.n_dice)
+        prob = np.where(sub.no_data, -1.0, sub.probability)
+        kind = ("exact", "relaid", "rounded")[i % 3]
+        if kind == "exact":
+            new = text
+        elif kind == "relaid":
+            new = (formats.format_table(sub.policy, "Best number of dice", kind="int")
+                   + "\n" + formats.format_table(prob, "Probability of winning", decimals=6))
+        else:
+            p3 = np.where(prob >= 0, np.round(prob, 3), -1.0)
+            new = ("best\n" + "\n".join(",".join(str(v) for v in row) for row in sub.policy)
+                   + "\nprob\n" + "\n".join(",".join(f"{v:g}" for v in row) for row in p3)
+                   + "\n")
+        copies.append((f"copy-{kind}-{i}", orig, new))
+    batch = texts + [(c, t) for c, _, t in copies]
+    grades = grade.mark_copies(refs, [grade.grade_text(refs, t, name=n) for n, t in batch])
+    by_name = {g.submission: g for g in grades}
+    caught = sum(orig in by_name[c].similar_to for c, orig, _ in copies)
+    copied_originals = {orig for _, orig, _ in copies}
+    independent = [g for g in grades[: len(texts)] if g.submission not in copied_originals]
+    false_flags = sum(bool(g.similar_to) for g in independent)
+    # 300 files graded end to end with warm references (reading, grading, copies, gradebook)
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = []
+        for i in range(300):
+            n, t = batch[i % len(batch)]
+            path = Path(tmp) / f"s{i:03d}.txt"
+            path.write_text(t)
+            paths.append(path)
+        t0 = time.perf_counter()
+        grade.grade_files(refs.config, paths, out=Path(tmp) / "book.csv", cache_dir=False)
+        seconds = time.perf_counter() - t0
+    return {"copies": len(copies), "caught": caught, "independent": len(independent),
+            "false_flags": false_flags, "threshold": grade.COPY_FACTOR * refs.copy_distance,
+            "seconds_300": seconds}
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sets", type=int, default=4, help="reference sets per game")
+    ap.add_argument("--runs", type=int, default=25, help="runs per student and reference set")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--games", default=",".join(GAMES), help="comma list of " + ", ".join(GAMES))
+    ap.add_argument("--out", type=Path, help="also write the Markdown tables to this file")
+    args = ap.parse_args()
+    names = [n.strip() for n in args.games.split(",") if n.strip()]
+    unknown = [n for n in names if n not in GAMES]
+    if unknown:
+        ap.error(f"unknown game(s): {', '.join(unknown)}")
+    t0 = time.perf_counter()
+    rows = []
+    copy_rows: dict[str, dict[str, float]] = {}
+    with cf.ProcessPoolExecutor(args.workers) as ex:
+        futures = {ex.submit(grade_set, n, s, args.runs): (n, s)
+                   for n in names for s in range(args.sets)}
+        copy_futures = {ex.submit(copy_study, n, 20): n for n in names}
+        for fut in cf.as_completed(futures):
+            rows.extend(fut.result())
+            print(f"  done {futures[fut]} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
+        for fut in cf.as_completed(copy_futures):
+            copy_rows[copy_futures[fut]] = fut.result()
+    out = [f"Corpus grading: {args.sets} reference sets x {args.runs} runs per student and "
+           f"set ({args.sets * args.runs} per cell); games: "
+           + "; ".join(f"{n} = {g}, M {m:g}, NGAMES {k:,}" for n, (g, m, k) in GAMES.items()
+                       if n in names), ""]
+
+    def table(kind: str, cells) -> None:
+        labels = list(students.FAITHFUL if kind == "faithful" else students.BUGS)
+        out.append("| " + ("convention" if kind == "faithful" else "bug") + " | "
+                   + " | ".join(names) + " |")
+        out.append("|---|" + "---:|" * len(names))
+        for label in labels:
+            line = [label]
+            for n in names:
+                sel = [(p, v) for g, k, s, p, v in rows if g == n and k == kind and s == label]
+                line.append(cells(sel) if sel else "-")
+            out.append("| " + " | ".join(line) + " |")
+        out.append("")
+
+    out += ["False alarms: share not passing / share with p < 0.05 / fails (nominal 5%):", ""]
+    table("faithful", lambda sel: (
+        f"{_pct(np.mean([v != 'pass' for _, v in sel]))} / "
+        f"{_pct(np.mean([p < 0.05 for p, _ in sel if np.isfinite(p)] or [0]))} / "
+        f"{sum(v == 'fail' for _, v in sel)}"))
+    out += ["Power: share caught (review or fail) / share failed:", ""]
+    table("bug", lambda sel: (f"{_pct(np.mean([v != 'pass' for _, v in sel]))} / "
+                              f"{_pct(np.mean([v == 'fail' for _, v in sel]))}"))
+    out += ["Copies: caught / planted; independent outputs flagged; threshold; 300 files graded:",
+            "", "| game | copies caught | independents flagged | threshold | 300 files |",
+            "|---|---:|---:|---:|---:|"]
+    for n in names:
+        c = copy_rows[n]
+        out.append(f"| {n} | {c['caught']} / {c['copies']} | {c['false_flags']} / "
+                   f"{c['independent']} | {c['threshold']:.4f} | {c['seconds_300']:.1f} s |")
+    out.append("")
+    out.append(f"Total time {time.perf_counter() - t0:.0f} s with {args.workers} workers.")
+    text = "\n".join(out) + "\n"
+    print(text)
+    if args.out:
+        formats.write_atomic(args.out, text)
+
+
+if __name__ == "__main__":
+    main()
