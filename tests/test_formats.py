@@ -333,6 +333,87 @@ def test_submission_unusual_layouts(name: str) -> None:
     assert_sub_reads_back(sub, policy, prob)
 
 
+def _sub_combined_text(policy, prob, no_data_cell: str, width: int = 12, align: str = ">") -> str:
+    """One table of `d:p` cells under a header row of column numbers; `no_data_cell` alone
+    where the probability is -1."""
+    low = policy.shape[0]
+    cells = [
+        [
+            no_data_cell if prob[x, y] == -1 else f"{policy[x, y]}:{_sub_cell(prob[x, y])}"
+            for y in range(low)
+        ]
+        for x in range(low)
+    ]
+    if align == "\t":
+        lines = ["X\\Y\t" + "\t".join(map(str, range(low)))]
+        lines += [f"{x}\t" + "\t".join(row) for x, row in enumerate(cells)]
+    else:
+        lines = ["     " + "".join(f"{y:{align}{width}}" for y in range(low))]
+        lines += [
+            f"{x:>3}  " + "".join(f"{c:{align}{width}}" for c in r) for x, r in enumerate(cells)
+        ]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("cell", ["n/a", "-", "--", "nan", "None", "-1", "N/A", "\u2014"])
+@pytest.mark.parametrize("align", [">", "^", "\t"])
+def test_submission_combined_with_bare_no_data_cells(cell: str, align: str) -> None:
+    """`  2:0.5312  ` beside `   n/a    `: a bare no-data cell is policy -1, no data."""
+    policy, prob, unvisited = make_sub_tables()
+    prob[5] = -1  # a whole row without data (no `d:p` cell in it)
+    unvisited = prob == -1
+    text = _sub_combined_text(policy, prob, cell, align=align)
+    assert "   n/a    " in _sub_combined_text(policy, prob, "n/a", align="^")
+    sub = read_submission_text(text, SUB_LOW, SUB_DICE)
+    assert_sub_reads_back(sub, np.where(unvisited, -1, policy), prob)
+    assert sub.layout == "combined" and sub.flags == ()
+    # printed twice, the second copy double-spaced: the same arrays
+    twice = text + "\n" + "".join(line + "\n\n" for line in text.splitlines())
+    sub = read_submission_text("Results:\n" + twice, SUB_LOW, SUB_DICE)
+    assert_sub_reads_back(sub, np.where(unvisited, -1, policy), prob)
+
+
+def test_submission_combined_small_and_ambiguous_rows() -> None:
+    """Rows whose only `d:p` cell comes first (`2:0.52  -`) read as a combined table when no
+    other table pairs with them; as a labelled probability row when one does."""
+    text = "2:0.52  -\n1:0.0  -\n"
+    sub = read_submission_text(text, 2, 2)
+    assert sub.policy.tolist() == [[2, -1], [1, -1]] and sub.layout == "combined"
+    assert sub.no_data.tolist() == [[False, True], [False, True]]
+    text = "Policy\n0: 1 2\n1: 2 2\nProbability\n0:0.5 -1\n1:0.25 -1\n"
+    sub = read_submission_text(text, 2, 2)
+    assert sub.policy.tolist() == [[1, 2], [2, 2]] and sub.flags == ()
+    assert sub.no_data.tolist() == [[False, True], [False, True]]
+    # bracketed rows: tuples beside None; a row label inside brackets is no table (no crash)
+    sub = read_submission_text("[[(2, 0.5), None], [None, (1, 0.25)]]", 2, 2)
+    assert sub.policy.tolist() == [[2, -1], [-1, 1]] and sub.layout == "combined"
+    assert "found a 2x2 block" in _sub_error("[[0, (2, 0.5)], [1, (1, 0.25)]]", 2, 2)
+
+
+def test_submission_dashes_and_markdown_rules() -> None:
+    """A lone `-` is no data; a markdown rule `|--|--|` is no row; a heading above a header
+    row of column numbers still names the table."""
+    policy, prob, unvisited = make_sub_tables()
+    text = "PLAY\n" + sub_grid(np.where(unvisited, -1, policy)).replace("-1", "-") + "\nPROB\n"
+    text += sub_grid(prob).replace("-1", "--")
+    sub = read_submission_text(text, SUB_LOW, SUB_DICE)
+    assert_sub_reads_back(sub, np.where(unvisited, -1, policy), prob)
+    md = ["| X | " + " | ".join(map(str, range(3))) + " |", "|--|--|--|--|"]
+    pol3, prob3, _ = make_sub_tables(3, 2)
+    for table in (pol3, prob3):
+        md += [f"| {x} | " + " | ".join(map(_sub_cell, table[x])) + " |" for x in range(3)]
+        md += ["", "| X | 0 | 1 | 2 |", "|--|--|--|--|"]
+    sub = read_submission_text("\n".join(md[:-2]), 3, 2)
+    assert_sub_reads_back(sub, pol3, prob3)
+    # low <= NDice + 1: the header row `0 1 2` could be a row of dice; the heading still counts
+    rows = [f"{x}  " + sub_grid(pol3[x : x + 1]) for x in range(3)]
+    text = "Strategy:\n   0 1 2\n" + "\n".join(rows) + "\nWin probability:\n   0 1 2\n"
+    text += "\n".join(f"{x}  " + sub_grid(prob3[x : x + 1]) for x in range(3))
+    sub = read_submission_text(text, 3, 2)
+    assert_sub_reads_back(sub, pol3, prob3)
+    assert sub.flags == ()
+
+
 def test_submission_percent_and_out_of_range_are_flagged() -> None:
     policy, prob, unvisited = make_sub_tables()
     pct = "\n".join(" ".join("-1" if v == -1 else f"{v * 100:.2f}%" for v in row) for row in prob)
@@ -433,6 +514,7 @@ SUB_FRAGMENTS = [
     "-1", "0", "0.", "1", "2", "0.5", "1e-3", "2:0.5", "|", ":", ",", ";", "\t", " ", "  ",
     "\n", "\n\n", "PLAY =", "PROB:", "Best Move:", "Policy", "X\\Y", "%", "inf", "-", "=",
     "\x00", "\ufeff", "é", "1" * 30, "np.float64(", "Row", "\r",
+    "--", " - ", "\u2014", "1:n/a", "0:nan", "np.int64(", "|--|",
 ]  # fmt: skip
 
 

@@ -414,13 +414,16 @@ def trace_text(games: list[TracedGame]) -> str:
 # never code: nothing here evaluates the text, every pass is linear in its size, and every
 # failure is a FormatError with a one-line message.
 #
-# How: each line is tokenised by one regex (numbers, no-data words, `d:p` cells, brackets,
-# separators, words). A line with ordinary words is prose (heading, banner, trace, prompt); other
-# lines are numeric rows or, with brackets, pieces of a nested list followed across lines (numpy
-# wraps long rows). Consecutive rows of one width form runs; runs and bracketed 2-D arrays yield
-# L x L blocks (a run of `x y best prob` lines listing every state yields both arrays); the
-# arrays are the last two blocks that fit by content (or the last combined block: `d:p` cells or
-# one line per state), told apart by content, with the heading above each as a cross-check.
+# How: each line is tokenised by one regex (numbers, no-data words and lone dashes, `d:p` cells,
+# brackets, separators, words). A line with ordinary words is prose (heading, banner, trace,
+# prompt); other lines are numeric rows or, with brackets, pieces of a nested list followed across
+# lines (numpy wraps long rows). Consecutive rows of one width form runs (a row that reads two
+# ways, such as a row of `n/a` in a `d:p` table, is read the way that continues the run); runs
+# and bracketed 2-D arrays yield L x L blocks (a run of `x y best prob` lines listing every state
+# yields both arrays; a copy double-spaced after a table in the same run is not another block);
+# the arrays are the last two blocks that fit by content (or the last combined block: `d:p`
+# cells or one line per state), told apart by content, with the heading above each as a
+# cross-check.
 
 #: Largest submission read: 10 MiB (bytes of a file, or characters of text already read).
 SUBMISSION_SIZE_LIMIT = 10 * 2**20
@@ -429,12 +432,14 @@ SUBMISSION_SIZE_LIMIT = 10 * 2**20
 SUBMISSION_LAYOUTS = (
     "grid",  # whitespace or tab separated rows
     "csv",  # comma or semicolon separated rows
-    "labelled-grid",  # grid rows with row labels (`3 | ...`, `3: ...`, `Row 3: ...`, pandas)
+    "labelled-grid",  # grid rows with row labels (`3 | ...`, `3: ...`, `Row 3: ...`, pandas,
+    #                   TAB-separated under an `X\Y` corner and a header row of column numbers)
     "labelled-csv",  # csv rows with row labels
-    "list-repr",  # Python lists: [[0, 1], [2, 3]], or one [..] per line
-    "numpy-repr",  # array([[0., 1.], ...]) (rows may wrap over several lines)
-    "numpy-str",  # print(array): [[0. 1.]\n [2. 3.]], no commas
-    "combined",  # one table of `d:p` (or `(d, p)`, `d (p)`) cells giving both arrays
+    "list-repr",  # Python lists: [[0, 1], [2, 3]], or one [..] per line; numpy 2 items np.int64(2)
+    "numpy-repr",  # array([[0., 1.], ...]) or a list of row arrays (rows may wrap over lines)
+    "numpy-str",  # print(array): [[0. 1.]\n [2. 3.]], no commas (rows may wrap over lines)
+    "combined",  # one table of `d:p` (or `(d, p)`, `d (p)`) cells giving both arrays; padded,
+    #              centred or TAB-separated; a state without data may be a bare `n/a`, `-`, `-1`
     "long",  # one line per state: `x y best prob ...` (as dicejack's own CSV output)
 )
 
@@ -458,12 +463,15 @@ class Submission:
     """The two arrays read from a submission, and how they were read (arrays are read-only).
 
     policy: (L, L) int64 as printed: J, or 0 / -1 / any J for unvisited states; a no-data word
-      (SUBMISSION_NO_DATA_WORDS) or a non-finite value reads as -1.
+      (SUBMISSION_NO_DATA_WORDS), a lone dash (`-`, `--`) or a non-finite value reads as -1, and
+      so does a state printed as one bare no-data cell among the `d:p` cells of a combined
+      table (`n/a`, `-`, `-1`, ...).
     probability: (L, L) float64; NaN exactly where no_data is True.
     no_data: (L, L) bool, True where the probability was printed as -1 (any spelling: -1, -1.,
-      -1.0000) or as a word of SUBMISSION_NO_DATA_WORDS (nan, None, null, n/a, NA, nil; any
-      case). A printed 0 or 0.0 stays 0.0 with no_data False: it may be a real estimate of 0 or
-      "no data"; the grader decides.
+      -1.0000), as a word of SUBMISSION_NO_DATA_WORDS (nan, None, null, n/a, NA, nil; any
+      case) or as a lone dash (`-`, `--`, en or em dash), or where a combined table has a bare
+      no-data cell. A printed 0 or 0.0 stays 0.0 with no_data False: it may be a real estimate
+      of 0 or "no data"; the grader decides.
     layout: one of SUBMISSION_LAYOUTS, or the policy's and the probability's joined by '+'.
     flags: words of SUBMISSION_FLAGS; notes: free text on what was skipped or assumed.
     """
@@ -477,12 +485,16 @@ class Submission:
 
 
 _SUB_NUM_PATTERN = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
+#: A dash standing alone (between blanks, separators or quotes; `|-` too, but not `|--|`, a
+#: markdown rule): `-`, `--`, en or em dash.
+_SUB_DASH_PATTERN = r"(?<![^\s,;|'\"])(?:--?|\u2013|\u2014)(?![^\s,;'\"])"
 _SUB_TOKEN_RE = re.compile(
     r"(?P<ws>\s+)"
     r"|(?P<ell>\.\.\.+|\u2026)"
-    rf"|(?P<dp>{_SUB_NUM_PATTERN}:(?:{_SUB_NUM_PATTERN}|[-+]?nan|none|null|n/a)(?![\w/.:]))"
+    rf"|(?P<dp>{_SUB_NUM_PATTERN}:(?:{_SUB_NUM_PATTERN}|[-+]?nan|none|null|n/a|na|nil)(?![\w/.:]))"
     rf"|(?P<num>{_SUB_NUM_PATTERN}%?)"
     r"|(?P<spec>[-+]?(?:inf(?:inity)?|nan)(?![\w/]))"
+    rf"|(?P<dash>{_SUB_DASH_PATTERN})"
     r"|(?P<word>[^\W\d][\w.]*(?:/[\w.]+)*)"
     r"|(?P<open>\[)|(?P<close>\])|(?P<lpar>\()|(?P<rpar>\))"
     r"|(?P<sep>[,;])"
@@ -496,7 +508,9 @@ _SUB_NOISE_RE = re.compile(
     re.IGNORECASE,
 )
 _SUB_ARRAY_WORDS = frozenset({"array", "np.array", "numpy.array", "matrix", "tensor"})
-_SUB_VALUE_KINDS = frozenset({"num", "spec", "dp", "nod"})
+#: Token kinds that are values; a dash is a no-data cell (`-`, `--` where a state has no data).
+_SUB_VALUE_KINDS = frozenset({"num", "spec", "dp", "nod", "dash"})
+_SUB_NUMERIC_KINDS = _SUB_VALUE_KINDS - {"dash"}
 #: Control characters that printed text does not contain (tab, newlines, \f, \v, ESC allowed);
 #: bell and backspace (progress bars) are tolerated, but replaced like the others.
 _SUB_CONTROL_RE = re.compile(r"[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f-\x9f]")
@@ -517,6 +531,8 @@ _SUB_OTHER_SHAPES_KEPT = 8
 _SubToken = tuple[str, str]
 #: A cell: (value, is_no_data_word) for a plain number; (d, d_no_data, p, p_no_data) for `d:p`.
 _SubCell = tuple[Any, ...]
+#: One way to read a row: (cells, row label, combined).
+_SubReading = tuple[list[_SubCell], int | None, bool]
 
 
 def _sub_num_value(text: str) -> float:
@@ -528,7 +544,7 @@ def _sub_num_value(text: str) -> float:
 
 def _sub_token_cell(kind: str, text: str) -> _SubCell:
     """The cell of one value token."""
-    if kind == "nod":
+    if kind in ("nod", "dash"):
         return (math.nan, True)
     if kind == "dp":
         d_text, p_text = text.split(":", 1)
@@ -624,22 +640,48 @@ def _sub_is_int_cell(cell: _SubCell) -> bool:
     return len(cell) == 2 and not cell[1] and math.isfinite(cell[0]) and cell[0] == int(cell[0])
 
 
-def _sub_row_kind(
-    cells: list[_SubCell], label: int | None
-) -> tuple[list[_SubCell], int | None, bool] | None:
-    """(cells, label, combined) of a row, or None if it mixes plain and `d:p` cells."""
+def _sub_is_bare(cell: _SubCell) -> bool:
+    """A plain cell that may stand alone for a state without data in a table of `d:p` cells:
+    a no-data word, nan, a dash or -1."""
+    return len(cell) == 2 and (cell[1] or cell[0] == -1)
+
+
+def _sub_state_cell(cell: _SubCell) -> _SubCell:
+    """A cell of a combined table as `d:p`: a bare no-data cell is policy -1, no data."""
+    return cell if len(cell) == 4 else (-1.0, False, *cell)
+
+
+def _sub_row_readings(cells: list[_SubCell], label: int | None) -> list[_SubReading]:
+    """The ways to read a row as (cells, label, combined), the likeliest first; [] if none.
+
+    A row of a combined table may mix `d:p` cells and bare no-data cells (`n/a`, `-`, `-1`);
+    a row of bare no-data cells alone reads either way (the rows around it decide).
+    """
+    if not cells:
+        return []
+    readings: list[_SubReading] = []
     sizes = {len(c) for c in cells}
-    if sizes == {2}:
-        return cells, label, False
     if sizes == {4}:
-        return cells, label, True
-    if label is None and len(cells) > 1 and len({len(c) for c in cells[1:]}) == 1:
-        first, rest = cells[0], cells[1:]
-        if _sub_is_int_cell(first) and len(rest[0]) == 4:
-            return rest, int(first[0]), True  # `3  2:0.5 1:0.4 ...`
-        if len(first) == 4 and _sub_is_int_cell(first[:2]) and len(rest[0]) == 2:
-            return [first[2:], *rest], int(first[0]), False  # `3:0.5 0.4 ...`
-    return None
+        return [(cells, label, True)]
+    if sizes == {2}:
+        readings.append((cells, label, False))
+        if not all(_sub_is_bare(c) for c in cells[1:]):
+            return readings  # the usual row of numbers: no other reading
+    first, rest = cells[0], cells[1:]
+    if label is None and rest:
+        if len(first) == 4 and _sub_is_int_cell(first[:2]) and {len(c) for c in rest} == {2}:
+            readings.append(([first[2:], *rest], int(first[0]), False))  # `3:0.5 0.4 ...`
+        if _sub_is_int_cell(first) and all(len(c) == 4 or _sub_is_bare(c) for c in rest):
+            states = [_sub_state_cell(c) for c in rest]
+            readings.append((states, int(first[0]), True))  # `3  2:0.5 n/a 1:0.4 ...`
+    if sizes != {4} and all(len(c) == 4 or _sub_is_bare(c) for c in cells):
+        readings.append(([_sub_state_cell(c) for c in cells], label, True))  # `2:0.5 n/a ...`
+    return readings
+
+
+def _sub_reading_key(reading: _SubReading) -> tuple[int, bool, bool]:
+    """The run key of a reading: (width, labelled, combined)."""
+    return len(reading[0]), reading[1] is not None, reading[2]
 
 
 def _sub_heading_kind(line: str) -> str | None:
@@ -710,6 +752,15 @@ class _SubRow:
     line: int
     para: int
     percent: bool = False
+    readings: tuple[_SubReading, ...] = ()  # every way to read the row (see _sub_row_readings)
+
+
+def _sub_read_as(row: _SubRow, key: tuple[int, bool, bool] | None) -> _SubRow | None:
+    """The row read the way that gives it this run key, or None if no way does."""
+    for reading in row.readings:
+        if _sub_reading_key(reading) == key:
+            return replace(row, cells=reading[0], label=reading[1], combined=reading[2])
+    return None
 
 
 @dataclass
@@ -721,6 +772,9 @@ class _SubBlock:
     line: int
     flags: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    #: The same rows read as a combined table, if they also read so (`2:0.5 n/a n/a` is a
+    #: labelled row of probabilities or a row of `d:p` cells); _sub_choose decides.
+    alternative: _SubBlock | None = None
 
 
 class _SubLeaf(list):
@@ -772,6 +826,7 @@ class _SubArray:
             else:
                 self.summarised |= kind == "ell"
                 self.commas |= kind == "sep"
+                self.array_word |= kind == "noise" and text.lower() in _SUB_ARRAY_WORDS
                 self.percent |= kind == "num" and text.endswith("%")
                 if self.depth <= self.MAX_DEPTH:
                     self.frames[-1][1].append((kind, text))
@@ -862,7 +917,9 @@ class _SubScanner:
             label = None
             if len(after) >= 2 and _sub_is_int_text(after[0]) and after[1][0] == "lab":
                 label, after = int(after[0][1]), after[2:]  # `policy 3 = [...]`
-            if any(kind not in ("lab", "sep", "noise", "lpar", "other") for kind, _ in after):
+            if any(
+                kind not in ("lab", "sep", "noise", "lpar", "other", "dash") for kind, _ in after
+            ):
                 break
             index_label = _sub_bracket_label(tokens, opening)
             if index_label is not None:
@@ -888,7 +945,11 @@ class _SubScanner:
         tail = rest[words[-1] + 1 :]
         if not arrays and len(words) <= 3 and self._labelled_text_row(number, tail):
             return
-        values = [_sub_token_cell(kind, text) for kind, text in tail if kind in _SUB_VALUE_KINDS]
+        values = [
+            _sub_token_cell(kind, text)
+            for kind, text in tail
+            if kind in _SUB_NUMERIC_KINDS
+        ]
         if values and not _sub_column_numbers(values):
             self._prose(None)  # a banner such as `NGames = 100,000`: no heading
         else:
@@ -903,16 +964,25 @@ class _SubScanner:
         if any(kind in ("open", "close", "ell", "other") for kind, _ in rest):
             return False
         cells = _sub_cells(rest)
-        kind = _sub_row_kind(cells, int(tokens[0][1])) if cells else None
-        if kind is None:
+        row = self._new_row(cells, int(tokens[0][1]), _sub_style(rest), number, _sub_percent(rest))
+        if row is None or cells is None:
             return False
         if len(cells) != self.low and _sub_column_numbers([_sub_token_cell(*tokens[0]), *cells]):
             return False  # `X\Y | 0 1 2 ...`: column numbers, not a row
-        row = _SubRow(
-            kind[0], kind[1], kind[2], _sub_style(rest), number, self.para, _sub_percent(rest)
-        )
         self._add_row(row)
         return True
+
+    def _new_row(
+        self, cells: list[_SubCell] | None, label: int | None, style: str, line: int, percent: bool
+    ) -> _SubRow | None:
+        """A row of cells read the likeliest way (a combined reading only if L wide), or None."""
+        readings = _sub_row_readings(cells, label) if cells else []
+        if not readings:
+            return None
+        pick = readings[0]
+        if len(readings) > 1:
+            pick = next((r for r in readings if not r[2] or len(r[0]) == self.low), pick)
+        return _SubRow(*pick, style, line, self.para, percent, tuple(readings))
 
     def _prose(self, line: str | None) -> None:
         """A line of prose ends the current run; it may be the heading of the next block."""
@@ -955,20 +1025,16 @@ class _SubScanner:
 
     def _plain_row(self, number: int, tokens: list[_SubToken]) -> None:
         kinds = {kind for kind, _ in tokens}
-        if kinds.isdisjoint(_SUB_VALUE_KINDS):
-            self.para += 1  # a blank line or a rule such as ----- (does not end a run)
+        if kinds.isdisjoint(_SUB_NUMERIC_KINDS) and sum(k == "dash" for k, _ in tokens) < 2:
+            self.para += 1  # a blank line or a rule such as ----- or - (does not end a run)
             return
         if "ell" in kinds:
             self.summarised_line = number  # a row summarised by pandas or by hand
         label, rest = _sub_split_label(tokens)
-        cells = _sub_cells(rest)
-        kind = _sub_row_kind(cells, label) if cells else None
-        if kind is None:
+        row = self._new_row(_sub_cells(rest), label, _sub_style(rest), number, _sub_percent(rest))
+        if row is None:
             self._prose(None)
             return
-        row = _SubRow(
-            kind[0], kind[1], kind[2], _sub_style(rest), number, self.para, _sub_percent(rest)
-        )
         self._add_row(row)
 
     # ------------------------------------------------------------------------------ runs
@@ -982,6 +1048,9 @@ class _SubScanner:
             self._close_run()  # a header row of column numbers (too large to be dice counts)
             return
         key = (len(row.cells), row.label is not None, row.combined)
+        if key != self.run_key and self.run_key is not None:
+            row = self._fit_run(row, key)
+            key = (len(row.cells), row.label is not None, row.combined)
         if key != self.run_key:
             self._close_run()
             self.run_key, self.run_heading = key, self._take_heading()
@@ -992,6 +1061,22 @@ class _SubScanner:
             if len(self.run) > 2 * self.run_keep:  # memory stays bounded
                 drop = len(self.run) - self.run_keep
                 del self.run[: drop - drop % low]  # keeps the alignment of blocks
+
+    def _fit_run(self, row: _SubRow, key: tuple[int, bool, bool]) -> _SubRow:
+        """A row that would end the current run, read another way if that continues it (or the
+        run's rows read another way): a row of a `d:p` table printed all `n/a` reads as plain."""
+        fitted = _sub_read_as(row, self.run_key)
+        if fitted is not None:
+            return fitted
+        if len(self.run) == self.run_count:
+            run: list[_SubRow] = []
+            for old in self.run:
+                read = _sub_read_as(old, key)
+                if read is None:
+                    return row
+                run.append(read)
+            self.run, self.run_key = run, key
+        return row
 
     def _take_heading(self) -> str | None:
         kinds = [_sub_heading_kind(line) for line in reversed(self.headings)]
@@ -1012,6 +1097,16 @@ class _SubScanner:
         self.run, self.run_key, self.run_count = [], None, 0
         if key is None:
             return
+        found = len(self.blocks) + self.blocks_dropped
+        self._run_blocks(rows, key, heading, count)
+        if heading and len(self.blocks) + self.blocks_dropped == found:
+            # no table (e.g. a header row of column numbers): the heading is the next run's
+            self.headings = [*self.headings[-2:], heading]
+
+    def _run_blocks(
+        self, rows: list[_SubRow], key: tuple[int, bool, bool], heading: str | None, count: int
+    ) -> None:
+        """The L x L blocks of a run of rows (and notes of what does not fit)."""
         width, labelled, combined = key
         low = self.low
         if width >= 4 and not labelled and not combined and len(rows) >= low * low:
@@ -1054,6 +1149,12 @@ class _SubScanner:
                     ]
                 for half in halves:
                     block = self._run_block(half, labelled or implicit, implicit, combined, heading)
+                    if block is not None and labelled and not combined:
+                        states = [_sub_read_as(r, (low, False, True)) for r in half]
+                        if all(r is not None for r in states):
+                            rows_read = [r for r in states if r is not None]
+                            other = self._run_block(rows_read, False, False, True, heading)
+                            block = replace(block, alternative=other)
                     heading = None
                     if block is None:
                         self._other_shape(f"{low}x{width}")
@@ -1135,12 +1236,11 @@ class _SubScanner:
         style = "numpy-repr" if struct.array_word else "list-repr" if struct.commas else "numpy-str"
         root = struct.result
         if len(shape) == 1:  # one row, e.g. print(list_row) per line
-            kind = _sub_row_kind(list(root), struct.label)
-            if kind is None:
+            row = self._new_row(list(root), struct.label, style, struct.line, struct.percent)
+            if row is None:
                 self._prose(None)
             else:
-                row = _SubRow(kind[0], kind[1], kind[2], style, struct.line, self.para)
-                self._add_row(replace(row, percent=struct.percent))
+                self._add_row(row)
             return
         self._close_run()
         heading = self._take_heading()
@@ -1153,15 +1253,15 @@ class _SubScanner:
             self._other_shape("x".join(map(str, shape)))
             return
         for stack in stacks:
-            kinds = [_sub_row_kind(list(leaf), None) for leaf in stack]
-            if any(k is None for k in kinds) or len({k[2] for k in kinds if k}) != 1:
+            read = self._stack_rows([list(leaf) for leaf in stack])
+            if read is None:
                 self._other_shape("x".join(map(str, shape)))
                 continue
-            combined = bool(kinds[0] and kinds[0][2])
+            rows, combined = read
             layout = "combined" if combined else style
             self._add_block(
                 _SubBlock(
-                    [list(leaf) for leaf in stack],
+                    rows,
                     combined,
                     layout,
                     heading,
@@ -1170,6 +1270,20 @@ class _SubScanner:
                 )
             )
             heading = None
+
+    def _stack_rows(
+        self, leaves: list[list[_SubCell]]
+    ) -> tuple[list[list[_SubCell]], bool] | None:
+        """The rows of a bracketed L x L array, all plain or all combined; None if neither."""
+        options = [
+            [r for r in _sub_row_readings(leaf, None) if r[1] is None and len(r[0]) == self.low]
+            for leaf in leaves
+        ]
+        for combined in (False, True):
+            picked = [next((r for r in opts if r[2] == combined), None) for opts in options]
+            if all(r is not None for r in picked):
+                return [r[0] for r in picked if r is not None], combined
+        return None
 
     def _note_summarised(self, struct: _SubArray) -> None:
         if struct.summarised and struct.max_depth >= 3:
@@ -1227,7 +1341,8 @@ def _sub_fits(policy: _SubBlock, prob: _SubBlock, n_dice: int) -> bool:
 
 
 def _sub_choose(blocks: list[_SubBlock], n_dice: int) -> tuple[_SubBlock, ...] | None:
-    """The arrays: the last combined block or adjacent pair of blocks that fits by content.
+    """The arrays: the last combined block or adjacent pair of blocks that fits by content
+    (a block that also reads as a combined table: as such if it pairs with none).
 
     If none fits, the later of the last combined block and the last two plain blocks (flags
     will tell what is wrong with them); None when there is neither.
@@ -1241,6 +1356,9 @@ def _sub_choose(blocks: list[_SubBlock], n_dice: int) -> tuple[_SubBlock, ...] |
             first = blocks[i - 1]
             if _sub_fits(first, block, n_dice) or _sub_fits(block, first, n_dice):
                 return (first, block)
+        other = block.alternative
+        if other is not None and _sub_fits(*_sub_split(other), n_dice):
+            return (other,)
     plain = [b for b in blocks if not b.combined]
     combined = [b for b in blocks if b.combined]
     if len(plain) >= 2 and (not combined or plain[-2].line > combined[-1].line):
