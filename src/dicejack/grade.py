@@ -8,7 +8,8 @@ A student's answer is random, so "does it match mine" is the wrong question. Two
   metric of R reference learner runs with the same game, M and NGAMES.
 * **Consistency.** Could these tables have come from the handout's algorithm at these settings?
   A single statistic measures how far the submission sits from the reference runs; it is
-  calibrated on the reference runs themselves (leave-one-out), so its false-alarm rate is known.
+  calibrated on held-out faithful runs scored exactly as a submission is, so its false-alarm
+  rate is known.
 
 The statistic (see docs/grading.md). For each *usable* state s (at least 80% of the reference
 runs have data there and they visit it at least 10 times on average), with n reference runs:
@@ -24,13 +25,16 @@ T is the mean contribution over the usable states. Rank scores need no model of 
 distribution (they are discrete where visits are few, and their spread differs from state to state),
 and a printed precision coarser than the references' is handled by rounding the references to it.
 
-Calibration: each reference run is scored against the other R - 1 (leave-one-out), giving R draws
-of T under the null hypothesis "a correct implementation". T is positive and right-skewed (its
-skewness is close to that of a log-normal with its coefficient of variation), so the p-value is
-the Student-t predictive tail of log T: p = P(t_{R-1} > (log T - mean) / (sd * sqrt(1 + 1/R))),
-mean and sd of the R values of log T; the t and the sqrt(1 + 1/R) account for estimating them
-from R draws. The rank p-value (1 + #{null >= T}) / (R + 1) is also reported, but with R = 30 it
-cannot go below 1/31. Measured on fresh seeds, the false-alarm rate is nominal (docs/grading.md).
+Calibration: C more faithful runs (held out: seeds after the references') are printed as dicejack
+prints and scored against the R references exactly as a submission is, giving C draws of T under
+the null hypothesis "a faithful program", given this very reference set (leave-one-out on the
+references was measured to underestimate T's spread by 15-25% on some games: their ranks among
+each other are constrained, a fresh run's are not). T is positive and right-skewed (its skewness
+is close to that of a log-normal with its coefficient of variation), so the p-value is the
+Student-t predictive tail of log T: p = P(t_{C-1} > (log T - mean) / (sd * sqrt(1 + 1/C))), mean
+and sd of the C values of log T. The rank p-value (1 + #{null >= T}) / (C + 1) is also reported.
+Measured on an independent corpus of student programs, the false-alarm rate is nominal
+(docs/grading.md).
 
 Submissions are data, never code: they are read as text by :func:`formats.read_submission`;
 files over 10 MiB and anything but regular files are refused; every problem with one file becomes
@@ -111,13 +115,16 @@ GRADEBOOK_HEADER: tuple[str, ...] = (
 #: Larger submission files are refused unread.
 MAX_SUBMISSION_BYTES = 10 * 2**20
 DEFAULT_REFERENCES = 30
+#: Held-out faithful runs that calibrate the statistic (scored against the references exactly as
+#: a submission is): the null distribution of T given this reference set.
+DEFAULT_CALIBRATION = 60
 #: Reference run i uses seed REFERENCE_SEED + i (far from the small seeds people try first).
 REFERENCE_SEED = 1_000_000
 #: Fewer reference runs cannot calibrate anything.
 MIN_REFERENCES = 5
 MAX_REFERENCES = 10_000
 #: Bump when the reference cache's content or meaning changes.
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 
 # ---- the consistency statistic (docs/grading.md, "Consistency")
 #: A state is usable when at least this share of the reference runs have data there ...
@@ -232,6 +239,7 @@ class GradeConfig:
     games: int
     references: int = DEFAULT_REFERENCES
     seed: int = REFERENCE_SEED
+    calibration: int = DEFAULT_CALIBRATION
 
     def __post_init__(self) -> None:
         if not isinstance(self.game, Game):
@@ -243,6 +251,7 @@ class GradeConfig:
         for name, low, high in (
             ("games", 1, 10**12),
             ("references", MIN_REFERENCES, MAX_REFERENCES),
+            ("calibration", MIN_REFERENCES, MAX_REFERENCES),
             ("seed", 0, 2**62),
         ):
             value = getattr(self, name)
@@ -254,18 +263,26 @@ class GradeConfig:
 
     @property
     def seeds(self) -> tuple[int, ...]:
-        """The reference runs' seeds."""
+        """The reference runs' seeds (the held-out calibration runs follow them)."""
         return tuple(range(self.seed, self.seed + self.references))
 
+    @property
+    def calibration_seeds(self) -> tuple[int, ...]:
+        """The held-out calibration runs' seeds."""
+        first = self.seed + self.references
+        return tuple(range(first, first + self.calibration))
+
     def key(self) -> str:
-        """File-name-safe cache key: game, M, NGAMES, R, base seed, cache version."""
+        """File-name-safe cache key: game, M, NGAMES, R, C, base seed, cache version."""
         m = re.sub(r"[^0-9A-Za-z.+-]", "_", format(self.m, ".17g"))
-        return (f"refs-{self.game.label()}-m{m}-n{self.games}-r{self.references}-s{self.seed}"
-                f"-v{CACHE_VERSION}")
+        return (f"refs-{self.game.label()}-m{m}-n{self.games}-r{self.references}"
+                f"-c{self.calibration}-s{self.seed}-v{CACHE_VERSION}")
 
     def describe(self) -> str:
+        last = self.seed + self.references + self.calibration - 1
         return (f"{self.game}, M={self.m:g}, NGAMES={self.games:,}; {self.references} reference "
-                f"runs (seeds {self.seed}..{self.seed + self.references - 1})")
+                f"runs and {self.calibration} held-out calibration runs (seeds "
+                f"{self.seed}..{last})")
 
 
 # ------------------------------------------------------------------------------ references
@@ -354,8 +371,10 @@ class References:
 
     best (R, L, L): lowest best J per state, 0 where no data; probability (R, L, L): its
     estimate, -1 where no data; tied (R, L, L, K + 1): every J tied for best; visits (R, L, L):
-    T per state; metrics (R, len(METRIC_NAMES)) of the graded tables. source says where they
-    came from ("computed", "disk cache" or "memory"); cpu_seconds is what computing them cost.
+    T per state; metrics (R, len(METRIC_NAMES)) of the graded tables. held_best and
+    held_probability (C, L, L): the held-out calibration runs' tables, whose statistics against
+    the R references are the null distribution. source says where they came from ("computed",
+    "disk cache" or "memory"); cpu_seconds is what computing them cost.
     """
 
     config: GradeConfig
@@ -364,6 +383,8 @@ class References:
     tied: np.ndarray
     visits: np.ndarray
     metrics: np.ndarray
+    held_best: np.ndarray
+    held_probability: np.ndarray
     source: str = "computed"
     cpu_seconds: float = 0.0
 
@@ -449,40 +470,32 @@ class References:
 
     @property
     def null(self) -> np.ndarray:
-        """Leave-one-out statistics (estimates at full precision); see :meth:`null_at`."""
+        """The null statistics at full precision; see :meth:`null_at`."""
         return self.null_at(None)
 
     def null_at(self, decimals: int | None) -> np.ndarray:
-        """Leave-one-out statistics: each run, printed as dicejack prints (lowest tied J) with
-        `decimals` decimals, scored against the other R - 1 runs exactly as a submission is."""
+        """T of each held-out calibration run, printed as dicejack prints (lowest tied J) with
+        `decimals` decimals, scored against the R references exactly as a submission is: draws
+        of T under "a faithful program", given this reference set."""
         key = ("null", decimals)
-        if key in self._by_decimals:
-            return self._by_decimals[key]
-        r_count = self.best.shape[0]
-        ns = self.has_data.sum(axis=0)
-        visits = self.visits.sum(axis=0)
-        values = self.values_at(decimals)
-        agree = self.agree_counts(decimals)
-        out = np.empty(r_count)
-        for r in range(r_count):
-            own = values[r]
-            less = (values < own).sum(axis=0)
-            equal = (values == own).sum(axis=0) - 1
-            j = np.where(own > 0, self.best[r], 0).astype(np.int64)
-            # the run's own J is in its tied set (or its value is 0): it agrees with itself
-            agreeing = np.take_along_axis(agree, j[..., None], axis=-1)[..., 0] - 1
-            usable = _usable(ns - self.has_data[r], visits - self.visits[r], r_count - 1)
-            per = _contributions(less, equal, agreeing, own > 0, r_count - 1)
-            out[r] = per[usable].mean() if usable.any() else np.nan
-        self._by_decimals[key] = out
-        return out
+        if key not in self._by_decimals:
+            out = np.empty(self.held_best.shape[0])
+            for c in range(out.size):
+                value = np.where(self.held_best[c] >= 1, self.held_probability[c], 0.0)
+                if decimals is not None:
+                    value = np.round(value, decimals)
+                policy = np.where(value > 0, self.held_best[c], 0).astype(np.int64)
+                per, _ = statistic_terms(self, policy, value, decimals)
+                out[c] = per[self.usable].mean() if self.usable.any() else np.nan
+            self._by_decimals[key] = out
+        return self._by_decimals[key]
 
     @property
     def null_fit(self) -> tuple[float, float, int]:
         return self.null_fit_at(None)
 
     def null_fit_at(self, decimals: int | None) -> tuple[float, float, int]:
-        """(mean, sd, count) of log T over the finite leave-one-out statistics."""
+        """(mean, sd, count) of log T over the finite null statistics."""
         null = self.null_at(decimals)
         null = null[np.isfinite(null) & (null > 0)]
         if null.size < 2:
@@ -564,7 +577,7 @@ def default_cache_dir() -> Path:
 #: References computed or loaded in this process, by GradeConfig.key().
 _MEMO: dict[str, References] = {}
 
-_ARRAYS = ("best", "probability", "tied", "visits", "metrics")
+_ARRAYS = ("best", "probability", "tied", "visits", "metrics", "held_best", "held_probability")
 
 
 def _load_cached(path: Path, config: GradeConfig) -> References | None:
@@ -577,19 +590,22 @@ def _load_cached(path: Path, config: GradeConfig) -> References | None:
         if (meta != _cache_meta(config) or data["best"].shape != shape
                 or data["probability"].shape != shape or data["visits"].shape != shape
                 or data["tied"].shape != (*shape, config.game.n_dice + 1)
-                or data["metrics"].shape != (config.references, len(METRIC_NAMES))):
+                or data["metrics"].shape != (config.references, len(METRIC_NAMES))
+                or data["held_best"].shape != (config.calibration, *config.game.shape)
+                or data["held_probability"].shape != data["held_best"].shape):
             return None
         return References(config, data["best"], data["probability"].astype(np.float64),
                           data["tied"].astype(bool), data["visits"].astype(np.int64),
-                          data["metrics"].astype(np.float64), source="disk cache")
+                          data["metrics"].astype(np.float64), data["held_best"],
+                          data["held_probability"].astype(np.float64), source="disk cache")
     except Exception:  # noqa: BLE001 - any unreadable cache file is simply recomputed
         return None
 
 
 def _cache_meta(config: GradeConfig) -> dict[str, Any]:
     return {"params": config.game.params(), "m": config.m, "games": config.games,
-            "references": config.references, "seed": config.seed, "version": CACHE_VERSION,
-            "metrics": list(METRIC_NAMES)}
+            "references": config.references, "calibration": config.calibration,
+            "seed": config.seed, "version": CACHE_VERSION, "metrics": list(METRIC_NAMES)}
 
 
 #: Reference work (runs x games) up to which the runs are played in-process by default: a
@@ -651,14 +667,16 @@ def _compute(
         workers = 1 if config.references * config.games <= INLINE_GAMES else None
     if executor is None and dask is None and workers != 1:
         reference_run(params, config.m, 1, 0)  # compile once before workers fork
+    seeds = config.seeds + config.calibration_seeds
     rows = report.map_tasks(
         reference_run,
-        [(params, config.m, config.games, s, reference_tie_break(i))
-         for i, s in enumerate(config.seeds)],
+        [(params, config.m, config.games, s, reference_tie_break(i)) for i, s in enumerate(seeds)],
         workers=workers, dask=dask, executor=executor, label="reference runs", progress=progress,
     )
+    refs, held = rows[: config.references], rows[config.references:]
     return References(
-        config, *(np.stack([r[i] for r in rows]) for i in range(len(_ARRAYS))),
+        config, *(np.stack([r[i] for r in refs]) for i in range(5)),
+        held_best=np.stack([r[0] for r in held]), held_probability=np.stack([r[1] for r in held]),
         source="computed", cpu_seconds=float(sum(r[-1] for r in rows)),
     )
 
@@ -698,26 +716,36 @@ def printed_decimals(values: np.ndarray, limit: int = 6) -> int | None:
     return None
 
 
+def statistic_terms(
+    refs: References, policy: np.ndarray, value: np.ndarray, decimals: int | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """(contribution c(s), normal score w) per state of graded tables against the R references
+    (every state; the statistic uses the usable ones). The one place the statistic is computed,
+    for submissions and for the calibration runs alike."""
+    from scipy.special import ndtri
+
+    n = refs.best.shape[0]
+    values = refs.values_at(decimals)
+    less = (values < value).sum(axis=0)
+    equal = (values == value).sum(axis=0)
+    agreeing = np.take_along_axis(refs.agree_counts(decimals), policy[..., None], axis=-1)[..., 0]
+    per = _contributions(less, equal, agreeing, value > 0, n)
+    return per, ndtri((less + 0.5 * equal + 0.5) / (n + 1))
+
+
 def consistency(
     refs: References, policy: np.ndarray, value: np.ndarray, decimals: int | None = None
 ) -> Consistency:
     """Score graded tables (:func:`graded_tables`: policy J per state, 0 = none; value: the
     estimate, 0 = none; a -1 is read as 0) against all R reference runs. With `decimals`, the
     reference estimates are rounded to that many decimals first, as the submission's were when
-    printed, and the null is the leave-one-out null at that precision."""
-    r_count = refs.best.shape[0]
+    printed, and the null is that of the calibration runs printed likewise."""
     value = np.maximum(np.asarray(value, dtype=np.float64), 0.0)
     policy = np.where(value > 0, np.asarray(policy), 0).astype(np.int64)
     policy = np.where((policy >= 0) & (policy <= refs.game.n_dice), policy, 0)
-    values = refs.values_at(decimals)
-    less = (values < value).sum(axis=0)
-    equal = (values == value).sum(axis=0)
-    agreeing = np.take_along_axis(refs.agree_counts(decimals), policy[..., None], axis=-1)[..., 0]
-    per = _contributions(less, equal, agreeing, value > 0, r_count)
+    per, score = statistic_terms(refs, policy, value, decimals)
     usable = refs.usable
-    from scipy.special import ndtri
-
-    score = np.where(usable, ndtri((less + 0.5 * equal + 0.5) / (r_count + 1)), np.nan)
+    score = np.where(usable, score, np.nan)
     per = np.where(usable, per, np.nan)
     null = refs.null_at(decimals)
     null = null[np.isfinite(null)]
@@ -1136,7 +1164,7 @@ def grade_files(
         raise GradeError("no submissions to grade")
     refs = reference_runs(config, cache_dir=cache_dir, workers=workers, dask=dask,
                           executor=executor, progress=progress)
-    refs.null  # noqa: B018 - the leave-one-out null, once, before the batch
+    refs.null  # noqa: B018 - the null at full precision, once, before the batch
     grades: list[Grade] = []
     advance, stop = report.progress_bar("grading", len(paths), progress)
     try:
@@ -1315,9 +1343,9 @@ def report_markdown(refs: References, g: Grade, image: str | None = None) -> str
     lines += [
         "", "## Consistency with the handout's algorithm", "",
         f"Statistic T = {_fmt(c.statistic)} over {c.usable} usable states; reference runs "
-        f"(leave-one-out): mean {_fmt(c.null_mean)}, sd {_fmt(c.null_sd)}.",
-        f"p-value {_fmt(c.p_value, '.3g')} (log-t fit of the leave-one-out null), rank p-value "
-        f"{_fmt(c.p_rank, '.3g')} (cannot go below 1/{cfg.references + 1}).",
+        f"(held-out calibration runs): mean {_fmt(c.null_mean)}, sd {_fmt(c.null_sd)}.",
+        f"p-value {_fmt(c.p_value, '.3g')} (log-t fit of the calibration runs), rank p-value "
+        f"{_fmt(c.p_rank, '.3g')} (cannot go below 1/{cfg.calibration + 1}).",
     ]
     if c.decimals is not None:
         lines.append(f"The probabilities are printed with {c.decimals} decimals; the reference "
