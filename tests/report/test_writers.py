@@ -1,16 +1,15 @@
-"""Convergence reports: parameters, statistics, the report folder, and the executors."""
+"""The report folder: its files, replacing an old report only as a whole, and the command."""
 
 from __future__ import annotations
 
 import csv
 import json
-import math
 import os
 
 import numpy as np
 import pytest
 
-from dicejack import compare, report
+from dicejack import compare, figures, report
 from dicejack.cli import main
 from dicejack.game import Game
 
@@ -23,52 +22,14 @@ def tiny_config(**kw) -> report.ReportConfig:
     return report.ReportConfig(**args)
 
 
-# ------------------------------------------------------------------------------ parameters
-def test_default_study_is_the_handouts_game():
-    cfg = report.ReportConfig()
-    assert cfg.game == Game(6, 15, 17, 2) and cfg.ms == (100.0,) and cfg.seeds == 10
-    assert cfg.games[0] == 100 and cfg.games[-1] == 10**6
-    assert all(b > a for a, b in zip(cfg.games, cfg.games[1:], strict=False))
-    assert cfg.seed_list == tuple(range(1, 11))
+def test_the_package_keeps_every_name_its_callers_use():
+    for name in report.__all__:
+        assert getattr(report, name) is not None, name
+    for name in ("map_tasks", "progress_bar", "open_executor", "CLASS_COLORS", "DEFAULT_M",
+                 "DEFAULT_GAMES", "parse_ms", "parse_games", "ReportError", "make_report"):
+        assert name in report.__all__
 
 
-def test_parse_games_and_ms():
-    assert report.parse_games("100,1000, 1e4") == (100, 1000, 10_000)
-    assert report.parse_games("100..1000") == (100, 200, 500, 1000)
-    assert report.parse_games("30..100") == (30, 50, 100)
-    assert report.parse_ms(["10", "100,1000"]) == (10.0, 100.0, 1000.0)
-
-
-@pytest.mark.parametrize(
-    "make, message",
-    [
-        (lambda: report.parse_games("100,100"), "increasing"),
-        (lambda: report.parse_games("100,10"), "increasing"),
-        (lambda: report.parse_games("0,10"), "positive"),
-        (lambda: report.parse_games("-5"), "positive"),
-        (lambda: report.parse_games("1.5"), "whole"),
-        (lambda: report.parse_ms(["10,-1"]), ">= 0"),
-        (lambda: report.parse_ms(["x"]), "number"),
-        (lambda: report.parse_ms(["5,5"]), "distinct"),
-        (lambda: tiny_config(seeds=0), "seeds must be >= 1"),
-        (lambda: tiny_config(games=(5, 3)), "increasing"),
-    ],
-)
-def test_bad_parameters_raise_report_errors(make, message):
-    with pytest.raises(report.ReportError, match=message):
-        make()
-
-
-def test_interval_is_the_student_t_interval():
-    mean, lo, hi = report.interval(np.array([[1.0], [2.0], [3.0]]))
-    half = 4.302652729911275 / math.sqrt(3)  # t(0.975, 2) * sd(=1) / sqrt(3)
-    assert mean[0] == 2.0
-    assert lo[0] == pytest.approx(2 - half) and hi[0] == pytest.approx(2 + half)
-    mean, lo, hi = report.interval(np.array([[1.0, np.nan], [np.nan, np.nan]]))
-    assert mean[0] == 1.0 and math.isnan(lo[0]) and math.isnan(mean[1])
-
-
-# ------------------------------------------------------------------------------ end to end
 def test_report_runs_end_to_end_and_writes_every_file(tmp_path):
     out = tmp_path / "rep"
     cfg = tiny_config()
@@ -107,6 +68,15 @@ def test_report_runs_end_to_end_and_writes_every_file(tmp_path):
     np.testing.assert_array_equal(study.values(10.0)[1], direct.values)
 
 
+def test_the_markdown_lists_the_decisive_states_still_wrong(tmp_path):
+    study = report.run_study(tiny_config(ms=(0.0,), games=(3, 10)), workers=1)
+    rows = study.wrong_decisive(0.0)
+    md = report.report_markdown(study, [])
+    assert rows and "Decisive states still wrong after 10 games (in how many of 3 seeds)" in md
+    for x, y, count, optimal, gap in rows[:15]:
+        assert f"| <{x},{y}> | {count} | {', '.join(map(str, optimal))} | {gap:.4f} |" in md
+
+
 def test_an_existing_report_is_replaced_only_when_the_new_one_is_complete(tmp_path, monkeypatch):
     out = tmp_path / "rep"
     out.mkdir()
@@ -116,7 +86,7 @@ def test_an_existing_report_is_replaced_only_when_the_new_one_is_complete(tmp_pa
     def broken(*args, **kwargs):
         raise RuntimeError("plotting failed")
 
-    monkeypatch.setattr(report, "plot_figures", broken)
+    monkeypatch.setattr(figures, "plot_figures", broken)
     with pytest.raises(RuntimeError):
         report.make_report(cfg, out, workers=1)
     assert os.listdir(tmp_path) == ["rep"] and os.listdir(out) == ["old.txt"]
@@ -153,30 +123,3 @@ def test_report_command_writes_the_folder(tmp_path, capsys):
                  "10,20", "--seeds", "2", "--workers", "1", "--out", str(out)])
     assert code == 0, capsys.readouterr().err
     assert (out / "report.md").exists() and (out / "figures" / "learned_m5.png").exists()
-
-
-# ------------------------------------------------------------------------------ executors
-def test_process_pool_and_dask_give_the_same_numbers_as_in_process():
-    distributed = pytest.importorskip("distributed")
-    cfg = tiny_config(games=(10, 100, 300))
-    inline = report.run_study(cfg, workers=1)
-    pool = report.run_study(cfg, workers=2)
-    with distributed.LocalCluster(
-        n_workers=1, threads_per_worker=2, processes=True, protocol="tcp://",
-        host="127.0.0.1", dashboard_address=None,
-    ) as cluster:
-        on_dask = report.run_study(cfg, dask=cluster.scheduler_address)
-    for m in cfg.ms:
-        np.testing.assert_array_equal(pool.values(m), inline.values(m))
-        np.testing.assert_array_equal(on_dask.values(m), inline.values(m))
-    assert [(r.m, r.seed) for r in on_dask.runs] == [(r.m, r.seed) for r in inline.runs]
-    for a, b in zip(on_dask.runs, inline.runs, strict=True):
-        np.testing.assert_array_equal(a.best, b.best)
-
-
-def test_unreachable_dask_scheduler_is_a_report_error(monkeypatch):
-    pytest.importorskip("distributed")
-    monkeypatch.setattr(report, "DASK_CONNECT_TIMEOUT", 1)
-    with pytest.raises(report.ReportError, match="cannot connect"):
-        with report.open_executor(dask="tcp://127.0.0.1:9"):
-            pass

@@ -1,0 +1,88 @@
+"""Convergence reports: how the handout's learner approaches the optimum as games accumulate.
+
+For each M and each of N seeds, one learner run with snapshots at log-spaced game counts; every
+metric of :mod:`dicejack.compare` at every snapshot; mean and a 95% interval over seeds; written
+as a report folder (``report.md``, ``figures/*.png``, ``metrics.csv``, ``metrics.json``).
+
+    from dicejack import report
+    report.make_report(report.ReportConfig(ms=(10, 100)), "reports/mine", workers=4)
+
+The package re-exports its modules' public names:
+
+* :mod:`dicejack.report.study`: what to study (:class:`ReportConfig`, :func:`parse_games`,
+  :func:`parse_ms`), running it (:func:`run_one`, :func:`run_study`) and the statistics over
+  seeds (:class:`Study`, :func:`interval`).
+* :mod:`dicejack.report.writers`: the report folder (:func:`metrics_csv`, :func:`metrics_json`,
+  :func:`report_markdown`, :func:`write_report`, :func:`make_report`).
+
+Executors and the progress bar live in :mod:`dicejack.parallel`, the figures in
+:mod:`dicejack.figures`; the names below from those two are kept here for existing callers.
+"""
+
+from __future__ import annotations
+
+from dicejack.figures import CLASS_COLORS
+from dicejack.parallel import InlineExecutor, map_tasks, open_executor, progress_bar
+from dicejack.report.study import (
+    DEFAULT_GAMES,
+    DEFAULT_M,
+    DEFAULT_SEEDS,
+    HANDOUT_GAME,
+    ReportConfig,
+    ReportError,
+    RunResult,
+    Study,
+    check_games,
+    check_ms,
+    interval,
+    parse_games,
+    parse_ms,
+    run_one,
+    run_study,
+    series_125,
+)
+from dicejack.report.writers import (
+    AGREEMENT_TARGET,
+    TABLE_METRICS,
+    Report,
+    default_out,
+    make_report,
+    metrics_csv,
+    metrics_json,
+    report_markdown,
+    write_report,
+)
+
+__all__ = [
+    "ReportError",
+    "HANDOUT_GAME",
+    "DEFAULT_SEEDS",
+    "DEFAULT_M",
+    "ReportConfig",
+    "RunResult",
+    "Study",
+    "Report",
+    "series_125",
+    "DEFAULT_GAMES",
+    "parse_games",
+    "parse_ms",
+    "interval",
+    "run_one",
+    "run_study",
+    "write_report",
+    "make_report",
+    "default_out",
+    # public before the split, kept importable from here
+    "check_games",
+    "check_ms",
+    "TABLE_METRICS",
+    "AGREEMENT_TARGET",
+    "metrics_csv",
+    "metrics_json",
+    "report_markdown",
+    "InlineExecutor",
+    "open_executor",
+    "map_tasks",
+    "progress_bar",
+    "CLASS_COLORS",
+]

@@ -1,0 +1,126 @@
+"""Convergence studies: parameters, one run, statistics over seeds, and executor independence."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from dicejack import compare, learner, parallel, report
+from dicejack.game import Game
+
+TINY = Game(n_sides=3, low=6, high=7, n_dice=2)
+
+
+def tiny_config(**kw) -> report.ReportConfig:
+    args = dict(game=TINY, ms=(10.0, 100.0), games=(10, 30, 100), seeds=3, first_seed=4)
+    args.update(kw)
+    return report.ReportConfig(**args)
+
+
+# ------------------------------------------------------------------------------ parameters
+def test_default_study_is_the_handouts_game():
+    cfg = report.ReportConfig()
+    assert cfg.game == Game(6, 15, 17, 2) and cfg.ms == (100.0,) and cfg.seeds == 10
+    assert cfg.games[0] == 100 and cfg.games[-1] == 10**6
+    assert all(b > a for a, b in zip(cfg.games, cfg.games[1:], strict=False))
+    assert cfg.seed_list == tuple(range(1, 11))
+
+
+def test_parse_games_and_ms():
+    assert report.parse_games("100,1000, 1e4") == (100, 1000, 10_000)
+    assert report.parse_games("100..1000") == (100, 200, 500, 1000)
+    assert report.parse_games("30..100") == (30, 50, 100)
+    assert report.parse_ms(["10", "100,1000"]) == (10.0, 100.0, 1000.0)
+
+
+def test_command_reproduces_the_study():
+    assert tiny_config().command() == (
+        "dicejack report --sides 3 --low 6 --high 7 --dice 2 -m 10 -m 100 --games 10,30,100 "
+        "--seeds 3 --seed 4"
+    )
+    assert report.ReportConfig(games=report.parse_games("100..1000")).command().endswith(
+        "-m 100 --games 100..1000 --seeds 10"
+    )
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: report.parse_games("100,100"), "increasing"),
+        (lambda: report.parse_games("100,10"), "increasing"),
+        (lambda: report.parse_games("0,10"), "positive"),
+        (lambda: report.parse_games("-5"), "positive"),
+        (lambda: report.parse_games("1.5"), "whole"),
+        (lambda: report.parse_ms(["10,-1"]), ">= 0"),
+        (lambda: report.parse_ms(["x"]), "number"),
+        (lambda: report.parse_ms(["5,5"]), "distinct"),
+        (lambda: tiny_config(seeds=0), "seeds must be >= 1"),
+        (lambda: tiny_config(games=(5, 3)), "increasing"),
+    ],
+)
+def test_bad_parameters_raise_report_errors(make, message):
+    with pytest.raises(report.ReportError, match=message):
+        make()
+
+
+# ------------------------------------------------------------------------------ statistics
+def test_interval_is_the_student_t_interval():
+    mean, lo, hi = report.interval(np.array([[1.0], [2.0], [3.0]]))
+    half = 4.302652729911275 / math.sqrt(3)  # t(0.975, 2) * sd(=1) / sqrt(3)
+    assert mean[0] == 2.0
+    assert lo[0] == pytest.approx(2 - half) and hi[0] == pytest.approx(2 + half)
+    mean, lo, hi = report.interval(np.array([[1.0, np.nan], [np.nan, np.nan]]))
+    assert mean[0] == 1.0 and math.isnan(lo[0]) and math.isnan(mean[1])
+
+
+def test_a_run_measures_every_metric_at_every_checkpoint():
+    r = report.run_one((3, 6, 7, 2), 10.0, 5, (10, 30, 100))
+    assert r.values.shape == (3, len(compare.METRIC_NAMES)) and r.games == (10, 30, 100)
+    t = parallel.truth_for((3, 6, 7, 2))
+    run = learner.learn(TINY, 10.0, 100, 5, checkpoints=(10, 30))
+    win, lose = run.snapshots[30]
+    metrics = compare.metric_values(t, compare.learned_from_counts(TINY, win, lose))
+    np.testing.assert_array_equal(r.values[1], [metrics[n] for n in compare.METRIC_NAMES])
+
+
+def test_wrong_decisive_counts_the_seeds_where_compare_finds_the_state_wrong():
+    study = report.run_study(tiny_config(ms=(0.0,), games=(3, 10)), workers=1)
+    rows = study.wrong_decisive(0.0)
+    t = study.truth
+    expected: dict[tuple[int, int], int] = {}
+    for r in study.runs:
+        for w in compare.compare(TINY, t, study.last_tables(r)).wrong_decisive:
+            expected[w.x, w.y] = expected.get((w.x, w.y), 0) + 1
+    assert rows and {(x, y): n for x, y, n, _, _ in rows} == expected
+    assert [n for _, _, n, _, _ in rows] == sorted((n for _, _, n, _, _ in rows), reverse=True)
+    for x, y, _, optimal, gap in rows:
+        assert t.decisive[x, y] and gap == t.solution.gap[x, y]
+        assert optimal == tuple(np.flatnonzero(t.solution.optimal[x, y]))
+
+
+# ------------------------------------------------------------------------------ executors
+def test_process_pool_and_dask_give_the_same_numbers_as_in_process():
+    distributed = pytest.importorskip("distributed")
+    cfg = tiny_config(games=(10, 100, 300))
+    inline = report.run_study(cfg, workers=1)
+    pool = report.run_study(cfg, workers=2)
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=True, protocol="tcp://",
+        host="127.0.0.1", dashboard_address=None,
+    ) as cluster:
+        on_dask = report.run_study(cfg, dask=cluster.scheduler_address)
+    for m in cfg.ms:
+        np.testing.assert_array_equal(pool.values(m), inline.values(m))
+        np.testing.assert_array_equal(on_dask.values(m), inline.values(m))
+    assert [(r.m, r.seed) for r in on_dask.runs] == [(r.m, r.seed) for r in inline.runs]
+    for a, b in zip(on_dask.runs, inline.runs, strict=True):
+        np.testing.assert_array_equal(a.best, b.best)
+
+
+def test_a_study_without_an_executor_is_a_report_error(monkeypatch):
+    pytest.importorskip("distributed")
+    monkeypatch.setattr(parallel, "DASK_CONNECT_TIMEOUT", 1)
+    with pytest.raises(report.ReportError, match="cannot connect"):
+        report.run_study(tiny_config(), dask="tcp://127.0.0.1:9")
