@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import students
-from dicejack import grade
+from dicejack import formats, grade
 from dicejack.game import Game
 
 GAME = Game(n_sides=4, low=8, high=9, n_dice=2)
@@ -96,7 +96,7 @@ def test_copies_of_corpus_outputs_are_flagged():
                     9_000_000 + 1_000 * i + r)))
     # one output re-printed by another "student" in another layout, rounded to 3 decimals
     orig_name, orig = texts[4]
-    sub = grade.formats.read_submission_text(orig, GAME.low, GAME.n_dice)
+    sub = formats.read_submission_text(orig, GAME.low, GAME.n_dice)
     prob = np.where(sub.no_data, -1.0, sub.probability)
     copy = ("best dice\n" + "\n".join(" ".join(map(str, row)) for row in sub.policy)
             + "\nprobability\n"

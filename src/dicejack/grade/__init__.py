@@ -1,0 +1,129 @@
+"""Grading student outputs: the handout's two printed arrays, against the truth and against
+reference runs of the handout's own algorithm (docs/grading.md is the user's guide).
+
+A student's answer is random, so "does it match mine" is the wrong question. Two right ones:
+**quality** (the compare metrics of the printed tables, placed among R reference runs with the
+same game, M and NGAMES) and **consistency** (could these tables have come from the handout's
+algorithm at all? a statistic calibrated on held-out faithful runs, so its false-alarm rate is
+known). Where things are:
+
+=================  ==============================================================================
+settings           GradeConfig (game, M, NGAMES, R, C, seed) and GradeError
+printed            what a printed table means: graded values and J (the one rule for conventions)
+consistency        the statistic T and its p-value (its docstring is the specification)
+copies             distances between tables, the `copied` flag and similar_to
+rubric             points, verdict, flags with help and hints
+references         reference and calibration runs: computing, caching, what grading derives
+grading            one output (arrays, text, file) -> Grade; a batch of files -> grades + outputs
+writers            gradebook CSV, terminal summary, per-student Markdown reports and heatmaps
+=================  ==============================================================================
+
+Every public name of these modules is importable from ``dicejack.grade``.
+"""
+
+from __future__ import annotations
+
+from dicejack.grade.consistency import (
+    NULL_SD_FLOOR,
+    POLICY_SMOOTHING,
+    POLICY_WEIGHT,
+    USABLE_SHARE,
+    USABLE_VISITS,
+    Consistency,
+    consistency,
+    looks_transposed,
+    p_value,
+    statistic_terms,
+    usable_states,
+)
+from dicejack.grade.copies import (
+    COPY_DECIMALS,
+    COPY_FACTOR,
+    COPY_MIN_STATES,
+    find_copies,
+    mark_copies,
+    pairwise_distances,
+    table_distance,
+)
+from dicejack.grade.grading import (
+    MAX_SUBMISSION_BYTES,
+    Grade,
+    WorstState,
+    grade_file,
+    grade_files,
+    grade_tables,
+    grade_text,
+    worst_states,
+)
+from dicejack.grade.printed import graded_learned, graded_tables, printed_decimals
+from dicejack.grade.references import (
+    INLINE_GAMES,
+    ROUNDING_MATTERS,
+    References,
+    compute_references,
+    default_cache_dir,
+    forget_references,
+    reference_run,
+    reference_runs,
+    reference_tie_break,
+)
+from dicejack.grade.rubric import (
+    CONSISTENCY_POINTS,
+    FAIL_FLAGS,
+    FLAG_DEDUCTIONS,
+    FLAG_HELP,
+    FLAG_HINTS,
+    FORMAT_POINTS,
+    P_FAIL,
+    P_REVIEW,
+    P_ZERO,
+    QUALITY_METRICS,
+    QUALITY_POINTS,
+    REVIEW_FLAGS,
+    SCORE_REVIEW,
+    consistency_points,
+    percentile_among,
+    quality_fraction,
+    verdict_for,
+)
+from dicejack.grade.settings import (
+    CACHE_VERSION,
+    DEFAULT_CALIBRATION,
+    DEFAULT_REFERENCES,
+    MAX_REFERENCES,
+    MIN_REFERENCES,
+    REFERENCE_SEED,
+    GradeConfig,
+    GradeError,
+)
+from dicejack.grade.writers import (
+    GRADEBOOK_HEADER,
+    check_gradebook_path,
+    gradebook_csv,
+    plain_summary,
+    prepare_reports_folder,
+    report_markdown,
+    report_names,
+    summary_text,
+    write_gradebook,
+    write_reports,
+)
+
+__all__ = [
+    "GradeError", "GradeConfig", "References", "Consistency", "WorstState", "Grade",
+    "GRADEBOOK_HEADER", "MAX_SUBMISSION_BYTES", "DEFAULT_REFERENCES", "DEFAULT_CALIBRATION",
+    "REFERENCE_SEED", "MIN_REFERENCES", "MAX_REFERENCES", "CACHE_VERSION", "QUALITY_METRICS",
+    "FLAG_HELP", "FLAG_HINTS", "FLAG_DEDUCTIONS", "REVIEW_FLAGS", "FAIL_FLAGS", "FORMAT_POINTS",
+    "QUALITY_POINTS", "CONSISTENCY_POINTS", "P_REVIEW", "P_ZERO", "P_FAIL", "SCORE_REVIEW",
+    "USABLE_SHARE", "USABLE_VISITS", "POLICY_SMOOTHING", "POLICY_WEIGHT", "NULL_SD_FLOOR",
+    "COPY_DECIMALS", "COPY_MIN_STATES", "COPY_FACTOR", "INLINE_GAMES", "ROUNDING_MATTERS",
+    "default_cache_dir", "compute_references", "forget_references", "reference_run",
+    "reference_runs", "reference_tie_break",
+    "consistency", "statistic_terms", "usable_states", "p_value", "looks_transposed",
+    "consistency_points", "quality_fraction", "percentile_among", "verdict_for",
+    "grade_tables", "grade_text", "grade_file", "grade_files", "worst_states",
+    "graded_tables", "graded_learned", "printed_decimals",
+    "find_copies", "mark_copies", "pairwise_distances", "table_distance",
+    "gradebook_csv", "write_gradebook", "report_markdown", "write_reports", "report_names",
+    "summary_text", "plain_summary", "check_gradebook_path", "prepare_reports_folder",
+]

@@ -1,0 +1,174 @@
+"""The consistency statistic T and its p-value: could these tables have come from the handout's
+algorithm at these settings? This docstring is its specification (docs/grading.md explains why).
+
+For each *usable* state s (at least USABLE_SHARE of the R reference runs have data there and they
+visit it at least USABLE_VISITS times on average), with the tables as graded
+(:mod:`dicejack.grade.printed`: value v, 0 for "no data or estimate 0"; J only where v > 0):
+
+* v is ranked among the R reference values (ties count half): u = (#below + #equal/2 + 1/2) /
+  (R + 1), and w = Phi^-1(u) is its normal score (|w| <= 2.14 at R = 30: no state dominates);
+* where v > 0, the printed J gets f = (#agreeing + 1/2) / (R + 1), the smoothed share of
+  reference runs it agrees with: runs whose set of exactly tied best J holds it, and runs whose
+  own value is 0 (any J may be printed there);
+* the state contributes c(s) = w**2 / 2 + POLICY_WEIGHT * (-log f) (only w**2 / 2 where v = 0).
+
+T is the mean of c(s) over the usable states. With the probabilities printed to d <= 6 decimals,
+the reference values are rounded to d first.
+
+Calibration: C held-out faithful runs (seeds after the references') printed as dicejack prints
+(lowest tied J, at the same precision) are scored against the R references exactly as a
+submission is: C draws of T under "a faithful program", given this reference set. (Leave-one-out
+on the references underestimated T's spread by 15-25% on some games: their ranks among each
+other are constrained, a fresh run's are not.) T is positive and right-skewed, close to
+log-normal, so the p-value is the Student-t predictive tail of log T:
+p = P(t_{C-1} > (log T - mean) / (sd * sqrt(1 + 1/C))), mean and sd of the C values of log T.
+The rank p-value (1 + #{null >= T}) / (C + 1) is also reported.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    from dicejack.grade.references import References
+
+__all__ = ["Consistency", "consistency", "statistic_terms", "usable_states", "p_value",
+           "looks_transposed", "USABLE_SHARE", "USABLE_VISITS", "POLICY_SMOOTHING",
+           "POLICY_WEIGHT", "NULL_SD_FLOOR"]
+
+#: A state is usable when at least this share of the reference runs have data there ...
+USABLE_SHARE = 0.8
+#: ... and the reference runs visit it at least this often on average.
+USABLE_VISITS = 10.0
+#: Additive smoothing of the reference policy frequencies.
+POLICY_SMOOTHING = 0.5
+#: Weight of the policy surprisal against the estimate's w**2 / 2.
+POLICY_WEIGHT = 0.25
+#: Smallest standard deviation of log T under the null (all reference runs identical).
+NULL_SD_FLOOR = 0.02
+
+
+def usable_states(n_with_data: np.ndarray, visits_total: np.ndarray, n: int) -> np.ndarray:
+    need = max(3, math.ceil(USABLE_SHARE * n - 1e-9))
+    return (n_with_data >= need) & (visits_total >= USABLE_VISITS * n)
+
+
+def _contributions(
+    less: np.ndarray, equal: np.ndarray, agreeing: np.ndarray, has_estimate: np.ndarray, n: int
+) -> np.ndarray:
+    """Per-state w**2/2 + POLICY_WEIGHT * (-log f): w the normal score of the value's rank,
+    f = (agreeing + 1/2) / (n + 1) the smoothed share of runs the printed J agrees with; the
+    policy term only where the submission has an estimate above 0 (elsewhere any J is allowed)."""
+    from scipy.special import ndtri
+
+    u = (less + 0.5 * equal + 0.5) / (n + 1)
+    w = ndtri(u)
+    f = (agreeing + POLICY_SMOOTHING) / (n + 2 * POLICY_SMOOTHING)
+    return 0.5 * w * w - POLICY_WEIGHT * np.where(has_estimate, np.log(f), 0.0)
+
+
+@dataclass(frozen=True, eq=False)
+class Consistency:
+    """How far a submission sits from the reference runs (module docstring).
+
+    statistic: T; p_value: from the log-t fit of the leave-one-out null; p_rank: the rank
+    p-value (1 + #{null >= T}) / (R + 1); usable: number of usable states; per_state: (L, L)
+    contributions (NaN off the usable set); score: (L, L) signed normal score w of the estimate
+    (NaN off the usable set); decimals: the printed precision the references were rounded to.
+    """
+
+    statistic: float
+    p_value: float
+    p_rank: float
+    usable: int
+    null_mean: float
+    null_sd: float
+    per_state: np.ndarray = field(repr=False)
+    score: np.ndarray = field(repr=False)
+    decimals: int | None = None
+
+
+def statistic_terms(
+    refs: References, policy: np.ndarray, value: np.ndarray, decimals: int | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """(contribution c(s), normal score w) per state of graded tables against the R references
+    (every state; the statistic uses the usable ones). The one place the statistic is computed,
+    for submissions and for the calibration runs alike."""
+    from scipy.special import ndtri
+
+    n = refs.best.shape[0]
+    values = refs.values_at(decimals)
+    less = (values < value).sum(axis=0)
+    equal = (values == value).sum(axis=0)
+    agreeing = np.take_along_axis(refs.agree_counts(decimals), policy[..., None], axis=-1)[..., 0]
+    per = _contributions(less, equal, agreeing, value > 0, n)
+    return per, ndtri((less + 0.5 * equal + 0.5) / (n + 1))
+
+
+def consistency(
+    refs: References, policy: np.ndarray, value: np.ndarray, decimals: int | None = None
+) -> Consistency:
+    """Score graded tables (:func:`graded_tables`: policy J per state, 0 = none; value: the
+    estimate, 0 = none; a -1 is read as 0) against all R reference runs. With `decimals`, the
+    reference estimates are rounded to that many decimals first, as the submission's were when
+    printed, and the null is that of the calibration runs printed likewise."""
+    value = np.maximum(np.asarray(value, dtype=np.float64), 0.0)
+    policy = np.where(value > 0, np.asarray(policy), 0).astype(np.int64)
+    policy = np.where((policy >= 0) & (policy <= refs.game.n_dice), policy, 0)
+    per, score = statistic_terms(refs, policy, value, decimals)
+    usable = refs.usable
+    score = np.where(usable, score, np.nan)
+    per = np.where(usable, per, np.nan)
+    null = refs.null_at(decimals)
+    null = null[np.isfinite(null)]
+    if not usable.any() or null.size < 2:
+        t = p = p_rank = math.nan
+    else:
+        t = float(np.nanmean(per))
+        p = p_value(t, refs.null_fit_at(decimals))
+        p_rank = float((1 + np.sum(null >= t)) / (null.size + 1))
+    return Consistency(
+        statistic=t, p_value=p, p_rank=p_rank, usable=int(usable.sum()),
+        null_mean=float(null.mean()) if null.size else math.nan,
+        null_sd=float(null.std(ddof=1)) if null.size > 1 else math.nan,
+        per_state=per, score=score, decimals=decimals,
+    )
+
+
+def p_value(t: float, fit: tuple[float, float, int]) -> float:
+    """Student-t predictive tail of log T (module docstring)."""
+    from scipy import stats
+
+    mean, sd, n = fit
+    if not (np.isfinite(t) and t > 0 and n >= 2):
+        return math.nan
+    return float(stats.t.sf((math.log(t) - mean) / (sd * math.sqrt(1.0 + 1.0 / n)), n - 1))
+
+
+def looks_transposed(
+    refs: References, policy: np.ndarray, value: np.ndarray, decimals: int | None,
+    as_printed: Consistency,
+) -> bool:
+    """True when the transposed tables fit the reference runs (or, without usable states, the
+    truth) markedly better than the tables as printed: T's excess over the null mean at most
+    half as large, and smaller by more than 4 null standard deviations."""
+    c = as_printed
+    if np.isfinite(c.statistic) and np.isfinite(c.null_mean):
+        flipped = consistency(refs, policy.T, value.T, decimals).statistic
+        sd = max(c.null_sd if np.isfinite(c.null_sd) else 0.0, NULL_SD_FLOOR * c.null_mean)
+        excess, flipped_excess = c.statistic - c.null_mean, flipped - c.null_mean
+        return bool(flipped_excess < 0.5 * excess and excess - flipped_excess > 4 * sd)
+    p_star = refs.truth.solution.p
+    reach = refs.truth.reachable
+
+    def error(v: np.ndarray) -> float:
+        mask = (v > 0) & reach
+        return float(np.abs(v - p_star)[mask].mean()) if mask.any() else math.nan
+
+    straight, flipped = error(value), error(value.T)
+    return bool(np.isfinite(straight) and np.isfinite(flipped) and flipped < 0.5 * straight
+                and straight - flipped > 0.05)

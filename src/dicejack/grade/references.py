@@ -1,0 +1,359 @@
+"""The reference runs of the handout's learner that a submission is graded against, and the
+held-out calibration runs: computing them (through :mod:`dicejack.parallel`), caching them on disk
+and in memory, and what grading derives from them (usable states, agreement counts, the null)."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import dataclasses
+import json
+import math
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dicejack import compare, formats, learner, parallel
+from dicejack.compare import METRIC_NAMES, Truth
+from dicejack.game import DicejackError, Game
+from dicejack.grade.consistency import NULL_SD_FLOOR, statistic_terms, usable_states
+from dicejack.grade.copies import COPY_DECIMALS, pairwise_distances
+from dicejack.grade.printed import graded_learned, graded_tables
+from dicejack.grade.settings import CACHE_VERSION, GradeConfig
+from dicejack.parallel import truth_for
+
+__all__ = ["References", "reference_run", "reference_runs", "reference_tie_break",
+           "compute_references", "forget_references",
+           "default_cache_dir", "INLINE_GAMES", "ROUNDING_MATTERS"]
+
+#: Printed with more decimals than this, rounding does not move the quality metrics measurably.
+ROUNDING_MATTERS = 3
+
+
+def _policy_dtype(n_dice: int) -> np.dtype:
+    return np.dtype(np.int16) if n_dice < 2**15 else np.dtype(np.int64)
+
+
+def reference_tie_break(index: int) -> str:
+    """How reference run `index` breaks ties of B in learning: the handout says "arbitrarily",
+    so the reference family holds both choices a program makes: the lowest J (even runs) and a
+    uniformly random tied J (odd runs)."""
+    return "random" if index % 2 else "lowest"
+
+
+def reference_run(
+    params: tuple[int, int, int, int], m: float, games: int, seed: int,
+    tie_break: str = "lowest",
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
+    """One reference learner run: (best, probability, tied, visits, metrics, CPU seconds).
+
+    Top-level and given plain values only: this is what executors run. best is the lowest J of
+    the tied set `tied` ((L, L, K + 1), :func:`learner.tied_best`); visits[x, y] is T, the
+    number of times any J was played in <x, y>; metrics follow compare.METRIC_NAMES, of the
+    tables as graded (:func:`graded_tables`).
+    """
+    t0 = time.thread_time()
+    t = truth_for(tuple(params))
+    run = learner.learn(t.game, m, games, seed, tie_break=tie_break)
+    best, prob = learner.learned_tables(run.win, run.lose)
+    tied = learner.tied_best(run.win, run.lose)
+    visits = run.win.sum(axis=2) + run.lose.sum(axis=2)
+    j, value, _ = graded_tables(t.game, best, prob)
+    metrics = compare.metric_values(t, graded_learned(t.game, j, value))
+    return (
+        best.astype(_policy_dtype(t.game.n_dice)), prob, tied, visits.astype(np.int64),
+        np.array([metrics[name] for name in METRIC_NAMES]), time.thread_time() - t0,
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class References:
+    """R reference runs of the handout's learner, and what grading derives from them.
+
+    best (R, L, L): lowest best J per state, 0 where no data; probability (R, L, L): its
+    estimate, -1 where no data; tied (R, L, L, K + 1): every J tied for best; visits (R, L, L):
+    T per state; metrics (R, len(METRIC_NAMES)) of the graded tables. held_best and
+    held_probability (C, L, L): the held-out calibration runs' tables, whose statistics against
+    the R references are the null distribution. source says where they came from ("computed",
+    "disk cache" or "memory"); cpu_seconds is what computing them cost.
+    """
+
+    config: GradeConfig
+    best: np.ndarray
+    probability: np.ndarray
+    tied: np.ndarray
+    visits: np.ndarray
+    metrics: np.ndarray
+    held_best: np.ndarray
+    held_probability: np.ndarray
+    source: str = "computed"
+    cpu_seconds: float = 0.0
+
+    @property
+    def game(self) -> Game:
+        return self.config.game
+
+    @cached_property
+    def truth(self) -> Truth:
+        g = self.game
+        return truth_for((g.n_sides, g.low, g.high, g.n_dice))
+
+    def metric(self, name: str, decimals: int | None = None) -> np.ndarray:
+        """The R reference values of one metric, with the estimates printed to `decimals`."""
+        return self.metrics_at(decimals)[:, METRIC_NAMES.index(name)]
+
+    def metrics_at(self, decimals: int | None) -> np.ndarray:
+        """(R, metrics) of the reference tables rounded to `decimals` as a submission printed
+        them (coarse printing moves the probability error; finer than 4 decimals does not)."""
+        if decimals is None or decimals > ROUNDING_MATTERS:
+            return self.metrics
+        key = ("metrics", decimals)
+        if key not in self._by_decimals:
+            rows = []
+            for r in range(self.best.shape[0]):
+                value = self.values_at(decimals)[r]
+                j = np.where(value > 0, self.best[r], 0).astype(np.int64)
+                m = compare.metric_values(self.truth, graded_learned(self.game, j, value))
+                rows.append([m[name] for name in METRIC_NAMES])
+            self._by_decimals[key] = np.array(rows)
+        return self._by_decimals[key]
+
+    @cached_property
+    def _by_decimals(self) -> dict[tuple[str, int | None], Any]:
+        return {}
+
+    @cached_property
+    def has_data(self) -> np.ndarray:
+        return self.best >= 1
+
+    @cached_property
+    def values(self) -> np.ndarray:
+        """Graded values: the estimate, 0 where a run has no data (:func:`graded_tables`)."""
+        return np.where(self.has_data, self.probability, 0.0)
+
+    def values_at(self, decimals: int | None) -> np.ndarray:
+        """Graded values rounded to `decimals` (as printed with that many decimals)."""
+        if decimals is None:
+            return self.values
+        key = ("values", decimals)
+        if key not in self._by_decimals:
+            self._by_decimals[key] = np.round(self.values, decimals)
+        return self._by_decimals[key]
+
+    @cached_property
+    def usable(self) -> np.ndarray:
+        """(L, L) states with enough reference data for the consistency statistic."""
+        return usable_states(self.has_data.sum(axis=0), self.visits.sum(axis=0),
+                             self.config.references)
+
+    @cached_property
+    def policy_counts(self) -> np.ndarray:
+        """(L, L, K + 1): number of runs whose lowest best J is each J (index 0: no data)."""
+        k = self.game.n_dice
+        return np.stack([(self.best == j).sum(axis=0) for j in range(k + 1)], axis=-1)
+
+    def agree_counts(self, decimals: int | None = None) -> np.ndarray:
+        """(L, L, K + 1): number of runs a printed J agrees with: runs whose tied best set holds
+        J, and runs whose graded value is 0 (no data or every J lost: any J is allowed there).
+        Index 0 (an invalid J beside an estimate) counts only the latter."""
+        key = ("agree", decimals)
+        if key not in self._by_decimals:
+            free = self.values_at(decimals) == 0
+            self._by_decimals[key] = (self.tied | free[..., None]).sum(axis=0)
+        return self._by_decimals[key]
+
+    @cached_property
+    def mean(self) -> np.ndarray:
+        """(L, L) mean estimate over the runs with data (NaN where none has data)."""
+        n = self.has_data.sum(axis=0)
+        total = np.where(self.has_data, self.probability, 0.0).sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(n > 0, total / np.maximum(n, 1), np.nan)
+
+    @property
+    def null(self) -> np.ndarray:
+        """The null statistics at full precision; see :meth:`null_at`."""
+        return self.null_at(None)
+
+    def null_at(self, decimals: int | None) -> np.ndarray:
+        """T of each held-out calibration run, printed as dicejack prints (lowest tied J) with
+        `decimals` decimals, scored against the R references exactly as a submission is: draws
+        of T under "a faithful program", given this reference set."""
+        key = ("null", decimals)
+        if key not in self._by_decimals:
+            out = np.empty(self.held_best.shape[0])
+            for c in range(out.size):
+                value = np.where(self.held_best[c] >= 1, self.held_probability[c], 0.0)
+                if decimals is not None:
+                    value = np.round(value, decimals)
+                policy = np.where(value > 0, self.held_best[c], 0).astype(np.int64)
+                per, _ = statistic_terms(self, policy, value, decimals)
+                out[c] = per[self.usable].mean() if self.usable.any() else np.nan
+            self._by_decimals[key] = out
+        return self._by_decimals[key]
+
+    @property
+    def null_fit(self) -> tuple[float, float, int]:
+        return self.null_fit_at(None)
+
+    def null_fit_at(self, decimals: int | None) -> tuple[float, float, int]:
+        """(mean, sd, count) of log T over the finite null statistics."""
+        null = self.null_at(decimals)
+        null = null[np.isfinite(null) & (null > 0)]
+        if null.size < 2:
+            return (math.nan, math.nan, int(null.size))
+        logs = np.log(null)
+        return (float(logs.mean()), max(float(logs.std(ddof=1)), NULL_SD_FLOOR), int(null.size))
+
+    def quantile(self, name: str, q: float | Sequence[float], decimals: int | None = None
+                 ) -> np.ndarray:
+        values = self.metric(name, decimals)
+        values = values[np.isfinite(values)]
+        if values.size == 0:
+            return np.full(np.shape(q), np.nan)
+        return np.quantile(values, q)
+
+    @cached_property
+    def copy_distance(self) -> float:
+        """The smallest :func:`table_distance` between two independent reference runs (their
+        estimates printed to 3 decimals): learned tables are random, so no two honest outputs
+        come closer than independent runs ever do."""
+        values = np.round(self.values, COPY_DECIMALS)
+        d = pairwise_distances(values)
+        upper = d[np.triu_indices(d.shape[0], 1)]
+        upper = upper[np.isfinite(upper)]
+        return float(upper.min()) if upper.size else math.nan
+
+
+def default_cache_dir() -> Path:
+    """$DICEJACK_CACHE/grade, else $XDG_CACHE_HOME/dicejack/grade, else ~/.cache/dicejack/grade."""
+    root = os.environ.get("DICEJACK_CACHE")
+    if root:
+        return Path(root) / "grade"
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg) if xdg else Path.home() / ".cache"
+    return base / "dicejack" / "grade"
+
+
+#: References computed or loaded in this process, by GradeConfig.key().
+_MEMO: dict[str, References] = {}
+
+
+_ARRAYS = ("best", "probability", "tied", "visits", "metrics", "held_best", "held_probability")
+
+
+def _load_cached(path: Path, config: GradeConfig) -> References | None:
+    """References from a cache file, or None when it is missing, corrupt or for other settings."""
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            data = {key: npz[key] for key in npz.files}
+        meta = json.loads(str(data["meta"]))
+        shape = (config.references, *config.game.shape)
+        if (meta != _cache_meta(config) or data["best"].shape != shape
+                or data["probability"].shape != shape or data["visits"].shape != shape
+                or data["tied"].shape != (*shape, config.game.n_dice + 1)
+                or data["metrics"].shape != (config.references, len(METRIC_NAMES))
+                or data["held_best"].shape != (config.calibration, *config.game.shape)
+                or data["held_probability"].shape != data["held_best"].shape):
+            return None
+        return References(config, data["best"], data["probability"].astype(np.float64),
+                          data["tied"].astype(bool), data["visits"].astype(np.int64),
+                          data["metrics"].astype(np.float64), data["held_best"],
+                          data["held_probability"].astype(np.float64), source="disk cache")
+    except Exception:  # noqa: BLE001 - any unreadable cache file is simply recomputed
+        return None
+
+
+def _cache_meta(config: GradeConfig) -> dict[str, Any]:
+    return {"params": config.game.params(), "m": config.m, "games": config.games,
+            "references": config.references, "calibration": config.calibration,
+            "seed": config.seed, "version": CACHE_VERSION, "metrics": list(METRIC_NAMES)}
+
+
+#: Reference work (runs x games) up to which the runs are played in-process by default: a
+#: process pool costs more to start than these take (the handout's game at 100,000 games plays
+#: about 8 million games a second per core).
+INLINE_GAMES = 5_000_000
+
+
+def reference_runs(
+    config: GradeConfig,
+    *,
+    cache_dir: str | os.PathLike[str] | None | bool = None,
+    workers: int | None = None,
+    dask: str | None = None,
+    executor: cf.Executor | None = None,
+    progress: bool = False,
+) -> References:
+    """The R reference runs of `config`: from memory, from the disk cache, or computed.
+
+    cache_dir: a folder, None for :func:`default_cache_dir`, or False for no disk cache.
+    Computed runs go through `executor`, else :func:`dicejack.report.open_executor` (workers,
+    dask); by default in-process when the work is small (:data:`INLINE_GAMES`).
+    """
+    key = config.key()
+    if key in _MEMO and _MEMO[key].config == config:
+        memo = _MEMO[key]
+        refs = References(config, *(getattr(memo, name) for name in _ARRAYS), source="memory")
+        fields = {f.name for f in dataclasses.fields(References)}
+        refs.__dict__.update({k: v for k, v in memo.__dict__.items() if k not in fields})
+        return refs
+    path = None
+    if cache_dir is not False:
+        folder = default_cache_dir() if cache_dir is None or cache_dir is True else Path(cache_dir)
+        path = folder / f"{key}.npz"
+        if path.is_file():
+            cached = _load_cached(path, config)
+            if cached is not None:
+                _MEMO[key] = cached
+                return cached
+    refs = compute_references(config, workers=workers, dask=dask, executor=executor,
+                              progress=progress)
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            formats.savez_atomic(path, meta=np.array(json.dumps(_cache_meta(config))),
+                                 **{name: getattr(refs, name) for name in _ARRAYS})
+        except (OSError, DicejackError):
+            pass  # a cache we cannot write only costs time
+    _MEMO[key] = refs
+    return refs
+
+
+def compute_references(
+    config: GradeConfig, *, workers: int | None, dask: str | None,
+    executor: cf.Executor | None, progress: bool,
+) -> References:
+    """Compute the R reference and C calibration runs of `config` (no cache), through
+    `executor`, else a local pool (`workers`) or Dask (`dask`), else in-process when small."""
+    g = config.game
+    params = (g.n_sides, g.low, g.high, g.n_dice)
+    if executor is None and dask is None and workers is None:
+        workers = 1 if config.references * config.games <= INLINE_GAMES else None
+    if executor is None and dask is None and workers != 1:
+        reference_run(params, config.m, 1, 0)  # compile once before workers fork
+    seeds = config.seeds + config.calibration_seeds
+    rows = parallel.map_tasks(
+        reference_run,
+        [(params, config.m, config.games, s, reference_tie_break(i)) for i, s in enumerate(seeds)],
+        workers=workers, dask=dask, executor=executor, label="reference runs", progress=progress,
+    )
+    refs, held = rows[: config.references], rows[config.references:]
+    return References(
+        config, *(np.stack([r[i] for r in refs]) for i in range(5)),
+        held_best=np.stack([r[0] for r in held]), held_probability=np.stack([r[1] for r in held]),
+        source="computed", cpu_seconds=float(sum(r[-1] for r in rows)),
+    )
+
+
+def forget_references(config: GradeConfig | None = None) -> None:
+    """Drop the references of `config` (or all) from this process's memory cache."""
+    if config is None:
+        _MEMO.clear()
+    else:
+        _MEMO.pop(config.key(), None)

@@ -1,0 +1,140 @@
+"""The rubric: points out of 100 (format, quality, consistency), the verdict and the flags with
+their help and hints (docs/grading.md, "Score out of 100", "Flags"). Pure functions of numbers."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+import numpy as np
+
+__all__ = ["FORMAT_POINTS", "QUALITY_POINTS", "CONSISTENCY_POINTS", "P_REVIEW", "P_ZERO",
+           "P_FAIL", "SCORE_REVIEW", "QUALITY_METRICS", "FLAG_DEDUCTIONS", "REVIEW_FLAGS",
+           "FAIL_FLAGS", "FLAG_HELP", "FLAG_HINTS", "consistency_points", "quality_fraction",
+           "percentile_among", "verdict_for"]
+
+FORMAT_POINTS = 10.0
+QUALITY_POINTS = 45.0
+CONSISTENCY_POINTS = 45.0
+P_REVIEW = 0.05
+#: Consistency points reach 0 at this p-value ...
+P_ZERO = 0.001
+#: ... and only below this one is the algorithm judged different (fail): a faithful program
+#: essentially never gets there by chance (docs/grading.md, measured).
+P_FAIL = 1e-5
+SCORE_REVIEW = 80.0
+#: (metric, +1 if higher is better else -1, smallest spread): quality metrics of the rubric.
+QUALITY_METRICS: tuple[tuple[str, int, float], ...] = (
+    ("agreement_decisive", +1, 0.02),
+    ("rmse_onpath", -1, 0.005),
+    ("score_vs_optimal", +1, 0.005),
+)
+#: Points taken off the format part per flag; flags not listed here cost nothing.
+FLAG_DEDUCTIONS: dict[str, float] = {
+    "transposed": 10.0,
+    "prob-out-of-range": 4.0,
+    "policy-out-of-range": 4.0,
+    "data-without-policy": 4.0,
+    "no-data": 10.0,
+    "policy-not-integer": 4.0,
+    "labels-swapped": 2.0,
+}
+#: Flags that send a submission to review even when everything else passes.
+REVIEW_FLAGS = frozenset(
+    {"transposed", "prob-out-of-range", "policy-out-of-range", "data-without-policy", "no-data",
+     "policy-not-integer", "untestable", "inconsistent", "low-quality", "copied"}
+)
+#: Flags that fail a submission: nothing in the tables can be graded.
+FAIL_FLAGS = frozenset({"no-data"})
+#: One line per flag dicejack itself raises (the reader may add its own).
+FLAG_HELP: dict[str, str] = {
+    "transposed": "the tables fit markedly better transposed (columns = mover's score); "
+    "graded as printed",
+    "prob-out-of-range": "probabilities outside [0, 1] that are not a no-data marker",
+    "policy-out-of-range": "numbers of dice outside 1..NDice (other than 0 / -1 for no data)",
+    "data-without-policy": "states with a probability estimate but no valid number of dice",
+    "no-data": "no state has both an estimate and a number of dice",
+    "labels-swapped": "the heading above each array names the other one",
+    "unlabelled": "neither array has a recognised heading",
+    "rows-reordered": "row labels were a permutation of 0..L-1; rows were put in label order",
+    "policy-not-integer": "fractional numbers of dice (rounded)",
+    "prob-percent": "probabilities printed as percentages (divided by 100)",
+    "untestable": "no state has enough reference data for the consistency test",
+    "inconsistent": f"consistency p-value below {P_REVIEW}",
+    "low-quality": "a quality metric earns less than half its points against the reference runs",
+    "copied": "the tables are closer to another submission's than independent runs ever are",
+}
+#: What to check first, per flag (the per-student report).
+FLAG_HINTS: dict[str, str] = {
+    "transposed": "print rows as the mover's score X and columns as the opponent's score Y "
+    "(table[X][Y]); check that the state you record is <your score, opponent's score>.",
+    "prob-out-of-range": "print WinCount/(WinCount+LoseCount) of the best J, a number in [0, 1], "
+    "and -1 where that J has no data.",
+    "policy-out-of-range": "print a number of dice 1..NDice (J = 0 is never played).",
+    "data-without-policy": "a state with an estimate needs its J in 1..NDice: an argmax over a "
+    "row that starts at index 0, or J printed 0-based, gives this.",
+    "no-data": "no state has both an estimate and a number of dice: check that the counts are "
+    "updated after each game and that the right arrays are printed.",
+    "policy-not-integer": "print the number of dice as a whole number.",
+    "labels-swapped": "the heading above each array names the other one; swap the headings.",
+    "untestable": "too few games for the consistency test; grade by hand or ask for more games.",
+    "inconsistent": "compare your p_B and p_J with the handout's worked example (NDice 3, M 4, "
+    "state <2,3>: p = 0.1481, 0.5556, 0.2963); check f_J = 0.5 for untried J, float division, "
+    "that M is the one asked for, and that every move of both players is recorded as <mover's "
+    "score, opponent's score, J> and credited to the game's winner or loser.",
+    "low-quality": "the learned policy or estimates are worse than the handout's algorithm gets at "
+    "these settings; look at the worst states below.",
+    "copied": "the instructor should compare the submissions named under similar_to.",
+}
+
+
+def consistency_points(p: float) -> float:
+    """Points of the consistency part: all at p >= P_REVIEW, none at p <= P_ZERO, linear in
+    log p between; all when the test cannot be run (p is NaN; the submission goes to review)."""
+    if not np.isfinite(p):
+        return CONSISTENCY_POINTS
+    if p >= P_REVIEW:
+        return CONSISTENCY_POINTS
+    if p <= P_ZERO:
+        return 0.0
+    return CONSISTENCY_POINTS * math.log(p / P_ZERO) / math.log(P_REVIEW / P_ZERO)
+
+
+def quality_fraction(value: float, reference: np.ndarray, sign: int, floor: float) -> float:
+    """Share of one quality metric's points: 1 when the value is no worse than the reference
+    runs' 5th percentile (on the bad side), 0 when it falls short of their median by three
+    times median - p5 (at least `floor`), linear between. NaN value: 0; no references: 1."""
+    ref = np.asarray(reference, dtype=float)
+    ref = ref[np.isfinite(ref)]
+    if ref.size == 0:
+        return 1.0
+    if not np.isfinite(value):
+        return 0.0
+    median = float(np.median(ref))
+    p5 = float(np.quantile(ref, 0.05 if sign > 0 else 0.95))
+    spread = max(abs(median - p5), floor)
+    shortfall = (median - value) * sign / spread
+    return float(np.clip((3.0 - shortfall) / 2.0, 0.0, 1.0))
+
+
+def percentile_among(value: float, reference: np.ndarray, sign: int) -> float:
+    """Share (0..100) of reference runs the value is at least as good as."""
+    ref = np.asarray(reference, dtype=float)
+    ref = ref[np.isfinite(ref)]
+    if ref.size == 0 or not np.isfinite(value):
+        return math.nan
+    return float(100.0 * np.mean(ref * sign <= value * sign))
+
+
+def verdict_for(score: float, p: float, flags: Iterable[str]) -> str:
+    """fail only on evidence: p < P_FAIL (a different algorithm) or a fail flag (no usable
+    table); review: p < P_REVIEW, score < SCORE_REVIEW or a review flag; else pass.
+
+    A low score alone is never a fail: a correct learner sometimes lands in the tail of the
+    reference runs (e.g. settles on a wrong J at <0,0>), and chance must not fail anyone."""
+    flags = set(flags)
+    if (np.isfinite(p) and p < P_FAIL) or FAIL_FLAGS & flags:
+        return "fail"
+    if (np.isfinite(p) and p < P_REVIEW) or score < SCORE_REVIEW or REVIEW_FLAGS & flags:
+        return "review"
+    return "pass"

@@ -1,0 +1,1 @@
+"""Tests of dicejack.grade, one file per module."""

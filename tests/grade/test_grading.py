@@ -1,0 +1,185 @@
+"""Grading outputs and files: correct work passes in every layout, flags, bad files become rows,
+fuzzing, the CLI."""
+
+from __future__ import annotations
+
+import csv
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dicejack import grade
+from dicejack.cli import main
+
+from .support import CONFIG, GAME, GAMES, grade_of, layouts, tables, write
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_dicejacks_own_learner_passes(refs, seed):
+    g = grade_of(refs, *tables(seed=seed))
+    assert g.status == "ok" and g.verdict == "pass", (g.score, g.flags, g.consistency_p)
+    assert g.score >= 90 and g.consistency_p >= 0.05 and g.flags == ()
+
+
+def test_five_layouts_get_the_same_grade(refs, tmp_path):
+    best, prob = tables(seed=5)
+    texts = layouts(best, prob)
+    paths = [write(tmp_path, f"{name}.txt", text) for name, text in texts.items()]
+    grades = [grade.grade_file(refs, p) for p in paths]
+    assert [g.status for g in grades] == ["ok"] * 5, [g.error for g in grades]
+    assert len({g.layout for g in grades}) == 5
+    first = grades[0]
+    assert first.verdict == "pass"
+    for g in grades[1:]:
+        assert g.score == first.score and g.verdict == first.verdict
+        assert g.consistency_p == pytest.approx(first.consistency_p, rel=1e-12)
+        assert g.metrics == first.metrics
+
+
+def test_policy_off_by_one_is_flagged(refs):
+    best, prob = tables(seed=15)
+    g = grade_of(refs, np.where(best > 0, best - 1, 0), prob)
+    assert "data-without-policy" in g.flags and g.verdict != "pass"
+
+
+def test_probabilities_and_policy_out_of_range_are_flagged(refs):
+    best, prob = tables(seed=16)
+    bad_p = prob.copy()
+    bad_p[0, 0] = 1.5
+    bad_b = best.copy()
+    bad_b[0, 1] = 7
+    g = grade_of(refs, bad_b, bad_p)
+    assert {"prob-out-of-range", "policy-out-of-range"} <= set(g.flags)
+    assert g.verdict != "pass" and g.points["format"] < grade.FORMAT_POINTS
+
+
+def test_empty_tables_are_no_data(refs):
+    g = grade_of(refs, np.zeros(GAME.shape), -np.ones(GAME.shape))
+    assert "no-data" in g.flags and g.verdict == "fail"
+
+
+def test_bad_files_get_rows_and_the_batch_goes_on(refs, tmp_path):
+    best, prob = tables(seed=17)
+    good = layouts(best, prob)["labelled"]
+    files = {
+        "good.txt": good,
+        "empty.txt": "",
+        "blank.txt": "\n \n\t\n",
+        "truncated.txt": good[: len(good) * 2 // 3],
+        "garbage.txt": "Segmentation fault (core dumped)\n",
+        "binary.bin": bytes(range(256)) * 40,
+        "wrong-game.txt": layouts(np.ones((5, 5), int), np.full((5, 5), 0.5))["grid"],
+    }
+    paths = [write(tmp_path, name, text) for name, text in files.items()]
+    big = tmp_path / "huge.txt"
+    with open(big, "wb") as fh:
+        fh.truncate(grade.MAX_SUBMISSION_BYTES + 1)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    paths += [big, fifo, tmp_path / "missing.txt", tmp_path]
+    out = tmp_path / "book.csv"
+    _, grades = grade.grade_files(CONFIG, paths, out=out, cache_dir=False)
+    status = {Path(g.submission).name: g.status for g in grades}
+    assert status.pop("good.txt") == "ok"
+    assert set(status.values()) == {"error"}
+    for g in grades[1:]:
+        assert g.error and "\n" not in g.error and g.verdict == "fail" and g.score == 0
+    assert "10 MiB" in grades[paths.index(big)].error
+    with open(out, newline="") as fh:
+        rows = list(csv.reader(fh))
+    assert tuple(rows[0]) == grade.GRADEBOOK_HEADER
+    assert len(rows) == 1 + len(paths)
+    assert [r[1] for r in rows[1:]].count("ok") == 1
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.one_of(
+    st.binary(max_size=2000),
+    st.text(max_size=2000),
+    st.text(alphabet="0123456789.-,; []\n\t|:eEnaN", max_size=3000),
+))
+def test_fuzz_no_input_crashes_grading(data):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "sub.txt"
+        path.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8", "replace"))
+        g = grade.grade_file(_fuzz_refs(), path)
+        assert g.status in ("ok", "error") and "internal error" not in g.error
+        assert sorted(os.listdir(tmp)) == ["sub.txt"]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cut=st.integers(0, 10_000), junk=st.text(max_size=40), where=st.integers(0, 10_000))
+def test_fuzz_damaged_real_submissions(cut, junk, where):
+    text = _fuzz_text()
+    text = text[: cut % (len(text) + 1)]
+    at = where % (len(text) + 1)
+    text = text[:at] + junk + text[at:]
+    g = grade.grade_file(_fuzz_refs(), _fuzz_file(text))
+    assert g.status in ("ok", "error") and "internal error" not in g.error
+
+
+_FUZZ: dict[str, object] = {}
+
+
+def _fuzz_refs() -> grade.References:
+    if "refs" not in _FUZZ:
+        _FUZZ["refs"] = grade.reference_runs(CONFIG, cache_dir=False)
+    return _FUZZ["refs"]  # type: ignore[return-value]
+
+
+def _fuzz_text() -> str:
+    if "text" not in _FUZZ:
+        _FUZZ["text"] = layouts(*tables(seed=18))["labelled"]
+    return _FUZZ["text"]  # type: ignore[return-value]
+
+
+def _fuzz_file(text: str) -> Path:
+    if "dir" not in _FUZZ:
+        _FUZZ["dir"] = tempfile.mkdtemp(prefix="dicejack-fuzz-")
+    path = Path(_FUZZ["dir"]) / "sub.txt"  # type: ignore[arg-type]
+    path.write_text(text, encoding="utf-8", errors="replace")
+    return path
+
+
+def test_output_paths_are_checked_before_any_work(tmp_path):
+    with pytest.raises(grade.GradeError, match="folder"):
+        grade.grade_files(CONFIG, ["x"], out=tmp_path, cache_dir=False)
+    with pytest.raises(grade.GradeError, match="does not exist"):
+        grade.grade_files(CONFIG, ["x"], out=tmp_path / "no" / "book.csv", cache_dir=False)
+    (tmp_path / "file").write_text("")
+    with pytest.raises(grade.GradeError, match="not a folder"):
+        grade.grade_files(CONFIG, ["x"], reports=tmp_path / "file", cache_dir=False)
+
+
+def test_cli_grade_writes_the_gradebook_and_reports(tmp_path, capsys):
+    best, prob = tables(seed=20)
+    a = write(tmp_path, "a.txt", layouts(best, prob)["csv"])
+    b = write(tmp_path, "b.txt", "nothing here\n")
+    out, reports = tmp_path / "g.csv", tmp_path / "r"
+    code = main(["grade", str(a), str(b), "--sides", "4", "--low", "8", "--high", "9", "--dice",
+                 "2", "-m", "100", "--games", str(GAMES), "--out", str(out), "--reports",
+                 str(reports), "--cache", str(tmp_path / "cache")])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "a.txt" in captured.out and "pass" in captured.out and "1 unreadable" in captured.out
+    assert out.read_text().splitlines()[0] == ",".join(grade.GRADEBOOK_HEADER)
+    assert (reports / "a.txt.md").is_file() and (reports / "b.txt.md").is_file()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-m", "100", "--games", "0"], "games"),
+    (["-m", "-3", "--games", "10"], "M must be"),
+    (["-m", "100", "--games", "10", "--references", "2"], "references"),
+    (["-m", "100", "--games", "10", "--workers", "0"], "workers"),
+    (["--games", "10"], "-m"),
+])
+def test_cli_grade_bad_settings_exit_2(capsys, tmp_path, args, message):
+    code = main(["grade", str(tmp_path / "x.txt"), "--out", str(tmp_path / "g.csv"), *args])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: ") and err.count("\n") == 1 and message in err
+    assert not (tmp_path / "g.csv").exists()
