@@ -166,13 +166,15 @@ def main() -> None:
 
     def table(kind: str, cells) -> None:
         labels = list(students.FAITHFUL if kind == "faithful" else students.BUGS)
+        pooled = kind == "faithful"  # an "all games" column and an "all conventions" row
         out.append("| " + ("convention" if kind == "faithful" else "bug") + " | "
-                   + " | ".join(names) + " |")
-        out.append("|---|" + "---:|" * len(names))
-        for label in labels:
+                   + " | ".join(names) + (" | all games |" if pooled else " |"))
+        out.append("|---|" + "---:|" * (len(names) + pooled))
+        for label in [*labels, *(["all conventions"] if pooled else [])]:
             line = [label]
-            for n in names:
-                sel = [(p, v) for g, k, s, p, v in rows if g == n and k == kind and s == label]
+            for n in [*names, *(["all"] if pooled else [])]:
+                sel = [(p, v) for g, k, s, p, v in rows if (n == "all" or g == n) and k == kind
+                       and (label == "all conventions" or s == label)]
                 line.append(cells(sel) if sel else "-")
             out.append("| " + " | ".join(line) + " |")
         out.append("")
