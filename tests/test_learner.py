@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 
 import numpy as np
 import pytest
@@ -218,7 +219,7 @@ def test_games_too_large_for_the_learner():
 @settings(max_examples=200, deadline=None)
 @given(
     k=st.integers(1, 6),
-    m=st.one_of(st.just(0.0), st.floats(0, 1e6, allow_nan=False, allow_infinity=False)),
+    m=st.one_of(st.just(0.0), st.floats(2.3e-308, 1e6, allow_nan=False, allow_infinity=False)),
     counts=st.lists(st.integers(0, 50), min_size=12, max_size=12),
 )
 def test_action_probabilities_are_a_distribution(k, m, counts):
@@ -548,3 +549,10 @@ def test_tied_best_holds_the_printed_best():
     np.testing.assert_array_equal(tied[0, 1], [False, True, True, False])
     np.testing.assert_array_equal(tied[1, 0], [False, False, True, False])
     assert not tied[1, 1].any()
+
+
+def test_subnormal_m_is_refused():
+    """0 < M < the smallest normal float overflowed p_J to inf (found by hypothesis)."""
+    with pytest.raises(learner.LearnerError, match="at least"):
+        learner.check_m(2.2250738585e-313, 2)
+    assert learner.check_m(sys.float_info.min, 2) == sys.float_info.min

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import math
 import random
+import sys
 import time
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -69,6 +70,7 @@ __all__ = [
     "record_game",
     "trace",
     "check_m",
+    "frozen_counts",
 ]
 
 #: How J is chosen among actions that share the best f_J.
@@ -89,7 +91,8 @@ class LearnerError(DicejackError, ValueError):
 
 # ---------------------------------------------------------------------------------- checks
 def check_m(m: object, n_dice: int = 1) -> float:
-    """M as a float: finite, >= 0, and with n_dice * M finite (the formulas' K*M)."""
+    """M as a float: finite, >= 0, not subnormal, and with n_dice * M finite (the formulas'
+    K*M)."""
     if isinstance(m, bool) or not isinstance(m, (int, float, np.integer, np.floating)):
         raise LearnerError(f"M must be a number, got {m!r}")
     value = float(m)
@@ -97,6 +100,9 @@ def check_m(m: object, n_dice: int = 1) -> float:
         raise LearnerError(f"M must be >= 0, got {m!r}")
     if not math.isfinite(value * n_dice):
         raise LearnerError(f"M must be finite (and NDice*M too), got {m!r}")
+    if 0 < value < sys.float_info.min:
+        # a subnormal M overflows (1 - p_B) / ((K - 1) M) to inf in a state without data
+        raise LearnerError(f"M must be 0 or at least {sys.float_info.min:.3g}, got {m!r}")
     return value
 
 
@@ -437,7 +443,8 @@ def _kernel_caches(
     return np.ascontiguousarray(fcache), np.ascontiguousarray(guide)
 
 
-def _frozen(a: np.ndarray) -> np.ndarray:
+def frozen_counts(a: np.ndarray) -> np.ndarray:
+    """A read-only int64 copy of a count table (as LearnRun holds its tables)."""
     a = np.array(a, dtype=np.int64, copy=True)
     a.setflags(write=False)
     return a
@@ -525,7 +532,7 @@ class Session:
 
     def snapshot(self) -> None:
         """Keep a copy of the current tables under the current game count."""
-        self.snapshots[self.played] = (_frozen(self.win), _frozen(self.lose))
+        self.snapshots[self.played] = (frozen_counts(self.win), frozen_counts(self.lose))
 
     def result(self) -> LearnRun:
         """The run so far, as a frozen :class:`LearnRun` (copies)."""
@@ -534,8 +541,8 @@ class Session:
             m=self.m,
             games=self.played,
             seed=self.seed,
-            win=_frozen(self.win),
-            lose=_frozen(self.lose),
+            win=frozen_counts(self.win),
+            lose=frozen_counts(self.lose),
             rng_state=self.rng.bit_generator.state,
             tie_break=self.tie_break,
             moves=self.moves,

@@ -1,7 +1,8 @@
 """Round trip of the submission reader: the same tables printed in every layout the reader
 claims (formats.SUBMISSION_LAYOUTS), with every no-data convention, read back exactly.
 
-The printing is tests/layouts.py, written from the layouts' descriptions, not from the reader.
+The printing is tests/formats/layouts.py, written from the layouts' descriptions, not from the
+reader.
 """
 
 from __future__ import annotations
@@ -10,8 +11,6 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from dicejack.formats import SUBMISSION_LAYOUTS, Submission, read_submission_text
 from layouts import (
     CONVENTIONS,
     DECIMALS,
@@ -22,6 +21,8 @@ from layouts import (
     make_tables,
     render,
 )
+
+from dicejack.formats import SUBMISSION_LAYOUTS, Submission, read_submission_text
 
 SEPARATE = {"grid", "grid-tabs", "grid-column-header", "tab-corner", "csv", "labelled-grid"}
 SEPARATE |= {"labelled-csv", "list-repr", "list-numpy-items", "numpy-repr", "numpy-str"}

@@ -1,4 +1,4 @@
-"""Tests of dicejack.formats."""
+"""Tests of dicejack.formats.submission: the layouts read, flags, errors, fuzzing, speed."""
 
 from __future__ import annotations
 

@@ -1,0 +1,117 @@
+"""File layouts: the only package that knows how tables, runs and submissions look on disk.
+
+Modules, each owning one thing:
+  atomic.py      writing files safely (temporary file in the target folder, fsync, rename:
+                 write_atomic, savez_atomic) and the one output-path check every command uses
+                 (check_output_file, ensure_output_folder)
+  tables.py      what `solve` and `learn` write: the handout's text tables (format_table) and
+                 params header; solutions as text, JSON, CSV and .npz; learner runs as .npz
+                 (saved and loaded exactly, for resuming) and as text, JSON and CSV; traces
+  submission.py  reading what a student program printed (read_submission, read_submission_text,
+                 Submission, SUBMISSION_*), for `dicejack grade` and `dicejack compare`
+
+Every error is a FormatError (defined here) with a one-line message. The modules' public names
+are re-exported here, so callers write `formats.write_atomic`, `formats.read_submission`, ...;
+a module is loaded when one of its names is first used (writing a solution does not compile the
+submission reader's patterns).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from dicejack import DicejackError
+
+if TYPE_CHECKING:  # pragma: no cover - the same names, loaded on first use by __getattr__
+    from dicejack.formats.atomic import (
+        check_output_file,
+        ensure_output_folder,
+        savez_atomic,
+        write_atomic,
+    )
+    from dicejack.formats.submission import (
+        SUBMISSION_FLAGS,
+        SUBMISSION_LAYOUTS,
+        SUBMISSION_NO_DATA_WORDS,
+        SUBMISSION_SIZE_LIMIT,
+        Submission,
+        read_submission,
+        read_submission_text,
+    )
+    from dicejack.formats.tables import (
+        RUN_NPZ_KIND,
+        RUN_NPZ_VERSION,
+        SOLUTION_NPZ_VERSION,
+        format_table,
+        learn_csv,
+        learn_dict,
+        learn_json,
+        learn_text,
+        load_run_npz,
+        read_params_header,
+        save_run_npz,
+        save_solution_npz,
+        solution_csv,
+        solution_dict,
+        solution_json,
+        solution_text,
+        trace_text,
+    )
+
+__all__ = [
+    "FormatError",
+    # atomic
+    "check_output_file",
+    "ensure_output_folder",
+    "savez_atomic",
+    "write_atomic",
+    # tables
+    "RUN_NPZ_KIND",
+    "RUN_NPZ_VERSION",
+    "SOLUTION_NPZ_VERSION",
+    "format_table",
+    "learn_csv",
+    "learn_dict",
+    "learn_json",
+    "learn_text",
+    "load_run_npz",
+    "read_params_header",
+    "save_run_npz",
+    "save_solution_npz",
+    "solution_csv",
+    "solution_dict",
+    "solution_json",
+    "solution_text",
+    "trace_text",
+    # submission
+    "SUBMISSION_FLAGS",
+    "SUBMISSION_LAYOUTS",
+    "SUBMISSION_NO_DATA_WORDS",
+    "SUBMISSION_SIZE_LIMIT",
+    "Submission",
+    "read_submission",
+    "read_submission_text",
+]
+
+#: The modules whose `__all__` names are re-exported, in the order they are searched.
+_MODULES = ("atomic", "tables", "submission")
+
+
+class FormatError(DicejackError):
+    """A file could not be read or written in the expected layout."""
+
+
+def __getattr__(name: str) -> Any:
+    """A re-exported name, from the first module of _MODULES whose `__all__` has it."""
+    for module_name in _MODULES:
+        module = importlib.import_module(f"{__name__}.{module_name}")
+        if name in module.__all__:
+            value = getattr(module, name)
+            globals()[name] = value  # later lookups do not come here
+            return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -1,0 +1,382 @@
+"""What `dicejack solve` and `dicejack learn` write, and the run files they read back.
+
+The handout's text tables (`format_table`) and the params header line; solutions as text, JSON,
+CSV and .npz; learner runs as .npz (saved and loaded exactly, so that a run can be resumed) and
+as text, JSON and CSV; game traces in the handout's words (`learn --trace`). Key names and
+layouts are those of DESIGN.md "File formats".
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from dicejack import DicejackError
+from dicejack.formats import FormatError
+from dicejack.formats.atomic import savez_atomic
+
+if TYPE_CHECKING:  # pragma: no cover
+    from dicejack.learner import LearnRun, TracedGame
+    from dicejack.solver import Solution
+
+__all__ = [
+    "RUN_NPZ_KIND",
+    "RUN_NPZ_VERSION",
+    "SOLUTION_NPZ_VERSION",
+    "format_table",
+    "learn_csv",
+    "learn_dict",
+    "learn_json",
+    "learn_text",
+    "load_run_npz",
+    "read_params_header",
+    "save_run_npz",
+    "save_solution_npz",
+    "solution_csv",
+    "solution_dict",
+    "solution_json",
+    "solution_text",
+    "trace_text",
+]
+
+
+# ------------------------------------------------------------------------------ text tables
+def format_table(
+    table: np.ndarray, title: str, *, kind: str = "float", decimals: int = 4
+) -> str:
+    """One labelled low x low array in the handout's layout: rows X = 0..L-1, columns Y.
+
+    kind 'int' prints integers; 'float' prints fixed decimals, with -1 printed as '-1'.
+    """
+    table = np.asarray(table)
+    low = table.shape[0]
+    if kind == "int":
+        cells = [[str(int(v)) for v in row] for row in table]
+    else:
+        cells = [
+            ["-1" if v == -1 else f"{v:.{decimals}f}" for v in row] for row in table
+        ]
+    width = max([len(c) for row in cells for c in row] + [len(str(low - 1))])
+    label_width = max(len(str(low - 1)), 3)
+    lines = [title]
+    header = " " * (label_width + 3) + " ".join(f"{y:>{width}d}" for y in range(low))
+    corner = "X\\Y"
+    lines.append(f"{corner:>{label_width}} |" + header[label_width + 2 :])
+    lines.append("-" * len(lines[-1]))
+    for x, row in enumerate(cells):
+        lines.append(f"{x:>{label_width}d} | " + " ".join(f"{c:>{width}}" for c in row))
+    return "\n".join(lines) + "\n"
+
+
+def _params_header(params: dict[str, int]) -> str:
+    """The line read_params_header reads: 'NSides=6 LTarget=15 UTarget=17 NDice=2'."""
+    return (
+        f"NSides={params['n_sides']} LTarget={params['low']} "
+        f"UTarget={params['high']} NDice={params['n_dice']}"
+    )
+
+
+def read_params_header(text: str) -> dict[str, int] | None:
+    """The game named by a 'NSides=6 LTarget=15 UTarget=17 NDice=2' line, as Game kwargs."""
+    found = re.search(
+        r"NSides=(\d{1,9})\W{0,3}LTarget=(\d{1,9})\W{0,3}UTarget=(\d{1,9})\W{0,3}NDice=(\d{1,9})",
+        text[:100_000],
+    )
+    if found is None:
+        return None
+    n_sides, low, high, n_dice = map(int, found.groups())
+    return {"n_sides": n_sides, "low": low, "high": high, "n_dice": n_dice}
+
+
+def _json_dumps(obj: Any) -> str:
+    return json.dumps(obj, indent=None, separators=(",", ":")) + "\n"
+
+
+# ------------------------------------------------------------------------------ solutions
+def _nested(array: np.ndarray, nan_as_null: bool = False) -> list:
+    """Array to nested lists, NaN as None when asked (JSON has no NaN)."""
+    if nan_as_null:
+        obj = array.astype(object)
+        obj[np.isnan(array)] = None
+        return obj.tolist()
+    return array.tolist()
+
+
+def solution_dict(sol: Solution) -> dict[str, Any]:
+    """The `solve --format json` object, keys exactly as in DESIGN.md."""
+    return {
+        "params": sol.game.params(),
+        "win_probability": sol.p.tolist(),
+        "best_dice": sol.best.tolist(),
+        "optimal_dice": sol.optimal_sets(),
+        "q": sol.q.tolist(),
+        "gap": _nested(sol.gap, nan_as_null=True),
+        "p00": sol.p00,
+        "p00_exact": None if sol.p00_exact is None else str(sol.p00_exact),
+        "method": sol.method,
+        "sweeps": sol.sweeps,
+    }
+
+
+def solution_json(sol: Solution) -> str:
+    """`solve --format json`."""
+    return _json_dumps(solution_dict(sol))
+
+
+def solution_text(sol: Solution) -> str:
+    """`solve --format text`: the handout's two arrays (best dice, win probability) and P[0,0]."""
+    exact = f" = {sol.p00_exact}" if sol.p00_exact is not None else ""
+    method = f"{sol.method}, exact rationals" if sol.exact else sol.method
+    return (
+        f"# optimal play for {_params_header(sol.game.params())} ({method})\n"
+        + format_table(
+            sol.best, "Best number of dice (lowest optimal J) in state <X,Y>:", kind="int"
+        )
+        + "\n"
+        + format_table(sol.p, "Win probability with optimal play in state <X,Y>:", decimals=4)
+        + f"\nP[0,0] (first player wins under optimal play) = {sol.p00:.12f}{exact}\n"
+    )
+
+
+def solution_csv(sol: Solution) -> str:
+    """`solve --format csv`: one row per state, long form."""
+    out = io.StringIO()
+    k = sol.game.n_dice
+    out.write("x,y,best_dice,optimal_dice,win_probability,gap," + ",".join(
+        f"q{j}" for j in range(1, k + 1)) + "\n")
+    sets = sol.optimal_sets()
+    for x in range(sol.game.low):
+        for y in range(sol.game.low):
+            gap = "" if np.isnan(sol.gap[x, y]) else repr(float(sol.gap[x, y]))
+            qs = ",".join(repr(float(v)) for v in sol.q[x, y, 1:])
+            opt = ";".join(str(j) for j in sets[x][y])
+            out.write(
+                f"{x},{y},{sol.best[x, y]},{opt},{float(sol.p[x, y])!r},{gap},{qs}\n"
+            )
+    return out.getvalue()
+
+
+SOLUTION_NPZ_VERSION = 1
+
+
+def save_solution_npz(path: str | os.PathLike[str], sol: Solution) -> None:
+    """`solve --format npz`: arrays q, p, best, optimal, gap plus params, atomically."""
+    savez_atomic(
+        path,
+        compressed=sol.game.table_bytes < 2**26,  # compressing gigabytes takes minutes
+        kind=np.array("dicejack-solution"),
+        version=np.array(SOLUTION_NPZ_VERSION),
+        params=np.array(json.dumps(sol.game.params())),
+        q=sol.q,
+        p=sol.p,
+        best=sol.best,
+        optimal=sol.optimal,
+        gap=sol.gap,
+        p00=np.array(sol.p00),
+        p00_exact=np.array("" if sol.p00_exact is None else str(sol.p00_exact)),
+        method=np.array(sol.method),
+        sweeps=np.array(sol.sweeps),
+    )
+
+
+# ------------------------------------------------------------------------------ learner runs
+# `dicejack learn`: the run file (.npz, resumable) and the printed tables (text, JSON, CSV).
+RUN_NPZ_KIND = "dicejack-learn-run"
+RUN_NPZ_VERSION = 1
+
+
+def save_run_npz(path: str | os.PathLike[str], run: LearnRun) -> None:
+    """Write a learner run atomically: tables, params, m, games, seed, generator state, version.
+
+    Arrays: kind, version, params (JSON), m, games, moves, seed, tie_break, rng_state (JSON of
+    ``bit_generator.state``), win, lose (int64 LxLx(K+1)), and snapshot_games / snapshot_win /
+    snapshot_lose (the checkpoints, stacked; empty when none).
+    """
+    shape = run.game.table_shape
+    marks = sorted(run.snapshots)
+    snap_win = np.zeros((len(marks), *shape), dtype=np.int64)
+    snap_lose = np.zeros((len(marks), *shape), dtype=np.int64)
+    for i, n in enumerate(marks):
+        snap_win[i], snap_lose[i] = run.snapshots[n]
+    savez_atomic(
+        path,
+        kind=np.array(RUN_NPZ_KIND),
+        version=np.array(RUN_NPZ_VERSION),
+        params=np.array(json.dumps(run.game.params())),
+        m=np.array(float(run.m)),
+        games=np.array(int(run.games), dtype=np.int64),
+        moves=np.array(int(run.moves), dtype=np.int64),
+        seed=np.array(int(run.seed), dtype=np.int64),
+        tie_break=np.array(run.tie_break),
+        rng_state=np.array(json.dumps(run.rng_state)),
+        win=np.asarray(run.win, dtype=np.int64),
+        lose=np.asarray(run.lose, dtype=np.int64),
+        snapshot_games=np.array(marks, dtype=np.int64),
+        snapshot_win=snap_win,
+        snapshot_lose=snap_lose,
+    )
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__
+
+
+def load_run_npz(path: str | os.PathLike[str]) -> LearnRun:
+    """Read and check a run written by :func:`save_run_npz`; FormatError if anything is off."""
+    from dicejack import learner
+    from dicejack.game import Game
+
+    path = Path(path)
+    if not path.is_file():
+        raise FormatError(f"cannot read run {path}: no such file")
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            data = {key: npz[key] for key in npz.files}
+    except Exception as exc:  # zip, pickle, header and I/O errors all mean "not a run file"
+        raise FormatError(
+            f"cannot read run {path}: not a valid .npz file ({_one_line(exc)})"
+        ) from None
+
+    def bad(why: str) -> FormatError:
+        return FormatError(f"run file {path} is corrupt or not a dicejack learner run: {why}")
+
+    required = ("kind", "version", "params", "m", "games", "seed", "rng_state", "win", "lose")
+    missing = [key for key in required if key not in data]
+    if missing:
+        raise bad(f"missing {', '.join(missing)}")
+    try:
+        if str(data["kind"]) != RUN_NPZ_KIND:
+            raise bad(f"kind is {str(data['kind'])!r}")
+        version = int(data["version"])
+        if version > RUN_NPZ_VERSION:
+            raise FormatError(
+                f"run file {path} has format version {version}; this dicejack reads up to "
+                f"{RUN_NPZ_VERSION}"
+            )
+        game = Game(**json.loads(str(data["params"])))
+        m = learner.check_m(float(data["m"]), game.n_dice)
+        games, moves, seed = (int(data.get(k, 0)) for k in ("games", "moves", "seed"))
+        tie_break = str(data.get("tie_break", "lowest"))
+        rng_state = json.loads(str(data["rng_state"]))
+        bitgen = np.random.PCG64()
+        bitgen.state = rng_state
+        win, lose = data["win"], data["lose"]
+        snap_games = data.get("snapshot_games", np.zeros(0, dtype=np.int64))
+        snap_win = data.get("snapshot_win", np.zeros((0, *game.table_shape), dtype=np.int64))
+        snap_lose = data.get("snapshot_lose", np.zeros((0, *game.table_shape), dtype=np.int64))
+    except FormatError:
+        raise
+    except (DicejackError, ValueError, TypeError, KeyError, OverflowError) as exc:
+        raise bad(_one_line(exc)) from None
+    if tie_break not in learner.TIE_BREAKS:
+        raise bad(f"unknown tie_break {tie_break!r}")
+    if games < 0 or moves < 0 or not 0 <= seed < learner.SEED_LIMIT:
+        raise bad("negative games, moves or seed")
+    for name, table in (("win", win), ("lose", lose)):
+        if table.shape != game.table_shape or table.dtype.kind not in "iu":
+            raise bad(f"{name} has shape {table.shape} ({table.dtype}), not {game.table_shape}")
+        if (table < 0).any() or table[..., 0].any():
+            raise bad(f"{name} has negative counts or a non-zero column J=0")
+    # Every game starts with A at <0,0>, and nobody else is ever there: T(0,0) = games.
+    if int(win[0, 0].sum() + lose[0, 0].sum()) != games:
+        raise bad(f"tables record {int(win[0, 0].sum() + lose[0, 0].sum())} games, not {games}")
+    n = snap_games.shape[0] if snap_games.ndim == 1 else -1
+    if n < 0 or snap_win.shape != (n, *game.table_shape) or snap_lose.shape != snap_win.shape:
+        raise bad("snapshot arrays do not match")
+    snapshots = {}
+    for i, g in enumerate(snap_games.tolist()):
+        if not 0 <= g <= games:
+            raise bad(f"snapshot at {g} games, beyond the run's {games}")
+        snapshots[int(g)] = (
+            learner.frozen_counts(snap_win[i]), learner.frozen_counts(snap_lose[i])
+        )
+    return learner.LearnRun(
+        game=game, m=m, games=games, seed=seed, win=learner.frozen_counts(win),
+        lose=learner.frozen_counts(lose), rng_state=bitgen.state, tie_break=tie_break,
+        moves=moves,
+        snapshots=snapshots,
+    )
+
+
+def learn_dict(run: LearnRun) -> dict[str, Any]:
+    """The `learn --format json` object, keys exactly as in DESIGN.md."""
+    best, prob = run.tables
+    return {
+        "params": run.game.params(),
+        "m": run.m,
+        "games": run.games,
+        "seed": run.seed,
+        "best_dice": best.tolist(),
+        "win_probability": prob.tolist(),
+        "win_count": run.win.tolist(),
+        "lose_count": run.lose.tolist(),
+    }
+
+
+def learn_json(run: LearnRun) -> str:
+    """`learn --format json`."""
+    return _json_dumps(learn_dict(run))
+
+
+def learn_text(run: LearnRun) -> str:
+    """`learn --format text`: the handout's two LxL arrays, labelled."""
+    best, prob = run.tables
+    return (
+        f"# learned by self-play: {_params_header(run.game.params())} M={run.m:g}, "
+        f"{run.games} games, seed {run.seed}\n"
+        + format_table(best, "Best number of dice in state <X,Y> (0 = no data):", kind="int")
+        + "\n"
+        + format_table(
+            prob, "Estimated win probability with that number of dice (-1 = no data):"
+        )
+    )
+
+
+def learn_csv(run: LearnRun) -> str:
+    """`learn --format csv`: one row per state: x, y, best_dice, win_probability, counts."""
+    best, prob = run.tables
+    k = run.game.n_dice
+    out = io.StringIO()
+    out.write(
+        "x,y,best_dice,win_probability,"
+        + ",".join([f"win{j}" for j in range(1, k + 1)] + [f"lose{j}" for j in range(1, k + 1)])
+        + "\n"
+    )
+    for x in range(run.game.low):
+        for y in range(run.game.low):
+            counts = ",".join(str(int(v)) for v in (*run.win[x, y, 1:], *run.lose[x, y, 1:]))
+            out.write(f"{x},{y},{best[x, y]},{float(prob[x, y])!r},{counts}\n")
+    return out.getvalue()
+
+
+def _faces_text(faces: tuple[int, ...]) -> str:
+    if len(faces) == 1:
+        return f"which comes up {faces[0]}"
+    return "which come up " + ", ".join(map(str, faces[:-1])) + f" and {faces[-1]}"
+
+
+def trace_text(games: list[TracedGame]) -> str:
+    """`learn --trace N`: games move by move in the handout's words."""
+    lines = []
+    for tg in games:
+        lines.append(f"Game {tg.number}:")
+        for mv in tg.moves:
+            dice = "1 die" if mv.dice == 1 else f"{mv.dice} dice"
+            line = (
+                f"Player {mv.player} rolls {dice}, {_faces_text(mv.faces)}. "
+                f"{mv.player} total: {mv.score}."
+            )
+            if mv is tg.moves[-1]:
+                line += f" {mv.player} {'wins' if mv.player == tg.winner else 'loses'}."
+            lines.append(line)
+        lines.append("")
+    return "\n".join(lines)
+
+
