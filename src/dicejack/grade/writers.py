@@ -44,25 +44,23 @@ GRADEBOOK_HEADER: tuple[str, ...] = (
 
 
 def check_gradebook_path(out: Path | None) -> None:
-    if out is None:
-        return
-    if out.is_dir():
-        raise GradeError(f"--out {out} is a folder; give a file name such as gradebook.csv")
-    folder = out.parent if str(out.parent) else Path(".")
-    if not folder.is_dir():
-        raise GradeError(f"cannot write {out}: folder {folder} does not exist")
+    """Refuse a gradebook path that cannot be written (a folder, a missing folder), before any
+    work (the rule is :func:`dicejack.formats.check_output_file`)."""
+    if out is not None:
+        try:
+            formats.check_output_file(out, option="--out",
+                                      hint="give a file name such as gradebook.csv")
+        except formats.FormatError as exc:
+            raise GradeError(str(exc)) from None
 
 
 def prepare_reports_folder(folder: Path | None) -> None:
-    if folder is None:
-        return
-    if folder.exists() and not folder.is_dir():
-        raise GradeError(f"--reports {folder} exists and is not a folder")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise GradeError(f"cannot create the reports folder {folder}: "
-                         f"{exc.strerror or exc}") from None
+    """Create the reports folder, or refuse it (:func:`dicejack.formats.ensure_output_folder`)."""
+    if folder is not None:
+        try:
+            formats.ensure_output_folder(folder, option="--reports", what="reports folder")
+        except formats.FormatError as exc:
+            raise GradeError(str(exc)) from None
 
 
 def _csv_text(text: str) -> str:
