@@ -79,3 +79,22 @@ def test_random_tie_break_and_two_decimals_still_pass(refs):
         # the references and the null are rounded likewise: the same verdict, a close p
         assert rounded.consistency.decimals == 2 and rounded.verdict == full.verdict == "pass"
         assert abs(np.log(rounded.consistency_p / full.consistency_p)) < 1.0
+
+
+def test_printed_decimals_up_to_numpys_eight():
+    third = np.array([1 / 3, 0.5])
+    assert grade.printed_decimals(third) is None  # full precision
+    assert grade.printed_decimals(np.round(third, 8)) == 8  # numpy's default print
+    assert grade.printed_decimals(np.array([0.5312, 0.25])) == 4
+    assert grade.printed_decimals(np.array([0.1, 0.2, 0.3])) == 1
+
+
+def test_eight_decimals_are_compared_with_references_rounded_alike(refs):
+    """A table printed with numpy's 8 decimals grades like the same table at full precision
+    (without rounding the references, 0.33333333 would rank below every run's 1/3)."""
+    for seed in (31, 32):
+        best, prob = tables(seed=seed, games=300)
+        full = grade_of(refs, best, prob)
+        eight = grade_of(refs, best, np.where(prob >= 0, np.round(prob, 8), -1.0))
+        assert eight.decimals == 8
+        assert eight.consistency.statistic == pytest.approx(full.consistency.statistic)

@@ -50,14 +50,19 @@ def graded_learned(game: Game, policy: np.ndarray, value: np.ndarray, source: st
                                        np.where(has, value, -1.0), source=source)
 
 
-def printed_decimals(values: np.ndarray, limit: int = 6) -> int | None:
-    """The fewest decimals that reproduce every value (None when more than `limit` are used)."""
+def printed_decimals(values: np.ndarray, limit: int = 10) -> int | None:
+    """The fewest decimals d <= `limit` that reproduce every value, or None (full precision).
+
+    Absolute test: v * 10**d is within 1e-6 of a whole number. numpy prints 8 decimals by
+    default: such a table must be compared with references rounded to 8 decimals too, or a
+    printed 0.33333333 ranks below every reference run's 1/3 (ties are common at few games).
+    """
     v = np.asarray(values, dtype=np.float64)
     v = v[np.isfinite(v)]
     if v.size == 0:
         return None
     for d in range(limit + 1):
         scaled = v * 10.0**d
-        if np.all(np.abs(scaled - np.round(scaled)) <= 1e-6 * np.maximum(1.0, np.abs(scaled))):
+        if np.all(np.abs(scaled - np.round(scaled)) <= 1e-6):
             return d
     return None
