@@ -334,7 +334,8 @@ def compute_references(
     g = config.game
     params = (g.n_sides, g.low, g.high, g.n_dice)
     if executor is None and dask is None and workers is None:
-        workers = 1 if config.references * config.games <= INLINE_GAMES else None
+        work = (config.references + config.calibration) * config.games
+        workers = 1 if work <= INLINE_GAMES else None
     if executor is None and dask is None and workers != 1:
         reference_run(params, config.m, 1, 0)  # compile once before workers fork
     seeds = config.seeds + config.calibration_seeds
