@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -96,3 +98,34 @@ def test_bad_input_is_one_line_and_exit_2(capsys, args, message):
     assert err.startswith("error: ") and err.count("\n") == 1, err
     assert message in err
     assert "Traceback" not in err + out
+
+
+# ------------------------------------------------------------------------------ start-up
+_IMPORTS_AFTER = """
+import sys
+from dicejack.cli import main
+code = main(sys.argv[1:])
+heavy = ("numba", "llvmlite", "scipy", "matplotlib", "dask", "distributed", "rich")
+print(code, " ".join(sorted(m for m in heavy if m in sys.modules)) or "-", "numpy" in sys.modules)
+"""
+
+
+def _heavy_imports(*args: str, cwd=None) -> tuple[int, str, bool]:
+    """(exit code, heavy packages loaded, numpy loaded) after `dicejack ARGS` in a fresh process."""
+    done = subprocess.run(
+        [sys.executable, "-c", _IMPORTS_AFTER, *args], capture_output=True, text=True, cwd=cwd,
+        check=True,
+    )
+    code, heavy, numpy_loaded = done.stdout.split()[-3:]
+    return int(code), heavy, numpy_loaded == "True"
+
+
+def test_solve_and_compare_of_a_small_game_load_no_compiler_and_help_no_numpy(tmp_path):
+    from dicejack import formats, learner
+
+    assert _heavy_imports("solve") == (0, "-", True)
+    assert _heavy_imports("solve", "--exact", "--format", "json") == (0, "-", True)
+    formats.save_run_npz(tmp_path / "run.npz", learner.learn(Game(6, 15, 17, 2), 100.0, 200, 1))
+    assert _heavy_imports("compare", "run.npz", cwd=tmp_path) == (0, "-", True)
+    assert _heavy_imports("--help") == (0, "rich", False)  # typer draws help with rich
+    assert _heavy_imports("solve", "--low", "abc") == (2, "-", False)  # usage error

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from fractions import Fraction
 
 import numpy as np
@@ -95,10 +97,22 @@ def assert_solutions_agree(a: solver.Solution, b: solver.Solution) -> None:
     assert np.abs(a.p - b.p).max() <= 1e-12
 
 
+def assert_same_solution(a: solver.Solution, b: solver.Solution) -> None:
+    """Bit for bit: Q, P, the lowest optimal J, the tie sets and the gap (NaN where NaN)."""
+    for name in ("q", "p", "best", "optimal"):
+        x, y = getattr(a, name), getattr(b, name)
+        assert x.dtype == y.dtype and x.shape == y.shape, name
+        assert np.array_equal(x, y), name
+    assert np.array_equal(a.gap, b.gap, equal_nan=True)
+    assert a.p00 == b.p00 and a.method == b.method and a.sweeps == b.sweeps
+
+
 @given(SMALL_GAMES)
 @settings(max_examples=60, deadline=None)
 def test_backward_value_iteration_and_rationals_agree(game):
-    backward = solver.solve(game)
+    # Both engines of backward induction (bit-identical; see the tests below) take part.
+    backward = solver.solve(game, engine="numpy")
+    assert_same_solution(backward, solver.solve(game, engine="numba"))
     iterated = solver.solve(game, method="value-iteration")
     exact = solver.solve(game, exact=True)
     assert_solutions_agree(backward, iterated)
@@ -112,6 +126,93 @@ def test_backward_value_iteration_and_rationals_agree(game):
             p_exact = np.vectorize(float)(exact.p_exact)
             assert np.all(np.abs(p_exact[:, :, None] - exact.q)[extra] <= 1e-12)
     assert backward.p00 == pytest.approx(float(exact.p00_exact), abs=1e-12)
+
+
+# ------------------------------------------------ two engines (numpy, numba), one bit pattern
+ENGINE_GAMES = st.builds(
+    lambda s, low, extra, k: Game(s, low, low + extra, k),
+    st.integers(1, 9),
+    st.integers(1, 30),
+    st.integers(0, 12),
+    st.integers(1, 5),
+)
+
+
+@given(ENGINE_GAMES)
+@settings(max_examples=80, deadline=None)
+def test_numpy_and_numba_backward_induction_are_bit_identical(game):
+    numpy_sol = solver.solve(game, engine="numpy")
+    assert_same_solution(numpy_sol, solver.solve(game, engine="numba"))
+    for engine in ("numpy", "numba"):
+        p, best = solver.solve_values(game, engine=engine)
+        assert np.array_equal(p, numpy_sol.p) and np.array_equal(best, numpy_sol.best)
+
+
+def random_policies(game: Game, rng: np.random.Generator, sol: solver.Solution) -> list:
+    """Every policy form: a Solution (ties split), J tables, random and sparse distributions."""
+    k = game.n_dice
+    dist = rng.random(game.table_shape) * (rng.random(game.table_shape) < 0.7)
+    dist[:, :, 0] = 0.0
+    dist[:, :, 1] += dist[:, :, 1:].sum(axis=2) == 0  # at least one J per state
+    dist /= dist.sum(axis=2, keepdims=True)
+    return [sol, sol.best, rng.integers(1, k + 1, size=game.shape), dist]
+
+
+@given(ENGINE_GAMES, st.integers(0, 2**32 - 1))
+@settings(max_examples=60, deadline=None)
+def test_numpy_and_numba_forward_propagation_are_bit_identical(game, seed):
+    rng = np.random.default_rng(seed)
+    sol = solver.solve(game, engine="numba")
+    policies = random_policies(game, rng, sol)
+    for a in policies:
+        for b in policies:
+            visits = solver.visit_probabilities(game, a, b, engine="numpy")
+            assert np.array_equal(visits, solver.visit_probabilities(game, a, b, engine="numba"))
+            wins = solver.evaluate(game, a, b, engine="numpy")
+            assert wins == solver.evaluate(game, a, b, engine="numba")
+
+
+def test_default_engine_numpy_for_small_games_numba_for_large_ones_or_many_calls(monkeypatch):
+    monkeypatch.setattr(solver, "NUMBA_STARTUP_SECONDS", float("inf"))
+    handout = Game(6, 15, 17, 2)
+    loaded = solver.choose_engine(handout)  # "numba" once this process has run the learner
+    assert solver.choose_engine(Game(6, 60, 70, 4)) == loaded  # 3600 * 4 * 25 = 360,000
+    assert solver.choose_engine(Game(6, 100, 110, 6)) == "numba"  # 2,220,000 > NUMPY_MAX_WORK
+    # Numpy runs are charged; once they add up to numba's start-up, numba takes over.
+    spent = solver.numpy_engine_seconds()
+    solver.evaluate(handout, np.ones(handout.shape, dtype=int), np.ones(handout.shape, dtype=int),
+                    engine="numpy")
+    assert solver.numpy_engine_seconds() > spent
+    monkeypatch.setattr(solver, "NUMBA_STARTUP_SECONDS", solver.numpy_engine_seconds())
+    assert solver.choose_engine(handout) == "numba"
+    with pytest.raises(SolverError, match="unknown engine"):
+        solver.solve(handout, engine="fortran")  # type: ignore[arg-type]
+
+
+def test_a_fresh_process_solves_small_games_with_numpy_until_numba_is_loaded():
+    code = (
+        "from dicejack import learner, solver; from dicejack.game import Game; "
+        "g = Game(6, 15, 17, 2); a = solver.choose_engine(g); learner.learn(g, 1.0, 1, 1); "
+        "print(a, solver.choose_engine(g))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["numpy", "numba"]
+
+
+def test_large_games_go_through_the_kernels_and_numpy_agrees_there_too():
+    game = Game(6, 100, 110, 6)
+    assert solver.choose_engine(game) == "numba"
+    sol = solver.solve(game)
+    assert_same_solution(sol, solver.solve(game, engine="numpy"))
+    p, best = solver.solve_values(game)
+    assert np.array_equal(p, sol.p) and np.array_equal(best, sol.best)
+    assert solver.evaluate(game, sol, sol.best) == solver.evaluate(
+        game, sol, sol.best, engine="numpy"
+    )
+    assert np.array_equal(
+        solver.visit_probabilities(game, sol, sol.best),
+        solver.visit_probabilities(game, sol, sol.best, engine="numpy"),
+    )
 
 
 @given(SMALL_GAMES)

@@ -1,18 +1,25 @@
 """The `dicejack` command line: thin. It parses options, calls the library, and prints.
 
-Library errors (:class:`dicejack.game.DicejackError`) become one line ``error: ...`` on stderr and
+Library errors (:class:`dicejack.DicejackError`) become one line ``error: ...`` on stderr and
 exit code 2; so do typer/click usage errors. Nothing here computes game results.
-"""
 
-from __future__ import annotations
+Start-up time matters here (``dicejack solve`` is a blink of work): heavy modules are imported
+inside the commands that use them, and annotations stay objects (no ``from __future__ import
+annotations``), since typer reads every command's annotations on each start and strings would cost
+it a compile and an eval each.
+"""
 
 import sys
 from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
-from dicejack.game import DicejackError, Game
+from dicejack import DicejackError
+
+if TYPE_CHECKING:
+    from dicejack.game import Game
 
 app = typer.Typer(
     name="dicejack",
@@ -48,8 +55,10 @@ DaskOpt = typer.Option(
 )
 
 
-def make_game(sides: int, low: int, high: int, dice: int) -> Game:
+def make_game(sides: int, low: int, high: int, dice: int) -> "Game":
     """Build a validated Game from CLI options (errors surface as one-line messages)."""
+    from dicejack.game import Game
+
     return Game(n_sides=sides, low=low, high=high, n_dice=dice)
 
 
@@ -296,9 +305,13 @@ class CompareFormat(str, Enum):
     json = "json"
 
 
-def _game_from_options(given: dict[str, int | None], fallback: Game | None) -> Game | None:
+def _game_from_options(
+    given: dict[str, int | None], fallback: "Game | None"
+) -> "Game | None":
     """The game named by --sides/--low/--high/--dice; unnamed ones come from `fallback` (or the
     handout's game); None when no option was given and there is no fallback."""
+    from dicejack.game import Game
+
     if all(v is None for v in given.values()) and fallback is None:
         return None
     base = (fallback or Game(6, 15, 17, 2)).params()
@@ -306,7 +319,7 @@ def _game_from_options(given: dict[str, int | None], fallback: Game | None) -> G
     return Game(**{names[k]: (base[names[k]] if v is None else v) for k, v in given.items()})
 
 
-def _read_text_tables(path: Path, given: dict[str, int | None]) -> tuple[Game, object]:
+def _read_text_tables(path: Path, given: dict[str, int | None]) -> "tuple[Game, object]":
     """The two printed arrays of a text file, as (game, compare.Learned).
 
     Any layout `formats.read_submission` understands (dicejack's own text output and what student
@@ -315,6 +328,7 @@ def _read_text_tables(path: Path, given: dict[str, int | None]) -> tuple[Game, o
     """
     from dicejack import compare as cmp
     from dicejack import formats
+    from dicejack.game import Game
 
     try:
         text = path.read_text(errors="replace")
@@ -491,16 +505,17 @@ def grade_cmd(
 
 # ------------------------------------------------------------------------------------- main
 def _usage_error_types() -> tuple[type[BaseException], ...]:
-    """Typer's usage-error base: its own (typer >= 0.20 vendors click) and click's, if present."""
+    """Typer's usage-error base: its own (typer >= 0.20 vendors click) and click's, if loaded.
+
+    Older typer imports click itself, so click is in sys.modules exactly when its exceptions can
+    be raised; importing it here would only cost start-up time.
+    """
     found: list[type[BaseException]] = []
     if hasattr(typer, "TyperException"):
         found.append(typer.TyperException)
-    try:
-        import click
-
+    click = sys.modules.get("click")
+    if click is not None:
         found.append(click.ClickException)
-    except ImportError:  # pragma: no cover
-        pass
     return tuple(found)
 
 

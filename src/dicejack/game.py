@@ -16,7 +16,10 @@ from functools import cached_property
 
 import numpy as np
 
+from dicejack import DicejackError
+
 __all__ = [
+    "outcome",
     "DicejackError",
     "GameError",
     "Game",
@@ -34,8 +37,16 @@ TABLE_BYTES_LIMIT = 16 * 2**30
 MOVER_WINS, MOVER_LOSES, CONTINUES = 1, -1, 0
 
 
-class DicejackError(Exception):
-    """Base of every error dicejack raises on purpose; its message is one line for the user."""
+def outcome(score: int, low: int, high: int) -> int:
+    """The handout's rule, defined once: a mover whose new score passes UTarget (`high`) loses
+    at once, one who reaches [LTarget, UTarget] wins at once, else the game continues.
+    Returns MOVER_LOSES, MOVER_WINS or CONTINUES. (The compiled kernels apply the same two
+    comparisons; tests hold them to this.)"""
+    if score > high:
+        return MOVER_LOSES
+    if score >= low:
+        return MOVER_WINS
+    return CONTINUES
 
 
 class GameError(DicejackError, ValueError):
@@ -130,15 +141,7 @@ class Game:
     # ----------------------------------------------------------------------------- rules
     def outcome(self, score: int) -> int:
         """What a mover's new score means: MOVER_WINS, MOVER_LOSES or CONTINUES."""
-        if score > self.high:
-            return MOVER_LOSES
-        if score >= self.low:
-            return MOVER_WINS
-        return CONTINUES
-
-    def is_state(self, x: int, y: int) -> bool:
-        """True when <x, y> is a non-terminal state."""
-        return 0 <= x < self.low and 0 <= y < self.low
+        return outcome(score, self.low, self.high)
 
     # ------------------------------------------------------------- dice-sum distributions
     def sum_counts(self, j: int) -> list[int]:
@@ -242,10 +245,10 @@ class Game:
             live = reach[xs, ys]
             if not live.any():
                 continue
-            for x, y in zip(xs[live], ys[live], strict=True):
-                new = x + totals
-                new = new[new < low]
-                reach[y, new] = True
+            new = xs[live][:, None] + totals[None, :]  # every successor score, per live state
+            rows = np.broadcast_to(ys[live][:, None], new.shape)
+            inside = new < low
+            reach[rows[inside], new[inside]] = True
         return reach
 
     @staticmethod

@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from dicejack.game import DicejackError, Game
+from dicejack.game import CONTINUES, MOVER_WINS, DicejackError, Game, outcome
 
 __all__ = [
     "LearnerError",
@@ -61,7 +61,6 @@ __all__ = [
     "LEARNER_BYTES_LIMIT",
     "CDF_ENTRIES_LIMIT",
     "learn",
-    "learn_reference",
     "resume",
     "action_probabilities",
     "learned_tables",
@@ -295,11 +294,11 @@ def replay_game(
         mover = i % 2
         moves.append((score[mover], score[1 - mover], len(faces)))
         score[mover] += sum(int(v) for v in faces)
-        if score[mover] >= game.low:
+        result = game.outcome(score[mover])
+        if result != CONTINUES:
             if i != len(rolls) - 1:
                 raise LearnerError(f"the game ends at roll {i + 1} of {len(rolls)}")
-            won = score[mover] <= game.high
-            return moves, "AB"[mover if won else 1 - mover]
+            return moves, "AB"[mover if result == MOVER_WINS else 1 - mover]
     raise LearnerError("the rolls end before the game does")
 
 
@@ -353,10 +352,9 @@ def _play_one_python(
         t = bisect_right(cdf_rows[j], rng.random())
         moves.append((a, b, j, t))
         new = a + t
-        if new > high:
-            return moves, "AB"[1 - mover]
-        if new >= low:
-            return moves, "AB"[mover]
+        result = outcome(new, low, high)
+        if result != CONTINUES:
+            return moves, "AB"[mover if result == MOVER_WINS else 1 - mover]
         a, b = b, new
         mover = 1 - mover
 
@@ -604,13 +602,6 @@ def learn(
     """
     session = Session(game, m, seed, tie_break=tie_break, engine=engine)
     return session.run_to(games, checkpoints)
-
-
-def learn_reference(
-    game: Game, m: float = 100.0, games: int = 1_000, seed: int | None = None, **kwargs: Any
-) -> LearnRun:
-    """:func:`learn` with the plain Python reference loop (engine="python")."""
-    return learn(game, m, games, seed, engine="python", **kwargs)
 
 
 def resume(
