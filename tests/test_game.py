@@ -113,3 +113,22 @@ def test_reachable_by_brute_force_enumeration():
     for x, y in seen:
         expected[x, y] = True
     assert np.array_equal(game.reachable(), expected)
+
+
+def test_one_line_messages():
+    from dicejack import one_line
+
+    assert one_line("a\n  b\tc") == "a b c"
+    assert one_line(ValueError()) == "ValueError"
+    assert one_line("") == "unknown error"
+    assert len(one_line("x" * 1000)) == 500
+
+
+def test_outcome_is_the_rule_every_path_uses():
+    from dicejack.game import CONTINUES, MOVER_LOSES, MOVER_WINS, outcome
+
+    game = Game(n_sides=6, low=15, high=17, n_dice=2)
+    assert [outcome(s, 15, 17) for s in (14, 15, 17, 18)] == [
+        CONTINUES, MOVER_WINS, MOVER_WINS, MOVER_LOSES]
+    assert [game.outcome(s) for s in (14, 15, 17, 18)] == [outcome(s, 15, 17)
+                                                          for s in (14, 15, 17, 18)]

@@ -293,7 +293,7 @@ def test_no_policy_beats_the_optimal_one(game, seed):
 def test_uniform_play_visits_exactly_the_reachable_states():
     game = Game(3, 12, 14, 3)
     visits = solver.visit_probabilities(game, uniform_policy(game))
-    assert np.array_equal(visits > 0, solver.reachable(game))
+    assert np.array_equal(visits > 0, game.reachable())
 
 
 def test_evaluate_by_hand_on_a_coin_game():

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["DicejackError", "Game", "__version__"]
+__all__ = ["DicejackError", "Game", "one_line", "__version__"]
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
@@ -20,6 +20,15 @@ class DicejackError(Exception):
 
     Defined here, without numpy; :mod:`dicejack.game` re-exports it.
     """
+
+
+def one_line(message: object, limit: int = 500) -> str:
+    """`message` (an exception or text) as one line for the user: whitespace runs collapsed,
+    at most `limit` characters; an exception without text gives its type's name."""
+    line = " ".join(str(message).split())
+    if not line and isinstance(message, BaseException):
+        line = type(message).__name__
+    return line[:limit] if line else "unknown error"
 
 
 def __getattr__(name: str) -> Any:

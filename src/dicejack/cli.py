@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from dicejack import DicejackError
+from dicejack import DicejackError, one_line
 
 if TYPE_CHECKING:
     from dicejack.game import Game
@@ -540,7 +540,7 @@ def main(argv: list[str] | None = None) -> int:
         if type(exc).__name__ == "NoArgsIsHelpError":
             return 0  # typer has already printed the help
         message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
-        message = " ".join(str(message).split())
+        message = one_line(message)
         command = f" (see: {ctx.command_path} --help)" if ctx is not None else ""
         typer.echo(f"error: {message}{command}", err=True)
         return 2

@@ -19,7 +19,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from dicejack import compare
+from dicejack import compare, one_line
 from dicejack.compare import Truth
 from dicejack.game import DicejackError, Game
 
@@ -69,9 +69,8 @@ def open_executor(workers: int | None = None, dask: str | None = None) -> Iterat
         try:
             client = distributed.Client(dask, timeout=DASK_CONNECT_TIMEOUT)
         except (OSError, TimeoutError, ValueError) as exc:
-            message = " ".join(str(exc).split()) or type(exc).__name__
             raise ExecutorError(
-                f"cannot connect to the Dask scheduler {dask}: {message}"
+                f"cannot connect to the Dask scheduler {dask}: {one_line(exc)}"
             ) from None
         try:
             yield client.get_executor(pure=False)

@@ -29,7 +29,7 @@ from typing import Literal, Union
 
 import numpy as np
 
-from dicejack.game import DicejackError, Game
+from dicejack.game import CONTINUES, MOVER_WINS, DicejackError, Game
 
 __all__ = [
     "TIE_TOLERANCE",
@@ -41,7 +41,6 @@ __all__ = [
     "optimal_distribution",
     "evaluate",
     "visit_probabilities",
-    "reachable",
     "choose_engine",
     "numpy_engine_seconds",
     "NUMPY_MAX_WORK",
@@ -285,8 +284,8 @@ def _solve_backward_numpy(game: Game) -> Solution:
 
 def _terminal_values(game: Game, extra: int) -> np.ndarray:
     """Mover's result for final scores low..low+extra-1: 1 inside [low, high], 0 above."""
-    scores = np.arange(game.low, game.low + extra)
-    return (scores <= game.high).astype(float)
+    scores = range(game.low, game.low + extra)
+    return np.array([float(game.outcome(s) == MOVER_WINS) for s in scores])
 
 
 def _summarise(
@@ -354,9 +353,10 @@ def _solve_exact(game: Game) -> Solution:
     q_ex[...] = zero
 
     def after(score: int, opponent: int) -> Fraction:
-        if score < low:
+        result = game.outcome(score)
+        if result == CONTINUES:
             return one - p_ex[opponent, score]
-        return one if score <= game.high else zero
+        return one if result == MOVER_WINS else zero
 
     for d in range(2 * low - 2, -1, -1):
         for x in range(max(0, d - low + 1), min(d, low - 1) + 1):
@@ -554,6 +554,3 @@ def visit_probabilities(
     return mass_a + mass_b
 
 
-def reachable(game: Game) -> np.ndarray:
-    """Boolean (low, low) mask of states reachable from <0,0> under some legal play."""
-    return game.reachable()

@@ -19,80 +19,9 @@ submission reader's patterns).
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from dicejack import DicejackError
-
-if TYPE_CHECKING:  # pragma: no cover - the same names, loaded on first use by __getattr__
-    from dicejack.formats.atomic import (
-        check_output_file,
-        ensure_output_folder,
-        savez_atomic,
-        write_atomic,
-    )
-    from dicejack.formats.submission import (
-        SUBMISSION_FLAGS,
-        SUBMISSION_LAYOUTS,
-        SUBMISSION_NO_DATA_WORDS,
-        SUBMISSION_SIZE_LIMIT,
-        Submission,
-        read_submission,
-        read_submission_text,
-    )
-    from dicejack.formats.tables import (
-        RUN_NPZ_KIND,
-        RUN_NPZ_VERSION,
-        SOLUTION_NPZ_VERSION,
-        format_table,
-        learn_csv,
-        learn_dict,
-        learn_json,
-        learn_text,
-        load_run_npz,
-        read_params_header,
-        save_run_npz,
-        save_solution_npz,
-        solution_csv,
-        solution_dict,
-        solution_json,
-        solution_text,
-        trace_text,
-    )
-
-__all__ = [
-    "FormatError",
-    # atomic
-    "check_output_file",
-    "ensure_output_folder",
-    "savez_atomic",
-    "write_atomic",
-    # tables
-    "RUN_NPZ_KIND",
-    "RUN_NPZ_VERSION",
-    "SOLUTION_NPZ_VERSION",
-    "format_table",
-    "learn_csv",
-    "learn_dict",
-    "learn_json",
-    "learn_text",
-    "load_run_npz",
-    "read_params_header",
-    "save_run_npz",
-    "save_solution_npz",
-    "solution_csv",
-    "solution_dict",
-    "solution_json",
-    "solution_text",
-    "trace_text",
-    # submission
-    "SUBMISSION_FLAGS",
-    "SUBMISSION_LAYOUTS",
-    "SUBMISSION_NO_DATA_WORDS",
-    "SUBMISSION_SIZE_LIMIT",
-    "Submission",
-    "read_submission",
-    "read_submission_text",
-]
 
 #: The modules whose `__all__` names are re-exported, in the order they are searched.
 _MODULES = ("atomic", "tables", "submission")
@@ -103,7 +32,14 @@ class FormatError(DicejackError):
 
 
 def __getattr__(name: str) -> Any:
-    """A re-exported name, from the first module of _MODULES whose `__all__` has it."""
+    """A re-exported name, from the first module of _MODULES whose `__all__` has it; `__all__`
+    itself is FormatError and every module's `__all__` (loading the modules)."""
+    if name == "__all__":
+        names = ["FormatError"]
+        for module_name in _MODULES:
+            names += importlib.import_module(f"{__name__}.{module_name}").__all__
+        globals()["__all__"] = names
+        return names
     for module_name in _MODULES:
         module = importlib.import_module(f"{__name__}.{module_name}")
         if name in module.__all__:
@@ -114,4 +50,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    return sorted({*globals(), *__getattr__("__all__")})

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from dicejack import DicejackError
+from dicejack import DicejackError, one_line
 from dicejack.formats import FormatError
 from dicejack.formats.atomic import savez_atomic
 
@@ -223,11 +223,6 @@ def save_run_npz(path: str | os.PathLike[str], run: LearnRun) -> None:
     )
 
 
-def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return text or type(exc).__name__
-
-
 def load_run_npz(path: str | os.PathLike[str]) -> LearnRun:
     """Read and check a run written by :func:`save_run_npz`; FormatError if anything is off."""
     from dicejack import learner
@@ -241,7 +236,7 @@ def load_run_npz(path: str | os.PathLike[str]) -> LearnRun:
             data = {key: npz[key] for key in npz.files}
     except Exception as exc:  # zip, pickle, header and I/O errors all mean "not a run file"
         raise FormatError(
-            f"cannot read run {path}: not a valid .npz file ({_one_line(exc)})"
+            f"cannot read run {path}: not a valid .npz file ({one_line(exc)})"
         ) from None
 
     def bad(why: str) -> FormatError:
@@ -274,7 +269,7 @@ def load_run_npz(path: str | os.PathLike[str]) -> LearnRun:
     except FormatError:
         raise
     except (DicejackError, ValueError, TypeError, KeyError, OverflowError) as exc:
-        raise bad(_one_line(exc)) from None
+        raise bad(one_line(exc)) from None
     if tie_break not in learner.TIE_BREAKS:
         raise bad(f"unknown tie_break {tie_break!r}")
     if games < 0 or moves < 0 or not 0 <= seed < learner.SEED_LIMIT:

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from dicejack import compare, formats, parallel
+from dicejack import compare, formats, one_line, parallel
 from dicejack.game import DicejackError, Game
 from dicejack.grade.consistency import Consistency, consistency, looks_transposed
 from dicejack.grade.copies import mark_copies
@@ -217,11 +217,6 @@ def worst_states(
     return tuple(rows)
 
 
-def _one_line(text: object) -> str:
-    line = " ".join(str(text).split())
-    return line[:500] if line else "unknown error"
-
-
 def grade_file(refs: References, path: str | os.PathLike[str], *, name: str | None = None
                ) -> Grade:
     """Grade one submission file. Never raises for a bad file: its Grade says why (status
@@ -259,19 +254,19 @@ def grade_text(refs: References, text: str | bytes, *, name: str = "submission")
             flags=sub.flags, submission=label, notes=sub.notes,
         )
     except DicejackError as exc:
-        return _error(label, _one_line(exc))
+        return _error(label, one_line(exc))
     except (KeyboardInterrupt, SystemExit):
         raise
     except MemoryError:
         return _error(label, f"cannot read {label}: out of memory")
     except Exception as exc:  # noqa: BLE001 - one bad file must never stop the batch
         return _error(label, f"cannot grade {label}: internal error "
-                             f"({type(exc).__name__}: {_one_line(exc)})")
+                             f"({type(exc).__name__}: {one_line(exc)})")
 
 
 def _error(label: str, message: str) -> Grade:
     return Grade(submission=label, status="error", score=0.0, verdict="fail",
-                 error=_one_line(message))
+                 error=one_line(message))
 
 
 def grade_files(
