@@ -74,7 +74,7 @@ __all__ = [
 
 #: How J is chosen among actions that share the best f_J.
 TIE_BREAKS = ("lowest", "random")
-#: "numba": the compiled loop in :mod:`dicejack._kernels`; "python": the plain reference here.
+#: "numba": the compiled loop in :mod:`dicejack.kernels`; "python": the plain reference here.
 ENGINES = ("numba", "python")
 #: Largest memory the learner's two int64 tables plus snapshots may take.
 LEARNER_BYTES_LIMIT = 8 * 2**30
@@ -363,7 +363,7 @@ def _self_play_python(
     win: np.ndarray, lose: np.ndarray, counters: np.ndarray, cdf: np.ndarray, low: int,
     high: int, m: float, games: int, rng: np.random.Generator, random_ties: bool,
 ) -> None:
-    """The reference loop: same contract as ``_kernels.learner_self_play``, plain Python."""
+    """The reference loop: same contract as ``kernels.learner_self_play``, plain Python."""
     k = win.shape[2] - 1
     wl, ll = win.tolist(), lose.tolist()
     cdf_rows = cdf.tolist()
@@ -516,9 +516,9 @@ class Session:
         random_ties = self.tie_break == "random"
         g = self.game
         if self.engine == "numba":
-            from dicejack import _kernels
+            from dicejack import kernels
 
-            _kernels.learner_self_play(
+            kernels.learner_self_play(
                 self.win, self.lose, self._fcache, self._counters, self._cdf, self._guide,
                 g.low, g.high, self.m, games, self.rng, random_ties,
             )

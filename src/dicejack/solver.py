@@ -7,7 +7,7 @@ Three independent ways to the same numbers, so each can check the others:
   The default. Two engines do the same float operations in the same order, so they give
   bit-identical results: plain numpy, one vectorised step per anti-diagonal, for small games (no
   compiler, no numba import: the command line answers at once), and the numba kernels of
-  :mod:`dicejack._kernels` for games above :data:`NUMPY_MAX_WORK` and for processes that have
+  :mod:`dicejack.kernels` for games above :data:`NUMPY_MAX_WORK` and for processes that have
   loaded numba anyway or made many calls (see :func:`choose_engine`).
 * ``solve(game, method="value-iteration")`` — classic synchronous Bellman sweeps over all states
   from P = 0 until nothing changes, with direct sums over the dice-sum distributions (numpy).
@@ -157,7 +157,7 @@ def choose_engine(game: Game) -> Engine:
     work = game.states * game.n_dice * (game.n_dice * game.n_sides + 1)
     if (
         work > NUMPY_MAX_WORK
-        or "dicejack._kernels" in sys.modules
+        or "dicejack.kernels" in sys.modules
         or _numpy_seconds >= NUMBA_STARTUP_SECONDS
     ):
         return "numba"
@@ -190,13 +190,13 @@ def _solve_backward(game: Game, engine: Engine) -> Solution:
         sol = _solve_backward_numpy(game)
         _charge(start)
         return sol
-    from dicejack import _kernels
+    from dicejack import kernels
 
     p, best = _solve_values_numba(game)
     q = np.empty(game.table_shape)
     optimal = np.empty(game.table_shape, dtype=np.bool_)
     gap = np.empty(game.shape)
-    _kernels.backward_q(
+    kernels.backward_q(
         game.low,
         game.n_sides,
         game.n_dice,
@@ -225,11 +225,11 @@ def solve_values(game: Game, engine: Engine | None = None) -> tuple[np.ndarray, 
 
 
 def _solve_values_numba(game: Game) -> tuple[np.ndarray, np.ndarray]:
-    from dicejack import _kernels
+    from dicejack import kernels
 
     p = np.empty(game.shape)
     best = np.zeros(game.shape, dtype=np.int64)
-    _kernels.backward_values(
+    kernels.backward_values(
         game.low, game.n_sides, game.n_dice, _tail(game), p, best, TIE_TOLERANCE
     )
     return p, best
@@ -238,7 +238,7 @@ def _solve_values_numba(game: Game) -> tuple[np.ndarray, np.ndarray]:
 def _backward_numpy(game: Game) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Backward induction in numpy, vectorised along each anti-diagonal x + y.
 
-    The float operations of ``_kernels.backward_values`` (see its docstring), in the same order
+    The float operations of ``kernels.backward_values`` (see its docstring), in the same order
     for every (state, J), so P, the lowest optimal J and Q come out bit-identical to the compiled
     kernels. Instead of a ring buffer, e[y, s, j] keeps E_j(s) of chain y for every score
     s = 0..low+S (rows s >= low: the fixed tail). Q(x, y, j) = e[y, x, j] for j >= 1.
@@ -266,7 +266,7 @@ def _backward_numpy(game: Game) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def _solve_backward_numpy(game: Game) -> Solution:
     """The full Solution from :func:`_backward_numpy`: Q, the optimal mask and the gap exactly as
-    ``_kernels.backward_q`` computes them."""
+    ``kernels.backward_q`` computes them."""
     low = game.low
     e, p, best = _backward_numpy(game)
     q = np.ascontiguousarray(e[:, :low, :].transpose(1, 0, 2))
@@ -446,11 +446,11 @@ def _propagate(
         result = _forward_numpy(game, pa, pb)
         _charge(start)
         return result
-    from dicejack import _kernels
+    from dicejack import kernels
 
     mass_a = np.empty((game.low, game.low))
     mass_b = np.empty((game.low, game.low))
-    a_wins = _kernels.forward_visits(
+    a_wins = kernels.forward_visits(
         game.low, game.high, game.n_dice, np.ascontiguousarray(game.sum_probability_table),
         pa, pb, mass_a, mass_b,
     )
@@ -494,7 +494,7 @@ def _forward_plan(
 def _forward_numpy(
     game: Game, pa: np.ndarray, pb: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, float]:
-    """``_kernels.forward_visits`` in numpy, one anti-diagonal at a time; bit-identical.
+    """``kernels.forward_visits`` in numpy, one anti-diagonal at a time; bit-identical.
 
     Every state of a diagonal sends its mass to later diagonals only, and within one diagonal
     each target state receives from a single source, so adding J = 1..K in turn gives every

@@ -1,4 +1,4 @@
-"""Numba-compiled hot loops, private to dicejack.
+"""Numba-compiled hot loops (the solver's sweeps for large games, the learner's self-play).
 
 Each kernel writes into arrays its caller preallocates and validates; the public, checked API is in
 `solver.py` and `learner.py`, which also keep plain reference implementations beside these kernels.
