@@ -36,9 +36,7 @@ Counts must stay below 2**53 for f_J to be exact divisions; that is far beyond a
 
 from __future__ import annotations
 
-import math
 import random
-import sys
 import time
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -48,7 +46,17 @@ from typing import Any
 
 import numpy as np
 
-from dicejack.game import CONTINUES, MOVER_WINS, DicejackError, Game, outcome
+from dicejack.formulas import (
+    LearnerError,
+    action_probabilities,
+    check_m,
+    check_tables,
+    estimates,
+    learned_tables,
+    move_probabilities,
+    tied_best,
+)
+from dicejack.game import CONTINUES, MOVER_WINS, Game, outcome
 
 __all__ = [
     "LearnerError",
@@ -84,27 +92,7 @@ CDF_ENTRIES_LIMIT = 2**22
 SEED_LIMIT = 2**63
 
 
-class LearnerError(DicejackError, ValueError):
-    """Invalid learner input: M, game counts, seeds, checkpoints, tables or a run to resume."""
-
-
 # ---------------------------------------------------------------------------------- checks
-def check_m(m: object, n_dice: int = 1) -> float:
-    """M as a float: finite, >= 0, not subnormal, and with n_dice * M finite (the formulas'
-    K*M)."""
-    if isinstance(m, bool) or not isinstance(m, (int, float, np.integer, np.floating)):
-        raise LearnerError(f"M must be a number, got {m!r}")
-    value = float(m)
-    if math.isnan(value) or value < 0:
-        raise LearnerError(f"M must be >= 0, got {m!r}")
-    if not math.isfinite(value * n_dice):
-        raise LearnerError(f"M must be finite (and NDice*M too), got {m!r}")
-    if 0 < value < sys.float_info.min:
-        # a subnormal M overflows (1 - p_B) / ((K - 1) M) to inf in a state without data
-        raise LearnerError(f"M must be 0 or at least {sys.float_info.min:.3g}, got {m!r}")
-    return value
-
-
 def _check_count(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise LearnerError(f"{name} must be a whole number, got {value!r}")
@@ -144,134 +132,6 @@ def _check_game_size(game: Game, snapshots: int = 0) -> None:
             f"NDice={game.n_dice} is too large for the learner's exact dice-sum tables "
             f"((NDice+1)*(NDice*NSides+1) = {entries} entries, limit {CDF_ENTRIES_LIMIT})"
         )
-
-
-def _check_tables(win: np.ndarray, lose: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    win = np.asarray(win)
-    lose = np.asarray(lose)
-    if win.ndim != 3 or win.shape != lose.shape or win.shape[0] != win.shape[1]:
-        raise LearnerError(
-            f"win and lose must both have shape (L, L, K+1), got {win.shape} and {lose.shape}"
-        )
-    if win.shape[2] < 2:
-        raise LearnerError(f"tables need K+1 >= 2 columns, got shape {win.shape}")
-    return win, lose
-
-
-# ------------------------------------------------------------------------ action choice
-def _probabilities(f: list[float], total: int, best: int, k: int, m: float) -> list[float]:
-    """p_0..p_K for one state from f_1..f_K (f[0] unused), T, B: the handout's formulas.
-
-    The compiled kernel performs exactly these float operations in exactly this order.
-    """
-    p = [0.0] * (k + 1)
-    if k == 1:
-        p[1] = 1.0
-        return p
-    tt = float(total)
-    tfb = tt * f[best]
-    den_b = tfb + k * m
-    if den_b == 0.0:
-        for j in range(1, k + 1):
-            p[j] = 1.0 / k
-        return p
-    pb = (tfb + m) / den_b
-    g = 0.0
-    for j in range(1, k + 1):
-        if j != best:
-            g += f[j]
-    den = g * tt + (k - 1) * m
-    # (1 - p_B) / (gT + (K-1)M), once; 0 when that denominator is 0 (then p_B = 1 exactly).
-    q = (1.0 - pb) / den if den != 0.0 else 0.0
-    for j in range(1, k + 1):
-        p[j] = pb if j == best else q * (tt * f[j] + m)
-    return p
-
-
-def _estimates(wrow: Sequence[int], lrow: Sequence[int], k: int) -> tuple[list[float], int, int]:
-    """f_0..f_K (f_0 = 0 unused), T and the lowest argmax B for one state's count rows."""
-    f = [0.0] * (k + 1)
-    total = int(wrow[0]) + int(lrow[0])
-    best = 1
-    fbest = -1.0
-    for j in range(1, k + 1):
-        w = int(wrow[j])
-        d = w + int(lrow[j])
-        total += d
-        fj = float(w) / float(d) if d > 0 else 0.5
-        f[j] = fj
-        if fj > fbest:
-            fbest = fj
-            best = j
-    return f, total, best
-
-
-def action_probabilities(
-    win: np.ndarray,
-    lose: np.ndarray,
-    x: int,
-    y: int,
-    m: float,
-    *,
-    best: int | None = None,
-) -> np.ndarray:
-    """The handout's p_0..p_K in state <x, y> (float64, length n_dice + 1, p_0 = 0).
-
-    B is the lowest J with the largest f_J unless `best` names another J among the tied maxima
-    (what ``tie_break="random"`` may pick). Handout example: K=3, M=4, W=(0,3,1), L=(2,1,1)
-    gives (0, 0.1481, 0.5556, 0.2963).
-    """
-    win, lose = _check_tables(win, lose)
-    low, k = win.shape[0], win.shape[2] - 1
-    for name, v in (("x", x), ("y", y)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < low:
-            raise LearnerError(f"{name} must be an integer in 0..{low - 1}, got {v!r}")
-    m = check_m(m, k)
-    f, total, b = _estimates(win[x, y].tolist(), lose[x, y].tolist(), k)
-    if best is not None:
-        if not (isinstance(best, (int, np.integer)) and 1 <= best <= k and f[best] == f[b]):
-            raise LearnerError(f"best must be a J with the largest f_J, got {best!r}")
-        b = int(best)
-    return np.array(_probabilities(f, total, b, k, m), dtype=np.float64)
-
-
-def learned_tables(win: np.ndarray, lose: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Counts -> the handout's two output arrays (best_dice int64 LxL, win_probability float LxL).
-
-    best_dice[x, y] is the J with the largest estimate WinCount/(WinCount + LoseCount) among the J
-    with data (lowest J on exact ties); win_probability[x, y] is that estimate. A state where no J
-    has data gets best dice 0 and probability -1 (the handout's "-1 if the denominator is 0").
-    Pure: the inputs are not modified. compare/grade read learned policies through this.
-    """
-    win, lose = _check_tables(win, lose)
-    w = win[..., 1:].astype(np.float64)
-    d = w + lose[..., 1:]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        est = np.where(d > 0, w / np.where(d > 0, d, 1.0), -np.inf)
-    idx = np.argmax(est, axis=-1)  # first maximum: the lowest J
-    prob = np.take_along_axis(est, idx[..., None], axis=-1)[..., 0]
-    seen = d.max(axis=-1) > 0
-    best_dice = np.where(seen, idx + 1, 0).astype(np.int64)
-    win_probability = np.where(seen, prob, -1.0)
-    return best_dice, win_probability
-
-
-def tied_best(win: np.ndarray, lose: np.ndarray) -> np.ndarray:
-    """(L, L, K + 1) bool: the J with data whose estimate equals the state's best estimate.
-
-    These are the J a program may print as "the correct number of dice" when it breaks the
-    handout's ties arbitrarily; column 0 and states without data are all False. The estimates
-    are the exact divisions of :func:`learned_tables`, so its best J is always in the set.
-    """
-    win, lose = _check_tables(win, lose)
-    w = win[..., 1:].astype(np.float64)
-    d = w + lose[..., 1:]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        est = np.where(d > 0, w / np.where(d > 0, d, 1.0), -np.inf)
-    top = est.max(axis=-1, keepdims=True)
-    tied = np.zeros(win.shape, dtype=bool)
-    tied[..., 1:] = (d > 0) & (est == top)
-    return tied
 
 
 # --------------------------------------------------------------------- scripted games
@@ -333,13 +193,13 @@ def _play_one_python(
     while True:
         wrow = win[a][b]
         lrow = lose[a][b]
-        f, total, best = _estimates(wrow, lrow, k)
+        f, total, best = estimates(wrow, lrow, k)
         if random_ties:
             tied = [j for j in range(1, k + 1) if f[j] == f[best]]
             if len(tied) > 1:
                 n = len(tied)
                 best = tied[min(int(rng.random() * n), n - 1)]
-        p = _probabilities(f, total, best, k, m)
+        p = move_probabilities(f, total, best, k, m)
         # The handout's sampler: u_i cumulative, first i with x < u_i, else K.
         x = rng.random()
         j = k
@@ -485,7 +345,7 @@ class Session:
             self.lose = np.zeros(game.table_shape, dtype=np.int64)
             self.rng = np.random.default_rng(self.seed)
         else:
-            win, lose = _check_tables(start.win, start.lose)
+            win, lose = check_tables(start.win, start.lose)
             if win.shape != game.table_shape:
                 raise LearnerError(f"run tables have shape {win.shape}, not {game.table_shape}")
             self.win = np.array(win, dtype=np.int64, order="C", copy=True)
