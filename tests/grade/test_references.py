@@ -36,7 +36,8 @@ def test_references_are_cached_on_disk_and_in_memory(tmp_path, monkeypatch):
     # A damaged cache file is recomputed; the environment variable moves the default folder.
     grade.forget_references(cfg)
     (tmp_path / f"{cfg.key()}.npz").write_bytes(b"PK\x03\x04 not a zip")
-    assert grade.reference_runs(cfg, cache_dir=tmp_path).source == "computed"
+    with pytest.warns(grade.GradeWarning, match="was invalid"):
+        assert grade.reference_runs(cfg, cache_dir=tmp_path).source == "computed"
     monkeypatch.setenv("DICEJACK_CACHE", str(tmp_path / "env"))
     assert grade.default_cache_dir() == tmp_path / "env" / "grade"
     other = grade.GradeConfig(GAME, 10.0, 500, references=6, seed=77)

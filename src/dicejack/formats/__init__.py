@@ -28,7 +28,30 @@ _MODULES = ("atomic", "tables", "submission")
 
 
 class FormatError(DicejackError):
-    """A file could not be read or written in the expected layout."""
+    """A file could not be read or written in the expected layout.
+
+    The message is made printable: characters of undecodable file names (surrogates) are
+    shown as their bytes' replacement characters, so printing the error never fails.
+    """
+
+    def __init__(self, message: object = "", *args: object) -> None:
+        if isinstance(message, str):
+            message = _printable(message)
+        super().__init__(message, *args)
+
+
+def _printable(text: str) -> str:
+    """`text` encodable as UTF-8: os.fsdecode's surrogate escapes become U+FFFD."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    try:
+        raw = text.encode("utf-8", "surrogateescape")  # the file name's own bytes
+    except UnicodeEncodeError:
+        raw = text.encode("utf-8", "surrogatepass")  # lone surrogates of another origin
+    return raw.decode("utf-8", "replace")
 
 
 def __getattr__(name: str) -> Any:

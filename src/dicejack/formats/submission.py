@@ -31,6 +31,7 @@ import functools
 import math
 import os
 import re
+import stat
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -113,15 +114,23 @@ def read_submission(path: str | os.PathLike[str], low: int, n_dice: int) -> Subm
     """Read a submission file (at most 10 MiB; never written to); see read_submission_text."""
     path = Path(path)
     try:
-        size = path.stat().st_size  # a missing file raises here, with the system's reason
-        if not path.is_file():
+        info = path.stat()  # a missing file raises here, with the system's reason
+        size = info.st_size
+        if stat.S_ISDIR(info.st_mode):
+            raise FormatError(f"cannot read submission {path}: it is a folder, not a regular file")
+        if not stat.S_ISREG(info.st_mode):  # a FIFO, device or socket: never opened
             raise FormatError(f"cannot read submission {path}: not a regular file")
         if size > SUBMISSION_SIZE_LIMIT:
             raise FormatError(
                 f"submission {path.name} is {size / 2**20:.1f} MiB, over the "
                 f"{SUBMISSION_SIZE_LIMIT // 2**20} MiB limit"
             )
-        with open(path, "rb") as fh:
+        # O_NONBLOCK: should a FIFO have taken the file's place since stat(), opening it does
+        # not wait for a writer, and fstat() below refuses it.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        with open(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise FormatError(f"cannot read submission {path}: not a regular file")
             data = fh.read(SUBMISSION_SIZE_LIMIT + 1)
     except OSError as exc:
         raise FormatError(f"cannot read submission {path}: {exc.strerror or exc}") from None
@@ -280,7 +289,10 @@ def _tokenize(line: str) -> list[_Token]:
 
 def _is_integer_token(token: _Token) -> bool:
     kind, text = token
-    return kind == "number" and text.lstrip("+-").isdigit()
+    digits = text.lstrip("+-")
+    # A label or index has few digits; a longer one is a (huge) value, never int()ed (Python
+    # refuses to convert strings of over 4300 digits).
+    return kind == "number" and digits.isdigit() and len(digits) <= 18
 
 
 def _joined(tokens: list[_Token]) -> str:

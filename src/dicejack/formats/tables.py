@@ -12,12 +12,13 @@ import io
 import json
 import os
 import re
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from dicejack import DicejackError, one_line
+from dicejack import one_line
 from dicejack.formats import FormatError
 from dicejack.formats.atomic import savez_atomic
 
@@ -223,68 +224,200 @@ def save_run_npz(path: str | os.PathLike[str], run: LearnRun) -> None:
     )
 
 
+#: Largest string or scalar member of a run file (params, rng_state, kind, ...), in bytes.
+_SMALL_MEMBER_BYTES = 4096
+#: Deepest JSON nesting of params (1: a flat object) and rng_state (2: PCG64's state object).
+_JSON_DEPTH = {"params": 1, "rng_state": 2}
+#: Most checkpoints a run file may hold.
+_SNAPSHOT_LIMIT = 1_000_000
+
+
+class _NpzMembers:
+    """The members of a .npz, each checked from its .npy header before its data is read."""
+
+    def __init__(self, path: Path, archive: Any) -> None:
+        self.path = path
+        self.archive = archive
+        self.infos = {}
+        for info in archive.infolist():
+            key = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+            self.infos[key] = info
+
+    def header(self, key: str) -> tuple[tuple[int, ...], np.dtype]:
+        """(shape, dtype) declared by member `key`'s .npy header; ValueError if it is unusable."""
+        from numpy.lib import format as npy
+
+        with self.archive.open(self.infos[key]) as fh:
+            version = npy.read_magic(fh)
+            if version == (1, 0):
+                shape, fortran, dtype = npy.read_array_header_1_0(fh)
+            elif version in ((2, 0), (3, 0)):
+                shape, fortran, dtype = npy.read_array_header_2_0(fh)
+            else:
+                raise ValueError(f"{key}: .npy version {version}")
+            offset = fh.tell()
+        if dtype.hasobject or dtype.fields is not None or dtype.subdtype is not None:
+            raise ValueError(f"{key} has dtype {dtype}, not plain numbers or text")
+        count = 1
+        for n in shape:
+            count *= int(n)
+        if self.infos[key].file_size != offset + count * dtype.itemsize:
+            raise ValueError(f"{key}: its header and its size in the zip file disagree")
+        return tuple(int(n) for n in shape), dtype
+
+    def read(self, key: str, shape: tuple[int, ...] | None, kinds: str) -> np.ndarray:
+        """Member `key`, read only if its header declares `shape` (None: any shape of at most
+        _SMALL_MEMBER_BYTES) and a dtype kind of `kinds`; ValueError if not."""
+        from numpy.lib import format as npy
+
+        declared, dtype = self.header(key)
+        if dtype.kind not in kinds or dtype.itemsize > (8 if kinds != "U" else 4 * 1024):
+            raise ValueError(f"{key} has dtype {dtype}")
+        if shape is None:
+            if len(declared) > 1 or int(np.prod(declared)) * dtype.itemsize > _SMALL_MEMBER_BYTES:
+                raise ValueError(f"{key} has shape {declared} ({dtype}), too large")
+        elif declared != shape:
+            raise ValueError(f"{key} has shape {declared} ({dtype}), not {shape}")
+        with self.archive.open(self.infos[key]) as fh:
+            return npy.read_array(fh, allow_pickle=False)
+
+
+def _small_json(key: str, raw: str) -> Any:
+    """json.loads of a small flat field, after checking its size and nesting (no recursion)."""
+    if len(raw) > _SMALL_MEMBER_BYTES:
+        raise ValueError(f"{key} is {len(raw)} characters long")
+    depth = deepest = 0
+    for char in raw:  # brackets inside strings count too: stricter, never looser
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    if deepest > _JSON_DEPTH[key]:
+        raise ValueError(f"{key} is nested {deepest} deep")
+    value = json.loads(raw)
+    if not isinstance(value, dict):
+        raise ValueError(f"{key} is not a JSON object")
+    return value
+
+
+def _check_rng_state(state: Any) -> dict[str, Any]:
+    """`state` if it has the shape of PCG64's `bit_generator.state`; ValueError if not."""
+
+    def whole(value: Any, bits: int) -> bool:
+        return type(value) is int and 0 <= value < 2**bits
+
+    inner = state.get("state")
+    if (
+        set(state) != {"bit_generator", "state", "has_uint32", "uinteger"}
+        or state["bit_generator"] != "PCG64"
+        or not isinstance(inner, dict)
+        or set(inner) != {"state", "inc"}
+        or not (whole(inner["state"], 128) and whole(inner["inc"], 128))
+        or not (whole(state["has_uint32"], 1) and whole(state["uinteger"], 32))
+    ):
+        raise ValueError("rng_state is not a PCG64 generator state")
+    return state
+
+
 def load_run_npz(path: str | os.PathLike[str]) -> LearnRun:
-    """Read and check a run written by :func:`save_run_npz`; FormatError if anything is off."""
+    """Read and check a run written by :func:`save_run_npz`; FormatError if anything is off.
+
+    Hostile files are refused with a one-line FormatError before much is read: every member's
+    .npy header (shape, dtype) is checked against the game named in params before its data is
+    read, JSON fields are size- and depth-checked before parsing, a folder, FIFO or device is
+    never opened.
+    """
+    import zipfile
+
     from dicejack import learner
     from dicejack.game import Game
 
     path = Path(path)
-    if not path.is_file():
-        raise FormatError(f"cannot read run {path}: no such file")
     try:
-        with np.load(path, allow_pickle=False) as npz:
-            data = {key: npz[key] for key in npz.files}
-    except Exception as exc:  # zip, pickle, header and I/O errors all mean "not a run file"
-        raise FormatError(
-            f"cannot read run {path}: not a valid .npz file ({one_line(exc)})"
-        ) from None
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise FormatError(f"cannot read run {path}: no such file") from None
+    except OSError as exc:
+        raise FormatError(f"cannot read run {path}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(mode):
+        raise FormatError(f"cannot read run {path}: it is a folder, not a regular file")
+    if not stat.S_ISREG(mode):
+        raise FormatError(f"cannot read run {path}: not a regular file")
 
     def bad(why: str) -> FormatError:
         return FormatError(f"run file {path} is corrupt or not a dicejack learner run: {why}")
 
-    required = ("kind", "version", "params", "m", "games", "seed", "rng_state", "win", "lose")
-    missing = [key for key in required if key not in data]
-    if missing:
-        raise bad(f"missing {', '.join(missing)}")
     try:
-        if str(data["kind"]) != RUN_NPZ_KIND:
-            raise bad(f"kind is {str(data['kind'])!r}")
-        version = int(data["version"])
-        if version > RUN_NPZ_VERSION:
-            raise FormatError(
-                f"run file {path} has format version {version}; this dicejack reads up to "
-                f"{RUN_NPZ_VERSION}"
-            )
-        game = Game(**json.loads(str(data["params"])))
-        m = learner.check_m(float(data["m"]), game.n_dice)
-        games, moves, seed = (int(data.get(k, 0)) for k in ("games", "moves", "seed"))
-        tie_break = str(data.get("tie_break", "lowest"))
-        rng_state = json.loads(str(data["rng_state"]))
-        bitgen = np.random.PCG64()
-        bitgen.state = rng_state
-        win, lose = data["win"], data["lose"]
-        snap_games = data.get("snapshot_games", np.zeros(0, dtype=np.int64))
-        snap_win = data.get("snapshot_win", np.zeros((0, *game.table_shape), dtype=np.int64))
-        snap_lose = data.get("snapshot_lose", np.zeros((0, *game.table_shape), dtype=np.int64))
-    except FormatError:
-        raise
-    except (DicejackError, ValueError, TypeError, KeyError, OverflowError) as exc:
-        raise bad(one_line(exc)) from None
-    if tie_break not in learner.TIE_BREAKS:
-        raise bad(f"unknown tie_break {tie_break!r}")
-    if games < 0 or moves < 0 or not 0 <= seed < learner.SEED_LIMIT:
-        raise bad("negative games, moves or seed")
-    for name, table in (("win", win), ("lose", lose)):
-        if table.shape != game.table_shape or table.dtype.kind not in "iu":
-            raise bad(f"{name} has shape {table.shape} ({table.dtype}), not {game.table_shape}")
-        if (table < 0).any() or table[..., 0].any():
-            raise bad(f"{name} has negative counts or a non-zero column J=0")
+        archive = zipfile.ZipFile(path)
+    except Exception as exc:  # zip, header and I/O errors all mean "not a run file"
+        raise FormatError(
+            f"cannot read run {path}: not a valid .npz file ({one_line(exc)})"
+        ) from None
+    with archive:
+        members = _NpzMembers(path, archive)
+        required = ("kind", "version", "params", "m", "games", "seed", "rng_state", "win", "lose")
+        missing = [key for key in required if key not in members.infos]
+        if missing:
+            raise bad(f"missing {', '.join(missing)}")
+
+        def small(key: str, kinds: str, default: Any = None) -> Any:
+            if key not in members.infos:
+                return default
+            value = members.read(key, None, kinds)
+            if value.shape != ():
+                raise ValueError(f"{key} has shape {value.shape}, not a single value")
+            return value.item()
+
+        try:
+            kind = small("kind", "U")
+            if kind != RUN_NPZ_KIND:
+                raise bad(f"kind is {kind!r}")
+            version = small("version", "iu")
+            if version > RUN_NPZ_VERSION:
+                raise FormatError(
+                    f"run file {path} has format version {version}; this dicejack reads up to "
+                    f"{RUN_NPZ_VERSION}"
+                )
+            game = Game(**_small_json("params", small("params", "U")))
+            m = learner.check_m(float(small("m", "iuf")), game.n_dice)
+            games, moves, seed = (int(small(k, "iu", 0)) for k in ("games", "moves", "seed"))
+            tie_break = small("tie_break", "U", "lowest")
+            rng_state = _check_rng_state(_small_json("rng_state", small("rng_state", "U")))
+            bitgen = np.random.PCG64()
+            bitgen.state = rng_state
+            if tie_break not in learner.TIE_BREAKS:
+                raise bad(f"unknown tie_break {tie_break!r}")
+            if games < 0 or moves < 0 or not 0 <= seed < learner.SEED_LIMIT:
+                raise bad("negative games, moves or seed")
+            shape = game.table_shape
+            win = members.read("win", shape, "iu")
+            lose = members.read("lose", shape, "iu")
+            if "snapshot_games" in members.infos:
+                (n,), _ = members.header("snapshot_games")
+                if n > _SNAPSHOT_LIMIT:
+                    raise bad(f"{n} snapshots, over the limit of {_SNAPSHOT_LIMIT}")
+                snap_games = members.read("snapshot_games", (n,), "iu")
+                snap_win = members.read("snapshot_win", (n, *shape), "iu")
+                snap_lose = members.read("snapshot_lose", (n, *shape), "iu")
+            else:
+                snap_games = np.zeros(0, dtype=np.int64)
+                snap_win = snap_lose = np.zeros((0, *shape), dtype=np.int64)
+        except FormatError:
+            raise
+        except KeyError as exc:
+            raise bad(f"missing {one_line(exc)}") from None
+        except Exception as exc:  # zlib, zip, header, value and I/O errors of a bad member
+            raise bad(one_line(exc)) from None
+    limit = np.iinfo(np.int64).max
+    for name, table in (("win", win), ("lose", lose), ("snapshot_win", snap_win),
+                        ("snapshot_lose", snap_lose)):
+        if table.size and (table.min() < 0 or int(table.max()) > limit or table[..., 0].any()):
+            raise bad(f"{name} has negative or huge counts or a non-zero column J=0")
     # Every game starts with A at <0,0>, and nobody else is ever there: T(0,0) = games.
-    if int(win[0, 0].sum() + lose[0, 0].sum()) != games:
-        raise bad(f"tables record {int(win[0, 0].sum() + lose[0, 0].sum())} games, not {games}")
-    n = snap_games.shape[0] if snap_games.ndim == 1 else -1
-    if n < 0 or snap_win.shape != (n, *game.table_shape) or snap_lose.shape != snap_win.shape:
-        raise bad("snapshot arrays do not match")
+    recorded = sum(int(v) for v in win[0, 0]) + sum(int(v) for v in lose[0, 0])
+    if recorded != games:
+        raise bad(f"tables record {recorded} games, not {games}")
     snapshots = {}
     for i, g in enumerate(snap_games.tolist()):
         if not 0 <= g <= games:

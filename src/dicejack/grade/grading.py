@@ -41,7 +41,7 @@ from dicejack.grade.writers import (
 )
 
 __all__ = ["Grade", "WorstState", "grade_tables", "grade_text", "grade_file", "grade_files",
-           "worst_states", "MAX_SUBMISSION_BYTES"]
+           "worst_states", "display_name", "MAX_SUBMISSION_BYTES"]
 
 #: Larger submission files are refused unread.
 MAX_SUBMISSION_BYTES = 10 * 2**20
@@ -217,36 +217,84 @@ def worst_states(
     return tuple(rows)
 
 
+def display_name(path: str | os.PathLike[str] | bytes) -> str:
+    """`path` as one printable line of valid UTF-8: undecodable bytes and lone surrogates as
+    backslash escapes, control characters (newlines, NUL) as ``\\xNN``; other text (CJK...) kept."""
+    raw = os.fsdecode(path) if isinstance(path, bytes) else str(path)
+    text = raw.encode("utf-8", "surrogateescape" if _only_escapes(raw) else "backslashreplace")
+    text_s = text.decode("utf-8", "backslashreplace")
+    return "".join(c if c.isprintable() or c == " " else f"\\x{ord(c):02x}" if ord(c) < 256
+                   else f"\\u{ord(c):04x}" for c in text_s)
+
+
+def _only_escapes(text: str) -> bool:
+    """True when every surrogate in `text` is a surrogateescape'd byte (U+DC80..U+DCFF)."""
+    return all(0xDC80 <= ord(c) <= 0xDCFF for c in text if 0xD800 <= ord(c) <= 0xDFFF)
+
+
 def grade_file(refs: References, path: str | os.PathLike[str], *, name: str | None = None
                ) -> Grade:
     """Grade one submission file. Never raises for a bad file: its Grade says why (status
-    error). Only regular files of at most MAX_SUBMISSION_BYTES are read, and only as data."""
-    label = str(path) if name is None else name
-    p = Path(path)
+    error). Only regular files of at most MAX_SUBMISSION_BYTES are read, and only as data: the
+    file is opened without blocking and checked again once open (a FIFO or device swapped in
+    after the first check is refused, never waited on)."""
+    label = display_name(path if name is None else name)
     try:
+        p = Path(os.fsdecode(path)) if isinstance(path, bytes) else Path(path)
         st = p.stat()
     except OSError as exc:
         return _error(label, f"cannot read {label}: {exc.strerror or 'no such file'}")
-    except ValueError as exc:  # e.g. a NUL byte in the name
+    except (ValueError, TypeError) as exc:  # e.g. a NUL byte in the name
         return _error(label, f"cannot read {label}: {exc}")
     if not stat.S_ISREG(st.st_mode):
         kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
         return _error(label, f"cannot read {label}: {kind}")
     if st.st_size > MAX_SUBMISSION_BYTES:
-        return _error(label, f"refused {label}: {st.st_size / 2**20:.1f} MiB, over the "
-                             f"{MAX_SUBMISSION_BYTES // 2**20} MiB limit")
+        return _error(label, _too_large(label, st.st_size))
     try:
-        with open(p, "rb") as fh:
-            data = fh.read(MAX_SUBMISSION_BYTES + 1)
+        data = _read_regular(p)
     except OSError as exc:
         return _error(label, f"cannot read {label}: {exc.strerror or exc}")
+    except _NotRegular:
+        return _error(label, f"cannot read {label}: not a regular file")
+    if len(data) > MAX_SUBMISSION_BYTES:
+        return _error(label, _too_large(label, len(data)))
     return grade_text(refs, data, name=label)
+
+
+class _NotRegular(Exception):
+    pass
+
+
+def _too_large(label: str, size: int) -> str:
+    return (f"refused {label}: {size / 2**20:.1f} MiB, over the "
+            f"{MAX_SUBMISSION_BYTES // 2**20} MiB limit")
+
+
+def _read_regular(p: Path) -> bytes:
+    """At most MAX_SUBMISSION_BYTES + 1 bytes of `p`, opened non-blocking and refused
+    (_NotRegular) unless it is a regular file once open."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(p, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise _NotRegular
+        chunks, left = [], MAX_SUBMISSION_BYTES + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 2**20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def grade_text(refs: References, text: str | bytes, *, name: str = "submission") -> Grade:
     """Grade a submission's printed output (text, or undecoded bytes) as :func:`grade_file`
     does a file's. Never raises for bad content: its Grade says why (status error)."""
-    label = name
+    label = display_name(name)
     try:
         sub = formats.read_submission_text(text, refs.game.low, refs.game.n_dice)
         return grade_tables(
@@ -285,13 +333,17 @@ def grade_files(
     gradebook to `out` and one report per submission into `reports`, when given.
 
     Bad settings or output paths raise GradeError before any work; bad files become rows.
+    Nothing given as a submission is ever written: `out` naming one of `paths` (by any spelling
+    or link) is refused, and so is an existing `out` that is not a previous gradebook
+    (:func:`check_gradebook_path`); reports never replace a file they did not write
+    (:func:`write_reports`).
     """
     out_path = Path(out) if out is not None else None
     report_dir = Path(reports) if reports is not None else None
-    check_gradebook_path(out_path)
-    prepare_reports_folder(report_dir)
     if not paths:
         raise GradeError("no submissions to grade")
+    check_gradebook_path(out_path, inputs=paths)
+    prepare_reports_folder(report_dir)
     refs = reference_runs(config, cache_dir=cache_dir, workers=workers, dask=dask,
                           executor=executor, progress=progress)
     refs.null  # noqa: B018 - the null at full precision, once, before the batch
@@ -307,5 +359,5 @@ def grade_files(
     if out_path is not None:
         write_gradebook(out_path, grades)
     if report_dir is not None:
-        write_reports(refs, grades, report_dir, progress=progress)
+        write_reports(refs, grades, report_dir, progress=progress, inputs=paths)
     return refs, grades

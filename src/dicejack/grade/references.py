@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import dataclasses
+import hashlib
 import json
 import math
 import os
 import time
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -18,13 +20,13 @@ from typing import Any
 
 import numpy as np
 
-from dicejack import compare, formats, learner, parallel
+from dicejack import compare, formats, learner, one_line, parallel
 from dicejack.compare import METRIC_NAMES, Truth
 from dicejack.game import DicejackError, Game
 from dicejack.grade.consistency import NULL_SD_FLOOR, statistic_terms, usable_states
 from dicejack.grade.copies import COPY_DECIMALS, pairwise_distances
 from dicejack.grade.printed import graded_learned, graded_tables
-from dicejack.grade.settings import CACHE_VERSION, GradeConfig
+from dicejack.grade.settings import CACHE_VERSION, GradeConfig, GradeWarning
 from dicejack.parallel import truth_for
 
 __all__ = ["References", "reference_run", "reference_runs", "reference_tie_break",
@@ -80,7 +82,8 @@ class References:
     T per state; metrics (R, len(METRIC_NAMES)) of the graded tables. held_best and
     held_probability (C, L, L): the held-out calibration runs' tables, whose statistics against
     the R references are the null distribution. source says where they came from ("computed",
-    "disk cache" or "memory"); cpu_seconds is what computing them cost.
+    "disk cache" or "memory"); cpu_seconds is what computing them cost; notice, when not empty,
+    is one line for the user (a cache file that was invalid and was recomputed).
     """
 
     config: GradeConfig
@@ -93,6 +96,7 @@ class References:
     held_probability: np.ndarray
     source: str = "computed"
     cpu_seconds: float = 0.0
+    notice: str = ""
 
     @property
     def game(self) -> Game:
@@ -247,26 +251,94 @@ _MEMO: dict[str, References] = {}
 _ARRAYS = ("best", "probability", "tied", "visits", "metrics", "held_best", "held_probability")
 
 
-def _load_cached(path: Path, config: GradeConfig) -> References | None:
-    """References from a cache file, or None when it is missing, corrupt or for other settings."""
+class _InvalidCache(Exception):
+    """Why a cache file cannot be used (one line)."""
+
+
+def _content_hash(arrays: dict[str, np.ndarray]) -> str:
+    """sha256 over each array's name, dtype, shape and bytes, in :data:`_ARRAYS` order."""
+    h = hashlib.sha256()
+    for name in _ARRAYS:
+        a = np.ascontiguousarray(arrays[name])
+        h.update(f"{name}|{a.dtype.str}|{a.shape}|".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def _check_tables(config: GradeConfig, what: str, best: np.ndarray, prob: np.ndarray,
+                  runs: int) -> None:
+    """best (runs, L, L) whole numbers in 0..K; prob float, -1 exactly where best is 0, else
+    in [0, 1]."""
+    shape = (runs, *config.game.shape)
+    k = config.game.n_dice
+    if best.shape != shape or prob.shape != shape:
+        raise _InvalidCache(f"{what} tables are not {'x'.join(map(str, shape))}")
+    if best.dtype.kind not in "iu":
+        raise _InvalidCache(f"{what} best J has dtype {best.dtype}, not integer")
+    if prob.dtype.kind != "f":
+        raise _InvalidCache(f"{what} estimates have dtype {prob.dtype}, not float")
+    if best.size and (best.min() < 0 or best.max() > k):
+        raise _InvalidCache(f"{what} best J outside 0..{k}")
+    if not np.isfinite(prob).all():
+        raise _InvalidCache(f"{what} estimates not finite")
+    if np.any((prob != -1) & ((prob < 0) | (prob > 1))):
+        raise _InvalidCache(f"{what} estimates outside -1 and [0, 1]")
+    if np.any((best == 0) != (prob == -1)):
+        raise _InvalidCache(f"{what} no-data markers (J 0, estimate -1) disagree")
+
+
+def _validated(data: dict[str, np.ndarray], config: GradeConfig) -> References:
+    """References from a cache file's arrays, or _InvalidCache saying what is wrong: metadata,
+    content hash, shapes, dtypes and ranges are all checked (a crafted or damaged file must
+    never crash grading nor move a grade)."""
+    if "meta" not in data:
+        raise _InvalidCache("no metadata")
+    meta = json.loads(str(data["meta"]))
+    if not isinstance(meta, dict):
+        raise _InvalidCache("metadata is not a mapping")
+    digest = meta.pop("sha256", None)
+    if meta != _cache_meta(config):
+        raise _InvalidCache("metadata does not match these settings")
+    missing = [name for name in _ARRAYS if name not in data]
+    if missing:
+        raise _InvalidCache(f"missing {', '.join(missing)}")
+    if digest != _content_hash(data):
+        raise _InvalidCache("content hash does not match")
+    r, c, k = config.references, config.calibration, config.game.n_dice
+    _check_tables(config, "reference", data["best"], data["probability"], r)
+    _check_tables(config, "held-out", data["held_best"], data["held_probability"], c)
+    tied, visits, metrics = data["tied"], data["visits"], data["metrics"]
+    if tied.shape != (*data["best"].shape, k + 1) or tied.dtype != np.bool_:
+        raise _InvalidCache("tied sets are not boolean (R, L, L, K + 1)")
+    if visits.shape != data["best"].shape or visits.dtype.kind not in "iu":
+        raise _InvalidCache("visit counts are not whole numbers (R, L, L)")
+    if visits.size and visits.min() < 0:
+        raise _InvalidCache("negative visit counts")
+    if np.any((visits == 0) != (data["best"] == 0)):
+        raise _InvalidCache("visit counts disagree with the no-data markers")
+    if metrics.shape != (r, len(METRIC_NAMES)) or metrics.dtype.kind != "f":
+        raise _InvalidCache("metrics are not float (R, metrics)")
+    if np.isinf(metrics).any():
+        raise _InvalidCache("infinite metrics")
+    best = data["best"].astype(np.int64)
+    lowest = np.where(tied.any(axis=-1), tied.argmax(axis=-1), 0)
+    if tied[..., 0].any() or np.any(lowest != best):
+        raise _InvalidCache("tied sets disagree with best J")
+    return References(config, data["best"], data["probability"].astype(np.float64), tied,
+                      visits.astype(np.int64), metrics.astype(np.float64), data["held_best"],
+                      data["held_probability"].astype(np.float64), source="disk cache")
+
+
+def _load_cached(path: Path, config: GradeConfig) -> tuple[References | None, str]:
+    """(References from a cache file, "") or (None, why it cannot be used)."""
     try:
         with np.load(path, allow_pickle=False) as npz:
             data = {key: npz[key] for key in npz.files}
-        meta = json.loads(str(data["meta"]))
-        shape = (config.references, *config.game.shape)
-        if (meta != _cache_meta(config) or data["best"].shape != shape
-                or data["probability"].shape != shape or data["visits"].shape != shape
-                or data["tied"].shape != (*shape, config.game.n_dice + 1)
-                or data["metrics"].shape != (config.references, len(METRIC_NAMES))
-                or data["held_best"].shape != (config.calibration, *config.game.shape)
-                or data["held_probability"].shape != data["held_best"].shape):
-            return None
-        return References(config, data["best"], data["probability"].astype(np.float64),
-                          data["tied"].astype(bool), data["visits"].astype(np.int64),
-                          data["metrics"].astype(np.float64), data["held_best"],
-                          data["held_probability"].astype(np.float64), source="disk cache")
-    except Exception:  # noqa: BLE001 - any unreadable cache file is simply recomputed
-        return None
+        return _validated(data, config), ""
+    except _InvalidCache as exc:
+        return None, one_line(exc)
+    except Exception as exc:  # noqa: BLE001 - any unreadable cache file is simply recomputed
+        return None, f"unreadable: {one_line(exc)}"
 
 
 def _cache_meta(config: GradeConfig) -> dict[str, Any]:
@@ -304,21 +376,29 @@ def reference_runs(
         refs.__dict__.update({k: v for k, v in memo.__dict__.items() if k not in fields})
         return refs
     path = None
+    notice = ""
     if cache_dir is not False:
         folder = default_cache_dir() if cache_dir is None or cache_dir is True else Path(cache_dir)
         path = folder / f"{key}.npz"
         if path.is_file():
-            cached = _load_cached(path, config)
+            cached, reason = _load_cached(path, config)
             if cached is not None:
                 _MEMO[key] = cached
                 return cached
+            notice = f"reference cache {path} was invalid ({reason}); recomputed"
+        elif path.exists() or path.is_symlink():
+            notice = f"reference cache {path} was invalid (not a regular file); recomputed"
     refs = compute_references(config, workers=workers, dask=dask, executor=executor,
                               progress=progress)
+    if notice:
+        refs = dataclasses.replace(refs, notice=notice)
+        warnings.warn(notice, GradeWarning, stacklevel=2)
     if path is not None:
+        arrays = {name: getattr(refs, name) for name in _ARRAYS}
+        meta = {**_cache_meta(config), "sha256": _content_hash(arrays)}
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            formats.savez_atomic(path, meta=np.array(json.dumps(_cache_meta(config))),
-                                 **{name: getattr(refs, name) for name in _ARRAYS})
+            formats.savez_atomic(path, meta=np.array(json.dumps(meta)), **arrays)
         except (OSError, DicejackError):
             pass  # a cache we cannot write only costs time
     _MEMO[key] = refs

@@ -13,7 +13,8 @@ from dicejack import learner
 from dicejack.game import DicejackError, Game
 
 __all__ = ["GradeError", "GradeConfig", "DEFAULT_REFERENCES", "DEFAULT_CALIBRATION",
-           "REFERENCE_SEED", "MIN_REFERENCES", "MAX_REFERENCES", "CACHE_VERSION"]
+           "REFERENCE_SEED", "MIN_REFERENCES", "MAX_REFERENCES", "CACHE_VERSION",
+           "MAX_REFERENCE_GAMES", "GradeWarning"]
 
 DEFAULT_REFERENCES = 30
 #: Held-out faithful runs that calibrate the statistic (scored against the references exactly as
@@ -25,11 +26,20 @@ REFERENCE_SEED = 1_000_000
 MIN_REFERENCES = 5
 MAX_REFERENCES = 10_000
 #: Bump when the reference cache's content or meaning changes.
-CACHE_VERSION = 3
+CACHE_VERSION = 4
+#: Most games the R + C reference runs may play in all: 10**12 games is about 35 core-hours at
+#: the handout's game (8 million games a second per core); more would take days, so it is
+#: refused up front with its size.
+MAX_REFERENCE_GAMES = 10**12
 
 
 class GradeError(DicejackError):
     """Grading cannot start: bad settings, reports folder or gradebook path."""
+
+
+class GradeWarning(UserWarning):
+    """Grading went on, but something deserves one line to the user (an invalid reference cache
+    recomputed, a report written under another name)."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +72,13 @@ class GradeConfig:
             if not low <= value <= high:
                 raise GradeError(f"{name} must be in {low}..{high}, got {value}")
             object.__setattr__(self, name, int(value))
+        work = (self.references + self.calibration) * self.games
+        if work > MAX_REFERENCE_GAMES:
+            days = work / 8e6 / 86_400
+            raise GradeError(
+                f"reference work too large: ({self.references} + {self.calibration}) runs x "
+                f"{self.games:,} games = {work:.3g} games (about {days:,.0f} core-days); at most "
+                f"{MAX_REFERENCE_GAMES:.0e} games: lower --games or --references")
 
     @property
     def seeds(self) -> tuple[int, ...]:

@@ -10,6 +10,8 @@ import io
 import math
 import os
 import re
+import stat
+import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,7 +28,7 @@ from dicejack.grade.rubric import (
     QUALITY_METRICS,
     QUALITY_POINTS,
 )
-from dicejack.grade.settings import GradeError
+from dicejack.grade.settings import GradeError, GradeWarning
 
 if TYPE_CHECKING:  # pragma: no cover
     from dicejack.grade.grading import Grade
@@ -34,7 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["GRADEBOOK_HEADER", "gradebook_csv", "write_gradebook", "summary_text",
            "report_names", "plain_summary", "report_markdown", "write_reports",
-           "check_gradebook_path", "prepare_reports_folder"]
+           "check_gradebook_path", "prepare_reports_folder", "same_as_any"]
 
 #: The gradebook's header, exactly as in DESIGN.md.
 GRADEBOOK_HEADER: tuple[str, ...] = (
@@ -43,15 +45,98 @@ GRADEBOOK_HEADER: tuple[str, ...] = (
 )
 
 
-def check_gradebook_path(out: Path | None) -> None:
-    """Refuse a gradebook path that cannot be written (a folder, a missing folder), before any
-    work (the rule is :func:`dicejack.formats.check_output_file`)."""
-    if out is not None:
+def _resolved(path: str | os.PathLike[str] | bytes) -> Path | None:
+    try:
+        raw = os.fsdecode(path) if isinstance(path, bytes) else path
+        return Path(raw).resolve(strict=False)
+    except (OSError, ValueError, TypeError, RuntimeError):
+        return None
+
+
+class _Inputs:
+    """The submissions, by resolved path and by (device, inode), to recognise any spelling or
+    link of one of them."""
+
+    def __init__(self, inputs: Iterable[str | os.PathLike[str] | bytes]) -> None:
+        self.by_path: dict[Path, str] = {}
+        self.by_inode: dict[tuple[int, int], str] = {}
+        for item in inputs:
+            resolved = _resolved(item)
+            if resolved is None:
+                continue
+            self.by_path.setdefault(resolved, str(item))
+            try:
+                st = os.stat(resolved)
+            except (OSError, ValueError):
+                continue
+            self.by_inode.setdefault((st.st_dev, st.st_ino), str(item))
+
+    def match(self, path: Path) -> str | None:
+        resolved = _resolved(path)
+        if resolved is not None and resolved in self.by_path:
+            return self.by_path[resolved]
         try:
-            formats.check_output_file(out, option="--out",
-                                      hint="give a file name such as gradebook.csv")
-        except formats.FormatError as exc:
-            raise GradeError(str(exc)) from None
+            st = os.stat(path)
+        except (OSError, ValueError):
+            return None
+        return self.by_inode.get((st.st_dev, st.st_ino))
+
+
+def same_as_any(path: Path, inputs: Iterable[str | os.PathLike[str] | bytes]) -> str | None:
+    """The first of `inputs` that is `path` under another spelling or link (equal resolved
+    paths, or the same file: os.path.samefile), else None."""
+    return _Inputs(inputs).match(path)
+
+
+def _starts_with(path: Path, prefix: bytes) -> bool:
+    """True when `path` is a regular file whose content starts with `prefix` (read without
+    blocking; nothing else is read)."""
+    try:
+        if not path.is_file():
+            return False
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        try:
+            return os.read(fd, len(prefix)) == prefix
+        finally:
+            os.close(fd)
+    except (OSError, ValueError):
+        return False
+
+
+_GRADEBOOK_FIRST_LINE = (",".join(GRADEBOOK_HEADER) + "\n").encode()
+_REPORT_FIRST_BYTES = b"# Grade: `"
+
+
+def check_gradebook_path(
+    out: Path | None, inputs: Sequence[str | os.PathLike[str] | bytes] = ()
+) -> None:
+    """Refuse a gradebook path before any work: one that cannot be written (a folder, a missing
+    folder: :func:`dicejack.formats.check_output_file`), one that is a submission of `inputs`
+    (by any spelling or link), and an existing file that is not empty and not a previous
+    gradebook (its first line is not :data:`GRADEBOOK_HEADER`): grading replaces only its own
+    previous gradebook."""
+    if out is None:
+        return
+    try:
+        formats.check_output_file(out, option="--out",
+                                  hint="give a file name such as gradebook.csv")
+    except formats.FormatError as exc:
+        raise GradeError(str(exc)) from None
+    clash = same_as_any(out, inputs)
+    if clash is not None:
+        raise GradeError(f"--out {out} is the submission {clash}; grading never replaces a "
+                         "submission: give another --out")
+    try:
+        st = out.stat() if out.exists() or out.is_symlink() else None
+    except (OSError, ValueError):
+        st = None
+    if st is None:
+        return
+    if not stat.S_ISREG(st.st_mode):
+        raise GradeError(f"--out {out} exists and is not a regular file; give another --out")
+    if st.st_size and not _starts_with(out, _GRADEBOOK_FIRST_LINE):
+        raise GradeError(f"--out {out} exists and is not a dicejack gradebook; move it away or "
+                         "give another --out")
 
 
 def prepare_reports_folder(folder: Path | None) -> None:
@@ -250,20 +335,55 @@ def report_markdown(refs: References, g: Grade, image: str | None = None) -> str
     return "\n".join(lines) + "\n"
 
 
+def _free_stem(folder: Path, stem: str, taken: set[str], inputs: _Inputs) -> str:
+    """`stem`, or `stem-2`, `stem-3`... : the first whose .md and .png this run may write: not
+    taken by another report of this run, not a submission, and either absent or this tool's
+    previous report (its .md starts with "# Grade: `")."""
+    n = 1
+    while True:
+        name = stem if n == 1 else f"{stem}-{n}"
+        n += 1
+        if name.lower() in taken:
+            continue
+        md, png = folder / f"{name}.md", folder / f"{name}.png"
+        present = [p for p in (md, png) if p.exists() or p.is_symlink()]
+        if not present:
+            return name
+        if any(inputs.match(p) is not None for p in present):
+            continue
+        if all(p.is_file() and not p.is_symlink() for p in present) and _starts_with(
+                md, _REPORT_FIRST_BYTES):
+            return name
+
+
 def write_reports(
     refs: References, grades: Sequence[Grade], folder: str | os.PathLike[str], *,
-    progress: bool = False,
+    progress: bool = False, inputs: Sequence[str | os.PathLike[str] | bytes] = (),
 ) -> list[Path]:
     """One Markdown report (and, when graded, one PNG heatmap) per submission into `folder`,
-    under :func:`report_names`; returns the Markdown paths."""
+    under :func:`report_names`; returns the Markdown paths.
+
+    Never replaces a file it did not write: a name whose .md or .png exists and is not a
+    previous dicejack report (or is one of `inputs`, the submissions) moves to `name-2` and so
+    on, with a :class:`GradeWarning` saying so."""
     folder = Path(folder)
     prepare_reports_folder(folder)
     paths = []
     advance, stop = parallel.progress_bar("reports", len(grades), progress)
     drawn = [g for g in grades if g.status == "ok" and g.consistency is not None]
     heatmaps = figures.SubmissionHeatmaps(refs.game) if drawn else None
+    wanted = report_names([g.submission for g in grades])
+    taken = {name.lower() for name in wanted}
+    known = _Inputs(inputs)
     try:
-        for g, stem in zip(grades, report_names([g.submission for g in grades]), strict=True):
+        for g, wish in zip(grades, wanted, strict=True):
+            taken.discard(wish.lower())
+            stem = _free_stem(folder, wish, taken, known)
+            taken.add(stem.lower())
+            if stem != wish:
+                warnings.warn(f"report of {g.submission} written as {stem}.md: {wish}.md or "
+                              f"{wish}.png already exists and was not written by dicejack",
+                              GradeWarning, stacklevel=2)
             image = None
             if heatmaps is not None and g.status == "ok" and g.consistency is not None:
                 image = f"{stem}.png"
