@@ -9,14 +9,35 @@ annotations``), since typer reads every command's annotations on each start and 
 it a compile and an eval each.
 """
 
+import _signal  # the C module, built in: `signal` itself takes ~30 ms to import
+import os
 import sys
-from enum import Enum
-from pathlib import Path
-from typing import TYPE_CHECKING
 
-import typer
 
-from dicejack import DicejackError, one_line
+def _quiet_exit(signum: int, frame: object) -> None:  # pragma: no cover - timing dependent
+    """Ctrl-C or SIGTERM while the command line is still loading: nothing to save or clean yet."""
+    sys.stderr.write("interrupted\n")
+    sys.stderr.flush()
+    os._exit(128 + signum)
+
+
+# Run as the `dicejack` console script (not imported by a program): a signal that arrives while
+# the modules below load ends the process quietly instead of with a KeyboardInterrupt traceback.
+# main() installs the handlers the commands run under.
+if os.path.basename(sys.argv[0] if sys.argv else "") == "dicejack":  # pragma: no cover
+    _signal.signal(_signal.SIGINT, _quiet_exit)
+    _signal.signal(_signal.SIGTERM, _quiet_exit)
+
+import contextlib  # noqa: E402
+import signal  # noqa: E402
+import threading  # noqa: E402
+from enum import Enum  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import TYPE_CHECKING  # noqa: E402
+
+import typer  # noqa: E402
+
+from dicejack import DicejackError, one_line  # noqa: E402
 
 if TYPE_CHECKING:
     from dicejack.game import Game
@@ -110,8 +131,11 @@ def solve(
 
     Example: dicejack solve --sides 6 --low 15 --high 17 --dice 2 --exact
     """
-    from dicejack import formats, solver
+    from dicejack import compare, formats, solver
 
+    _check_out_path(out)
+    if fmt is SolveFormat.npz and out is None:
+        raise UsageError("--format npz needs --out PATH")
     game = make_game(sides, low, high, dice)
     sol = solver.solve(game, method=method.value, exact=exact)
     if fmt is SolveFormat.npz:
@@ -122,7 +146,7 @@ def solve(
         return
     text = {
         SolveFormat.text: formats.solution_text,
-        SolveFormat.json: formats.solution_json,
+        SolveFormat.json: lambda sol: compare.json_text(formats.solution_dict(sol), compact=True),
         SolveFormat.csv: formats.solution_csv,
     }[fmt](sol)
     write_output(text, out)
@@ -155,14 +179,20 @@ def _free_path(name: str) -> Path:
 
 
 def _check_out_path(out: Path | None) -> None:
-    """Fail before a long run, not after it, when --out cannot be written."""
+    """Fail before the work, not after it, when --out cannot be written: a folder, a missing or
+    read-only folder, or something other than a regular file (a FIFO, a device)."""
+    import os
+
+    from dicejack import formats
+
     if out is None:
         return
-    if out.is_dir():
-        raise UsageError(f"--out {out} is a folder")
+    formats.check_output_file(out, option="--out")
     folder = out.parent if str(out.parent) else Path(".")
     if not folder.is_dir():
         raise UsageError(f"cannot write {out}: folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UsageError(f"cannot write {out}: folder {folder} is not writable")
 
 
 def _progress_bar(total: int, start: int):
@@ -216,7 +246,8 @@ def learn(
         None, "-m", "--m", help="M: explore/exploit hyperparameter, a float >= 0 (default 100)."
     ),
     games: int = typer.Option(
-        100_000, "--games", help="NGAMES: games to play in all (with --resume, the new total)."
+        100_000, "--games", help="NGAMES: games to play in all (with --resume, the new total); "
+        "at most 10^12."
     ),
     seed: int | None = typer.Option(None, "--seed", help="Random seed (default 1)."),
     out: Path | None = typer.Option(None, "--out", help="Save the run (.npz, resumable) here."),
@@ -235,10 +266,11 @@ def learn(
 
     Example: dicejack learn --sides 6 --low 15 --high 17 --dice 2 -m 100 --games 100000
     """
-    from dicejack import formats, learner
+    from dicejack import compare, formats, learner
 
     if games < 0:
         raise UsageError(f"--games must be >= 0, got {games}")
+    learner.check_games_limit(games, "--games")
     if trace < 0:
         raise UsageError(f"--trace must be >= 0, got {trace}")
     _check_out_path(out)
@@ -273,26 +305,34 @@ def learn(
                                    session.seed, tie_break=session.tie_break, start=start)
             typer.echo(formats.trace_text(traced), err=fmt is not LearnFormat.text, nl=False)
         run = session.run_to(games, progress=update, chunk_seconds=0.25)
-    except KeyboardInterrupt:
-        close()
-        partial = session.result()
-        keep = out is not None and (not out.exists() or (resume is not None and out.exists()
-                                                          and out.samefile(resume)))
-        target = out if keep else _free_path(INTERRUPTED_RUN)
-        formats.save_run_npz(target, partial)
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (Terminated): save what was played
+        code = _interrupt_code(exc)
+        _UNREPORTED.clear()  # reported below, with where the run was saved
+        with _signals_deferred():  # a second signal must not lose the partial run
+            close()
+            partial = session.result()
+            keep = out is not None and (not out.exists() or (resume is not None and out.exists()
+                                                              and out.samefile(resume)))
+            target = out if keep else _free_path(INTERRUPTED_RUN)
+            formats.save_run_npz(target, partial)
         typer.echo(
             f"interrupted after {partial.games:,} of {games:,} games; saved the run to {target}.\n"
             f"Resume with: dicejack learn --resume {target} --games {games} --out {target}",
             err=True,
         )
-        raise typer.Exit(130) from None
+        raise typer.Exit(code) from None
     close()
     if out is not None:
-        formats.save_run_npz(out, run)
+        with _signals_deferred() as held:  # the finished run is saved whatever arrives now
+            formats.save_run_npz(out, run)
         typer.echo(f"wrote {out}", err=True)
+        if held:
+            typer.echo(f"interrupted; the finished run of {run.games:,} games is saved in {out}",
+                       err=True)
+            raise typer.Exit(143 if signal.SIGTERM in held else 130)
     text = {
         LearnFormat.text: formats.learn_text,
-        LearnFormat.json: formats.learn_json,
+        LearnFormat.json: lambda run: compare.json_text(formats.learn_dict(run), compact=True),
         LearnFormat.csv: formats.learn_csv,
     }[fmt](run)
     write_output(text, None)
@@ -350,6 +390,28 @@ def _read_text_tables(path: Path, given: dict[str, int | None]) -> "tuple[Game, 
     )
 
 
+def _check_input_file(path: Path) -> None:
+    """A regular file to read, or a one-line error saying what `path` is instead (only stat()ed:
+    a FIFO is never opened, since opening one waits for a writer)."""
+    import os
+    import stat
+
+    from dicejack import compare as cmp
+
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise cmp.CompareError(f"cannot read {path}: no such file") from None
+    except OSError as exc:
+        raise cmp.CompareError(f"cannot read {path}: {exc.strerror or one_line(exc)}") from None
+    if stat.S_ISDIR(mode):
+        raise cmp.CompareError(f"cannot read {path}: it is a folder, not a file")
+    if not stat.S_ISREG(mode):
+        kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+                else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a file")
+        raise cmp.CompareError(f"cannot read {path}: it is {kind}, not a regular file")
+
+
 @app.command("compare")
 def compare_cmd(
     source: Path = typer.Argument(
@@ -370,12 +432,11 @@ def compare_cmd(
     Examples: dicejack learn -m 100 --games 100000 --out run.npz && dicejack compare run.npz;
     dicejack compare TABLES.txt --sides 6 --low 15 --high 17 --dice 2 --format json
     """
-    import json
-
     from dicejack import compare as cmp
     from dicejack import formats
 
     given = {"sides": sides, "low": low, "high": high, "dice": dice}
+    _check_input_file(source)
     if source.suffix.lower() == ".npz":
         run = formats.load_run_npz(source)
         game = _game_from_options(given, run.game)
@@ -383,12 +444,10 @@ def compare_cmd(
             raise cmp.CompareError(f"{source} is a run of {run.game}, not of {game}")
         learned: object = run
     else:
-        if not source.is_file():
-            raise cmp.CompareError(f"cannot read {source}: no such file")
         game, learned = _read_text_tables(source, given)
     result = cmp.compare(game, None, learned)
     if fmt is CompareFormat.json:
-        write_output(json.dumps(result.as_dict(), allow_nan=False) + "\n", None)
+        write_output(cmp.json_text(result.as_dict()), None)
     else:
         write_output(cmp.format_comparison(result), None)
 
@@ -405,12 +464,14 @@ def report_cmd(
     ),
     games: str | None = typer.Option(
         None, "--games", help="Checkpoints (NGAMES): a strictly increasing comma list, e.g. "
-        "100,1000,10000, or A..B for 1-2-5 steps from A to B. Default 100..1000000."
+        "100,1000,10000, or A..B for 1-2-5 steps from A to B. Default 100..1000000. At most "
+        "10^12 games per run, and 10^12 in all (seeds x M values x the last count)."
     ),
-    seeds: int = typer.Option(10, "--seeds", help="Learner runs (seeds) per M."),
+    seeds: int = typer.Option(10, "--seeds", help="Learner runs (seeds) per M (at most 10000)."),
     seed: int = typer.Option(1, "--seed", help="First seed; run i uses seed + i."),
     out: Path | None = typer.Option(
-        None, "--out", help="Report folder (replaced as a whole when complete). "
+        None, "--out", help="Report folder (replaced as a whole when complete; an existing folder "
+        "only if dicejack wrote it, i.e. it holds .dicejack-report, or it is empty). "
         "Default reports/<game>, e.g. reports/s6-l15-h17-d2."
     ),
     workers: int | None = WorkersOpt,
@@ -494,16 +555,78 @@ def grade_cmd(
         raise gr.GradeError(f"--workers must be >= 1, got {workers}")
     config = gr.GradeConfig(make_game(sides, low, high, dice), m, games, references, seed)
     show = sys.stderr.isatty()
-    refs, grades = gr.grade_files(
-        config, submissions, out=out, reports=reports, cache_dir=cache, workers=workers,
-        dask=dask, progress=show,
-    )
+    import warnings
+
+    with warnings.catch_warnings(record=True) as notices:
+        warnings.simplefilter("always", gr.GradeWarning)
+        refs, grades = gr.grade_files(
+            config, submissions, out=out, reports=reports, cache_dir=cache, workers=workers,
+            dask=dask, progress=show,
+        )
+    for notice in notices:  # the library's notices (cache recomputed, report renamed): one line
+        typer.echo(f"note: {one_line(notice.message)}", err=True)
     write_output(gr.summary_text(grades), None)
     where = f" and {len(grades)} reports in {reports}/" if reports is not None else ""
     typer.echo(f"wrote {out}{where}; reference runs: {refs.source}", err=True)
 
 
 # ------------------------------------------------------------------------------------- main
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where Ctrl-C raises KeyboardInterrupt, so that both stop a command the
+    same clean way (exit 143 instead of 130)."""
+
+
+#: Signals received during the command that no command reported itself (typer turns a
+#: KeyboardInterrupt into a silent exit code 130, so main() reports them).
+_UNREPORTED: list[int] = []
+
+
+def _raise_interrupt(signum: int, frame: object) -> None:
+    _UNREPORTED.append(signum)
+    raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+
+def _interrupt_code(exc: BaseException | None) -> int:
+    """143 for SIGTERM (also when click wrapped it in an Abort), else 130."""
+    while exc is not None:
+        if isinstance(exc, Terminated):
+            return 143
+        exc = exc.__cause__ or exc.__context__
+    return 130
+
+
+_HANDLED = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextlib.contextmanager
+def _signal_handlers(handler):
+    """SIGINT and SIGTERM go to `handler` inside (main thread only; restored after)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = {sig: signal.getsignal(sig) for sig in _HANDLED}
+    for sig in _HANDLED:
+        signal.signal(sig, handler)
+    try:
+        yield
+    finally:
+        for sig, was in old.items():
+            signal.signal(sig, was if was is not None else signal.SIG_DFL)
+
+
+def _signals_as_interrupts():
+    """SIGINT -> KeyboardInterrupt, SIGTERM -> Terminated, for the command's duration."""
+    return _signal_handlers(_raise_interrupt)
+
+
+@contextlib.contextmanager
+def _signals_deferred():
+    """Hold SIGINT/SIGTERM during a save that must finish; yields the list of signals held."""
+    held: list[int] = []
+    with _signal_handlers(lambda signum, frame: held.append(signum)):
+        yield held
+
+
 def _usage_error_types() -> tuple[type[BaseException], ...]:
     """Typer's usage-error base: its own (typer >= 0.20 vendors click) and click's, if loaded.
 
@@ -520,20 +643,33 @@ def _usage_error_types() -> tuple[type[BaseException], ...]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Console-script entry point: runs the app, mapping every error to one line and exit 2."""
+    """Console-script entry point: runs the app, mapping every error to one line and exit 2.
+
+    Signals: Ctrl-C (SIGINT) and SIGTERM stop a command the same clean way (what can be saved is
+    saved, temporaries are removed, worker processes are stopped), print ``interrupted`` on
+    stderr and exit 130 (SIGINT) or 143 (SIGTERM).
+    """
     usage_errors = _usage_error_types()
     try:
-        # Without standalone mode, click returns (not raises) the code of a typer.Exit.
-        result = app(args=argv, standalone_mode=False, prog_name="dicejack")
+        _UNREPORTED.clear()
+        with _signals_as_interrupts():
+            # Without standalone mode, click returns (not raises) the code of a typer.Exit.
+            result = app(args=argv, standalone_mode=False, prog_name="dicejack")
+        if _UNREPORTED:
+            typer.echo("error: interrupted", err=True)
+            return 143 if signal.SIGTERM in _UNREPORTED else 130
         if isinstance(result, int) and not isinstance(result, bool):
             return result
     except typer.Exit as exc:
+        if isinstance(exc.__cause__, KeyboardInterrupt):  # typer's own Exit(130) for Ctrl-C
+            typer.echo("error: interrupted", err=True)
+            return _interrupt_code(exc.__cause__)
         return int(getattr(exc, "exit_code", 0) or 0)
-    except (typer.Abort, KeyboardInterrupt):
+    except (typer.Abort, KeyboardInterrupt) as exc:
         typer.echo("error: interrupted", err=True)
-        return 130
+        return _interrupt_code(exc)
     except DicejackError as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(f"error: {one_line(exc)}", err=True)
         return 2
     except usage_errors as exc:
         ctx = getattr(exc, "ctx", None)
@@ -544,8 +680,16 @@ def main(argv: list[str] | None = None) -> int:
         command = f" (see: {ctx.command_path} --help)" if ctx is not None else ""
         typer.echo(f"error: {message}{command}", err=True)
         return 2
-    except (OSError, MemoryError) as exc:
-        typer.echo(f"error: {exc}", err=True)
+    except MemoryError as exc:
+        detail = one_line(exc)
+        detail = "" if detail == "MemoryError" else f" ({detail})"
+        typer.echo(f"error: out of memory{detail}; try a smaller game or fewer games/seeds",
+                   err=True)
+        return 2
+    except OSError as exc:
+        reason = exc.strerror or one_line(exc)
+        where = f": {exc.filename}" if exc.filename else ""
+        typer.echo(f"error: {one_line(f'{reason}{where}')}", err=True)
         return 2
     return 0
 

@@ -26,6 +26,7 @@ Interpretations (each one a choice the handout and DESIGN.md leave open):
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +38,8 @@ from dicejack.solver import Solution
 
 __all__ = [
     "CompareError",
+    "json_safe",
+    "json_text",
     "METRIC_NAMES",
     "ONPATH_MIN_VISIT",
     "DECISIVE_MIN_GAP",
@@ -365,17 +368,13 @@ class Comparison:
         raise AttributeError(name)
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready (NaN as None)."""
-
-        def clean(v: float) -> float | None:
-            return None if isinstance(v, float) and not np.isfinite(v) else v
-
-        return {
+        """JSON-ready: plain Python values, every non-finite number (NaN, +-inf) as None."""
+        return json_safe({
             "params": self.game.params(),
             "source": self.source,
             "p00": self.p00,
             "sets": dict(self.sets),
-            "metrics": {k: clean(v) for k, v in self.metrics.items()},
+            "metrics": dict(self.metrics),
             "wrong_decisive": [
                 {
                     "x": w.x, "y": w.y, "learned": w.learned, "optimal": list(w.optimal),
@@ -384,7 +383,7 @@ class Comparison:
                 }
                 for w in self.wrong_decisive
             ],
-        }
+        })
 
 
 def compare(game: Game, sol: Solution | Truth | None, learned: Any) -> Comparison:
@@ -497,3 +496,33 @@ def format_comparison(c: Comparison, limit: int | None = 40) -> str:
     if len(shown) < len(wrong):
         lines.append(f"... and {len(wrong) - len(shown)} more (use --format json for all).")
     return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------------------ JSON output
+def json_safe(obj: Any) -> Any:
+    """`obj` with numpy values made plain and every non-finite float (NaN, +-inf) as None.
+
+    JSON has no NaN or infinity; dicejack writes null for them (a hostile input such as ``inf``
+    or ``1e309`` in a table is data, never a crash)."""
+    if isinstance(obj, dict):
+        return {str(k): json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_safe(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return json_safe(obj.tolist())
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        v = float(obj)
+        return v if np.isfinite(v) else None
+    return obj
+
+
+def json_text(obj: Any, *, indent: int | None = None, compact: bool = False) -> str:
+    """`obj` as valid JSON text ending in a newline, non-finite numbers as null (see
+    :func:`json_safe`); never NaN or Infinity tokens (``allow_nan=False`` holds it to that)."""
+    separators = (",", ":") if compact else None
+    return json.dumps(json_safe(obj), indent=indent, separators=separators,
+                      allow_nan=False) + "\n"

@@ -68,6 +68,10 @@ __all__ = [
     "ENGINES",
     "LEARNER_BYTES_LIMIT",
     "CDF_ENTRIES_LIMIT",
+    "GAMES_LIMIT",
+    "GAMES_PER_SECOND",
+    "check_games_limit",
+    "duration_text",
     "learn",
     "resume",
     "action_probabilities",
@@ -88,6 +92,11 @@ ENGINES = ("numba", "python")
 LEARNER_BYTES_LIMIT = 8 * 2**30
 #: Largest exact dice-sum CDF table (n_dice + 1) * (n_dice * n_sides + 1) the learner builds.
 CDF_ENTRIES_LIMIT = 2**22
+#: Most games one run may be asked for: 10**12, about two days on one core at the rate below
+#: (and far below int64, whose overflow would corrupt the counts).
+GAMES_LIMIT = 10**12
+#: Learner games per second on one core, the handout's game (measured; for time estimates only).
+GAMES_PER_SECOND = 6_000_000
 #: Largest seed stored in run files (a non-negative int64).
 SEED_LIMIT = 2**63
 
@@ -99,6 +108,32 @@ def _check_count(name: str, value: object) -> int:
     if value < 0:
         raise LearnerError(f"{name} must be >= 0, got {value}")
     return int(value)
+
+
+def duration_text(seconds: float) -> str:
+    """A rough duration for the user: '40 minutes', '3 days', '5,300 years'."""
+    for unit, size in (("years", 365.25 * 86400), ("days", 86400), ("hours", 3600),
+                       ("minutes", 60)):
+        if seconds >= 2 * size:
+            amount = seconds / size
+            return f"{amount:,.0f} {unit}" if amount < 1e15 else f"{amount:.1e} {unit}"
+    return f"{seconds:.0f} seconds"
+
+
+def check_games_limit(games: int, name: str = "games", limit: int = GAMES_LIMIT) -> int:
+    """`games` if it is at most `limit`; else a LearnerError naming the size and the time it
+    would take at :data:`GAMES_PER_SECOND`."""
+    if games > limit:
+        try:
+            shown = f"{float(games):.3g}" if games >= 10**6 else str(games)
+            took = f"about {duration_text(games / GAMES_PER_SECOND)}"
+        except OverflowError:
+            shown, took = f"~1e{int(games.bit_length() * 0.30103)}", "longer than the universe"
+        raise LearnerError(
+            f"{name} {shown} is more than the limit of {limit:.0e} games (it would take {took} "
+            f"at {GAMES_PER_SECOND:,} games/s)"
+        )
+    return games
 
 
 def _check_seed(seed: object) -> int:
@@ -370,7 +405,7 @@ class Session:
 
     def play(self, games: int) -> None:
         """Play `games` more games (chunking never changes the result)."""
-        games = _check_count("games", games)
+        games = check_games_limit(_check_count("games", games))
         if games == 0:
             return
         random_ties = self.tie_break == "random"
@@ -419,7 +454,7 @@ class Session:
         With chunk_seconds, games are played in chunks sized to last about that long and
         progress(session) is called after each; chunking never changes the result.
         """
-        games = _check_count("games", games)
+        games = check_games_limit(_check_count("games", games))
         if games < self.played:
             raise LearnerError(f"the run already has {self.played} games; games must be >= that")
         marks = sorted({_check_count("checkpoint", c) for c in checkpoints})
@@ -538,7 +573,7 @@ def trace(
     the individual faces shown are drawn, conditioned on that total, from a separate generator
     (seeded from the run's seed and game count), so tracing never changes what is learnt.
     """
-    games = _check_count("games", games)
+    games = check_games_limit(_check_count("games", games))
     session = Session(game, m, seed, tie_break=tie_break, engine="python", start=start)
     k, low, high = game.n_dice, game.low, game.high
     wl, ll = session.win.tolist(), session.lose.tolist()

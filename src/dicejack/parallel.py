@@ -33,7 +33,8 @@ __all__ = [
     "truth_for",
 ]
 
-#: Seconds to wait for a Dask scheduler before giving up.
+#: Seconds to wait for a Dask scheduler before giving up: bounds the whole handshake (a server that
+#: accepts the connection and never answers, or answers garbage, gives an ExecutorError in time).
 DASK_CONNECT_TIMEOUT = 10
 
 
@@ -66,12 +67,7 @@ def open_executor(workers: int | None = None, dask: str | None = None) -> Iterat
             raise ExecutorError(
                 "--dask needs dask.distributed: pip install 'dicejack[cluster]'"
             ) from None
-        try:
-            client = distributed.Client(dask, timeout=DASK_CONNECT_TIMEOUT)
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise ExecutorError(
-                f"cannot connect to the Dask scheduler {dask}: {one_line(exc)}"
-            ) from None
+        client = _dask_client(distributed, dask, DASK_CONNECT_TIMEOUT)
         try:
             yield client.get_executor(pure=False)
         finally:
@@ -82,8 +78,77 @@ def open_executor(workers: int | None = None, dask: str | None = None) -> Iterat
     if workers == 1:
         yield InlineExecutor()
         return
-    with cf.ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
+    pool = cf.ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1,
+                                  initializer=_ignore_interrupts)
+    try:
         yield pool
+    except BaseException:
+        _stop_pool(pool)  # interrupted or failed: stop the workers now, leave no orphans
+        raise
+    else:
+        pool.shutdown(wait=True)
+
+
+def _ignore_interrupts() -> None:
+    """Worker start-up: Ctrl-C (sent to the whole process group) is the parent's to handle; the
+    parent then stops the workers itself (:func:`_stop_pool`, SIGTERM)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler, if forked
+
+
+def _stop_pool(pool: cf.ProcessPoolExecutor) -> None:
+    """Cancel pending work and terminate the pool's worker processes, without waiting for the
+    tasks they run (a learner run can take minutes)."""
+    terminate = getattr(pool, "terminate_workers", None)  # Python >= 3.14
+    if terminate is not None:
+        terminate()
+        return
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in processes:
+        with contextlib.suppress(Exception):
+            proc.terminate()
+    for proc in processes:
+        with contextlib.suppress(Exception):
+            proc.join(timeout=5)
+            if proc.is_alive():
+                proc.kill()
+
+
+def _dask_client(distributed: Any, address: str, timeout: float) -> Any:
+    """A connected ``distributed.Client``, or ExecutorError within about `timeout` seconds.
+
+    Client(timeout=) alone does not bound the handshake (a server that accepts and never answers
+    kept it waiting for good), so the connection is made in a daemon thread given up on after
+    `timeout` (plus a second's grace); any failure, even a MemoryError from a garbage reply,
+    becomes one line."""
+    import threading
+
+    box: dict[str, Any] = {}
+
+    def connect() -> None:
+        try:
+            box["client"] = distributed.Client(address, timeout=timeout, set_as_default=False)
+        except BaseException as exc:  # noqa: BLE001 - reported below, in the caller's thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=connect, name="dicejack-dask-connect", daemon=True)
+    thread.start()
+    thread.join(timeout + 1.0)
+    if thread.is_alive():
+        raise ExecutorError(
+            f"cannot connect to the Dask scheduler {address}: no answer within {timeout:g} s"
+        )
+    if "error" in box:
+        exc = box["error"]
+        if isinstance(exc, MemoryError):
+            reason = "its answer is not a Dask scheduler's (is it one?)"
+        else:
+            reason = one_line(exc)
+        raise ExecutorError(f"cannot connect to the Dask scheduler {address}: {reason}")
+    return box["client"]
 
 
 def progress_bar(

@@ -389,3 +389,22 @@ def test_any_settings_are_accepted_or_refused_in_one_line(m, games, references, 
         assert str(exc).strip() and "\n" not in str(exc)
     else:
         assert (cfg.references + cfg.calibration) * cfg.games <= grade.MAX_REFERENCE_GAMES
+
+
+def test_cli_prints_a_recomputed_cache_as_one_note_line(tmp_path, capsys):
+    """A damaged cache file is recomputed, and the command line says so in one line."""
+    from dicejack.cli import main
+
+    sub = tmp_path / "a.txt"
+    sub.write_text("nothing here\n")
+    args = ["grade", str(sub), "--sides", "4", "--low", "8", "--high", "9", "--dice", "2",
+            "-m", "100", "--games", "300", "--references", "6", "--out",
+            str(tmp_path / "g.csv"), "--cache", str(tmp_path / "cache")]
+    assert main(args) == 0
+    grade.forget_references()
+    for f in (tmp_path / "cache").glob("*.npz"):
+        f.write_bytes(b"PK\x03\x04 damaged")
+    capsys.readouterr()
+    assert main(args) == 0
+    notes = [line for line in capsys.readouterr().err.splitlines() if line.startswith("note:")]
+    assert len(notes) == 1 and "recomputed" in notes[0]

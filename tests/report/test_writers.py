@@ -37,6 +37,7 @@ def test_report_runs_end_to_end_and_writes_every_file(tmp_path):
     assert result.path == out
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
     assert files == [
+        report.MARKER,
         "figures/agreement.png", "figures/learned_m10.png", "figures/learned_m100.png",
         "figures/optimal.png", "figures/probability_error.png", "figures/regret.png",
         "metrics.csv", "metrics.json", "report.md",
@@ -81,6 +82,7 @@ def test_an_existing_report_is_replaced_only_when_the_new_one_is_complete(tmp_pa
     out = tmp_path / "rep"
     out.mkdir()
     (out / "old.txt").write_text("old report")
+    (out / report.MARKER).write_text("")  # an earlier report: dicejack's to replace
     cfg = tiny_config(ms=(10.0,), seeds=1, games=(10,))
 
     def broken(*args, **kwargs):
@@ -89,7 +91,8 @@ def test_an_existing_report_is_replaced_only_when_the_new_one_is_complete(tmp_pa
     monkeypatch.setattr(figures, "plot_figures", broken)
     with pytest.raises(RuntimeError):
         report.make_report(cfg, out, workers=1)
-    assert os.listdir(tmp_path) == ["rep"] and os.listdir(out) == ["old.txt"]
+    assert os.listdir(tmp_path) == ["rep"]
+    assert sorted(os.listdir(out)) == sorted([report.MARKER, "old.txt"])
     monkeypatch.undo()
     report.make_report(cfg, out, workers=1)
     assert not (out / "old.txt").exists() and (out / "report.md").exists()

@@ -43,6 +43,7 @@ from dicejack.report.study import (
 )
 from dicejack.report.writers import (
     AGREEMENT_TARGET,
+    MARKER,
     TABLE_METRICS,
     Report,
     default_out,
@@ -72,6 +73,7 @@ __all__ = [
     "write_report",
     "make_report",
     "default_out",
+    "MARKER",
     # public before the split, kept importable from here
     "check_games",
     "check_ms",

@@ -32,6 +32,8 @@ __all__ = [
     "ReportError",
     "HANDOUT_GAME",
     "DEFAULT_SEEDS",
+    "SEEDS_LIMIT",
+    "TOTAL_GAMES_LIMIT",
     "DEFAULT_M",
     "DEFAULT_GAMES",
     "series_125",
@@ -75,6 +77,20 @@ def series_125(first: int, last: int) -> tuple[int, ...]:
 DEFAULT_GAMES = series_125(100, 10**6)
 
 
+#: Most learner runs per M in one report.
+SEEDS_LIMIT = 10_000
+#: Most games a whole report may play (seeds x M values x the last checkpoint): about two days on
+#: one core.
+TOTAL_GAMES_LIMIT = 10**12
+
+
+def _check_limit(games: int) -> None:
+    try:
+        learner.check_games_limit(games, "--games")
+    except learner.LearnerError as exc:
+        raise ReportError(str(exc)) from None
+
+
 def _parse_count(text: str) -> int:
     text = text.strip().replace("_", "")
     try:
@@ -92,6 +108,7 @@ def parse_games(text: str) -> tuple[int, ...]:
     if ".." in text:
         first, _, last = text.partition("..")
         a, b = _parse_count(first), _parse_count(last)
+        _check_limit(b)
         if a < 1 or b <= a:
             raise ReportError(f"game counts must be positive and increasing, got {text}")
         return series_125(a, b)
@@ -102,10 +119,12 @@ def parse_games(text: str) -> tuple[int, ...]:
 
 
 def check_games(games: Sequence[int]) -> tuple[int, ...]:
-    """Validate checkpoint game counts: non-empty, positive, strictly increasing."""
+    """Validate checkpoint game counts: non-empty, positive, strictly increasing, at most
+    :data:`dicejack.learner.GAMES_LIMIT`."""
     games = tuple(int(g) for g in games)
     if not games:
         raise ReportError("no game counts given")
+    _check_limit(max(games))
     if any(g < 1 for g in games):
         raise ReportError(f"game counts must be positive, got {', '.join(map(str, games))}")
     if any(b <= a for a, b in zip(games, games[1:], strict=False)):
@@ -164,6 +183,17 @@ class ReportConfig:
             raise ReportError(f"seeds must be a whole number, got {self.seeds!r}")
         if self.seeds < 1:
             raise ReportError(f"seeds must be >= 1, got {self.seeds}")
+        if self.seeds > SEEDS_LIMIT:
+            raise ReportError(f"--seeds {self.seeds} is more than the limit of {SEEDS_LIMIT:,} "
+                              "learner runs per M")
+        total = self.seeds * len(self.ms) * self.games[-1]
+        try:
+            learner.check_games_limit(total, limit=TOTAL_GAMES_LIMIT)
+        except learner.LearnerError as exc:
+            raise ReportError(
+                f"the study plays {self.seeds} seeds x {len(self.ms)} M x {self.games[-1]:,} "
+                f"games: {exc}"
+            ) from None
         if not 0 <= self.first_seed < 2**63 - self.seeds:
             raise ReportError(f"the first seed must be >= 0, got {self.first_seed}")
 

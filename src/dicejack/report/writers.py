@@ -15,7 +15,6 @@ from __future__ import annotations
 import concurrent.futures as cf
 import csv
 import io
-import json
 import math
 import os
 import shutil
@@ -29,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from dicejack import figures
-from dicejack.compare import METRIC_NAMES
+from dicejack.compare import METRIC_NAMES, json_text
 from dicejack.game import Game
 from dicejack.report.study import ReportConfig, ReportError, Study, run_study
 
@@ -40,6 +39,7 @@ __all__ = [
     "metrics_json",
     "report_markdown",
     "default_out",
+    "MARKER",
     "write_report",
     "Report",
     "make_report",
@@ -256,10 +256,32 @@ def default_out(game: Game) -> Path:
     return Path("reports") / game.label()
 
 
+#: The file that marks a folder as a dicejack report: only such a folder (or an empty one) is ever
+#: replaced by a new report.
+MARKER = ".dicejack-report"
+
+
 def _temp_folder(out: Path) -> Path:
     """A fresh temporary folder next to `out` (checks up front that `out` can be written)."""
     if out.exists() and not out.is_dir():
         raise ReportError(f"cannot write the report to {out}: it exists and is not a folder")
+    here = Path.cwd().resolve()
+    target = out.resolve()
+    if target == here or target in here.parents:
+        raise ReportError(
+            f"--out {out} is the current folder{' or above it' if target != here else ''}; "
+            "name a folder for the report, e.g. --out reports/mine"
+        )
+    if out.is_dir() and not (out / MARKER).exists():
+        try:
+            empty = next(out.iterdir(), None) is None
+        except OSError as exc:
+            raise ReportError(f"cannot write the report folder {out}: {_os_reason(exc)}") from None
+        if not empty:
+            raise ReportError(
+                f"--out {out} is a folder dicejack did not write (no {MARKER} in it); it would be "
+                "replaced as a whole, so name a new or empty folder"
+            )
     parent = out.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
@@ -314,12 +336,15 @@ def write_report(study: Study, out: str | os.PathLike[str], *, tmp: Path | None 
         figs = _plot(study, tmp / "figures")
         study.timing["plot"] = time.perf_counter() - t0
         t0 = time.perf_counter()
+        (tmp / MARKER).write_text(
+            "This folder is a dicejack report; `dicejack report --out` replaces it as a whole.\n"
+        )
         (tmp / "metrics.csv").write_text(metrics_csv(study))
         if "start" in study.timing:
             study.timing["total"] = time.perf_counter() - study.timing["start"]
         (tmp / "report.md").write_text(report_markdown(study, figs))
         (tmp / "metrics.json").write_text(
-            json.dumps(metrics_json(study), indent=1, allow_nan=False) + "\n"
+            json_text(metrics_json(study), indent=1)
         )
         study.timing["write"] = time.perf_counter() - t0
         _swap_into_place(tmp, out)
