@@ -3,10 +3,9 @@
 Library errors (:class:`dicejack.DicejackError`) become one line ``error: ...`` on stderr and
 exit code 2; so do typer/click usage errors. Nothing here computes game results.
 
-Start-up time matters here (``dicejack solve`` is a blink of work): heavy modules are imported
-inside the commands that use them, and annotations stay objects (no ``from __future__ import
-annotations``), since typer reads every command's annotations on each start and strings would cost
-it a compile and an eval each.
+Start-up time matters (``dicejack solve`` is a blink of work): heavy modules load inside the
+commands that use them, and annotations stay objects (no ``from __future__ import annotations``):
+typer reads them on every start, and strings would cost a compile and an eval each.
 """
 
 import _signal  # the C module, built in: `signal` itself takes ~30 ms to import
@@ -28,16 +27,14 @@ if os.path.basename(sys.argv[0] if sys.argv else "") == "dicejack":  # pragma: n
     _signal.signal(_signal.SIGINT, _quiet_exit)
     _signal.signal(_signal.SIGTERM, _quiet_exit)
 
-import contextlib  # noqa: E402
 import signal  # noqa: E402
-import threading  # noqa: E402
 from enum import Enum  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import TYPE_CHECKING  # noqa: E402
 
 import typer  # noqa: E402
 
-from dicejack import DicejackError, one_line  # noqa: E402
+from dicejack import DicejackError, interrupts, one_line  # noqa: E402
 
 if TYPE_CHECKING:
     from dicejack.game import Game
@@ -195,45 +192,6 @@ def _check_out_path(out: Path | None) -> None:
         raise UsageError(f"cannot write {out}: folder {folder} is not writable")
 
 
-def _progress_bar(total: int, start: int):
-    """A rich progress bar on stderr that appears only once the run has lasted 1 s."""
-    import time
-
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeRemainingColumn,
-    )
-
-    began = time.perf_counter()
-    state: dict = {}
-
-    def update(session) -> None:
-        elapsed = time.perf_counter() - began
-        if "bar" not in state:
-            if elapsed <= 1.0:
-                return
-            bar = Progress(
-                TextColumn("learning"), BarColumn(bar_width=24), MofNCompleteColumn(),
-                TextColumn("games, {task.fields[rate]} games/s"), TimeRemainingColumn(),
-                console=Console(stderr=True), transient=False,
-            )
-            bar.start()
-            state["bar"] = bar
-            state["task"] = bar.add_task("learn", total=total, completed=start, rate="-")
-        rate = (session.played - start) / max(elapsed, 1e-9)
-        state["bar"].update(state["task"], completed=session.played, rate=f"{rate:,.0f}")
-
-    def close() -> None:
-        if "bar" in state:
-            state["bar"].stop()
-
-    return update, close
-
-
 @app.command()
 def learn(
     sides: int | None = typer.Option(
@@ -266,7 +224,7 @@ def learn(
 
     Example: dicejack learn --sides 6 --low 15 --high 17 --dice 2 -m 100 --games 100000
     """
-    from dicejack import compare, formats, learner
+    from dicejack import compare, formats, learner, parallel
 
     if games < 0:
         raise UsageError(f"--games must be >= 0, got {games}")
@@ -298,7 +256,7 @@ def learn(
         game, 100.0 if m is None else m, 1 if seed is None else seed,
         tie_break=given["--tie-break"] or "lowest", start=start,
     )
-    update, close = _progress_bar(games, session.played)
+    update, close = parallel.games_progress_bar(games, session.played)
     try:
         if trace:
             traced = learner.trace(game, session.m, min(trace, games - session.played),
@@ -306,9 +264,9 @@ def learn(
             typer.echo(formats.trace_text(traced), err=fmt is not LearnFormat.text, nl=False)
         run = session.run_to(games, progress=update, chunk_seconds=0.25)
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (Terminated): save what was played
-        code = _interrupt_code(exc)
-        _UNREPORTED.clear()  # reported below, with where the run was saved
-        with _signals_deferred():  # a second signal must not lose the partial run
+        code = interrupts.exit_code(exc)
+        interrupts.UNREPORTED.clear()  # reported below, with where the run was saved
+        with interrupts.deferred():  # a second signal must not lose the partial run
             close()
             partial = session.result()
             keep = out is not None and (not out.exists() or (resume is not None and out.exists()
@@ -323,7 +281,7 @@ def learn(
         raise typer.Exit(code) from None
     close()
     if out is not None:
-        with _signals_deferred() as held:  # the finished run is saved whatever arrives now
+        with interrupts.deferred() as held:  # the finished run is saved whatever arrives now
             formats.save_run_npz(out, run)
         typer.echo(f"wrote {out}", err=True)
         if held:
@@ -571,62 +529,6 @@ def grade_cmd(
 
 
 # ------------------------------------------------------------------------------------- main
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where Ctrl-C raises KeyboardInterrupt, so that both stop a command the
-    same clean way (exit 143 instead of 130)."""
-
-
-#: Signals received during the command that no command reported itself (typer turns a
-#: KeyboardInterrupt into a silent exit code 130, so main() reports them).
-_UNREPORTED: list[int] = []
-
-
-def _raise_interrupt(signum: int, frame: object) -> None:
-    _UNREPORTED.append(signum)
-    raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
-
-
-def _interrupt_code(exc: BaseException | None) -> int:
-    """143 for SIGTERM (also when click wrapped it in an Abort), else 130."""
-    while exc is not None:
-        if isinstance(exc, Terminated):
-            return 143
-        exc = exc.__cause__ or exc.__context__
-    return 130
-
-
-_HANDLED = (signal.SIGINT, signal.SIGTERM)
-
-
-@contextlib.contextmanager
-def _signal_handlers(handler):
-    """SIGINT and SIGTERM go to `handler` inside (main thread only; restored after)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    old = {sig: signal.getsignal(sig) for sig in _HANDLED}
-    for sig in _HANDLED:
-        signal.signal(sig, handler)
-    try:
-        yield
-    finally:
-        for sig, was in old.items():
-            signal.signal(sig, was if was is not None else signal.SIG_DFL)
-
-
-def _signals_as_interrupts():
-    """SIGINT -> KeyboardInterrupt, SIGTERM -> Terminated, for the command's duration."""
-    return _signal_handlers(_raise_interrupt)
-
-
-@contextlib.contextmanager
-def _signals_deferred():
-    """Hold SIGINT/SIGTERM during a save that must finish; yields the list of signals held."""
-    held: list[int] = []
-    with _signal_handlers(lambda signum, frame: held.append(signum)):
-        yield held
-
-
 def _usage_error_types() -> tuple[type[BaseException], ...]:
     """Typer's usage-error base: its own (typer >= 0.20 vendors click) and click's, if loaded.
 
@@ -651,23 +553,23 @@ def main(argv: list[str] | None = None) -> int:
     """
     usage_errors = _usage_error_types()
     try:
-        _UNREPORTED.clear()
-        with _signals_as_interrupts():
+        interrupts.UNREPORTED.clear()
+        with interrupts.as_interrupts():
             # Without standalone mode, click returns (not raises) the code of a typer.Exit.
             result = app(args=argv, standalone_mode=False, prog_name="dicejack")
-        if _UNREPORTED:
+        if interrupts.UNREPORTED:
             typer.echo("error: interrupted", err=True)
-            return 143 if signal.SIGTERM in _UNREPORTED else 130
+            return 143 if signal.SIGTERM in interrupts.UNREPORTED else 130
         if isinstance(result, int) and not isinstance(result, bool):
             return result
     except typer.Exit as exc:
         if isinstance(exc.__cause__, KeyboardInterrupt):  # typer's own Exit(130) for Ctrl-C
             typer.echo("error: interrupted", err=True)
-            return _interrupt_code(exc.__cause__)
+            return interrupts.exit_code(exc.__cause__)
         return int(getattr(exc, "exit_code", 0) or 0)
     except (typer.Abort, KeyboardInterrupt) as exc:
         typer.echo("error: interrupted", err=True)
-        return _interrupt_code(exc)
+        return interrupts.exit_code(exc)
     except DicejackError as exc:
         typer.echo(f"error: {one_line(exc)}", err=True)
         return 2

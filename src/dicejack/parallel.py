@@ -29,6 +29,7 @@ __all__ = [
     "InlineExecutor",
     "open_executor",
     "progress_bar",
+    "games_progress_bar",
     "map_tasks",
     "truth_for",
 ]
@@ -167,6 +168,48 @@ def progress_bar(
     task = bar.add_task(label, total=total)
     bar.start()
     return (lambda: bar.advance(task)), bar.stop
+
+
+def games_progress_bar(
+    total: int, start: int
+) -> tuple[Callable[[Any], None], Callable[[], None]]:
+    """(update(session), stop) of `dicejack learn`'s bar on stderr: games played of `total`
+    (from `start`) and games per second; it appears only once the run has lasted 1 s."""
+    import time
+
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    began = time.perf_counter()
+    state: dict[str, Any] = {}
+
+    def update(session: Any) -> None:
+        elapsed = time.perf_counter() - began
+        if "bar" not in state:
+            if elapsed <= 1.0:
+                return
+            bar = Progress(
+                TextColumn("learning"), BarColumn(bar_width=24), MofNCompleteColumn(),
+                TextColumn("games, {task.fields[rate]} games/s"), TimeRemainingColumn(),
+                console=Console(stderr=True), transient=False,
+            )
+            bar.start()
+            state["bar"] = bar
+            state["task"] = bar.add_task("learn", total=total, completed=start, rate="-")
+        rate = (session.played - start) / max(elapsed, 1e-9)
+        state["bar"].update(state["task"], completed=session.played, rate=f"{rate:,.0f}")
+
+    def close() -> None:
+        if "bar" in state:
+            state["bar"].stop()
+
+    return update, close
 
 
 def map_tasks(

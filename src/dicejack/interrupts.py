@@ -1,0 +1,69 @@
+"""Signals as the commands see them: SIGINT raises KeyboardInterrupt and SIGTERM raises
+:class:`Terminated` (a KeyboardInterrupt), so both stop a command the same clean way; a save that
+must finish holds them (:func:`deferred`); and the exit code says which one came (130 / 143).
+Used by the command line; library code only sees ordinary KeyboardInterrupts."""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from collections.abc import Callable, Iterator
+
+__all__ = ["Terminated", "UNREPORTED", "exit_code", "handlers", "as_interrupts", "deferred"]
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where Ctrl-C raises KeyboardInterrupt, so that both stop a command the
+    same clean way (exit 143 instead of 130)."""
+
+
+#: Signals received during the command that no command reported itself (typer turns a
+#: KeyboardInterrupt into a silent exit code 130, so main() reports them).
+UNREPORTED: list[int] = []
+
+
+def _raise_interrupt(signum: int, frame: object) -> None:
+    UNREPORTED.append(signum)
+    raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+
+def exit_code(exc: BaseException | None) -> int:
+    """143 for SIGTERM (also when click wrapped it in an Abort), else 130."""
+    while exc is not None:
+        if isinstance(exc, Terminated):
+            return 143
+        exc = exc.__cause__ or exc.__context__
+    return 130
+
+
+_HANDLED = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextlib.contextmanager
+def handlers(handler: Callable[[int, object], None]) -> Iterator[None]:
+    """SIGINT and SIGTERM go to `handler` inside (main thread only; restored after)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = {sig: signal.getsignal(sig) for sig in _HANDLED}
+    for sig in _HANDLED:
+        signal.signal(sig, handler)
+    try:
+        yield
+    finally:
+        for sig, was in old.items():
+            signal.signal(sig, was if was is not None else signal.SIG_DFL)
+
+
+def as_interrupts() -> contextlib.AbstractContextManager[None]:
+    """SIGINT -> KeyboardInterrupt, SIGTERM -> Terminated, for the command's duration."""
+    return handlers(_raise_interrupt)
+
+
+@contextlib.contextmanager
+def deferred() -> Iterator[list[int]]:
+    """Hold SIGINT/SIGTERM during a save that must finish; yields the list of signals held."""
+    held: list[int] = []
+    with handlers(lambda signum, frame: held.append(signum)):
+        yield held

@@ -1,0 +1,34 @@
+"""Signals as the commands see them: SIGTERM is an interrupt of its own kind, saves hold them."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+from dicejack import interrupts
+
+
+def test_exit_code_tells_sigterm_from_sigint():
+    assert interrupts.exit_code(KeyboardInterrupt()) == 130
+    assert interrupts.exit_code(interrupts.Terminated()) == 143
+    wrapped = RuntimeError("abort")
+    wrapped.__cause__ = interrupts.Terminated()
+    assert interrupts.exit_code(wrapped) == 143
+
+
+def test_deferred_holds_signals_until_the_save_is_done():
+    with interrupts.deferred() as held:
+        os.kill(os.getpid(), signal.SIGTERM)
+        os.kill(os.getpid(), signal.SIGINT)
+    assert held == [signal.SIGTERM, signal.SIGINT]
+
+
+def test_as_interrupts_raises_terminated_for_sigterm():
+    raised = None
+    with interrupts.as_interrupts():
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+        except interrupts.Terminated as exc:
+            raised = exc
+    assert isinstance(raised, KeyboardInterrupt) and signal.SIGTERM in interrupts.UNREPORTED
+    interrupts.UNREPORTED.clear()
