@@ -90,7 +90,11 @@ class Grade:
     probability: np.ndarray | None = field(default=None, repr=False)
     similar_to: tuple[str, ...] = ()
     what_if: dict[str, float] = field(default_factory=dict)
-    decimals: int | None = None
+
+    @property
+    def decimals(self) -> int | None:
+        """The printed precision the references were rounded to (None: full precision)."""
+        return self.consistency.decimals if self.consistency is not None else None
 
     @property
     def consistency_p(self) -> float:
@@ -186,7 +190,7 @@ def grade_tables(
         verdict=verdict_for(score, cons.p_value, flags_out), consistency=cons, metrics=metrics,
         points=points, percentiles=percentiles, layout=layout, flags=tuple(flags_out),
         notes=notes, worst=worst_states(refs, j, value, cons, worst), policy=j, probability=value,
-        what_if=fixes, decimals=decimals,
+        what_if=fixes,
     )
 
 

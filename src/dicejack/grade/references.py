@@ -155,12 +155,6 @@ class References:
         return usable_states(self.has_data.sum(axis=0), self.visits.sum(axis=0),
                              self.config.references)
 
-    @cached_property
-    def policy_counts(self) -> np.ndarray:
-        """(L, L, K + 1): number of runs whose lowest best J is each J (index 0: no data)."""
-        k = self.game.n_dice
-        return np.stack([(self.best == j).sum(axis=0) for j in range(k + 1)], axis=-1)
-
     def agree_counts(self, decimals: int | None = None) -> np.ndarray:
         """(L, L, K + 1): number of runs a printed J agrees with: runs whose tied best set holds
         J, and runs whose graded value is 0 (no data or every J lost: any J is allowed there).
