@@ -121,7 +121,7 @@ def test_absurd_sizes_are_refused_up_front(tmp_path, capsys, args, named):
 @pytest.mark.parametrize("exc", [MemoryError(), OSError(), parallel.ExecutorError(""),
                                  OSError(13, "Permission denied", "/x/y")])
 def test_every_error_message_says_something(monkeypatch, capsys, exc):
-    import dicejack.cli as cli
+    import dicejack.cli.solve as cli
 
     def fail(*args, **kwargs):
         raise exc

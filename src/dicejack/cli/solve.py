@@ -1,0 +1,66 @@
+"""`dicejack solve`: the exact solution of a game, as text, JSON, CSV or .npz."""
+
+from enum import Enum
+from pathlib import Path
+
+import typer
+
+from dicejack.cli.common import (
+    DiceOpt,
+    HighOpt,
+    LowOpt,
+    SidesOpt,
+    UsageError,
+    app,
+    check_out_path,
+    make_game,
+    write_output,
+)
+
+
+class SolveFormat(str, Enum):
+    text = "text"
+    json = "json"
+    csv = "csv"
+    npz = "npz"
+
+
+class SolveMethod(str, Enum):
+    backward = "backward"
+    value_iteration = "value-iteration"
+
+
+@app.command()
+def solve(
+    sides: int = SidesOpt,
+    low: int = LowOpt,
+    high: int = HighOpt,
+    dice: int = DiceOpt,
+    exact: bool = typer.Option(False, "--exact", help="Exact rational arithmetic (small games)."),
+    method: SolveMethod = typer.Option(SolveMethod.backward, "--method", help="Algorithm."),
+    fmt: SolveFormat = typer.Option(SolveFormat.text, "--format", help="Output format."),
+    out: Path | None = typer.Option(None, "--out", help="Write to this file instead of stdout."),
+) -> None:
+    """Solve the game exactly: optimal number of dice and win probability for every <X,Y>.
+
+    Example: dicejack solve --sides 6 --low 15 --high 17 --dice 2 --exact
+    """
+    from dicejack import compare, formats, solver
+
+    check_out_path(out)
+    if fmt is SolveFormat.npz and out is None:
+        raise UsageError("--format npz needs --out PATH")
+    game = make_game(sides, low, high, dice)
+    sol = solver.solve(game, method=method.value, exact=exact)
+    if fmt is SolveFormat.npz:
+        if out is None:
+            raise UsageError("--format npz needs --out PATH")
+        formats.save_solution_npz(out, sol)
+        typer.echo(f"wrote {out}", err=True)
+        return
+    text = {
+        SolveFormat.text: formats.solution_text,
+        SolveFormat.json: lambda sol: compare.json_text(formats.solution_dict(sol), compact=True),
+        SolveFormat.csv: formats.solution_csv,
+    }[fmt](sol)
+    write_output(text, out)
