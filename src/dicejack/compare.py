@@ -252,7 +252,8 @@ def learned_from_counts(game: Game, win: Any, lose: Any, *, source: str = "") ->
 
 
 def as_learned(game: Game, obj: Any) -> Learned:
-    """Accept a :class:`Learned`, a learner run (anything with game/win/lose), or (best, prob)."""
+    """Accept a :class:`Learned`, a counting run (anything with game/win/lose), any other run
+    with ``tables`` = (best, probability) (and optionally ``game`` and ``label``), or (best, prob)."""
     if isinstance(obj, Learned):
         if obj.best.shape != game.shape:
             raise CompareError(f"the learned table is not {game.low}x{game.low}")
@@ -263,6 +264,12 @@ def as_learned(game: Game, obj: Any) -> Learned:
             raise CompareError(f"the run is from another game ({run_game}), not {game}")
         label = f"run m={obj.m:g} games={obj.games} seed={obj.seed}" if hasattr(obj, "m") else ""
         return learned_from_counts(game, obj.win, obj.lose, source=label)
+    if hasattr(obj, "tables"):  # any learner's run (dicejack.learners): (best, probability)
+        run_game = getattr(obj, "game", None)
+        if run_game is not None and run_game != game:
+            raise CompareError(f"the run is from another game ({run_game}), not {game}")
+        best, probability = obj.tables
+        return learned_from_tables(game, best, probability, source=str(getattr(obj, "label", "")))
     if isinstance(obj, tuple) and len(obj) == 2:
         return learned_from_tables(game, obj[0], obj[1])
     raise CompareError(f"cannot compare a {type(obj).__name__}; pass a run or (best, probability)")
