@@ -1,0 +1,520 @@
+"""A Gymnasium environment of the handout's dice game, so that any agent can learn it.
+
+:class:`DiceJackEnv` (id ``dicejack/DiceJack-v0``, registered on ``import dicejack.env``) plays one
+agent against a fixed opponent policy, or against itself; its class docstring is the
+specification. :func:`greedy_tables` turns what an agent learned into the handout's two output
+arrays, which :func:`dicejack.compare.compare` and :func:`dicejack.solver.evaluate` take as they
+are. The rules come from :mod:`dicejack.game` (``Game.outcome``, ``Game.sum_cdf_table``); this
+module owns only the episode: whose turn it is, what the agent sees and what it is paid.
+
+gymnasium is not a dependency of dicejack: ``pip install 'dicejack[gym]'``. Without it, importing
+this module raises :class:`GymMissingError` (a one-line :class:`dicejack.DicejackError`).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Callable
+from typing import Any, NamedTuple, cast
+
+import numpy as np
+
+from dicejack import DicejackError
+
+
+class GymMissingError(DicejackError, ImportError):
+    """:mod:`dicejack.env` was imported but gymnasium is not installed."""
+
+
+try:
+    import gymnasium
+    from gymnasium import spaces
+except ImportError:
+    raise GymMissingError(
+        "dicejack.env needs gymnasium, which dicejack does not install: "
+        "pip install 'dicejack[gym]'"
+    ) from None
+
+from dicejack import solver  # noqa: E402  (after the gymnasium check, on purpose)
+from dicejack.game import CONTINUES, MOVER_WINS, Game  # noqa: E402
+
+__all__ = [
+    "ENV_ID",
+    "HANDOUT_GAME",
+    "OPPONENTS",
+    "MAX_OPENING_RESTARTS",
+    "GymMissingError",
+    "EnvError",
+    "Move",
+    "DiceJackEnv",
+    "roll_total",
+    "check_dice",
+    "opponent_policy",
+    "greedy_tables",
+    "register",
+]
+
+#: The id under which ``import dicejack.env`` registers :class:`DiceJackEnv`.
+ENV_ID = "dicejack/DiceJack-v0"
+#: The handout's example game, the default of :class:`DiceJackEnv` and of the registered id.
+HANDOUT_GAME = Game(n_sides=6, low=15, high=17, n_dice=2)
+#: The opponents named by a string.
+OPPONENTS = ("optimal", "uniform", "self")
+#: How many games :meth:`DiceJackEnv.reset` replays when the opponent's opening roll ends them
+#: before the agent could move (see the class docstring) before it gives up with an EnvError.
+MAX_OPENING_RESTARTS = 1000
+
+#: A policy callable: (x, y, rng) -> J, with <x, y> from the mover's view.
+OpponentFn = Callable[[int, int, np.random.Generator], Any]
+
+
+class EnvError(DicejackError, ValueError):
+    """A bad argument to the environment, an invalid action, or a step out of turn."""
+
+
+class Move(NamedTuple):
+    """One move: who rolled, how many dice, the total they showed, the mover's score after it."""
+
+    player: str
+    dice: int
+    total: int
+    score: int
+
+
+# ------------------------------------------------------------------------------ the rules
+def roll_total(cdf_row: list[float], u: float) -> int:
+    """The total of J dice drawn from one uniform `u` in [0, 1): the smallest total t with
+    u < P(total <= t), `cdf_row` being row J of :attr:`Game.sum_cdf_table` (the learner's rule)."""
+    return min(bisect_right(cdf_row, u), len(cdf_row) - 1)
+
+
+def check_dice(j: Any, n_dice: int, what: str = "action") -> int:
+    """`j` as a number of dice in 1..n_dice (an int, a numpy integer or a 0-d integer array);
+    anything else, booleans included, is an :class:`EnvError` naming `what`."""
+    if isinstance(j, np.ndarray) and j.shape == () and np.issubdtype(j.dtype, np.integer):
+        j = j.item()
+    if isinstance(j, (bool, np.bool_)) or not isinstance(j, (int, np.integer)):
+        raise EnvError(
+            f"{what} must be a number of dice J, an integer in 1..{n_dice}, got {j!r} "
+            f"({type(j).__name__})"
+        )
+    if not 1 <= j <= n_dice:
+        raise EnvError(f"{what} must be a number of dice J in 1..{n_dice}, got {int(j)}")
+    return int(j)
+
+
+def _table_policy(table: np.ndarray) -> OpponentFn:
+    def play(x: int, y: int, rng: np.random.Generator) -> int:
+        return int(table[x, y])
+
+    return play
+
+
+def _distribution_policy(cumulative: np.ndarray, n_dice: int) -> OpponentFn:
+    def play(x: int, y: int, rng: np.random.Generator) -> int:
+        # The handout's sampler: the first J with u < p_1 + ... + p_J, else K.
+        return min(int(np.searchsorted(cumulative[x, y], rng.random(), side="right")) + 1, n_dice)
+
+    return play
+
+
+def _uniform_policy(n_dice: int) -> OpponentFn:
+    def play(x: int, y: int, rng: np.random.Generator) -> int:
+        return int(rng.integers(1, n_dice + 1))
+
+    return play
+
+
+def opponent_policy(game: Game, opponent: Any) -> OpponentFn | None:
+    """The opponent as a function (x, y, rng) -> J, or None for self-play ("self").
+
+    "optimal": the lowest optimal J of :func:`dicejack.solver.solve_values`; "uniform": J
+    uniform on 1..K from the environment's generator; an (L, L) table of J in 1..K; an
+    (L, L, K+1) action distribution (as :func:`dicejack.solver.evaluate` takes, e.g.
+    ``solver.optimal_distribution(sol)`` for optimal play with ties split evenly), sampled with
+    one uniform; or any callable (x, y, rng) -> J, <x, y> from the opponent's view. Tables are
+    checked here, a callable's answers at every move.
+    """
+    if isinstance(opponent, str):
+        if opponent == "optimal":
+            best = solver.solve_values(game)[1]
+            return _table_policy(best.copy())
+        if opponent == "uniform":
+            return _uniform_policy(game.n_dice)
+        if opponent == "self":
+            return None
+        raise EnvError(
+            f"unknown opponent {opponent!r}; use one of {', '.join(OPPONENTS)}, an "
+            f"{game.low}x{game.low} table of J, or a callable (x, y, rng) -> J"
+        )
+    if callable(opponent):
+        return opponent
+    try:
+        arr = np.asarray(opponent)
+    except (TypeError, ValueError) as e:
+        raise EnvError(f"the opponent is not a table of dice: {e}") from None
+    if arr.dtype == object or arr.shape not in (game.shape, game.table_shape):
+        raise EnvError(
+            f"an opponent table must be {game.low}x{game.low} (J per state) or "
+            f"{game.low}x{game.low}x{game.n_dice + 1} (an action distribution) for LTarget="
+            f"{game.low}, NDice={game.n_dice}; got shape {arr.shape} of {arr.dtype}"
+        )
+    try:
+        dist = solver.policy_distribution(game, arr)  # the one check of a policy's values
+    except (solver.SolverError, TypeError, ValueError) as e:
+        raise EnvError(f"bad opponent table: {e}") from None
+    if arr.shape == game.shape:
+        return _table_policy(arr.astype(np.int64))
+    cumulative = np.cumsum(dist[:, :, 1:], axis=2)
+    return _distribution_policy(cumulative, game.n_dice)
+
+
+# ------------------------------------------------------------------------ the environment
+class DiceJackEnv(gymnasium.Env):
+    """The handout's two-player dice game, seen by one player (or by both in turn, "self").
+
+    ## Description
+    Two players alternately roll 1..NDice dice with NSides sides and add the total to their
+    score. A player whose score lands in [LTarget, UTarget] wins at once; one who passes UTarget
+    loses at once (``dicejack.game.Game.outcome``). The agent plays against a fixed opponent
+    policy, or plays both sides (self-play).
+
+    ## Action Space
+    ``Discrete(NDice, start=1)``: J, the number of dice to roll, 1..NDice. Anything else (a
+    float, a bool, 0, NDice + 1) is refused with an :class:`EnvError` and changes nothing.
+
+    ## Observation Space
+    ``Tuple((Discrete(LTarget), Discrete(LTarget)))``: the state <X, Y> from the view of the
+    player about to move, X its own score and Y the other's (as the handout's tables are
+    indexed, so ``q[x, y]`` works). Against an opponent that player is always the agent. The
+    final observation of an episode is from the agent's view (self-play: from the view of the
+    player who made the last move, the one the reward is for), with the scores capped at
+    LTarget - 1 to stay in the space; the true scores are in ``info["scores"]``.
+
+    ## Starting State
+    <0, 0>. Against an opponent the agent moves first unless `agent_first` (a probability, 1 by
+    default) or ``reset(options={"agent_first": False})`` says otherwise; when the opponent
+    opens, reset plays its first move and the episode starts at <0, Y>. If that opening roll
+    ends the game (only possible when LTarget <= NDice * NSides) the agent never had a move:
+    reset plays a fresh game instead and counts it in ``info["restarts"]``, giving up with an
+    EnvError after MAX_OPENING_RESTARTS. (Win rates of the second seat are therefore
+    conditioned on the opponent's opening roll not ending the game.) In self-play the first
+    player moves first.
+
+    ## Rewards
+    Against an opponent: 1 when the agent wins (its roll lands in the target, or the
+    opponent's passes UTarget), 0 for every other step (a loss included), so the return of an
+    episode is 1 for a win and 0 for a loss, and its mean is the agent's win probability.
+    Self-play: each step is one move of the player to move, and its reward is from that
+    mover's view: 1 if this move wins the game for the mover, else 0 (a bust is 0: the other
+    player wins). The other player's result at the end of a game is 1 - reward; an agent
+    learning from both sides credits its moves by ``info["mover"]``.
+
+    ## Episode End
+    Terminated when the game ends (a win or a bust, by either side). Every roll adds at least
+    1, so a game has at most 2 * LTarget - 1 moves; no truncation.
+
+    ## Information
+    ``reset`` and ``step`` return info with:
+    - "moves": the moves made during the call, each a :class:`Move` (player, dice, total,
+      score after the move); against an opponent the players are "agent" and "opponent", in
+      self-play "first" and "second";
+    - "scores": the true scores, (agent, opponent) or in self-play (first, second);
+    - "winner": "agent"/"opponent" (self-play: "first"/"second"), or None while playing;
+    - "roll" (step only): the total the agent's (the mover's) J dice showed;
+    - against an opponent: "agent_first" (bool); from reset also "restarts" (see above);
+    - in self-play: "mover" (step only: who moved, whose view the reward is) and "to_move"
+      (whose view the observation is; None once the game is over).
+
+    ## Arguments
+    ```python
+    import gymnasium as gym
+    import dicejack.env
+    gym.make("dicejack/DiceJack-v0", game=Game(6, 15, 17, 2), opponent="optimal",
+             agent_first=1.0, render_mode=None)
+    ```
+    - `game`: a :class:`dicejack.game.Game` (None: the handout's Game(6, 15, 17, 2)).
+    - `opponent`: "optimal" (lowest optimal J), "uniform", "self" (self-play), an (L, L)
+      table of J in 1..NDice, an (L, L, NDice+1) action distribution, or a callable
+      (x, y, rng) -> J with <x, y> from the opponent's view and `rng` the environment's
+      generator (see :func:`opponent_policy`).
+    - `agent_first`: probability that the agent moves first in an episode (ignored in
+      self-play); drawn from the environment's generator only when strictly between 0 and 1.
+    - `render_mode`: None or "ansi" (``render()`` returns the board as text).
+
+    ## Randomness
+    Every random number comes from ``self.np_random``, seeded by ``reset(seed=...)``; the
+    same seed and the same actions give the same episodes. Each roll draws one uniform and
+    takes the smallest total t with u < P(J dice total <= t) (``Game.sum_cdf_table``).
+
+    ## Version History
+    * v0: Initial version.
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(
+        self,
+        game: Game | None = None,
+        opponent: Any = "optimal",
+        render_mode: str | None = None,
+        agent_first: float = 1.0,
+    ) -> None:
+        if game is None:
+            game = HANDOUT_GAME
+        if not isinstance(game, Game):
+            raise EnvError(f"game must be a dicejack.game.Game or None, got {type(game).__name__}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise EnvError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self.game = game
+        self.render_mode = render_mode
+        self.agent_first = _check_probability("agent_first", agent_first)
+        self._opponent = opponent_policy(game, opponent)
+        self.self_play = self._opponent is None
+        self.opponent = opponent if isinstance(opponent, str) else type(opponent).__name__
+        self.action_space = spaces.Discrete(game.n_dice, start=1)
+        self.observation_space = spaces.Tuple(
+            (spaces.Discrete(game.low), spaces.Discrete(game.low))
+        )
+        self._cdf = [list(row) for row in game.sum_cdf_table.tolist()]
+        self._seat_names = ("first", "second")  # self-play: players named by seat
+        self._scores = [0, 0]  # by seat: seat 0 moves first
+        self._to_move = 0
+        self._agent_seat = 0
+        self._winner: int | None = None
+        self._moves: list[Move] = []
+        self._history: list[Move] = []
+        self._started = False
+
+    # ------------------------------------------------------------------------- API
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[tuple[int, int], dict[str, Any]]:
+        """Start a game at <0, 0> (see the class docstring); `options` may hold
+        "agent_first" (bool) for this episode."""
+        super().reset(seed=seed)
+        agent_first = self._agent_first_option(options)
+        if agent_first is None:
+            p = self.agent_first
+            agent_first = p == 1.0 or (0.0 < p and self.np_random.random() < p)
+        self._agent_seat = 0 if (agent_first or self.self_play) else 1
+        restarts = 0
+        while True:
+            self._scores = [0, 0]
+            self._to_move = 0
+            self._winner = None
+            self._moves = []
+            if self._agent_seat == 0:
+                break
+            self._opponent_move()
+            if self._winner is None:
+                break
+            restarts += 1
+            if restarts >= MAX_OPENING_RESTARTS:
+                raise EnvError(
+                    f"the opponent's opening roll ended {restarts} games in a row before the "
+                    f"agent could move ({self.game}); let the agent move first"
+                )
+        self._history = list(self._moves)
+        self._started = True
+        info = self._info()
+        if not self.self_play:
+            info["restarts"] = restarts
+        return self._observation(), info
+
+    def step(self, action: Any) -> tuple[tuple[int, int], float, bool, bool, dict[str, Any]]:
+        """The mover (the agent, or in self-play the player to move) rolls `action` dice; against
+        an opponent, the opponent then replies unless the game is over."""
+        if not self._started:
+            raise EnvError("call reset() before step()")
+        if self._winner is not None:
+            raise EnvError("the game is over; call reset() to start another")
+        j = check_dice(action, self.game.n_dice)
+        self._moves = []
+        mover = self._to_move
+        total = self._move(j)
+        if not self.self_play and self._winner is None:
+            self._opponent_move()
+        self._history.extend(self._moves)
+        reward = 1.0 if self._winner == mover else 0.0
+        info = self._info()
+        info["roll"] = total
+        if self.self_play:
+            info["mover"] = self._name(mover)
+        return self._observation(), reward, self._winner is not None, False, info
+
+    def render(self) -> str | None:
+        """The board as text ("ansi"): the game, both scores, this game's moves, the result."""
+        if self.render_mode is None:
+            gymnasium.logger.warn(
+                "render() called without a render mode; make the environment with "
+                'render_mode="ansi"'
+            )
+            return None
+        return self._board_text()
+
+    # ------------------------------------------------------------------- internals
+    def _board_text(self) -> str:
+        """The "ansi" board: the game, the scores, this game's moves, who is to move or won."""
+        g = self.game
+        info = self._info()
+        scores = info["scores"]
+        first, second = ("first", "second") if self.self_play else ("agent", "opponent")
+        lines = [
+            f"DiceJack {g}: land in {g.low}..{g.high} to win, pass {g.high} to lose",
+            f"  {first:<8} {scores[0]:>4}    {second:<8} {scores[1]:>4}",
+        ]
+        if self._history:
+            lines.append("  moves: " + "; ".join(
+                f"{m.player} {Game.dice_label(m.dice)} -> {m.total} ({m.score})"
+                for m in self._history
+            ))
+        if info["winner"] is not None:
+            lines.append(f"  {info['winner']} wins")
+        else:
+            x, y = self._observation()
+            lines.append(f"  {self._name(self._to_move)} to move at <{x},{y}>")
+        return "\n".join(lines) + "\n"
+
+    def _agent_first_option(self, options: dict[str, Any] | None) -> bool | None:
+        if not options:
+            return None
+        unknown = sorted(set(options) - {"agent_first"})
+        if unknown:
+            raise EnvError(f"unknown reset option(s) {', '.join(map(repr, unknown))}; "
+                           "the only option is 'agent_first'")
+        value = options.get("agent_first")
+        if value is None:
+            return None
+        if not isinstance(value, (bool, np.bool_)):
+            raise EnvError(f"reset option agent_first must be True or False, got {value!r}")
+        return bool(value)
+
+    def _name(self, seat: int) -> str:
+        """Who sits in `seat` (0 moves first): "first"/"second", or "agent"/"opponent"."""
+        if self.self_play:
+            return self._seat_names[seat]
+        return "agent" if seat == self._agent_seat else "opponent"
+
+    def _move(self, j: int) -> int:
+        """The player to move rolls j dice; the rules of game.outcome decide what follows."""
+        seat = self._to_move
+        total = roll_total(self._cdf[j], float(self.np_random.random()))
+        score = self._scores[seat] + total
+        self._scores[seat] = score
+        self._moves.append(Move(self._name(seat), j, total, score))
+        result = self.game.outcome(score)
+        if result == CONTINUES:
+            self._to_move = 1 - seat
+        else:
+            self._winner = seat if result == MOVER_WINS else 1 - seat
+        return total
+
+    def _opponent_move(self) -> None:
+        seat = self._to_move
+        x, y = self._scores[seat], self._scores[1 - seat]
+        play = cast(OpponentFn, self._opponent)  # never None here: only called against one
+        try:
+            j = check_dice(play(x, y, self.np_random), self.game.n_dice,
+                           f"the opponent's J at <{x},{y}>")
+        except BaseException:
+            self._started = False  # the game cannot go on: the next step asks for a reset
+            raise
+        self._move(j)
+
+    def _observation(self) -> tuple[int, int]:
+        cap = self.game.low - 1
+        seat = self._to_move if self.self_play else self._agent_seat
+        return (min(self._scores[seat], cap), min(self._scores[1 - seat], cap))
+
+    def _info(self) -> dict[str, Any]:
+        if self.self_play:
+            scores = (self._scores[0], self._scores[1])
+        else:
+            a = self._agent_seat
+            scores = (self._scores[a], self._scores[1 - a])
+        winner = None if self._winner is None else self._name(self._winner)
+        info: dict[str, Any] = {"moves": tuple(self._moves), "scores": scores, "winner": winner}
+        if self.self_play:
+            info["to_move"] = self._name(self._to_move) if winner is None else None
+        else:
+            info["agent_first"] = self._agent_seat == 0
+        return info
+
+
+def _check_probability(name: str, value: Any) -> float:
+    if isinstance(value, (bool, np.bool_)):
+        return 1.0 if value else 0.0
+    if not isinstance(value, (int, float, np.integer, np.floating)) or not 0 <= value <= 1:
+        raise EnvError(f"{name} must be a probability in [0, 1] (or a bool), got {value!r}")
+    return float(value)
+
+
+# ----------------------------------------------------------------- learned tables
+def greedy_tables(
+    game: Game, q: Any, visits: Any = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """What an agent learned as the handout's two output arrays (best J, its win probability).
+
+    `q`: (L, L, K+1) estimated win probability of the mover for each J (column 0 ignored), as
+    a tabular agent keeps it. `visits` (optional): counts per (L, L, K+1) action or per (L, L)
+    state; the best J is taken among the J with a visit, and a state without one gets best 0
+    and probability -1 (the handout's "no data", which compare counts as such). Without
+    `visits` every state gets a J. Ties go to the lowest J.
+
+    The pair goes straight into ``compare.compare(game, sol, (best, probability))``; ``best``
+    goes straight into ``solver.evaluate(game, best, opponent)`` when every state has a J
+    (for a table with no-data states, ``compare`` scores them as a uniformly random J).
+    """
+    if not isinstance(game, Game):
+        raise EnvError(f"greedy_tables() needs a Game, got {type(game).__name__}")
+    q_a = _float_table("q", q, game.table_shape)
+    values = q_a[:, :, 1:]
+    if visits is None:
+        seen_j = np.ones(values.shape, dtype=bool)
+    else:
+        v = np.asarray(visits)
+        if v.shape == game.table_shape:
+            v = _float_table("visits", v, game.table_shape)
+            seen_j = v[:, :, 1:] > 0
+        elif v.shape == game.shape:
+            v = _float_table("visits", v, game.shape)
+            seen_j = np.broadcast_to((v > 0)[:, :, None], values.shape)
+        else:
+            raise EnvError(
+                f"visits must have shape {game.table_shape} (per J) or {game.shape} (per state), "
+                f"got {v.shape}"
+            )
+    masked = np.where(seen_j, values, -np.inf)
+    idx = np.argmax(masked, axis=2)  # the first maximum: the lowest J
+    seen = seen_j.any(axis=2)
+    best = np.where(seen, idx + 1, 0).astype(np.int64)
+    probability = np.where(seen, np.take_along_axis(values, idx[:, :, None], axis=2)[:, :, 0], -1.0)
+    return best, probability
+
+
+def _float_table(name: str, value: Any, shape: tuple[int, ...]) -> np.ndarray:
+    try:
+        a = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise EnvError(f"{name} must be a numeric array of shape {shape}") from None
+    if a.shape != shape:
+        raise EnvError(f"{name} must have shape {shape}, got {a.shape}")
+    if not np.all(np.isfinite(a)):
+        raise EnvError(f"{name} must hold finite numbers")
+    return a
+
+
+# -------------------------------------------------------------------------- registry
+def register() -> None:
+    """Register :class:`DiceJackEnv` as :data:`ENV_ID` (with the handout's game), once: a second
+    call, or a re-import of this module, changes nothing and warns nothing."""
+    if ENV_ID not in gymnasium.registry:
+        gymnasium.register(
+            id=ENV_ID,
+            entry_point="dicejack.env:DiceJackEnv",
+            kwargs={"game": HANDOUT_GAME, "opponent": "optimal"},
+        )
+
+
+register()
