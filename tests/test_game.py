@@ -132,3 +132,16 @@ def test_outcome_is_the_rule_every_path_uses():
         CONTINUES, MOVER_WINS, MOVER_WINS, MOVER_LOSES]
     assert [game.outcome(s) for s in (14, 15, 17, 18)] == [outcome(s, 15, 17)
                                                           for s in (14, 15, 17, 18)]
+
+
+def test_roll_total_inverts_the_cdf_exactly():
+    from dicejack.game import roll_total
+
+    game = Game(n_sides=3, low=10, high=12, n_dice=2)
+    cdf = game.sum_cdf_table.tolist()
+    # Two dice of 3 sides: totals 2..6 with counts 1, 2, 3, 2, 1 over 9.
+    edges = [(0.0, 2), (1 / 9 - 1e-12, 2), (1 / 9, 3), (3 / 9 - 1e-12, 3), (3 / 9, 4),
+             (6 / 9 + 1e-12, 5), (8 / 9, 6), (1 - 1e-16, 6)]
+    for u, total in edges:
+        assert roll_total(cdf[2], u) == total, (u, total)
+    assert roll_total(cdf[1], 0.5) == 2

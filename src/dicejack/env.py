@@ -13,7 +13,6 @@ this module raises :class:`GymMissingError` (a one-line :class:`dicejack.Dicejac
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Callable
 from typing import Any, NamedTuple, cast
 
@@ -36,7 +35,7 @@ except ImportError:
     ) from None
 
 from dicejack import solver  # noqa: E402  (after the gymnasium check, on purpose)
-from dicejack.game import CONTINUES, MOVER_WINS, Game  # noqa: E402
+from dicejack.game import CONTINUES, MOVER_WINS, Game, roll_total  # noqa: E402
 
 __all__ = [
     "ENV_ID",
@@ -82,11 +81,6 @@ class Move(NamedTuple):
 
 
 # ------------------------------------------------------------------------------ the rules
-def roll_total(cdf_row: list[float], u: float) -> int:
-    """The total of J dice drawn from one uniform `u` in [0, 1): the smallest total t with
-    u < P(total <= t), `cdf_row` being row J of :attr:`Game.sum_cdf_table` (the learner's rule)."""
-    return min(bisect_right(cdf_row, u), len(cdf_row) - 1)
-
 
 def check_dice(j: Any, n_dice: int, what: str = "action") -> int:
     """`j` as a number of dice in 1..n_dice (an int, a numpy integer or a 0-d integer array);

@@ -10,6 +10,8 @@ Everything else in dicejack (solver, learner, compare, grade) takes its rules fr
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
@@ -47,6 +49,13 @@ def outcome(score: int, low: int, high: int) -> int:
     if score >= low:
         return MOVER_WINS
     return CONTINUES
+
+
+def roll_total(cdf_row: Sequence[float], u: float) -> int:
+    """The total of J dice drawn from one uniform `u` in [0, 1), defined once: the smallest total
+    t with u < P(total <= t), `cdf_row` being row J of :attr:`Game.sum_cdf_table`. (The compiled
+    kernels draw the same way, through a guide table; tests hold them to this.)"""
+    return min(bisect_right(cdf_row, u), len(cdf_row) - 1)
 
 
 class GameError(DicejackError, ValueError):
