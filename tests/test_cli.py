@@ -127,5 +127,140 @@ def test_solve_and_compare_of_a_small_game_load_no_compiler_and_help_no_numpy(tm
     assert _heavy_imports("solve", "--exact", "--format", "json") == (0, "-", True)
     formats.save_run_npz(tmp_path / "run.npz", learner.learn(Game(6, 15, 17, 2), 100.0, 200, 1))
     assert _heavy_imports("compare", "run.npz", cwd=tmp_path) == (0, "-", True)
-    assert _heavy_imports("--help") == (0, "rich", False)  # typer draws help with rich
+    assert _heavy_imports("--help") == (0, "-", False)  # plain click help: no rich either
+    assert _heavy_imports("--version") == (0, "-", False)
     assert _heavy_imports("solve", "--low", "abc") == (2, "-", False)  # usage error
+
+
+# ------------------------------------------------------------------------- no newcomer traps
+def _help_texts(capsys, monkeypatch) -> dict[str, str]:
+    """`dicejack --help` and `dicejack COMMAND --help` of every command, 200 columns wide."""
+    import typer.main
+
+    monkeypatch.setenv("COLUMNS", "200")
+    texts = {}
+    for name in ["", *typer.main.get_command(app).commands]:
+        code, out, err = run(capsys, *([name] if name else []), "--help")
+        assert code == 0 and err == "", (name, err)
+        texts[name or "dicejack"] = out
+    return texts
+
+
+def test_help_shows_what_it_says(capsys, monkeypatch):
+    texts = _help_texts(capsys, monkeypatch)
+    assert set(texts) == {"dicejack", "solve", "learn", "compare", "report", "grade"}
+    for name in ("report", "grade"):  # the Dask option, word for word, square brackets too
+        assert "pip install 'dicejack[cluster]'" in " ".join(texts[name].split()), texts[name]
+    for name, text in texts.items():
+        assert "<bool>" not in text and "BOOLEAN" not in text, name
+        options = [line.split()[0] for line in text.splitlines() if line.startswith("  -")]
+        assert "-h," in options, name
+        assert "--m" not in [o.rstrip(",") for o in options], f"{name}: -m shown as --m"
+    for name in ("learn", "report", "grade"):
+        lines = [line for line in texts[name].splitlines() if line.startswith("  -m")]
+        assert lines and lines[0].split()[:2] == ["-m,", "--m"], name
+    flags = {"solve": ["--exact", "--force"], "learn": ["--explain", "--force"]}
+    for name, names in flags.items():
+        for flag in names:
+            line = next(line for line in texts[name].splitlines() if line.split()[:1] == [flag])
+            assert line.split()[1][0].isupper(), f"{flag} shows a value: {line}"
+    assert "--version" in texts["dicejack"]
+
+
+def test_version_and_bare_command(capsys):
+    from dicejack import __version__
+
+    assert run(capsys, "--version") == (0, f"dicejack {__version__}\n", "")
+    assert __version__ == "0.1.0"
+    code, out, err = run(capsys)
+    assert code == 0 and out.startswith("Usage: dicejack") and "Commands:" in out
+
+
+def test_solve_value_iteration_text_gives_its_sweep_count(capsys):
+    sol = solver.solve(Game(6, 15, 17, 2), method="value-iteration")
+    code, out, _ = run(capsys, "solve", "--method", "value-iteration")
+    assert code == 0 and sol.sweeps > 2
+    assert out.splitlines()[0].endswith(
+        f"(value-iteration: {sol.sweeps} sweeps, the last one changing nothing)")
+    code, out, _ = run(capsys, "solve")
+    assert "sweeps" not in out.splitlines()[0]  # backward induction: one pass, nothing to say
+
+
+# ------------------------------------------------------------------------------ big outputs
+def test_outputs_over_the_limit_need_force(capsys, tmp_path, monkeypatch):
+    from dicejack import formats
+    from dicejack.cli import common
+
+    game = Game(6, 15, 17, 2)
+    size = formats.solution_bytes(game, "npz")
+    monkeypatch.setattr(common, "LARGE_OUTPUT_BYTES", size - 1)
+    path = tmp_path / "sol.npz"
+    monkeypatch.setattr("sys.stdin", _Stdin(""))  # not a terminal
+    code, out, err = run(capsys, "solve", "--format", "npz", "--out", str(path))
+    assert code == 2 and not path.exists() and out == ""
+    assert err.count("\n") == 1 and "--force" in err and f"{path} would take up to" in err
+    assert common.size_text(size) in err
+    code, _, err = run(capsys, "solve", "--format", "npz", "--out", str(path), "--force")
+    assert code == 0 and path.exists()
+    # stdout counts too; text of the same game is far smaller than its .npz
+    assert formats.solution_bytes(game, "text") < size
+    assert run(capsys, "solve")[0] == 0
+    # learn: the run file, before a single game is played
+    monkeypatch.setattr(common, "LARGE_OUTPUT_BYTES", formats.run_bytes(game, "npz", 100) - 1)
+    run_path = tmp_path / "run.npz"
+    code, out, err = run(capsys, "learn", "--games", "100", "--out", str(run_path))
+    assert code == 2 and not run_path.exists() and "--force" in err and out == ""
+    code, out, err = run(capsys, "learn", "--games", "100", "--out", str(run_path), "--force")
+    assert code == 0 and run_path.exists()
+
+
+class _Stdin:
+    """A stand-in for sys.stdin: its text, read a line at a time, and whether it is a terminal."""
+
+    def __init__(self, text: str, tty: bool = False) -> None:
+        import io
+
+        self.lines = io.StringIO(text)
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+    def readline(self) -> str:
+        return self.lines.readline()
+
+
+@pytest.mark.parametrize("answer, written", [("y\n", True), ("\n", False), ("no\n", False)])
+def test_at_a_terminal_a_big_output_is_asked_for(capsys, tmp_path, monkeypatch, answer, written):
+    from dicejack.cli import common
+
+    monkeypatch.setattr(common, "LARGE_OUTPUT_BYTES", 1000)
+    monkeypatch.setattr("sys.stdin", _Stdin(answer, tty=True))
+    monkeypatch.setattr("sys.stderr.isatty", lambda: True, raising=False)
+    path = tmp_path / "sol.npz"
+    code, _, err = run(capsys, "solve", "--format", "npz", "--out", str(path))
+    assert "Write it? [y/N]" in err
+    assert (code == 0) is written and path.exists() is written
+    if not written:
+        assert "not written" in err and "--force" in err
+
+
+def test_size_estimates_are_close_upper_bounds(tmp_path):
+    from dicejack import formats, learner
+
+    game = Game(6, 60, 65, 4)
+    sol = solver.solve(game)
+    for fmt, text in (("text", formats.solution_text(sol)), ("json", formats.solution_json(sol)),
+                      ("csv", formats.solution_csv(sol))):
+        actual = len(text.encode())
+        assert actual <= formats.solution_bytes(game, fmt) <= 1.6 * actual + 2**16, fmt
+    run_ = learner.learn(game, 10.0, 3000, 1)
+    for fmt, text in (("text", formats.learn_text(run_)), ("json", formats.learn_json(run_)),
+                      ("csv", formats.learn_csv(run_))):
+        actual = len(text.encode())
+        # counts as wide as NGAMES: an upper bound, loose for a short run (mostly zeros)
+        assert actual <= formats.run_bytes(game, fmt, 3000) <= 3 * actual + 2**16, fmt
+    formats.save_run_npz(tmp_path / "run.npz", run_)
+    actual = (tmp_path / "run.npz").stat().st_size  # compressed: the estimate is a bound
+    raw = run_.win.nbytes + run_.lose.nbytes
+    assert actual <= raw <= formats.run_bytes(game, "npz", 3000) <= raw + 2**16

@@ -211,3 +211,92 @@ def test_compare_command_bad_input(tmp_path, capsys):
     junk.write_text("1 2 3\n")
     code, _, err = run_cli(capsys, "compare", str(junk))
     assert code == 2 and "cannot read two 15x15 tables" in err
+
+
+# ------------------------------------------------------------------- what users have at hand
+def test_raw_count_tables_are_accepted(handout_truth):
+    run = learner.learn(HANDOUT, 100.0, 2000, seed=4)
+    expected = compare.compare(HANDOUT, handout_truth, run).metrics
+    assert compare.compare(HANDOUT, handout_truth, (run.win, run.lose)).metrics == expected
+    lists = (run.win.tolist(), run.lose.tolist())
+    assert compare.compare(HANDOUT, handout_truth, lists).metrics == expected
+    best, prob = learner.learned_tables(run.win, run.lose)
+    assert compare.compare(HANDOUT, handout_truth, (best, prob)).metrics == expected
+    for bad in [(run.win, prob), (best, run.lose), (run.win[0], run.lose[0, 0])]:
+        with pytest.raises(compare.CompareError, match=r"\(best, probability\), each 15x15, "
+                           r"or the counts \(win, lose\), each of shape \(15, 15, 3\)"):
+            compare.compare(HANDOUT, handout_truth, bad)
+    with pytest.raises(compare.CompareError, match="another game"):
+        compare.compare(HANDOUT, handout_truth, (run.win[:10, :10], run.lose[:10, :10]))
+
+
+# ------------------------------------------------------------------- slips in printed tables
+def test_hints_on_the_hand_computed_tiny_game(tiny_truth):
+    sol = tiny_truth.solution  # P* = [[5/8, 3/4], [1/2, 1/2]], J = 1 everywhere
+    right = compare.table_hints(tiny_truth, sol.best, sol.p)
+    assert not right.transposed and not right.zero_based
+    assert right.error == 0.0 and right.agreement == 1.0 and right.agreement_shifted == 0.0
+    # transposed, <0,1> shows P*(1,0) = 1/2 instead of 3/4: off by 1/4 in 1 of 3 reachable states
+    flipped = compare.table_hints(tiny_truth, sol.best.T, sol.p.T)
+    assert flipped.transposed and not flipped.zero_based
+    assert flipped.error == pytest.approx(1 / 12) and flipped.error_transposed == 0.0
+    (message,) = flipped.messages(TINY.n_dice)
+    assert "transposed" in message and "0.000" in message and "0.083" in message
+    # J printed 0-based: 0 where the handout prints 1
+    zero = compare.table_hints(tiny_truth, sol.best - 1, sol.p)
+    assert zero.zero_based and not zero.transposed
+    assert (zero.agreement, zero.agreement_shifted) == (0.0, 1.0)
+    (message,) = zero.messages(TINY.n_dice)
+    assert "0-based (0..1 printed for 1..2 dice)" in message and "100%" in message
+    both = compare.table_hints(tiny_truth, (sol.best - 1).T, sol.p.T)
+    assert both.transposed and both.zero_based and len(both.messages(2)) == 2
+
+
+def test_hints_on_learned_tables(handout_truth):
+    run = learner.learn(HANDOUT, 100.0, 100_000, seed=3)
+    best, prob = learner.learned_tables(run.win, run.lose)
+    as_printed = compare.table_hints(handout_truth, best, prob)
+    assert not as_printed.transposed and not as_printed.zero_based
+    flipped = compare.table_hints(handout_truth, best.T, prob.T)
+    assert flipped.transposed and not flipped.zero_based
+    # a student printing argmax over J = 1..K without the +1: -1 where there is no data
+    zero_based = np.where(best > 0, best - 1, -1)
+    hints = compare.table_hints(handout_truth, zero_based, prob)
+    assert hints.zero_based and not hints.transposed
+    assert hints.agreement_shifted - hints.agreement >= compare.ZERO_BASED_MIN_GAIN
+    # J = 0 printed only where there is no data is the handout's own convention, not a slip
+    assert not compare.table_hints(handout_truth, best, prob).zero_based
+    # a policy that never plays K is not 0-based when shifting it does not help
+    ones = np.ones_like(best)
+    assert not compare.table_hints(handout_truth, ones, prob).zero_based
+
+
+def test_size_hint():
+    assert compare.size_hint(HANDOUT, 10) == (
+        "the tables are 10x10: LTarget=10? try --low 10 --high <UTarget>")
+    assert compare.size_hint(HANDOUT, 15) == "" and compare.size_hint(HANDOUT, None) == ""
+
+
+def test_compare_command_names_the_size_it_found_and_the_slips(tmp_path, capsys):
+    game = Game(6, 10, 12, 2)
+    sol = solver.solve(game)
+    grid = (formats.format_table(sol.best, "Best number of dice:", kind="int") + "\n"
+            + formats.format_table(sol.p, "Win probability:"))
+    path = tmp_path / "tables.txt"  # no params header, as a student's program prints
+    path.write_text(grid)
+    code, out, err = run_cli(capsys, "compare", str(path))
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "cannot read two 15x15 tables" in err
+    assert err.rstrip().endswith("the tables are 10x10: LTarget=10? try --low 10 --high <UTarget>")
+    code, out, err = run_cli(capsys, "compare", str(path), "--low", "10", "--high", "12")
+    assert code == 0 and err == "" and "agreement_decisive" in out
+    path.write_text(formats.format_table(sol.best.T, "Best number of dice:", kind="int") + "\n"
+                    + formats.format_table(sol.p.T, "Win probability:"))
+    code, out, err = run_cli(capsys, "compare", str(path), "--low", "10", "--high", "12",
+                             "--format", "json")
+    assert code == 0 and json.loads(out)["params"]["low"] == 10
+    assert err.startswith("hint: the tables look transposed") and err.count("\n") == 1
+    path.write_text(formats.format_table(sol.best - 1, "Best number of dice:", kind="int") + "\n"
+                    + formats.format_table(sol.p, "Win probability:"))
+    code, out, err = run_cli(capsys, "compare", str(path), "--low", "10", "--high", "12")
+    assert code == 0 and err.startswith("hint: J looks 0-based (0..1 printed for 1..2 dice)")

@@ -89,6 +89,25 @@ def test_handout_game_2_and_trace_wording():
     ]
 
 
+def test_updated_counts_and_replay_trace_follow_the_handouts_game_1():
+    moves, winner = learner.replay_game(HANDOUT, [(5, 6), (3, 4), (5, 5)])
+    assert learner.updated_counts(moves, winner) == [
+        (False, 0, 0, 2), (True, 0, 11, 2), (False, 11, 7, 2)]
+    win, lose = tables(HANDOUT)
+    traced = learner.replay_trace(HANDOUT, 100.0, [(5, 6), (3, 4), (5, 5)], win, lose)
+    assert traced.winner == "B" and traced.loser_busted
+    assert [(u.table, u.x, u.y, u.j, u.count) for u in traced.updates] == [
+        ("LoseCount", 0, 0, 2, 1), ("WinCount", 0, 11, 2, 1), ("LoseCount", 11, 7, 2, 1)]
+    assert changed_cells(win, lose) == {
+        ("Lose", 0, 0, 2): 1, ("Lose", 11, 7, 2): 1, ("Win", 0, 11, 2): 1}
+    first = traced.moves[0].choice
+    assert first.draw is None and first.total == 0 and first.p == (0.0, 0.5, 0.5)
+    with pytest.raises(LearnerError, match="shape"):
+        learner.replay_trace(HANDOUT, 100.0, [(5, 6)], *tables(Game(6, 10, 12, 2)))
+    with pytest.raises(LearnerError, match="M must"):
+        learner.replay_trace(HANDOUT, -1.0, [(5, 6), (3, 4), (5, 5)])
+
+
 def test_replay_game_rejects_bad_scripts():
     with pytest.raises(LearnerError, match="must roll 1..2 dice"):
         learner.replay_game(HANDOUT, [(1, 1, 1)])

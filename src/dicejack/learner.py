@@ -32,6 +32,11 @@ Corner cases the handout leaves open, decided here (each has a test):
   Python reference give identical tables, however the run is chunked, checkpointed or resumed.
 
 Counts must stay below 2**53 for f_J to be exact divisions; that is far beyond any run.
+
+Traces (`learn --trace`, `--explain`): :func:`trace` replays the next games of a run in the
+reference loop on copies of its tables and generator, recording every move's :class:`Choice`
+(the counts, f_J, B, T, p_J and draws it used) and every game's count updates;
+:func:`replay_trace` does the same for a game whose dice are given (the handout's examples).
 """
 
 from __future__ import annotations
@@ -62,6 +67,8 @@ __all__ = [
     "LearnerError",
     "LearnRun",
     "Session",
+    "Choice",
+    "CountUpdate",
     "TracedMove",
     "TracedGame",
     "TIE_BREAKS",
@@ -79,7 +86,9 @@ __all__ = [
     "tied_best",
     "replay_game",
     "record_game",
+    "updated_counts",
     "trace",
+    "replay_trace",
     "check_m",
     "frozen_counts",
 ]
@@ -208,20 +217,34 @@ def record_game(
     moves alternate A, B, A, ... from A; each (X, Y, J) of the winner adds 1 to win[X, Y, J], each
     of the loser 1 to lose[X, Y, J]. Works on numpy tables and on nested lists.
     """
+    for won, x, y, j in updated_counts(moves, winner):
+        (win if won else lose)[x][y][j] += 1
+
+
+def updated_counts(
+    moves: Sequence[tuple[int, int, int]], winner: str
+) -> list[tuple[bool, int, int, int]]:
+    """The cells a finished game increments, in move order: (True for WinCount, X, Y, J).
+
+    moves alternate A, B, A, ... from A: the winner's moves count in WinCount, the loser's in
+    LoseCount (the handout's update; :func:`record_game` applies it).
+    """
     if winner not in ("A", "B"):
         raise LearnerError(f"winner must be 'A' or 'B', got {winner!r}")
     w = 0 if winner == "A" else 1
-    for i, (x, y, j) in enumerate(moves):
-        table = win if i % 2 == w else lose
-        table[x][y][j] += 1
+    return [(i % 2 == w, x, y, j) for i, (x, y, j) in enumerate(moves)]
 
 
 # ----------------------------------------------------------------- reference self-play
 def _play_one_python(
     win: list, lose: list, cdf_rows: list[list[float]], low: int, high: int, k: int, m: float,
-    rng: np.random.Generator, random_ties: bool,
+    rng: np.random.Generator, random_ties: bool, choices: list[Choice] | None = None,
 ) -> tuple[list[tuple[int, int, int, int]], str]:
-    """One self-play game on nested-list tables (not updated): moves (X, Y, J, total), winner."""
+    """One self-play game on nested-list tables (not updated): moves (X, Y, J, total), winner.
+
+    With a `choices` list, each move's computation is appended to it as a :class:`Choice` (the
+    numbers below, as they are; recording draws nothing and changes nothing).
+    """
     moves: list[tuple[int, int, int, int]] = []
     a = b = 0
     mover = 0
@@ -229,11 +252,13 @@ def _play_one_python(
         wrow = win[a][b]
         lrow = lose[a][b]
         f, total, best = estimates(wrow, lrow, k)
+        tie_draw = None
         if random_ties:
             tied = [j for j in range(1, k + 1) if f[j] == f[best]]
             if len(tied) > 1:
                 n = len(tied)
-                best = tied[min(int(rng.random() * n), n - 1)]
+                tie_draw = rng.random()
+                best = tied[min(int(tie_draw * n), n - 1)]
         p = move_probabilities(f, total, best, k, m)
         # The handout's sampler: u_i cumulative, first i with x < u_i, else K.
         x = rng.random()
@@ -244,7 +269,14 @@ def _play_one_python(
             if x < u:
                 j = i
                 break
-        t = bisect_right(cdf_rows[j], rng.random())
+        roll_draw = rng.random()
+        t = bisect_right(cdf_rows[j], roll_draw)
+        if choices is not None:
+            choices.append(Choice(
+                a, b, tuple(int(v) for v in wrow), tuple(int(v) for v in lrow), tuple(f), total,
+                best, tuple(jj for jj in range(1, k + 1) if f[jj] == f[best]), tie_draw,
+                tuple(p), x, j, roll_draw,
+            ))
         moves.append((a, b, j, t))
         new = a + t
         result = outcome(new, low, high)
@@ -509,8 +541,72 @@ def resume(
 
 # ---------------------------------------------------------------------------- traces
 @dataclass(frozen=True)
+class Choice:
+    """The handout's computation of one move in state <x, y>, with the numbers the learner used.
+
+    win, lose: WinCount[x, y, 0..K] and LoseCount[x, y, 0..K] at the move (a game's counts are
+    updated only when it ends). f: f_0..f_K (f_0 = 0, unused); total: T; best: B; tied: every J
+    with the largest f_J; tie_draw: the uniform that picked B among them (``tie_break="random"``
+    with two or more tied), else None. p: p_0..p_K (p_0 = 0). draw: the uniform x of the
+    handout's sampler, None in a replayed game (its dice are given); dice: the J rolled;
+    roll_draw: the uniform that drew the roll's total (None in a replayed game).
+    """
+
+    x: int
+    y: int
+    win: tuple[int, ...]
+    lose: tuple[int, ...]
+    f: tuple[float, ...]
+    total: int
+    best: int
+    tied: tuple[int, ...]
+    tie_draw: float | None
+    p: tuple[float, ...]
+    draw: float | None
+    dice: int
+    roll_draw: float | None = None
+
+    @property
+    def k(self) -> int:
+        """K = NDice."""
+        return len(self.p) - 1
+
+    @property
+    def g(self) -> float:
+        """g = sum of f_J over J != B, added in increasing J as
+        :func:`dicejack.formulas.move_probabilities` adds it (0 when K = 1)."""
+        g = 0.0
+        for j in range(1, self.k + 1):
+            if j != self.best:
+                g += self.f[j]
+        return g
+
+    @property
+    def cumulative(self) -> tuple[float, ...]:
+        """u_0..u_K of the handout's sampler, u_i = u_(i-1) + p_i, added as the learner adds them
+        (the learner stops at the first i < K with x < u_i; u_K is never compared)."""
+        u = [self.p[0]]
+        for i in range(1, self.k + 1):
+            u.append(u[-1] + self.p[i])
+        return tuple(u)
+
+
+@dataclass(frozen=True)
+class CountUpdate:
+    """One cell a finished game incremented: `table` ("WinCount" or "LoseCount") at [x, y, j],
+    and its `count` after the update."""
+
+    table: str
+    x: int
+    y: int
+    j: int
+    count: int
+
+
+@dataclass(frozen=True)
 class TracedMove:
-    """One move of a traced game: `player` at <x, y> rolls `dice` dice showing `faces`."""
+    """One move of a traced game: `player` at <x, y> rolls `dice` dice showing `faces`;
+    `choice`: how the learner chose `dice` (see :class:`Choice`)."""
 
     player: str
     x: int
@@ -519,15 +615,18 @@ class TracedMove:
     faces: tuple[int, ...]
     total: int
     score: int
+    choice: Choice | None = None
 
 
 @dataclass(frozen=True)
 class TracedGame:
-    """One traced game: its 1-based number in the run, its moves, and the winner ("A"/"B")."""
+    """One traced game: its 1-based number in the run, its moves, the winner ("A"/"B"), and the
+    counts it incremented when it ended, in move order."""
 
     number: int
     moves: tuple[TracedMove, ...]
     winner: str
+    updates: tuple[CountUpdate, ...] = ()
 
     @property
     def loser_busted(self) -> bool:
@@ -582,13 +681,66 @@ def trace(
     pyrng = random.Random(int.from_bytes(key.generate_state(4, np.uint64).tobytes(), "little"))
     out = []
     for number in range(session.played + 1, session.played + games + 1):
+        choices: list[Choice] = []
         moves, winner = _play_one_python(
-            wl, ll, cdf_rows, low, high, k, session.m, session.rng, session.tie_break == "random"
+            wl, ll, cdf_rows, low, high, k, session.m, session.rng, session.tie_break == "random",
+            choices,
         )
-        record_game(wl, ll, [mv[:3] for mv in moves], winner)
         traced = tuple(
-            TracedMove("AB"[i % 2], x, y, j, _faces(game, j, t, pyrng), t, x + t)
-            for i, (x, y, j, t) in enumerate(moves)
+            TracedMove("AB"[i % 2], x, y, j, _faces(game, j, t, pyrng), t, x + t, choice)
+            for i, ((x, y, j, t), choice) in enumerate(zip(moves, choices, strict=True))
         )
-        out.append(TracedGame(number, traced, winner))
+        updates = _record_traced(wl, ll, [mv[:3] for mv in moves], winner)
+        out.append(TracedGame(number, traced, winner, updates))
     return out
+
+
+def _record_traced(
+    win: Any, lose: Any, moves: Sequence[tuple[int, int, int]], winner: str
+) -> tuple[CountUpdate, ...]:
+    """:func:`record_game`, returning the cells it incremented and their new counts."""
+    record_game(win, lose, moves, winner)
+    return tuple(
+        CountUpdate("WinCount" if won else "LoseCount", x, y, j,
+                    int((win if won else lose)[x][y][j]))
+        for won, x, y, j in updated_counts(moves, winner)
+    )
+
+
+def replay_trace(
+    game: Game,
+    m: float,
+    rolls: Iterable[Sequence[int]],
+    win: np.ndarray | None = None,
+    lose: np.ndarray | None = None,
+    *,
+    number: int = 1,
+) -> TracedGame:
+    """A scripted game (`rolls` as in :func:`replay_game`) traced like :func:`trace`: at every
+    move the handout's computation from the counts `win` and `lose` (zeros when None), which
+    are then updated in place as :func:`record_game` does.
+
+    The dice are given, so a move's choice has no draws; B is the lowest J among tied f_J.
+    Handout Game 3 from empty tables: WinCount[0,0,2], LoseCount[0,7,2], ... are incremented.
+    """
+    m = check_m(m, game.n_dice)
+    if win is None or lose is None:
+        win = np.zeros(game.table_shape, dtype=np.int64) if win is None else win
+        lose = np.zeros(game.table_shape, dtype=np.int64) if lose is None else lose
+    win, lose = check_tables(win, lose)
+    if win.shape != game.table_shape:
+        raise LearnerError(f"count tables have shape {win.shape}, not {game.table_shape}")
+    rolls = [tuple(int(v) for v in r) for r in rolls]
+    moves, winner = replay_game(game, rolls)
+    k = game.n_dice
+    traced = []
+    for i, ((x, y, j), faces) in enumerate(zip(moves, rolls, strict=True)):
+        wrow, lrow = win[x, y].tolist(), lose[x, y].tolist()
+        f, total, best = estimates(wrow, lrow, k)
+        p = move_probabilities(f, total, best, k, m)
+        tied = tuple(jj for jj in range(1, k + 1) if f[jj] == f[best])
+        choice = Choice(x, y, tuple(wrow), tuple(lrow), tuple(f), total, best, tied, None,
+                        tuple(p), None, j)
+        traced.append(TracedMove("AB"[i % 2], x, y, j, faces, sum(faces), x + sum(faces), choice))
+    updates = _record_traced(win, lose, moves, winner)
+    return TracedGame(number, tuple(traced), winner, updates)

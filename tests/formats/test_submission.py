@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from dicejack.formats import (
     FormatError,
     Submission,
+    find_table_size,
     format_table,
     read_submission,
     read_submission_text,
@@ -578,3 +579,17 @@ def test_submission_large_input_is_linear() -> None:
     sub = read_submission_text(noise + lay_grid(policy, prob), SUB_LOW, SUB_DICE)
     assert_sub_reads_back(sub, policy, prob)
     assert time.perf_counter() - start < 10
+
+
+# ------------------------------------------------------------------------ another size than asked
+def test_find_table_size_names_the_size_of_tables_that_do_not_fit() -> None:
+    policy, prob, _ = make_sub_tables(low=10)
+    text = format_table(policy, "Best number of dice:", kind="int") + "\n" + format_table(
+        prob, "Win probability:")
+    with pytest.raises(FormatError, match="need 2 arrays of 15x15"):
+        read_submission_text(text, 15, SUB_DICE)
+    assert find_table_size(text, SUB_DICE) == 10
+    csv = "\n".join(",".join(map(str, row)) for row in [*policy.tolist(), *prob.tolist()])
+    assert find_table_size(csv, SUB_DICE) == 10
+    for junk in ("", "hello\n", "1 2 3\n4 5 6\n", "\x00\x01\x02" * 100, b"\xff\xfe\x00"):
+        assert find_table_size(junk, SUB_DICE) is None

@@ -22,7 +22,12 @@ from layouts import (
     render,
 )
 
-from dicejack.formats import SUBMISSION_LAYOUTS, Submission, read_submission_text
+from dicejack.formats import (
+    SUBMISSION_LAYOUTS,
+    Submission,
+    find_table_size,
+    read_submission_text,
+)
 
 SEPARATE = {"grid", "grid-tabs", "grid-column-header", "tab-corner", "csv", "labelled-grid"}
 SEPARATE |= {"labelled-csv", "list-repr", "list-numpy-items", "numpy-repr", "numpy-str"}
@@ -97,3 +102,14 @@ def printings(draw: st.DrawFn) -> tuple[Tables, str, Style]:
 def test_round_trip_random_tables(printing: tuple[Tables, str, Style]) -> None:
     """Random sizes (L 1..9, K 1..4), tables, layouts, conventions, decimals, copies."""
     check_round_trip(*printing)
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+@pytest.mark.parametrize("low", [4, 10])
+def test_the_table_size_is_found_in_every_layout(layout: str, low: int) -> None:
+    """Tables of another size than expected: find_table_size names theirs (for the message)."""
+    tables = make_tables(low, 3, seed=low)
+    for convention, twice in (("-1/-1", False), (LAYOUTS[layout].conventions[-1], True)):
+        text = render(tables, layout, Style(CONVENTIONS[convention], 4, twice=twice))
+        assert find_table_size(text, 3) == low, f"{layout} {convention}:\n{text}"
+    assert find_table_size(text.encode("utf-16"), 3) == low  # as PowerShell's `>` writes it

@@ -84,7 +84,11 @@ def main(argv: list[str] | None = None) -> int:
     except usage_errors as exc:
         ctx = getattr(exc, "ctx", None)
         if type(exc).__name__ == "NoArgsIsHelpError":
-            return 0  # typer has already printed the help
+            # `dicejack` alone: its message is the help (Rich help would have printed itself)
+            text = exc.format_message() if hasattr(exc, "format_message") else ""
+            if text.strip():
+                typer.echo(text.rstrip("\n"))
+            return 0
         message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
         message = one_line(message)
         command = f" (see: {ctx.command_path} --help)" if ctx is not None else ""

@@ -1,4 +1,10 @@
-"""What every command shares: the typer app, the game options, output helpers, UsageError."""
+"""What every command shares: the typer app, the game options, output helpers, UsageError.
+
+Help is click's plain text (``rich_markup_mode=None``): what a help string says is what the
+user sees (Rich markup would swallow ``pip install 'dicejack[cluster]'``), flags show as flags
+and ``-m`` as ``-m, --m``, whatever typer version draws it. Outputs over
+:data:`LARGE_OUTPUT_BYTES` need ``--force`` (or a yes at a terminal), asked before the work.
+"""
 
 import sys
 from pathlib import Path
@@ -21,7 +27,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 120},
 )
 
 
@@ -67,9 +74,68 @@ def write_output(text: str | bytes, out: Path | None) -> None:
     typer.echo(f"wrote {out}", err=True)
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from dicejack import __version__
+
+        typer.echo(f"dicejack {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_print_version, is_eager=True,
+        help="Print dicejack's version and exit.",
+    ),
+) -> None:
     """Keep `dicejack COMMAND` a command group even while it has a single command."""
+
+
+#: Outputs estimated above this size need --force (or a yes at a terminal prompt).
+LARGE_OUTPUT_BYTES = 2**30
+
+ForceOpt = typer.Option(
+    False, "--force", help="Write outputs over 1 GiB without asking (otherwise: a y/N question "
+    "at a terminal, an error elsewhere)."
+)
+
+
+def size_text(size: float) -> str:
+    """A byte count for the user: '950 MiB', '3.2 GiB'."""
+    for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if size >= scale:
+            return f"{size / scale:.1f}".removesuffix(".0") + f" {unit}"
+    return f"{int(size)} bytes"
+
+
+def _interactive() -> bool:
+    """True when a question can be asked: stdin and stderr are both terminals."""
+    try:
+        return bool(sys.stdin and sys.stdin.isatty() and sys.stderr and sys.stderr.isatty())
+    except (AttributeError, ValueError):  # no stdin at all, or a closed one
+        return False
+
+
+def confirm_large_outputs(outputs: "list[tuple[str, int]]", force: bool) -> None:
+    """Before the work: every (what, estimated bytes) over LARGE_OUTPUT_BYTES needs `force`.
+
+    At a terminal (stdin and stderr both one) the user is asked y/N; elsewhere, or on no, a
+    one-line UsageError names the sizes and --force.
+    """
+    large = [(what, size) for what, size in outputs if size > LARGE_OUTPUT_BYTES]
+    if force or not large:
+        return
+    said = " and ".join(f"{what} would take up to {size_text(size)}" for what, size in large)
+    limit = size_text(LARGE_OUTPUT_BYTES)
+    if _interactive():
+        sys.stderr.write(f"{said} (over {limit}). Write it? [y/N] ")
+        sys.stderr.flush()
+        answer = sys.stdin.readline().strip().lower()
+        if answer in ("y", "yes"):
+            return
+        raise UsageError(f"not written: {said}; add --force to write it without asking")
+    raise UsageError(f"{said}, over {limit}; add --force to write it")
 
 
 def free_path(name: str) -> Path:

@@ -32,15 +32,19 @@ def _game_from_options(
     return Game(**{names[k]: (base[names[k]] if v is None else v) for k, v in given.items()})
 
 
-def _read_text_tables(path: Path, given: dict[str, int | None]) -> "tuple[Game, object]":
-    """The two printed arrays of a text file, as (game, compare.Learned).
+def _read_text_tables(
+    path: Path, given: dict[str, int | None]
+) -> "tuple[Game, object, object]":
+    """The two printed arrays of a text file, as (game, compare.Learned, formats.Submission).
 
     Any layout `formats.read_submission` understands (dicejack's own text output and what student
     programs print). A 'NSides=.. LTarget=.. UTarget=.. NDice=..' header, as `dicejack learn`
-    prints, names the game; otherwise the options (or the handout's game) do.
+    prints, names the game; otherwise the options (or the handout's game) do. Tables of another
+    size give an error that names the LTarget they fit.
     """
     from dicejack import compare as cmp
     from dicejack import formats
+    from dicejack.formats.submission import find_table_size
     from dicejack.game import Game
 
     try:
@@ -55,12 +59,15 @@ def _read_text_tables(path: Path, given: dict[str, int | None]) -> "tuple[Game, 
     try:
         sub = formats.read_submission(path, game.low, game.n_dice)
     except formats.FormatError as exc:
+        hint = cmp.size_hint(game, find_table_size(text, game.n_dice))
         raise cmp.CompareError(
             f"cannot read two {game.low}x{game.low} tables from {path}: {exc}"
+            + (f"; {hint}" if hint else "")
         ) from None
-    return game, cmp.learned_from_tables(
+    learned = cmp.learned_from_tables(
         game, sub.policy, sub.probability, no_data=sub.no_data, source=str(path)
     )
+    return game, learned, sub
 
 
 def _check_input_file(path: Path) -> None:
@@ -88,8 +95,9 @@ def _check_input_file(path: Path) -> None:
 @app.command("compare")
 def compare_cmd(
     source: Path = typer.Argument(
-        ..., help="A learner run (.npz from `dicejack learn --out`) or a text file with the two "
-        "printed LxL arrays (best number of dice, then win probability; -1 = no data)."
+        ..., metavar="SOURCE", help="A learner run (.npz from `dicejack learn --out`) or a text "
+        "file with the two printed LxL arrays (best number of dice, then win probability; "
+        "-1 = no data)."
     ),
     sides: int | None = typer.Option(
         None, "--sides", help="NSides, for text tables (a run file carries its game). Default 6."
@@ -99,8 +107,11 @@ def compare_cmd(
     dice: int | None = typer.Option(None, "--dice", help="NDice, for text tables. Default 2."),
     fmt: CompareFormat = typer.Option(CompareFormat.text, "--format", help="Output format."),
 ) -> None:
-    """Compare learned tables with the exact solution: every metric of DESIGN.md, then the
-    decisive states where the learned policy is wrong, worst regret first.
+    """Compare learned tables with the exact solution.
+
+    Prints every metric of DESIGN.md, then the decisive states where the learned policy is
+    wrong, worst regret first. For text tables, a hint on stderr when they look transposed or
+    their J 0-based, and an error naming the LTarget they fit when they are another size.
 
     Examples: dicejack learn -m 100 --games 100000 --out run.npz && dicejack compare run.npz;
     dicejack compare TABLES.txt --sides 6 --low 15 --high 17 --dice 2 --format json
@@ -110,6 +121,7 @@ def compare_cmd(
 
     given = {"sides": sides, "low": low, "high": high, "dice": dice}
     _check_input_file(source)
+    sub = None
     if source.suffix.lower() == ".npz":
         run = formats.load_run_npz(source)
         game = _game_from_options(given, run.game)
@@ -117,9 +129,14 @@ def compare_cmd(
             raise cmp.CompareError(f"{source} is a run of {run.game}, not of {game}")
         learned: object = run
     else:
-        game, learned = _read_text_tables(source, given)
-    result = cmp.compare(game, None, learned)
+        game, learned, sub = _read_text_tables(source, given)
+    truth = cmp.truth(game)
+    result = cmp.compare(game, truth, learned)
     if fmt is CompareFormat.json:
         write_output(cmp.json_text(result.as_dict()), None)
     else:
         write_output(cmp.format_comparison(result), None)
+    if sub is not None:
+        hints = cmp.table_hints(truth, sub.policy, sub.probability, no_data=sub.no_data)
+        for line in hints.messages(game.n_dice):
+            typer.echo(f"hint: {line}", err=True)

@@ -8,9 +8,11 @@ import typer
 
 from dicejack import interrupts
 from dicejack.cli.common import (
+    ForceOpt,
     UsageError,
     app,
     check_out_path,
+    confirm_large_outputs,
     free_path,
     make_game,
     write_output,
@@ -56,13 +58,24 @@ def learn(
     trace: int = typer.Option(
         0, "--trace", help="Print the first N games move by move (stderr unless --format text)."
     ),
+    explain: bool = typer.Option(
+        False, "--explain", help="With --trace N: at every move the handout's computation "
+        "(WinCount, LoseCount, f_J, B, g, T, every p_J, the draw and the J chosen) and after "
+        "each game the counts it updates, with the numbers the learner used. Without --trace: "
+        "the first game (--trace 1)."
+    ),
     tie_break: TieBreak | None = typer.Option(
         None, "--tie-break", help="Best J among equal estimates: lowest (default) or random."
     ),
+    force: bool = ForceOpt,
 ) -> None:
     """Learn by self-play with the handout's counting learner; print its two LxL arrays.
 
-    Example: dicejack learn --sides 6 --low 15 --high 17 --dice 2 -m 100 --games 100000
+    --trace N prints the first N games move by move; --explain adds the handout's formulas with
+    the numbers the learner used, to follow its worked example or find where a program differs.
+
+    Examples: dicejack learn --sides 6 --low 15 --high 17 --dice 2 -m 100 --games 100000;
+    dicejack learn --games 1000 --trace 2 --explain
     """
     from dicejack import compare, formats, learner, parallel
 
@@ -71,6 +84,8 @@ def learn(
     learner.check_games_limit(games, "--games")
     if trace < 0:
         raise UsageError(f"--trace must be >= 0, got {trace}")
+    if explain and trace == 0:
+        trace = 1
     check_out_path(out)
     given = {"--sides": sides, "--low": low, "--high": high, "--dice": dice, "-m": m,
              "--seed": seed, "--tie-break": tie_break.value if tie_break else None}
@@ -92,6 +107,11 @@ def learn(
     else:
         game = make_game(6 if sides is None else sides, 15 if low is None else low,
                          17 if high is None else high, 2 if dice is None else dice)
+    sizes = [("the printed tables", formats.run_bytes(game, fmt.value, games))]
+    if out is not None:
+        snapshots = len(start.snapshots) if start is not None else 0
+        sizes.insert(0, (str(out), formats.run_bytes(game, "npz", games, snapshots)))
+    confirm_large_outputs(sizes, force)
     session = learner.Session(
         game, 100.0 if m is None else m, 1 if seed is None else seed,
         tie_break=given["--tie-break"] or "lowest", start=start,
@@ -101,7 +121,13 @@ def learn(
         if trace:
             traced = learner.trace(game, session.m, min(trace, games - session.played),
                                    session.seed, tie_break=session.tie_break, start=start)
-            typer.echo(formats.trace_text(traced), err=fmt is not LearnFormat.text, nl=False)
+            if explain:
+                from dicejack.explain import explain_text
+
+                shown = explain_text(game, session.m, traced, tie_break=session.tie_break)
+            else:
+                shown = formats.trace_text(traced)
+            typer.echo(shown, err=fmt is not LearnFormat.text, nl=False)
         run = session.run_to(games, progress=update, chunk_seconds=0.25)
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (Terminated): save what was played
         code = interrupts.exit_code(exc)

@@ -7,12 +7,14 @@ import typer
 
 from dicejack.cli.common import (
     DiceOpt,
+    ForceOpt,
     HighOpt,
     LowOpt,
     SidesOpt,
     UsageError,
     app,
     check_out_path,
+    confirm_large_outputs,
     make_game,
     write_output,
 )
@@ -37,13 +39,18 @@ def solve(
     high: int = HighOpt,
     dice: int = DiceOpt,
     exact: bool = typer.Option(False, "--exact", help="Exact rational arithmetic (small games)."),
-    method: SolveMethod = typer.Option(SolveMethod.backward, "--method", help="Algorithm."),
+    method: SolveMethod = typer.Option(
+        SolveMethod.backward, "--method", help="Algorithm: backward induction, or value "
+        "iteration (small games; the text output gives its sweep count)."
+    ),
     fmt: SolveFormat = typer.Option(SolveFormat.text, "--format", help="Output format."),
     out: Path | None = typer.Option(None, "--out", help="Write to this file instead of stdout."),
+    force: bool = ForceOpt,
 ) -> None:
     """Solve the game exactly: optimal number of dice and win probability for every <X,Y>.
 
-    Example: dicejack solve --sides 6 --low 15 --high 17 --dice 2 --exact
+    Examples: dicejack solve --sides 6 --low 15 --high 17 --dice 2 --exact;
+    dicejack solve --low 4000 --high 4010 --dice 10 --format npz --out big.npz --force
     """
     from dicejack import compare, formats, solver
 
@@ -51,6 +58,8 @@ def solve(
     if fmt is SolveFormat.npz and out is None:
         raise UsageError("--format npz needs --out PATH")
     game = make_game(sides, low, high, dice)
+    where = str(out) if out is not None else "the output"
+    confirm_large_outputs([(where, formats.solution_bytes(game, fmt.value))], force)
     sol = solver.solve(game, method=method.value, exact=exact)
     if fmt is SolveFormat.npz:
         if out is None:

@@ -46,6 +46,7 @@ __all__ = [
     "SUBMISSION_NO_DATA_WORDS",
     "SUBMISSION_SIZE_LIMIT",
     "Submission",
+    "find_table_size",
     "read_submission",
     "read_submission_text",
 ]
@@ -144,6 +145,11 @@ def read_submission_text(text: str | bytes, low: int, n_dice: int) -> Submission
     (one line) for empty, binary or over-10-MiB input, a summarised ('...') array, or fewer
     than two L x L arrays.
     """
+    return _read_text(text, low, n_dice)[0]
+
+
+def _read_text(text: str | bytes, low: int, n_dice: int) -> tuple[Submission, int]:
+    """read_submission_text, and how many other L x L blocks the text held (ignored)."""
     _check_params(low, n_dice)
     if len(text) > SUBMISSION_SIZE_LIMIT:
         raise FormatError(
@@ -169,7 +175,76 @@ def read_submission_text(text: str | bytes, low: int, n_dice: int) -> Submission
                 "numpy.set_printoptions(threshold=sys.maxsize)"
             )
         raise FormatError(f"found {_describe_found(scanner)}, need 2 arrays of {low}x{low}")
-    return _build_submission(scanner, chosen, n_dice)
+    ignored = len(scanner.blocks) + scanner.blocks_dropped - len(chosen)
+    return _build_submission(scanner, chosen, n_dice), ignored
+
+
+#: Reading budget of find_table_size, in characters read (tries x text length), and its bounds.
+_SIZE_BUDGET = 2_000_000
+_SIZE_TRIES = (6, 16)
+#: Flags of a read that suggest the size is wrong (a table's rows or corner read as another).
+_SIZE_DOUBTS = frozenset({"unlabelled", "policy-not-integer", "policy-out-of-range",
+                          "prob-out-of-range"})
+_INNER_BRACKETS_RE = re.compile(r"\[([^\[\]]*)\]")
+
+
+def _value_count(text: str) -> int:
+    return sum(1 for kind, _ in _tokenize(text) if kind in _VALUE_KINDS)
+
+
+def find_table_size(text: str | bytes, n_dice: int) -> int | None:
+    """The L at which two L x L arrays read from `text` (a submission), or None.
+
+    For a message when the tables are not the size expected ("the tables are 10x10:
+    LTarget=10?"). Candidates, each confirmed by reading the text at that size: first the sizes
+    the text's shape suggests, most frequent first (values per line, with or without a row
+    label, one or two per cell; values per innermost bracket, across wrapped lines; the number
+    of lines listing a state each), then sizes near the square root of its count of values over
+    2, 3, 4, ... (two tables, printed once or twice, labelled or one line per state); at most
+    16 of them, fewer for a long text (one above 2 MB). Of the sizes that read, the one whose
+    reading has the fewest doubtful flags (values out of range, no headings), then the fewest
+    other blocks of its size left over, then the largest: a wrong size reads pieces of tables.
+    """
+    try:
+        if isinstance(text, (bytes, bytearray, memoryview)):
+            text = _decode(bytes(text[:SUBMISSION_SIZE_LIMIT]))
+        text = _clean_text(text[:SUBMISSION_SIZE_LIMIT])
+    except FormatError:
+        return None
+    support: dict[int, int] = {}
+
+    def vote(*sizes: int) -> None:
+        for size in set(sizes):
+            if size >= 2:
+                support[size] = support.get(size, 0) + 1
+
+    survey = text[:_SIZE_BUDGET]  # the shape of a huge text is clear from its start
+    scale = len(text) / max(len(survey), 1)
+    values = state_lines = 0
+    for line in survey.splitlines():
+        count = _value_count(line)
+        values += count
+        state_lines += count >= 4
+        vote(count, count - 1, count // 2, (count - 1) // 2)
+    for group in _INNER_BRACKETS_RE.finditer(survey):
+        vote(_value_count(group.group(1)))
+    values, state_lines = int(values * scale), int(state_lines * scale)
+    vote(math.isqrt(state_lines), math.isqrt(state_lines // 2))
+    ranked = sorted(support, key=lambda size: (-support[size], -size))
+    near = [math.isqrt(values // d) + e for d in (2, 4, 3, 6, 8, 5) for e in (0, 1, -1)]
+    candidates = [size for size in dict.fromkeys(ranked[:8] + near) if size >= 2]
+    low_tries, high_tries = _SIZE_TRIES
+    tries = min(high_tries, max(low_tries, _SIZE_BUDGET // max(len(text), 1)))
+    if len(text) > _SIZE_BUDGET:
+        tries = 1  # a huge text: its most likely size only
+    reads = []
+    for size in candidates[:tries]:
+        try:
+            sub, ignored = _read_text(text, size, n_dice)
+        except FormatError:
+            continue
+        reads.append((len(_SIZE_DOUBTS.intersection(sub.flags)), ignored, -size))
+    return -min(reads)[2] if reads else None
 
 
 def _check_params(low: int, n_dice: int) -> None:

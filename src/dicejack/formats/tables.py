@@ -3,7 +3,8 @@
 The handout's text tables (`format_table`) and the params header line; solutions as text, JSON,
 CSV and .npz; learner runs as .npz (saved and loaded exactly, so that a run can be resumed) and
 as text, JSON and CSV; game traces in the handout's words (`learn --trace`). Key names and
-layouts are those of DESIGN.md "File formats".
+layouts are those of DESIGN.md "File formats". The size each of these outputs will have is
+estimated before the work (`solution_bytes`, `run_bytes`), so a command can ask first.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from dicejack.formats import FormatError
 from dicejack.formats.atomic import savez_atomic
 
 if TYPE_CHECKING:  # pragma: no cover
-    from dicejack.learner import LearnRun, TracedGame
+    from dicejack.game import Game
+    from dicejack.learner import LearnRun, TracedGame, TracedMove
     from dicejack.solver import Solution
 
 __all__ = [
@@ -36,9 +38,12 @@ __all__ = [
     "learn_json",
     "learn_text",
     "load_run_npz",
+    "move_sentence",
     "read_params_header",
+    "run_bytes",
     "save_run_npz",
     "save_solution_npz",
+    "solution_bytes",
     "solution_csv",
     "solution_dict",
     "solution_json",
@@ -134,6 +139,8 @@ def solution_text(sol: Solution) -> str:
     """`solve --format text`: the handout's two arrays (best dice, win probability) and P[0,0]."""
     exact = f" = {sol.p00_exact}" if sol.p00_exact is not None else ""
     method = f"{sol.method}, exact rationals" if sol.exact else sol.method
+    if sol.method == "value-iteration":
+        method += f": {sol.sweeps} sweeps, the last one changing nothing"
     return (
         f"# optimal play for {_params_header(sol.game.params())} ({method})\n"
         + format_table(
@@ -490,21 +497,79 @@ def _faces_text(faces: tuple[int, ...]) -> str:
     return "which come up " + ", ".join(map(str, faces[:-1])) + f" and {faces[-1]}"
 
 
+def move_sentence(move: TracedMove, winner: str | None = None) -> str:
+    """One move in the handout's words: 'Player A rolls 2 dice, which come up 3 and 4. A total:
+    7.'; with the game's `winner` (last move only), ' A wins.' or ' A loses.' after it."""
+    dice = "1 die" if move.dice == 1 else f"{move.dice} dice"
+    line = (
+        f"Player {move.player} rolls {dice}, {_faces_text(move.faces)}. "
+        f"{move.player} total: {move.score}."
+    )
+    if winner is not None:
+        line += f" {move.player} {'wins' if move.player == winner else 'loses'}."
+    return line
+
+
 def trace_text(games: list[TracedGame]) -> str:
     """`learn --trace N`: games move by move in the handout's words."""
     lines = []
     for tg in games:
         lines.append(f"Game {tg.number}:")
         for mv in tg.moves:
-            dice = "1 die" if mv.dice == 1 else f"{mv.dice} dice"
-            line = (
-                f"Player {mv.player} rolls {dice}, {_faces_text(mv.faces)}. "
-                f"{mv.player} total: {mv.score}."
-            )
-            if mv is tg.moves[-1]:
-                line += f" {mv.player} {'wins' if mv.player == tg.winner else 'loses'}."
-            lines.append(line)
+            lines.append(move_sentence(mv, tg.winner if mv is tg.moves[-1] else None))
         lines.append("")
     return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------ output sizes
+#: Characters of one float as JSON and CSV write it (repr, e.g. 0.5762729569978213) and a comma.
+_FLOAT_CHARS = 20
+#: Characters of one 4-decimal probability cell of a text table and its space.
+_TEXT_PROB_CHARS = 7
+#: Zip and .npy headers of a .npz, and the header lines of text: far below any size that matters.
+_OVERHEAD_BYTES = 64 * 1024
+
+
+def _digits(n: int) -> int:
+    return len(str(max(int(n), 0)))
+
+
+def solution_bytes(game: Game, fmt: str) -> int:
+    """About how many bytes `solve --format FMT` writes for `game`, known before solving.
+
+    npz: the arrays' bytes (uncompressed: compression is used only for small games); json, csv,
+    text: from the characters each value takes (floats as 20), a close upper estimate.
+    """
+    states, k = game.states, game.n_dice
+    j_cell = _digits(k) + 1
+    per_state = {
+        "npz": 9 * (k + 1) + 3 * 8,  # q float64 and optimal bool per J; p, best, gap
+        "json": _FLOAT_CHARS * (k + 3) + 2 * j_cell + 2 * k + 4,  # p, q, gap; best, optimal
+        "csv": _FLOAT_CHARS * (k + 2) + 2 * _digits(game.low) + 2 * j_cell + 2 * k + 2,
+        "text": j_cell + _TEXT_PROB_CHARS + 2,
+    }.get(fmt)
+    if per_state is None:
+        raise FormatError(f"unknown solution format {fmt!r}")
+    return states * per_state + _OVERHEAD_BYTES
+
+
+def run_bytes(game: Game, fmt: str, games: int = 0, snapshots: int = 0) -> int:
+    """About how many bytes a learner run of `games` games writes as FMT, known before learning.
+
+    npz (`learn --out`): its win and lose tables and `snapshots` copies of them (int64, before
+    compression: the file is smaller); json, csv, text (what `learn` prints): from the
+    characters each value takes, counts as wide as `games`. An upper estimate.
+    """
+    states, k = game.states, game.n_dice
+    j_cell, count = _digits(k) + 1, _digits(games) + 1
+    per_state = {
+        "npz": 2 * 8 * (k + 1) * (1 + snapshots),
+        "json": 2 * count * (k + 1) + j_cell + _FLOAT_CHARS,
+        "csv": 2 * count * k + 2 * _digits(game.low) + j_cell + _FLOAT_CHARS + 2,
+        "text": j_cell + _TEXT_PROB_CHARS + 2,
+    }.get(fmt)
+    if per_state is None:
+        raise FormatError(f"unknown run format {fmt!r}")
+    return states * per_state + _OVERHEAD_BYTES
 
 
