@@ -57,6 +57,15 @@ def check_tables(win: np.ndarray, lose: np.ndarray) -> tuple[np.ndarray, np.ndar
     return win, lose
 
 
+def other_sum(f: Sequence[float], best: int, k: int) -> float:
+    """g = sum of f_J over J != B, added in increasing J (the order the kernel adds them)."""
+    g = 0.0
+    for j in range(1, k + 1):
+        if j != best:
+            g += f[j]
+    return g
+
+
 def move_probabilities(f: list[float], total: int, best: int, k: int, m: float) -> list[float]:
     """p_0..p_K for one state from f_1..f_K (f[0] unused), T, B: the handout's formulas.
 
@@ -74,11 +83,7 @@ def move_probabilities(f: list[float], total: int, best: int, k: int, m: float) 
             p[j] = 1.0 / k
         return p
     pb = (tfb + m) / den_b
-    g = 0.0
-    for j in range(1, k + 1):
-        if j != best:
-            g += f[j]
-    den = g * tt + (k - 1) * m
+    den = other_sum(f, best, k) * tt + (k - 1) * m
     # (1 - p_B) / (gT + (K-1)M), once; 0 when that denominator is 0 (then p_B = 1 exactly).
     q = (1.0 - pb) / den if den != 0.0 else 0.0
     for j in range(1, k + 1):

@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import random
 import time
-from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -59,9 +58,10 @@ from dicejack.formulas import (
     estimates,
     learned_tables,
     move_probabilities,
+    other_sum,
     tied_best,
 )
-from dicejack.game import CONTINUES, MOVER_WINS, Game, outcome
+from dicejack.game import CONTINUES, MOVER_WINS, Game, outcome, roll_total
 
 __all__ = [
     "LearnerError",
@@ -270,7 +270,7 @@ def _play_one_python(
                 j = i
                 break
         roll_draw = rng.random()
-        t = bisect_right(cdf_rows[j], roll_draw)
+        t = roll_total(cdf_rows[j], roll_draw)
         if choices is not None:
             choices.append(Choice(
                 a, b, tuple(int(v) for v in wrow), tuple(int(v) for v in lrow), tuple(f), total,
@@ -575,11 +575,7 @@ class Choice:
     def g(self) -> float:
         """g = sum of f_J over J != B, added in increasing J as
         :func:`dicejack.formulas.move_probabilities` adds it (0 when K = 1)."""
-        g = 0.0
-        for j in range(1, self.k + 1):
-            if j != self.best:
-                g += self.f[j]
-        return g
+        return other_sum(self.f, self.best, self.k) if self.k > 1 else 0.0
 
     @property
     def cumulative(self) -> tuple[float, ...]:
