@@ -81,7 +81,9 @@ def test_bad_files_get_rows_and_the_batch_goes_on(refs, tmp_path):
         fh.truncate(grade.MAX_SUBMISSION_BYTES + 1)
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
-    paths += [big, fifo, tmp_path / "missing.txt", tmp_path]
+    empty = tmp_path / "empty-folder"
+    empty.mkdir()
+    paths += [big, fifo, tmp_path / "missing.txt", empty]
     out = tmp_path / "book.csv"
     _, grades = grade.grade_files(CONFIG, paths, out=out, cache_dir=False)
     status = {Path(g.submission).name: g.status for g in grades}
@@ -90,6 +92,7 @@ def test_bad_files_get_rows_and_the_batch_goes_on(refs, tmp_path):
     for g in grades[1:]:
         assert g.error and "\n" not in g.error and g.verdict == "fail" and g.score == 0
     assert "10 MiB" in grades[paths.index(big)].error
+    assert "holds no files" in grades[paths.index(empty)].error
     with open(out, newline="") as fh:
         rows = list(csv.reader(fh))
     assert tuple(rows[0]) == grade.GRADEBOOK_HEADER

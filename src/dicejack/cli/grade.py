@@ -1,4 +1,5 @@
-"""`dicejack grade`: student outputs graded into a gradebook (and reports)."""
+"""`dicejack grade`: student outputs graded into a gradebook (and reports, LMS grades, a
+Gradescope results.json); one file alone gets its report on the terminal."""
 
 import sys
 from pathlib import Path
@@ -22,8 +23,10 @@ from dicejack.cli.common import (
 @app.command("grade")
 def grade_cmd(
     submissions: list[Path] = typer.Argument(
-        ..., help="Files holding what student programs printed: the two LxL arrays (best number "
-        "of dice, win probability; -1 = no data), in any common layout."
+        ..., help="What student programs printed (the two LxL arrays: best number of dice, win "
+        "probability; -1 = no data, in any common layout): files, folders (searched "
+        "recursively) and .zip archives such as the bulk downloads of Canvas, Moodle, "
+        "Gradescope and Blackboard (student identifiers read from the file names)."
     ),
     sides: int = SidesOpt,
     low: int = LowOpt,
@@ -31,11 +34,33 @@ def grade_cmd(
     dice: int = DiceOpt,
     m: float = typer.Option(..., "-m", "--m", help="M the students were asked to use."),
     games: int = typer.Option(..., "--games", help="NGAMES the students were asked to play."),
-    out: Path = typer.Option(
-        Path("gradebook.csv"), "--out", help="Gradebook CSV, one row per submission."
+    out: Path | None = typer.Option(
+        None, "--out", help="Gradebook CSV, one row per file (default: gradebook.csv when "
+        "grading a batch; none for one file, whose report is printed instead)."
     ),
     reports: Path | None = typer.Option(
         None, "--reports", help="Folder for one Markdown report (and heatmap) per submission."
+    ),
+    lms_csv: Path | None = typer.Option(
+        None, "--lms-csv", help="Also write the grades as a CSV a gradebook imports, one row "
+        "per student (columns: see --lms-format; docs/grading.md)."
+    ),
+    lms_format: str = typer.Option(
+        "generic", "--lms-format", help="Columns of --lms-csv: generic (student,score,...), "
+        "canvas (Student,ID,SIS User ID,SIS Login ID,Section,<assignment>) or moodle (the "
+        "grading worksheet: Identifier,Full name,Grade,...)."
+    ),
+    lms_assignment: str = typer.Option(
+        "dicejack", "--lms-assignment", help="Name of the grade column in --lms-format canvas "
+        "(an existing assignment's, e.g. 'Lab 3 (12345)', or a new one)."
+    ),
+    gradescope: Path | None = typer.Option(
+        None, "--gradescope", help="Write a Gradescope autograder results.json for the one "
+        "submission given (docs/autograder.md)."
+    ),
+    gradescope_visibility: str = typer.Option(
+        "visible", "--gradescope-visibility", help="When students see the results: visible, "
+        "hidden, after_due_date or after_published."
     ),
     references: int = typer.Option(
         30, "--references", help="Reference learner runs (R) that calibrate the grading."
@@ -52,28 +77,47 @@ def grade_cmd(
 ) -> None:
     """Grade student outputs against the truth and against the handout's algorithm.
 
-    Gradebook CSV (--out): score /100, verdict, consistency p-value, flags, one row per file.
+    A batch (several files, a folder, a zip): a summary table, and the gradebook CSV (--out,
+    default gradebook.csv): score /100, verdict, consistency p-value, flags, student, one row per
+    file. With --reports DIR: one Markdown report and heatmap per student; with --lms-csv: the
+    grades to import into Canvas, Moodle or any gradebook. Rubric: docs/grading.md.
 
-    With --reports DIR: one Markdown report and heatmap per student. Rubric: docs/grading.md.
+    One file (a student checking their own output): the report is printed; no gradebook unless
+    --out is given.
 
-    Example: dicejack grade subs/*.txt -m 100 --games 100000 --reports grades
+    Examples: dicejack grade submissions.zip -m 100 --games 100000 --lms-csv grades.csv
+
+    dicejack grade my_output.txt -m 100 --games 100000
     """
     from dicejack import grade as gr
 
     if workers is not None and workers < 1:
         raise gr.GradeError(f"--workers must be >= 1, got {workers}")
     config = gr.GradeConfig(make_game(sides, low, high, dice), m, games, references, seed)
+    single = gradescope is not None or gr.is_one_file(submissions)
+    if out is None and not single:
+        out = Path("gradebook.csv")
     show = sys.stderr.isatty()
     import warnings
 
     with warnings.catch_warnings(record=True) as notices:
         warnings.simplefilter("always", gr.GradeWarning)
         refs, grades = gr.grade_files(
-            config, submissions, out=out, reports=reports, cache_dir=cache, workers=workers,
+            config, submissions, out=out, reports=reports, lms_csv=lms_csv,
+            lms_format=lms_format, lms_assignment=lms_assignment, gradescope=gradescope,
+            gradescope_visibility=gradescope_visibility, cache_dir=cache, workers=workers,
             dask=dask, progress=show,
         )
     for notice in notices:  # the library's notices (cache recomputed, report renamed): one line
         typer.echo(f"note: {one_line(notice.message)}", err=True)
-    write_output(gr.summary_text(grades), None)
-    where = f" and {len(grades)} reports in {reports}/" if reports is not None else ""
-    typer.echo(f"wrote {out}{where}; reference runs: {refs.source}", err=True)
+    graded = [g for g in grades if g.status != "skipped"]
+    if single and len(graded) <= 1:
+        for g in graded or grades[:1]:
+            write_output(gr.report_text(refs, g), None)
+    else:
+        write_output(gr.summary_text(grades), None)
+    written = [str(p) for p in (out, lms_csv, gradescope) if p is not None]
+    if reports is not None:
+        written.append(f"{len(graded)} reports in {reports}/")
+    what = f"wrote {', '.join(written)}; " if written else ""
+    typer.echo(f"{what}reference runs: {refs.source}", err=True)

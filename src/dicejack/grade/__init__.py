@@ -14,8 +14,10 @@ consistency        the statistic T and its p-value (its docstring is the specifi
 copies             distances between tables, the `copied` flag and similar_to
 rubric             points, verdict, flags with help and hints
 references         reference and calibration runs: computing, caching, what grading derives
-grading            one output (arrays, text, file) -> Grade; a batch of files -> grades + outputs
-writers            gradebook CSV, terminal summary, per-student Markdown reports and heatmaps
+inputs             files, folders and zip archives -> entries with the LMS student identifier
+writers            gradebook CSV, terminal summary and report, per-student Markdown reports
+lms                grades back to an LMS: gradebook import CSV, Gradescope results.json
+grading            one output (arrays, text, file) -> Grade; a batch -> Gradebook + outputs
 =================  ==============================================================================
 
 Every public name of these modules is importable from ``dicejack.grade``.
@@ -46,15 +48,54 @@ from dicejack.grade.copies import (
     table_distance,
 )
 from dicejack.grade.grading import (
-    MAX_SUBMISSION_BYTES,
     Grade,
+    Gradebook,
     WorstState,
-    display_name,
+    grade_entry,
     grade_file,
     grade_files,
     grade_tables,
     grade_text,
     worst_states,
+)
+from dicejack.grade.inputs import (
+    MAX_ARCHIVE_BYTES,
+    MAX_ARCHIVE_MEMBERS,
+    MAX_FOLDER_FILES,
+    MAX_NESTING,
+    MAX_SUBMISSION_BYTES,
+    SKIPPED_EXTENSIONS,
+    SKIPPED_FILES,
+    SKIPPED_FOLDERS,
+    Entry,
+    InputLimits,
+    NotRegularFile,
+    Student,
+    collect,
+    display_name,
+    gradescope_students,
+    html_text,
+    is_one_file,
+    lms_student,
+    read_regular,
+    skip_reason,
+    too_large,
+)
+from dicejack.grade.lms import (
+    CANVAS_HEADER,
+    GENERIC_HEADER,
+    GRADESCOPE_VISIBILITY,
+    LMS_FORMATS,
+    MAX_SCORE,
+    MOODLE_HEADER,
+    StudentScore,
+    check_gradescope_path,
+    check_lms_path,
+    gradescope_results,
+    lms_csv,
+    student_scores,
+    write_gradescope,
+    write_lms_csv,
 )
 from dicejack.grade.printed import graded_learned, graded_tables, printed_decimals
 from dicejack.grade.references import (
@@ -102,11 +143,15 @@ from dicejack.grade.settings import (
 from dicejack.grade.writers import (
     GRADEBOOK_HEADER,
     check_gradebook_path,
+    check_output_path,
     gradebook_csv,
+    gradebook_records,
     plain_summary,
     prepare_reports_folder,
     report_markdown,
     report_names,
+    report_text,
+    same_as_any,
     summary_text,
     write_gradebook,
     write_reports,
@@ -130,4 +175,12 @@ __all__ = [
     "find_copies", "mark_copies", "pairwise_distances", "table_distance",
     "gradebook_csv", "write_gradebook", "report_markdown", "write_reports", "report_names",
     "summary_text", "plain_summary", "check_gradebook_path", "prepare_reports_folder",
+    "Gradebook", "grade_entry", "gradebook_records", "report_text", "check_output_path",
+    "MAX_ARCHIVE_BYTES", "MAX_ARCHIVE_MEMBERS", "MAX_FOLDER_FILES", "MAX_NESTING", "Entry",
+    "InputLimits", "Student", "collect", "gradescope_students", "html_text", "is_one_file",
+    "lms_student", "skip_reason", "SKIPPED_EXTENSIONS", "SKIPPED_FILES", "SKIPPED_FOLDERS",
+    "NotRegularFile", "read_regular", "too_large", "same_as_any",
+    "GRADESCOPE_VISIBILITY", "LMS_FORMATS", "StudentScore", "gradescope_results", "lms_csv",
+    "student_scores", "write_gradescope", "write_lms_csv", "CANVAS_HEADER", "GENERIC_HEADER",
+    "MAX_SCORE", "MOODLE_HEADER", "check_gradescope_path", "check_lms_path",
 ]

@@ -1,24 +1,46 @@
-"""Grading: one printed output (arrays, text or a file) into a :class:`Grade`, and a batch of files
-into grades, the gradebook and the reports. Bad files become rows (status error), never
-exceptions; submissions are data, never code: read as text, at most MAX_SUBMISSION_BYTES."""
+"""Grading: one printed output (arrays, text or a file) into a :class:`Grade`, and a batch of
+submissions (files, folders, zip archives: :mod:`dicejack.grade.inputs`) into grades, the
+gradebook, the reports and the LMS outputs. Bad files become rows (status error), files that are
+not outputs rows that say why they were skipped, never exceptions; submissions are data, never
+code: read as text, at most MAX_SUBMISSION_BYTES."""
 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import dataclasses
 import math
 import os
 import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from dicejack import compare, formats, one_line, parallel
+from dicejack import compare, formats, frames, one_line, parallel
 from dicejack.game import DicejackError, Game
 from dicejack.grade.consistency import Consistency, consistency, looks_transposed
 from dicejack.grade.copies import mark_copies
+from dicejack.grade.inputs import (
+    MAX_SUBMISSION_BYTES,
+    Entry,
+    InputLimits,
+    NotRegularFile,
+    collect,
+    display_name,
+    html_text,
+    read_regular,
+    too_large,
+)
+from dicejack.grade.lms import (
+    GRADESCOPE_VISIBILITY,
+    LMS_FORMATS,
+    check_gradescope_path,
+    check_lms_path,
+    write_gradescope,
+    write_lms_csv,
+)
 from dicejack.grade.printed import graded_learned, graded_tables, printed_decimals
 from dicejack.grade.references import References, reference_runs
 from dicejack.grade.rubric import (
@@ -35,16 +57,14 @@ from dicejack.grade.rubric import (
 from dicejack.grade.settings import GradeConfig, GradeError
 from dicejack.grade.writers import (
     check_gradebook_path,
+    gradebook_records,
     prepare_reports_folder,
     write_gradebook,
     write_reports,
 )
 
-__all__ = ["Grade", "WorstState", "grade_tables", "grade_text", "grade_file", "grade_files",
-           "worst_states", "display_name", "MAX_SUBMISSION_BYTES"]
-
-#: Larger submission files are refused unread.
-MAX_SUBMISSION_BYTES = 10 * 2**20
+__all__ = ["Grade", "WorstState", "Gradebook", "grade_tables", "grade_text", "grade_file",
+           "grade_entry", "grade_files", "worst_states", "display_name", "MAX_SUBMISSION_BYTES"]
 
 
 @dataclass(frozen=True)
@@ -70,11 +90,13 @@ class Grade:
     policy / probability: the tables as graded (:func:`graded_tables`). similar_to: the other
     submissions of the batch it looks copied from or to (flag ``copied``). what_if: the score
     the tables would get if fixed (``"transposed back"``, ``"J shifted by one"``), when a flag
-    suggests it.
+    suggests it. student, student_name, lms: who the file belongs to, from its LMS file name
+    (:func:`dicejack.grade.inputs.lms_student`). A skipped file (status ``skipped``, verdict
+    "") says why in `error`.
     """
 
     submission: str
-    status: str  # "ok" | "error"
+    status: str  # "ok" | "error" | "skipped" (found in a folder or archive, not an output)
     score: float = 0.0
     verdict: str = "fail"
     consistency: Consistency | None = None
@@ -90,6 +112,10 @@ class Grade:
     probability: np.ndarray | None = field(default=None, repr=False)
     similar_to: tuple[str, ...] = ()
     what_if: dict[str, float] = field(default_factory=dict)
+    metric_points: dict[str, float] = field(default_factory=dict)  # quality points per metric
+    student: str = ""  # the LMS identifier in the file's name (docs/grading.md)
+    student_name: str = ""
+    lms: str = ""  # canvas | moodle | gradescope | blackboard | ""
 
     @property
     def decimals(self) -> int | None:
@@ -165,11 +191,13 @@ def grade_tables(
     metrics = compare.metric_values(refs.truth, graded_learned(game, j, value, submission))
     quality = 0.0
     percentiles: dict[str, float] = {}
+    metric_points: dict[str, float] = {}
     per_metric = QUALITY_POINTS / len(QUALITY_METRICS)
     for name, sign, floor in QUALITY_METRICS:
         reference = refs.metric(name, decimals)
         frac = quality_fraction(metrics[name], reference, sign, floor)
-        quality += per_metric * frac
+        metric_points[name] = per_metric * frac
+        quality += metric_points[name]
         percentiles[name] = percentile_among(metrics[name], reference, sign)
         if frac < 0.5:
             flag("low-quality")
@@ -190,7 +218,7 @@ def grade_tables(
         verdict=verdict_for(score, cons.p_value, flags_out), consistency=cons, metrics=metrics,
         points=points, percentiles=percentiles, layout=layout, flags=tuple(flags_out),
         notes=notes, worst=worst_states(refs, j, value, cons, worst), policy=j, probability=value,
-        what_if=fixes,
+        what_if=fixes, metric_points=metric_points,
     )
 
 
@@ -221,27 +249,13 @@ def worst_states(
     return tuple(rows)
 
 
-def display_name(path: str | os.PathLike[str] | bytes) -> str:
-    """`path` as one printable line of valid UTF-8: undecodable bytes and lone surrogates as
-    backslash escapes, control characters (newlines, NUL) as ``\\xNN``; other text (CJK...) kept."""
-    raw = os.fsdecode(path) if isinstance(path, bytes) else str(path)
-    text = raw.encode("utf-8", "surrogateescape" if _only_escapes(raw) else "backslashreplace")
-    text_s = text.decode("utf-8", "backslashreplace")
-    return "".join(c if c.isprintable() or c == " " else f"\\x{ord(c):02x}" if ord(c) < 256
-                   else f"\\u{ord(c):04x}" for c in text_s)
-
-
-def _only_escapes(text: str) -> bool:
-    """True when every surrogate in `text` is a surrogateescape'd byte (U+DC80..U+DCFF)."""
-    return all(0xDC80 <= ord(c) <= 0xDCFF for c in text if 0xD800 <= ord(c) <= 0xDFFF)
-
-
-def grade_file(refs: References, path: str | os.PathLike[str], *, name: str | None = None
-               ) -> Grade:
+def grade_file(refs: References, path: str | os.PathLike[str] | bytes, *,
+               name: str | None = None, html: bool = False) -> Grade:
     """Grade one submission file. Never raises for a bad file: its Grade says why (status
     error). Only regular files of at most MAX_SUBMISSION_BYTES are read, and only as data: the
     file is opened without blocking and checked again once open (a FIFO or device swapped in
-    after the first check is refused, never waited on)."""
+    after the first check is refused, never waited on). html: the file is a web page (an LMS
+    text entry); its text is graded (:func:`dicejack.grade.inputs.html_text`)."""
     label = display_name(path if name is None else name)
     try:
         p = Path(os.fsdecode(path)) if isinstance(path, bytes) else Path(path)
@@ -254,45 +268,16 @@ def grade_file(refs: References, path: str | os.PathLike[str], *, name: str | No
         kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
         return _error(label, f"cannot read {label}: {kind}")
     if st.st_size > MAX_SUBMISSION_BYTES:
-        return _error(label, _too_large(label, st.st_size))
+        return _error(label, too_large(label, st.st_size))
     try:
-        data = _read_regular(p)
+        data = read_regular(p)
     except OSError as exc:
         return _error(label, f"cannot read {label}: {exc.strerror or exc}")
-    except _NotRegular:
+    except NotRegularFile:
         return _error(label, f"cannot read {label}: not a regular file")
     if len(data) > MAX_SUBMISSION_BYTES:
-        return _error(label, _too_large(label, len(data)))
-    return grade_text(refs, data, name=label)
-
-
-class _NotRegular(Exception):
-    pass
-
-
-def _too_large(label: str, size: int) -> str:
-    return (f"refused {label}: {size / 2**20:.1f} MiB, over the "
-            f"{MAX_SUBMISSION_BYTES // 2**20} MiB limit")
-
-
-def _read_regular(p: Path) -> bytes:
-    """At most MAX_SUBMISSION_BYTES + 1 bytes of `p`, opened non-blocking and refused
-    (_NotRegular) unless it is a regular file once open."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-    fd = os.open(p, flags)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise _NotRegular
-        chunks, left = [], MAX_SUBMISSION_BYTES + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 2**20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
+        return _error(label, too_large(label, len(data)))
+    return grade_text(refs, html_text(data) if html else data, name=label)
 
 
 def grade_text(refs: References, text: str | bytes, *, name: str = "submission") -> Grade:
@@ -321,41 +306,109 @@ def _error(label: str, message: str) -> Grade:
                  error=one_line(message))
 
 
+def grade_entry(refs: References, entry: Entry) -> Grade:
+    """Grade one collected :class:`~dicejack.grade.inputs.Entry` (a file, an archive member, or
+    a skipped or unreadable one), with its student. Never raises for bad content."""
+    if entry.skipped:
+        g = Grade(submission=entry.label, status="skipped", verdict="",
+                  error=one_line(entry.skipped))
+    elif entry.error:
+        g = _error(entry.label, entry.error)
+    elif entry.data is not None:
+        g = grade_text(refs, html_text(entry.data) if entry.html else entry.data,
+                       name=entry.label)
+    else:
+        g = grade_file(refs, entry.path if entry.path is not None else entry.label,
+                       name=entry.label, html=entry.html)
+    s = entry.student
+    if s is None:
+        return g
+    return dataclasses.replace(g, student=s.id, student_name=s.name, lms=s.lms)
+
+
+class Gradebook(NamedTuple):
+    """What :func:`grade_files` returns: the reference runs and one Grade per file found (in
+    order; skipped files included, status ``skipped``). Unpacks as ``refs, grades``."""
+
+    refs: References
+    grades: list[Grade]
+
+    @property
+    def graded(self) -> list[Grade]:
+        """The grades of the submissions (skipped files left out)."""
+        return [g for g in self.grades if g.status != "skipped"]
+
+    def to_frame(self) -> Any:
+        """A pandas DataFrame, one row per file: the gradebook's columns (numbers as numbers,
+        NaN where empty) and every compare metric (pandas is optional: a one-line error without
+        it)."""
+        return frames.to_frame(gradebook_records(self.grades, metrics=True))
+
+
 def grade_files(
     config: GradeConfig,
-    paths: Sequence[str | os.PathLike[str]],
+    paths: Sequence[str | os.PathLike[str] | bytes],
     *,
     out: str | os.PathLike[str] | None = None,
     reports: str | os.PathLike[str] | None = None,
+    lms_csv: str | os.PathLike[str] | None = None,
+    lms_format: str = "generic",
+    lms_assignment: str = "dicejack",
+    gradescope: str | os.PathLike[str] | None = None,
+    gradescope_visibility: str = "visible",
     cache_dir: str | os.PathLike[str] | None | bool = None,
     workers: int | None = None,
     dask: str | None = None,
     executor: cf.Executor | None = None,
     progress: bool = False,
-) -> tuple[References, list[Grade]]:
-    """Grade every file of `paths` (in order; duplicates graded once each), then write the
-    gradebook to `out` and one report per submission into `reports`, when given.
+    limits: InputLimits | None = None,
+) -> Gradebook:
+    """Grade every submission of `paths`: files, folders (searched recursively) and zip archives
+    (:func:`dicejack.grade.inputs.collect`), in order; then write the gradebook to `out`, one
+    report per submission into `reports`, the LMS grades CSV (`lms_csv` in `lms_format`,
+    :func:`dicejack.grade.lms.lms_csv`) and the Gradescope results.json (`gradescope`: exactly
+    one submission), each when given.
 
     Bad settings or output paths raise GradeError before any work; bad files become rows.
-    Nothing given as a submission is ever written: `out` naming one of `paths` (by any spelling
-    or link) is refused, and so is an existing `out` that is not a previous gradebook
+    Nothing given as a submission is ever written: an output naming a submission (by any
+    spelling or link) is refused, and so is an existing output file this tool did not write
     (:func:`check_gradebook_path`); reports never replace a file they did not write
-    (:func:`write_reports`).
+    (:func:`write_reports`). Outputs found while searching the folders given are skipped.
     """
-    out_path = Path(out) if out is not None else None
-    report_dir = Path(reports) if reports is not None else None
     if not paths:
         raise GradeError("no submissions to grade")
-    check_gradebook_path(out_path, inputs=paths)
+    if lms_format not in LMS_FORMATS:
+        raise GradeError(f"--lms-format must be one of {', '.join(LMS_FORMATS)}, "
+                         f"got {lms_format!r}")
+    if gradescope_visibility not in GRADESCOPE_VISIBILITY:
+        raise GradeError(f"--gradescope-visibility must be one of "
+                         f"{', '.join(GRADESCOPE_VISIBILITY)}, got {gradescope_visibility!r}")
+    targets = {"--out": out, "--lms-csv": lms_csv, "--gradescope": gradescope}
+    given = {k: Path(v) for k, v in targets.items() if v is not None}
+    _distinct_outputs(given)
+    out_path, lms_path, gs_path = (given.get(k) for k in targets)
+    report_dir = Path(reports) if reports is not None else None
+    entries = collect(paths, limits=limits, outputs=list(given.values()),
+                      output_folders=[report_dir] if report_dir is not None else [])
+    submissions = [e for e in entries if not e.skipped]
+    if gs_path is not None and len(submissions) > 1:
+        names = ", ".join(e.label for e in submissions[:3])
+        more = ", ..." if len(submissions) > 3 else ""
+        raise GradeError(f"--gradescope grades one submission; found {len(submissions)}: "
+                         f"{names}{more}")
+    inputs = [*paths, *(e.path for e in submissions if e.path is not None)]
+    check_gradebook_path(out_path, inputs=inputs)
+    check_lms_path(lms_path, inputs=inputs)
+    check_gradescope_path(gs_path, inputs=inputs)
     prepare_reports_folder(report_dir)
     refs = reference_runs(config, cache_dir=cache_dir, workers=workers, dask=dask,
                           executor=executor, progress=progress)
     refs.null  # noqa: B018 - the null at full precision, once, before the batch
     grades: list[Grade] = []
-    advance, stop = parallel.progress_bar("grading", len(paths), progress)
+    advance, stop = parallel.progress_bar("grading", len(entries), progress)
     try:
-        for path in paths:
-            grades.append(grade_file(refs, path))
+        for entry in entries:
+            grades.append(grade_entry(refs, entry))
             advance()
     finally:
         stop()
@@ -363,5 +416,23 @@ def grade_files(
     if out_path is not None:
         write_gradebook(out_path, grades)
     if report_dir is not None:
-        write_reports(refs, grades, report_dir, progress=progress, inputs=paths)
-    return refs, grades
+        write_reports(refs, grades, report_dir, progress=progress, inputs=inputs)
+    if lms_path is not None:
+        write_lms_csv(lms_path, grades, lms_format, assignment=lms_assignment)
+    if gs_path is not None:
+        write_gradescope(gs_path, refs, grades, visibility=gradescope_visibility)
+    return Gradebook(refs, grades)
+
+
+def _distinct_outputs(given: dict[str, Path]) -> None:
+    """Refuse two output options naming one file (one would silently replace the other)."""
+    seen: dict[Path, str] = {}
+    for option, path in given.items():
+        try:
+            key = path.resolve(strict=False)
+        except (OSError, RuntimeError, ValueError):
+            key = path
+        if key in seen:
+            raise GradeError(f"{option} {path} is also {seen[key]}; give each output its own "
+                             "file")
+        seen[key] = option

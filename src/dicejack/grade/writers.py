@@ -1,6 +1,7 @@
-"""What grading writes: the gradebook CSV, the terminal summary, and one Markdown report (with a
-heatmap PNG from :mod:`dicejack.figures`) per submission under a safe name; and the checks of
-those output paths, made before any work."""
+"""What grading writes for people: the gradebook CSV (and its records for a DataFrame), the
+terminal summary, a student's terminal report, and one Markdown report (with a heatmap PNG from
+:mod:`dicejack.figures`) per submission under a safe name; and the one check of an output path
+(never a submission, never a file this tool did not write), made before any work."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import math
 import os
 import re
 import stat
+import textwrap
 import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -34,15 +36,18 @@ if TYPE_CHECKING:  # pragma: no cover
     from dicejack.grade.grading import Grade
     from dicejack.grade.references import References
 
-__all__ = ["GRADEBOOK_HEADER", "gradebook_csv", "write_gradebook", "summary_text",
-           "report_names", "plain_summary", "report_markdown", "write_reports",
-           "check_gradebook_path", "prepare_reports_folder", "same_as_any"]
+__all__ = ["GRADEBOOK_HEADER", "gradebook_csv", "gradebook_records", "write_gradebook",
+           "summary_text", "report_names", "plain_summary", "report_markdown", "report_text",
+           "write_reports", "check_gradebook_path", "check_output_path",
+           "prepare_reports_folder", "same_as_any"]
 
-#: The gradebook's header, exactly as in DESIGN.md.
+#: The gradebook's header, exactly as in DESIGN.md (columns are only ever added at the end).
 GRADEBOOK_HEADER: tuple[str, ...] = (
     "submission", "status", "score", "verdict", "consistency_p", "agreement_decisive",
-    "rmse_onpath", "score_vs_optimal", "layout", "flags", "error", "similar_to",
+    "rmse_onpath", "score_vs_optimal", "layout", "flags", "error", "similar_to", "student",
 )
+#: Headers of earlier versions: such a gradebook is still this tool's own, and replaceable.
+_EARLIER_HEADERS: tuple[tuple[str, ...], ...] = (GRADEBOOK_HEADER[:-1],)
 
 
 def _resolved(path: str | os.PathLike[str] | bytes) -> Path | None:
@@ -103,29 +108,30 @@ def _starts_with(path: Path, prefix: bytes) -> bool:
         return False
 
 
-_GRADEBOOK_FIRST_LINE = (",".join(GRADEBOOK_HEADER) + "\n").encode()
+_GRADEBOOK_FIRST_LINES = tuple((",".join(h) + "\n").encode()
+                               for h in (GRADEBOOK_HEADER, *_EARLIER_HEADERS))
 _REPORT_FIRST_BYTES = b"# Grade: `"
 
 
-def check_gradebook_path(
-    out: Path | None, inputs: Sequence[str | os.PathLike[str] | bytes] = ()
+def check_output_path(
+    out: Path | None, *, option: str, what: str, ours: Sequence[bytes],
+    inputs: Sequence[str | os.PathLike[str] | bytes] = (), hint: str = "",
 ) -> None:
-    """Refuse a gradebook path before any work: one that cannot be written (a folder, a missing
+    """Refuse an output path before any work: one that cannot be written (a folder, a missing
     folder: :func:`dicejack.formats.check_output_file`), one that is a submission of `inputs`
-    (by any spelling or link), and an existing file that is not empty and not a previous
-    gradebook (its first line is not :data:`GRADEBOOK_HEADER`): grading replaces only its own
-    previous gradebook."""
+    (by any spelling or link), and an existing file that is not empty and does not start with
+    one of `ours` (the first bytes this tool writes there): a run replaces only its own
+    previous output."""
     if out is None:
         return
     try:
-        formats.check_output_file(out, option="--out",
-                                  hint="give a file name such as gradebook.csv")
+        formats.check_output_file(out, option=option, hint=hint or None)
     except formats.FormatError as exc:
         raise GradeError(str(exc)) from None
     clash = same_as_any(out, inputs)
     if clash is not None:
-        raise GradeError(f"--out {out} is the submission {clash}; grading never replaces a "
-                         "submission: give another --out")
+        raise GradeError(f"{option} {out} is the submission {clash}; grading never replaces a "
+                         f"submission: give another {option}")
     try:
         st = out.stat() if out.exists() or out.is_symlink() else None
     except (OSError, ValueError):
@@ -133,10 +139,22 @@ def check_gradebook_path(
     if st is None:
         return
     if not stat.S_ISREG(st.st_mode):
-        raise GradeError(f"--out {out} exists and is not a regular file; give another --out")
-    if st.st_size and not _starts_with(out, _GRADEBOOK_FIRST_LINE):
-        raise GradeError(f"--out {out} exists and is not a dicejack gradebook; move it away or "
-                         "give another --out")
+        raise GradeError(f"{option} {out} exists and is not a regular file; give another "
+                         f"{option}")
+    if st.st_size and not any(_starts_with(out, first) for first in ours):
+        raise GradeError(f"{option} {out} exists and is not {what}; move it away or give "
+                         f"another {option}")
+
+
+def check_gradebook_path(
+    out: Path | None, inputs: Sequence[str | os.PathLike[str] | bytes] = ()
+) -> None:
+    """:func:`check_output_path` for the gradebook (`--out`): an existing file is replaced only
+    when empty or a previous gradebook (its first line is :data:`GRADEBOOK_HEADER`, or an
+    earlier version's)."""
+    check_output_path(out, option="--out", what="a dicejack gradebook",
+                      ours=_GRADEBOOK_FIRST_LINES, inputs=inputs,
+                      hint="give a file name such as gradebook.csv")
 
 
 def prepare_reports_folder(folder: Path | None) -> None:
@@ -158,23 +176,46 @@ def _num(value: float, fmt: str) -> str:
     return format(value, fmt) if value is not None and np.isfinite(value) else ""
 
 
+#: How the gradebook CSV prints its number columns (the others are text).
+_NUMBER_FORMATS = {"score": ".1f", "consistency_p": ".4g", "agreement_decisive": ".4f",
+                   "rmse_onpath": ".4f", "score_vs_optimal": ".4f"}
+
+
 def gradebook_csv(grades: Iterable[Grade]) -> str:
-    """The gradebook: DESIGN.md's header, one row per submission."""
+    """The gradebook: DESIGN.md's header, one row per file (a skipped one: status ``skipped``,
+    no score or verdict, the reason in `error`); the cells of :func:`gradebook_records`."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(GRADEBOOK_HEADER)
+    for row in gradebook_records(grades):
+        writer.writerow([
+            _num(row[k], _NUMBER_FORMATS[k]) if k in _NUMBER_FORMATS else
+            row[k] if k == "status" else _csv_text(row[k]) for k in GRADEBOOK_HEADER])
+    return buffer.getvalue()
+
+
+def gradebook_records(grades: Iterable[Grade], metrics: bool = False) -> list[dict[str, object]]:
+    """The gradebook's rows as plain values (for a DataFrame): the :data:`GRADEBOOK_HEADER`
+    columns, numbers as floats (NaN where the CSV is empty), flags and similar_to `;`-joined;
+    with `metrics`, every compare metric after them and the student's name and LMS."""
+    rows = []
     for g in grades:
         ok = g.status == "ok"
-        writer.writerow([
-            _csv_text(g.submission), g.status, _num(g.score, ".1f"), g.verdict,
-            _num(g.consistency_p, ".4g") if ok else "",
-            _num(g.metrics.get("agreement_decisive", math.nan), ".4f"),
-            _num(g.metrics.get("rmse_onpath", math.nan), ".4f"),
-            _num(g.metrics.get("score_vs_optimal", math.nan), ".4f"),
-            _csv_text(g.layout), _csv_text(";".join(g.flags)), _csv_text(g.error),
-            _csv_text(";".join(g.similar_to)),
-        ])
-    return buffer.getvalue()
+        row: dict[str, object] = {
+            "submission": g.submission, "status": g.status,
+            "score": float(g.score) if g.status != "skipped" else math.nan,
+            "verdict": g.verdict, "consistency_p": float(g.consistency_p) if ok else math.nan,
+        }
+        for name in ("agreement_decisive", "rmse_onpath", "score_vs_optimal"):
+            row[name] = float(g.metrics.get(name, math.nan))
+        row.update(layout=g.layout, flags=";".join(g.flags), error=g.error,
+                   similar_to=";".join(g.similar_to), student=g.student)
+        if metrics:
+            row.update(student_name=g.student_name, lms=g.lms)
+            for name, value in g.metrics.items():
+                row.setdefault(name, float(value))
+        rows.append(row)
+    return rows
 
 
 def write_gradebook(path: str | os.PathLike[str], grades: Iterable[Grade]) -> None:
@@ -183,19 +224,24 @@ def write_gradebook(path: str | os.PathLike[str], grades: Iterable[Grade]) -> No
 
 
 def summary_text(grades: Sequence[Grade]) -> str:
-    """A plain table for the terminal: one line per submission, then the counts."""
+    """A plain table for the terminal: one line per file, then the counts."""
     width = min(max([len(g.submission) for g in grades] + [10]), 48)
     lines = [f"{'submission':<{width}}  {'score':>5}  {'verdict':<7}  {'p':>8}  flags / error"]
     for g in grades:
         name = g.submission if len(g.submission) <= width else "..." + g.submission[-width + 3:]
         p = _num(g.consistency_p, ".2g") if g.status == "ok" else ""
-        tail = ";".join(g.flags) if g.status == "ok" else f"error: {g.error}"
-        lines.append(f"{name:<{width}}  {g.score:5.1f}  {g.verdict:<7}  {p:>8}  {tail}")
+        tail = (";".join(g.flags) if g.status == "ok" else
+                f"skipped: {g.error}" if g.status == "skipped" else f"error: {g.error}")
+        score = f"{g.score:5.1f}" if g.status != "skipped" else f"{'':5}"
+        lines.append(f"{name:<{width}}  {score}  {g.verdict:<7}  {p:>8}  {tail}")
     counts = {v: sum(1 for g in grades if g.status == "ok" and g.verdict == v)
               for v in ("pass", "review", "fail")}
     errors = sum(1 for g in grades if g.status == "error")
-    lines.append(f"{len(grades)} submissions: {counts['pass']} pass, {counts['review']} review, "
-                 f"{counts['fail']} fail, {errors} unreadable")
+    skipped = sum(1 for g in grades if g.status == "skipped")
+    graded = len(grades) - skipped
+    tail = f" ({skipped} other files skipped)" if skipped else ""
+    lines.append(f"{graded} submissions: {counts['pass']} pass, {counts['review']} review, "
+                 f"{counts['fail']} fail, {errors} unreadable{tail}")
     return "\n".join(lines) + "\n"
 
 
@@ -335,6 +381,69 @@ def report_markdown(refs: References, g: Grade, image: str | None = None) -> str
     return "\n".join(lines) + "\n"
 
 
+def report_text(refs: References, g: Grade, worst: int = 5, width: int = 88) -> str:
+    """A submission's report for the terminal (a student checking their own output): the
+    verdict and what it means, the flags with what to check first, the points, the quality
+    against the reference runs, the consistency test and the worst states, as plain text."""
+    def para(text: str, indent: str = "") -> list[str]:
+        return textwrap.wrap(text, width, initial_indent=indent,
+                             subsequent_indent=indent + "  " if indent else "") or [""]
+
+    lines = [f"dicejack grade: {g.submission}"]
+    if g.student:
+        lines.append(f"Student: {g.student}" + (f" ({g.student_name})" if g.student_name else ""))
+    if g.status == "skipped":
+        return "\n".join([*lines, f"Skipped: {g.error}."]) + "\n"
+    if g.status != "ok":
+        lines += ["", "Could not be graded: score 0 / 100, fail.", *para(f"Reason: {g.error}"),
+                  *para("Check that the file holds what your program printed: the two "
+                        f"{refs.game.low}x{refs.game.low} arrays (best number of dice, win "
+                        "probability; -1 where there is no data), as plain text.")]
+        return "\n".join(lines) + "\n"
+    c = g.consistency
+    assert c is not None
+    lines += ["", f"Score {g.score:.1f} / 100: {g.verdict}.", "", *para(plain_summary(g)), ""]
+    if g.flags:
+        lines.append("Flags, and what to check first:")
+        for f in g.flags:
+            hint = FLAG_HINTS.get(f, "")
+            lines += para(f"- {f}: {FLAG_HELP.get(f, 'reported by the reader')}."
+                          + (f" {hint[:1].upper()}{hint[1:]}" if hint else ""), "  ")
+        for fix, score in g.what_if.items():
+            lines += para(f"- With the tables {fix}, the score would be {score:.1f} / 100.", "  ")
+        lines.append("")
+    lines += [f"Points: format {g.points['format']:.1f} / {FORMAT_POINTS:.0f}, quality "
+              f"{g.points['quality']:.1f} / {QUALITY_POINTS:.0f}, consistency "
+              f"{g.points['consistency']:.1f} / {CONSISTENCY_POINTS:.0f}.", "",
+              f"Quality against {refs.config.references} reference runs of the handout's "
+              "algorithm:",
+              f"  {'metric':<20} {'yours':>8} {'median':>8} {'5%..95% of runs':>17}  as good as"]
+    for name, _, _ in QUALITY_METRICS:
+        lo, med, hi = refs.quantile(name, [0.05, 0.5, 0.95], g.decimals)
+        pct = g.percentiles.get(name, math.nan)
+        lines.append(f"  {name:<20} {_fmt(g.metrics[name]):>8} {_fmt(med):>8} "
+                     f"{_fmt(lo) + '..' + _fmt(hi):>17}  {_fmt(pct, '.0f')}% of runs")
+    lines += ["", *para(
+        f"Consistency with the handout's algorithm: p-value {_fmt(c.p_value, '.3g')} "
+        f"(statistic T = {_fmt(c.statistic)} over {c.usable} usable states; faithful runs: "
+        f"mean {_fmt(c.null_mean)}, sd {_fmt(c.null_sd)}). Below {P_REVIEW} is unusual for "
+        "a correct program.")]
+    if g.worst:
+        lines += ["", "Worst states (least like the reference runs; J -: any J may be printed):",
+                  f"  {'<X,Y>':<8} {'estimate':>8} {'ref mean':>8} {'ref 5%..95%':>15} "
+                  f"{'J':>2} {'runs with J':>11}  optimal J"]
+        for w in g.worst[:worst]:
+            share = "any" if w.policy == 0 else f"{100 * w.policy_share:.0f}%"
+            j = "-" if w.policy == 0 else str(w.policy)
+            lines.append(f"  {f'<{w.x},{w.y}>':<8} {w.estimate:>8.4f} "
+                         f"{_fmt(w.reference_mean):>8} "
+                         f"{_fmt(w.reference_low) + '..' + _fmt(w.reference_high):>15} {j:>2} "
+                         f"{share:>11}  {','.join(map(str, w.optimal))}")
+    lines += ["", *para(f"Graded against {refs.config.describe()}. Layout read: "
+                        f"{g.layout or 'unknown'}.")]
+    return "\n".join(lines) + "\n"
+
+
 def _free_stem(folder: Path, stem: str, taken: set[str], inputs: _Inputs) -> str:
     """`stem`, or `stem-2`, `stem-3`... : the first whose .md and .png this run may write: not
     taken by another report of this run, not a submission, and either absent or this tool's
@@ -361,13 +470,14 @@ def write_reports(
     progress: bool = False, inputs: Sequence[str | os.PathLike[str] | bytes] = (),
 ) -> list[Path]:
     """One Markdown report (and, when graded, one PNG heatmap) per submission into `folder`,
-    under :func:`report_names`; returns the Markdown paths.
+    under :func:`report_names` (skipped files get none); returns the Markdown paths.
 
     Never replaces a file it did not write: a name whose .md or .png exists and is not a
     previous dicejack report (or is one of `inputs`, the submissions) moves to `name-2` and so
     on, with a :class:`GradeWarning` saying so."""
     folder = Path(folder)
     prepare_reports_folder(folder)
+    grades = [g for g in grades if g.status != "skipped"]
     paths = []
     advance, stop = parallel.progress_bar("reports", len(grades), progress)
     drawn = [g for g in grades if g.status == "ok" and g.consistency is not None]

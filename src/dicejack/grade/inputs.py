@@ -1,0 +1,713 @@
+"""Collecting submissions as they arrive: files, folders (recursively) and zip archives (the bulk
+downloads of Canvas, Moodle, Gradescope and Blackboard), each file with the student identifier
+its LMS put in the name (docs/grading.md, "Submissions as they arrive").
+
+Archives are read in memory, never extracted, within limits: MAX_SUBMISSION_BYTES per member (as
+for files), InputLimits.archive_bytes unpacked in all and InputLimits.archive_members members per
+archive, checked on the declared sizes and again on the bytes actually read (headers can lie).
+Everything found becomes an :class:`Entry`; what cannot be read, or is not a program's output,
+is an Entry that says why (a gradebook row), never an exception.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import stat
+import struct
+import zipfile
+import zlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import BinaryIO
+
+__all__ = ["MAX_SUBMISSION_BYTES", "MAX_ARCHIVE_BYTES", "MAX_ARCHIVE_MEMBERS", "MAX_FOLDER_FILES",
+           "MAX_NESTING", "SKIPPED_EXTENSIONS", "SKIPPED_FOLDERS", "SKIPPED_FILES",
+           "InputLimits", "Student", "Entry", "NotRegularFile", "collect", "lms_student",
+           "gradescope_students", "skip_reason", "read_regular", "html_text", "display_name",
+           "is_one_file", "too_large"]
+
+#: Larger submission files (and archive members) are refused unread.
+MAX_SUBMISSION_BYTES = 10 * 2**20
+#: Most bytes read from one archive given (its nested archives included).
+MAX_ARCHIVE_BYTES = 256 * 2**20
+#: Most members one archive may hold (a Canvas download of 300 students holds about 1,000).
+MAX_ARCHIVE_MEMBERS = 20_000
+#: Most files looked at in one folder given (hidden folders are not searched).
+MAX_FOLDER_FILES = 100_000
+#: Archives inside archives are opened this deep (a student's zip in a Canvas download: 2).
+MAX_NESTING = 2
+
+
+@dataclass(frozen=True)
+class InputLimits:
+    """What one batch may unpack; the defaults are the module constants."""
+
+    archive_bytes: int = MAX_ARCHIVE_BYTES
+    archive_members: int = MAX_ARCHIVE_MEMBERS
+    folder_files: int = MAX_FOLDER_FILES
+    nesting: int = MAX_NESTING
+
+
+@dataclass(frozen=True)
+class Student:
+    """Who a file belongs to, as its LMS named it: `id` is the LMS's own identifier (Canvas user
+    id or ``anon_...``, Moodle participant number, Gradescope SID or e-mail, Blackboard user
+    name; group members `;`-separated), `lms` one of canvas, moodle, gradescope, blackboard."""
+
+    id: str
+    name: str = ""
+    lms: str = ""
+
+
+@dataclass(frozen=True, eq=False)
+class Entry:
+    """One file found: read later from `path`, or already read (`data`, an archive member).
+    `skipped` / `error` say why it is not graded; `html` marks a web page (an LMS text entry)
+    whose text is graded."""
+
+    label: str
+    path: str | bytes | os.PathLike[str] | None = None
+    data: bytes | None = field(default=None, repr=False)
+    student: Student | None = None
+    skipped: str = ""
+    error: str = ""
+    html: bool = False
+
+
+# --------------------------------------------------------------------------- names
+def _only_escapes(text: str) -> bool:
+    """True when every surrogate in `text` is a surrogateescape'd byte (U+DC80..U+DCFF)."""
+    return all(0xDC80 <= ord(c) <= 0xDCFF for c in text if 0xD800 <= ord(c) <= 0xDFFF)
+
+
+def display_name(path: str | os.PathLike[str] | bytes) -> str:
+    """`path` as one printable line of valid UTF-8: undecodable bytes and lone surrogates as
+    backslash escapes, control characters (newlines, NUL) as ``\\xNN``; other text (CJK...) kept."""
+    raw = os.fsdecode(path) if isinstance(path, bytes) else str(path)
+    text = raw.encode("utf-8", "surrogateescape" if _only_escapes(raw) else "backslashreplace")
+    text_s = text.decode("utf-8", "backslashreplace")
+    return "".join(c if c.isprintable() or c == " " else f"\\x{ord(c):02x}" if ord(c) < 256
+                   else f"\\u{ord(c):04x}" for c in text_s)
+
+
+def too_large(label: str, size: int, declared: bool = False) -> str:
+    """The one message for a file over MAX_SUBMISSION_BYTES."""
+    how = " (declared)" if declared else ""
+    return (f"refused {label}: {size / 2**20:.1f} MiB{how}, over the "
+            f"{MAX_SUBMISSION_BYTES // 2**20} MiB limit")
+
+
+# ------------------------------------------------------------------ the LMS patterns
+#: Canvas (lib/content_zipper.rb): `<sortable name, lower case, only word characters>[_LATE]_
+#: <user id>_<attachment id>_<file name>`; anonymous grading `[LATE_]anon_<id>_<attachment>_...`;
+#: a text entry or URL `<name>[_LATE]_<user id>_text.html` / `_link.html`.
+CANVAS_FILE = re.compile(r"^(?P<name>.+?)(?:_LATE)?_(?P<id>\d+)_(?P<attachment>\d+)_(?P<file>.+)$")
+CANVAS_ANON = re.compile(r"^(?:LATE_)?(?P<id>anon_[A-Za-z0-9]+)_(?P<attachment>\d+)_(?P<file>.+)$")
+CANVAS_TEXT = re.compile(r"^(?P<name>.+?)(?:_LATE)?_(?P<id>\d+)_(?:text|link)\.html?$")
+#: Moodle (mod/assign): `<full name or "Participant">_<participant number>_assignsubmission_
+#: <plugin>_` as a folder ("download submissions in folders", the default) or as the start of a
+#: file name; team assignments put `<group>-` in front of the name.
+MOODLE = re.compile(r"^(?P<name>.*?)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<file>.*)$")
+#: Blackboard Learn ("Assignment File Download"): `<assignment>_<user name>_attempt_<yyyy-mm-dd-
+#: hh-mm-ss>_<file name>`, and `..._attempt_<date>.txt`, the receipt of the attempt.
+BLACKBOARD = re.compile(r"^(?P<assignment>.*)_(?P<id>[^_]+)_attempt_"
+                        r"(?P<when>\d{4}(?:-\d{2}){5})(?:_(?P<file>.+)|(?P<receipt>\.txt))$")
+#: Gradescope ("Export Submissions"): one folder `submission_<id>` per submission, and
+#: `submission_metadata.yml` naming its submitters beside them.
+GRADESCOPE = re.compile(r"^submission_(?P<id>\d+)$")
+GRADESCOPE_METADATA = "submission_metadata.yml"
+
+
+def lms_student(parts: Sequence[str], gradescope: Mapping[str, Student] | None = None
+                ) -> Student | None:
+    """The student a file belongs to, from its path components `parts` (folders, archives and
+    members, the file name last), nearest first; None when no LMS pattern matches.
+
+    Canvas and Blackboard name files (the last part, or an archive inside a download); Moodle
+    names files or folders; Gradescope folders, resolved through `gradescope` (the export's
+    metadata, :func:`gradescope_students`) when given."""
+    last = len(parts) - 1
+    for i in range(last, -1, -1):
+        part = parts[i]
+        m = MOODLE.match(part)
+        if m:
+            name = m["name"].strip()  # "Participant" under blind marking: no name
+            return Student(m["id"], "" if name == "Participant" else name, "moodle")
+        if i == last or part.lower().endswith(".zip"):
+            m = BLACKBOARD.match(part)
+            if m:
+                return Student(m["id"], "", "blackboard")
+            m = CANVAS_ANON.match(part)
+            if m:
+                return Student(m["id"], "", "canvas")
+            m = CANVAS_TEXT.match(part) or CANVAS_FILE.match(part)
+            if m:
+                return Student(m["id"], m["name"], "canvas")
+        elif GRADESCOPE.match(part):
+            known = (gradescope or {}).get(part)
+            return known if known is not None else Student(part, "", "gradescope")
+    return None
+
+
+_YAML_ITEM = re.compile(r"^(?P<indent>\s*)(?P<dash>-\s+)?:(?P<key>[a-z_]+):\s*(?P<value>.*)$")
+
+
+def _yaml_scalar(text: str) -> str:
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        text = text[1:-1]
+    return "" if text in ("~", "null") else text
+
+
+def gradescope_students(text: str) -> dict[str, Student]:
+    """``{"submission_<id>": Student}`` from a Gradescope export's submission_metadata.yml:
+    each submitter's SID, else e-mail, else name (group members `;`-separated).
+
+    Only the few lines needed are read (top-level ``submission_<id>:`` keys and their
+    ``:submitters:`` items' ``:sid:``, ``:email:``, ``:name:``); nothing is evaluated."""
+    out: dict[str, list[dict[str, str]]] = {}
+    current: str | None = None
+    block: int | None = None  # indentation of the :submitters: key, while inside it
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        indent = len(line) - len(line.lstrip())
+        if indent == 0:
+            key = line.rstrip().removesuffix(":")
+            current = key if GRADESCOPE.match(key) and line.rstrip().endswith(":") else None
+            block = None
+            if current is not None:
+                out.setdefault(current, [])
+            continue
+        if current is None:
+            continue
+        m = _YAML_ITEM.match(line)
+        if block is None:
+            if m and m["key"] == "submitters" and not m["dash"]:
+                block = indent
+            continue
+        stripped = line.lstrip()
+        if indent < block or (indent == block and not stripped.startswith("-")):
+            block = None
+            if m and m["key"] == "submitters" and not m["dash"]:
+                block = indent
+            continue
+        if m is None:
+            continue
+        if m["dash"] or not out[current]:
+            out[current].append({})
+        out[current][-1][m["key"]] = _yaml_scalar(m["value"])
+    students = {}
+    for key, people in out.items():
+        ids = [p.get("sid") or p.get("email") or p.get("name") or "" for p in people]
+        if any(ids):
+            students[key] = Student(";".join(i or key for i in ids),
+                                    "; ".join(p.get("name", "") for p in people), "gradescope")
+    return students
+
+
+# -------------------------------------------------------------------- what is skipped
+#: File endings that are never a program's printed output, with why (files found in folders
+#: and archives only: a file named on the command line is always graded).
+SKIPPED_EXTENSIONS: dict[str, str] = {
+    **dict.fromkeys((".pdf", ".doc", ".docx", ".odt", ".rtf", ".pages", ".xls", ".xlsx",
+                     ".ods", ".ppt", ".pptx", ".key"),
+                    "a document, not the program's printed output (save that as .txt)"),
+    **dict.fromkeys((".png", ".jpg", ".jpeg", ".gif", ".bmp", ".svg", ".tif", ".tiff", ".webp",
+                     ".heic"), "an image, not the program's printed output"),
+    **dict.fromkeys((".py", ".c", ".h", ".cc", ".cpp", ".hpp", ".cxx", ".java", ".cs", ".js",
+                     ".ts", ".go", ".rs", ".rb", ".m", ".r", ".jl", ".f90", ".swift", ".kt",
+                     ".scala", ".hs", ".ml", ".sh", ".ipynb", ".mat", ".makefile"),
+                    "source code, not the program's printed output"),
+    **dict.fromkeys((".o", ".obj", ".class", ".jar", ".pyc", ".so", ".dll", ".exe", ".dylib",
+                     ".a", ".lib", ".bin", ".npz", ".npy", ".pkl", ".pickle"),
+                    "a compiled or binary file, not the program's printed output"),
+    **dict.fromkeys((".tar", ".gz", ".tgz", ".bz2", ".xz", ".7z", ".rar"),
+                    "an archive dicejack does not open (only .zip)"),
+}
+#: Folders never searched (besides every folder whose name starts with a dot).
+SKIPPED_FOLDERS: dict[str, str] = {
+    "__MACOSX": "macOS archive metadata",
+    "__pycache__": "a Python cache folder",
+    "node_modules": "a JavaScript packages folder",
+    "venv": "a Python environment",
+}
+#: System files (besides every file whose name starts with a dot).
+SKIPPED_FILES: dict[str, str] = {
+    "thumbs.db": "a Windows thumbnail cache",
+    "desktop.ini": "a Windows folder setting",
+    GRADESCOPE_METADATA: "the Gradescope export's metadata (read for the student identifiers)",
+}
+
+
+def skip_reason(name: str, folder: bool = False) -> str:
+    """Why a file (or folder) found while searching is not graded; "" when it is."""
+    if folder:
+        if name.startswith("."):
+            return "a hidden folder, not searched"
+        reason = SKIPPED_FOLDERS.get(name)
+        return f"{reason}, not searched" if reason else ""
+    if name.startswith("._"):
+        return "macOS metadata (AppleDouble), not a file of the submission"
+    if name.startswith("."):
+        return "a hidden file"
+    if name.startswith("~$"):
+        return "an Office lock file"
+    reason = SKIPPED_FILES.get(name.lower())
+    if reason:
+        return reason
+    return SKIPPED_EXTENSIONS.get(os.path.splitext(name)[1].lower(), "")
+
+
+def _is_zip(name: str) -> bool:
+    return name.lower().endswith(".zip")
+
+
+def _is_html(name: str) -> bool:
+    return name.lower().endswith((".html", ".htm"))
+
+
+# ------------------------------------------------------------------------ reading files
+class NotRegularFile(Exception):
+    """The path is not a regular file once opened (a FIFO or device swapped in)."""
+
+
+def _open_regular(path: str | bytes | os.PathLike[str]) -> int:
+    """A file descriptor of `path`, opened without blocking, refused (NotRegularFile) unless it
+    is a regular file once open."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularFile
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_regular(path: str | bytes | os.PathLike[str], limit: int = MAX_SUBMISSION_BYTES
+                 ) -> bytes:
+    """At most `limit` + 1 bytes of `path`, opened without blocking (NotRegularFile unless a
+    regular file once open; OSError as the system says)."""
+    fd = _open_regular(path)
+    try:
+        chunks, left = [], limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 2**20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+class _TextOfPage(HTMLParser):
+    _BLOCKS = frozenset({"p", "div", "br", "tr", "li", "pre", "table", "h1", "h2", "h3", "h4",
+                         "h5", "h6", "section", "article", "body", "blockquote", "hr"})
+    _SKIP = frozenset({"script", "style", "head", "title"})
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.skip = 0
+
+    def handle_starttag(self, tag: str, attrs: object) -> None:
+        if tag in self._SKIP:
+            self.skip += 1
+        elif tag in self._BLOCKS:
+            self.parts.append("\n")
+        elif tag in ("td", "th"):
+            self.parts.append(" ")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self._SKIP:
+            self.skip = max(0, self.skip - 1)
+        elif tag in self._BLOCKS:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if not self.skip:
+            self.parts.append(data.replace("\xa0", " "))
+
+
+def html_text(data: bytes | str) -> str:
+    """The text of a web page (an LMS text entry: Canvas `_text.html`, Moodle `onlinetext.html`),
+    a line per paragraph, row or break, table cells apart; nothing in it is run."""
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    parser = _TextOfPage()
+    parser.feed(text)
+    parser.close()
+    return "".join(parser.parts)
+
+
+# --------------------------------------------------------------------- collecting
+def is_one_file(paths: Sequence[str | bytes | os.PathLike[str]]) -> bool:
+    """True when `paths` is one path that is not a folder nor a .zip archive: a student checking
+    their own output (the command line then prints a report instead of writing a gradebook)."""
+    if len(paths) != 1:
+        return False
+    raw = paths[0]
+    name = os.fsdecode(raw) if isinstance(raw, bytes) else os.fspath(raw)
+    try:
+        folder = os.path.isdir(raw)
+    except (OSError, ValueError, TypeError):
+        folder = False
+    return not folder and not _is_zip(name)
+
+
+class _Collector:
+    """Walks one batch of inputs into entries, within `limits`."""
+
+    def __init__(self, limits: InputLimits, outputs: Iterable[Path], output_folders: Iterable[Path]
+                 ) -> None:
+        self.limits = limits
+        self.outputs = {p for p in (_resolved(o) for o in outputs) if p is not None}
+        self.output_folders = [p for p in (_resolved(o) for o in output_folders) if p is not None]
+        self.entries: list[Entry] = []
+
+    def add(self, label: str, parts: Sequence[str], gradescope: Mapping[str, Student] | None,
+            **kw: object) -> None:
+        self.entries.append(Entry(label=label, student=lms_student(parts, gradescope), **kw))
+
+    # ---- one path given
+    def given(self, raw: str | bytes | os.PathLike[str]) -> None:
+        name = os.fsdecode(raw) if isinstance(raw, bytes) else os.fspath(raw)
+        label = display_name(raw)
+        parts = _parts(name)
+        try:
+            st = os.stat(raw)
+        except (OSError, ValueError, TypeError):
+            st = None  # grading the file says why it cannot be read
+        if st is not None and stat.S_ISDIR(st.st_mode):
+            self.folder(name, label)
+        elif st is not None and stat.S_ISREG(st.st_mode) and _is_zip(name):
+            self.archive_file(raw, label, parts, {})
+        else:
+            self.add(label, parts, None, path=raw, html=_is_html(name))
+
+    # ---- folders
+    def folder(self, root: str, label: str) -> None:
+        start = len(self.entries)
+        seen = 0
+        problems: list[str] = []
+
+        def onerror(exc: OSError) -> None:
+            where = display_name(exc.filename) if exc.filename else label
+            problems.append(f"cannot read folder {where}: {exc.strerror or exc}")
+
+        metadata: dict[str, dict[str, Student]] = {}
+        for dirpath, dirnames, filenames in os.walk(root, onerror=onerror):
+            dirnames.sort()
+            filenames.sort()
+            keep = []
+            for d in dirnames:
+                full = os.path.join(dirpath, d)
+                reason = skip_reason(d, folder=True)
+                if not reason and os.path.islink(full):
+                    reason = "a symbolic link to a folder, not followed"
+                if not reason and self.output_folders and self._output_folder(full):
+                    reason = "dicejack's own reports folder (--reports), not searched"
+                if reason:
+                    self.entries.append(Entry(label=display_name(full) + "/", skipped=reason))
+                else:
+                    keep.append(d)
+            dirnames[:] = keep
+            if GRADESCOPE_METADATA in filenames:
+                metadata[dirpath] = self._metadata_file(os.path.join(dirpath, GRADESCOPE_METADATA))
+            known = _nearest(metadata, dirpath)
+            for f in filenames:
+                seen += 1
+                if seen > self.limits.folder_files:
+                    del self.entries[start:]
+                    self.entries.append(Entry(label=label, error=(
+                        f"folder {label} holds more than {self.limits.folder_files:,} files; "
+                        "give its subfolders one by one")))
+                    return
+                self.found_file(os.path.join(dirpath, f), filenames, known)
+        for problem in problems:
+            self.entries.append(Entry(label=label, error=problem))
+        if len(self.entries) == start:
+            self.entries.append(Entry(label=label, error=(
+                f"folder {label} holds no files to grade")))
+
+    def _output_folder(self, path: str) -> bool:
+        resolved = _resolved(path)
+        return resolved is not None and resolved in self.output_folders
+
+    def _metadata_file(self, path: str) -> dict[str, Student]:
+        try:
+            return gradescope_students(read_regular(path).decode("utf-8", "replace"))
+        except (OSError, NotRegularFile, ValueError):
+            return {}
+
+    def found_file(self, path: str, siblings: Sequence[str], known: Mapping[str, Student]
+                   ) -> None:
+        name = os.path.basename(path)
+        label = display_name(path)
+        parts = _parts(path)
+        reason = skip_reason(name) or _receipt_reason(name, siblings)
+        if not reason and (self.outputs or self.output_folders):
+            resolved = _resolved(path)
+            if resolved is not None and (resolved in self.outputs or any(
+                    folder in resolved.parents for folder in self.output_folders)):
+                reason = "dicejack's own output of this run, not a submission"
+        if reason:
+            self.add(label, parts, known, skipped=reason)
+            return
+        if _is_zip(name):
+            try:
+                st = os.stat(path)
+            except OSError:
+                st = None
+            if st is not None and stat.S_ISREG(st.st_mode):
+                self.archive_file(path, label, parts, known)
+                return
+        self.add(label, parts, known, path=path, html=_is_html(name))
+
+    # ---- archives
+    def archive_file(self, raw: str | bytes | os.PathLike[str], label: str,
+                     parts: Sequence[str], known: Mapping[str, Student]) -> None:
+        try:
+            fd = _open_regular(raw)
+        except NotRegularFile:
+            self.add(label, parts, None, error=f"cannot read {label}: not a regular file")
+            return
+        except (OSError, ValueError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            self.add(label, parts, None, error=f"cannot read {label}: {reason}")
+            return
+        with os.fdopen(fd, "rb") as fh:
+            self.archive(fh, label, parts, depth=1, budget=[self.limits.archive_bytes],
+                         known=known)
+
+    def archive(self, fh: BinaryIO, label: str, parts: Sequence[str], depth: int,
+                budget: list[int], known: Mapping[str, Student]) -> bool:
+        """Add the entries of one archive; False when the unpacked budget of the archive given
+        is spent (nothing more of it is read)."""
+        def fail(message: str) -> bool:
+            self.add(label, parts, known, error=message)
+            return True
+
+        declared = _declared_members(fh)
+        if declared is not None and declared > self.limits.archive_members:
+            return fail(f"refused {label}: {declared:,} members, over the "
+                        f"{self.limits.archive_members:,} limit")
+        try:
+            zf = zipfile.ZipFile(fh)
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,
+                NotImplementedError, struct.error, UnicodeDecodeError) as exc:
+            return fail(f"cannot read {label}: not a readable zip archive ({_reason(exc)})")
+        with zf:
+            infos = [i for i in zf.infolist() if not i.is_dir()]
+            if len(infos) > self.limits.archive_members:
+                return fail(f"refused {label}: {len(infos):,} members, over the "
+                            f"{self.limits.archive_members:,} limit")
+            names = [_member_parts(i.filename) for i in infos]
+            metadata = self._archive_metadata(zf, infos, names, budget)
+            if metadata is None:
+                return fail(f"refused {label}: it unpacks to more than "
+                            f"{self.limits.archive_bytes / 2**20:,.1f} MiB (a zip bomb?)")
+            known = {**known, **metadata}
+            plan: list[tuple[zipfile.ZipInfo, tuple[str, ...], str]] = []
+            folders_skipped: dict[str, str] = {}
+            siblings: dict[tuple[str, ...], list[str]] = {}
+            for member in names:
+                siblings.setdefault(member[:-1], []).append(member[-1])
+            for info, member in sorted(zip(infos, names, strict=True), key=lambda t: t[1]):
+                where = next(((k, r) for k in range(len(member) - 1)
+                              if (r := skip_reason(member[k], folder=True))), None)
+                if where is not None:
+                    key = "/".join(member[:where[0] + 1]) + "/"
+                    folders_skipped.setdefault(key, where[1])
+                    continue
+                reason = skip_reason(member[-1]) or _receipt_reason(
+                    member[-1], siblings[member[:-1]])
+                plan.append((info, member, reason))
+            for key, reason in folders_skipped.items():
+                self.entries.append(Entry(label=f"{label}!{display_name(key)}", skipped=reason))
+            candidates = [i for i, _, r in plan if not r and i.file_size <= MAX_SUBMISSION_BYTES]
+            total = sum(i.file_size for i in candidates)
+            if total > budget[0]:
+                return fail(f"refused {label}: would unpack to {total / 2**20:,.1f} MiB, "
+                            f"over the {self.limits.archive_bytes / 2**20:,.1f} MiB limit "
+                            "(a zip bomb?)")
+            for info, member, reason in plan:
+                if not self.member(zf, info, member, reason, label, parts, depth, budget, known):
+                    return False
+            return True
+
+    def _archive_metadata(self, zf: zipfile.ZipFile, infos: Sequence[zipfile.ZipInfo],
+                          names: Sequence[tuple[str, ...]], budget: list[int]
+                          ) -> dict[str, Student] | None:
+        """The students of the Gradescope metadata files in the archive (their bytes count
+        against `budget`; None when it is spent)."""
+        found: dict[str, Student] = {}
+        for info, member in zip(infos, names, strict=True):
+            if member[-1] != GRADESCOPE_METADATA or info.file_size > MAX_SUBMISSION_BYTES:
+                continue
+            if info.file_size > budget[0]:
+                return None
+            try:
+                with zf.open(info) as fh:
+                    data = fh.read(MAX_SUBMISSION_BYTES)
+            except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, ValueError,
+                    NotImplementedError, zlib.error, struct.error):
+                continue  # unreadable metadata: the folders keep their submission_<id> names
+            budget[0] -= len(data)
+            found.update(gradescope_students(data.decode("utf-8", "replace")))
+        return found
+
+    def member(self, zf: zipfile.ZipFile, info: zipfile.ZipInfo, member: tuple[str, ...],
+               reason: str, archive: str, archive_parts: Sequence[str], depth: int,
+               budget: list[int], known: Mapping[str, Student]) -> bool:
+        """Add one member's entry (or its nested archive's); False when the archive's unpacked
+        budget is spent (the rest of it is not read)."""
+        label = f"{archive}!{display_name('/'.join(member))}"
+        parts = (*archive_parts, *member)
+        if reason:
+            self.add(label, parts, known, skipped=reason)
+            return True
+        if info.flag_bits & 0x1:
+            self.add(label, parts, known, error=f"cannot read {label}: encrypted (password)")
+            return True
+        if info.file_size > MAX_SUBMISSION_BYTES:
+            self.add(label, parts, known, error=too_large(label, info.file_size, declared=True))
+            return True
+        nested = _is_zip(member[-1])
+        if nested and depth >= self.limits.nesting:
+            self.add(label, parts, known, error=(
+                f"refused {label}: an archive nested more than {self.limits.nesting} deep"))
+            return True
+        try:
+            with zf.open(info) as fh:
+                data = fh.read(MAX_SUBMISSION_BYTES + 1)
+        except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, ValueError,
+                NotImplementedError, zlib.error, struct.error) as exc:
+            self.add(label, parts, known, error=f"cannot read {label}: damaged ({_reason(exc)})")
+            return True
+        budget[0] -= len(data)
+        if budget[0] < 0:
+            self.add(archive, archive_parts, known, error=(
+                f"refused the rest of {archive}: it unpacks to more than "
+                f"{self.limits.archive_bytes / 2**20:,.1f} MiB (a zip bomb?)"))
+            return False
+        if len(data) > MAX_SUBMISSION_BYTES:
+            self.add(label, parts, known, error=too_large(label, len(data)) + (
+                f" (the archive declared {info.file_size:,} bytes)"))
+            return True
+        if nested:
+            return self.archive(io.BytesIO(data), label, parts, depth + 1, budget, known)
+        self.add(label, parts, known, data=data, html=_is_html(member[-1]))
+        return True
+
+
+def _reason(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text[:200] if text else type(exc).__name__
+
+
+def _resolved(path: str | bytes | os.PathLike[str]) -> Path | None:
+    try:
+        raw = os.fsdecode(path) if isinstance(path, bytes) else path
+        return Path(raw).resolve(strict=False)
+    except (OSError, ValueError, TypeError, RuntimeError):
+        return None
+
+
+def _parts(path: str) -> tuple[str, ...]:
+    return tuple(p for p in re.split(r"[\\/]+", path) if p not in ("", "."))
+
+
+def _member_parts(name: str) -> tuple[str, ...]:
+    parts = tuple(p for p in re.split(r"[\\/]+", name) if p not in ("", "."))
+    return parts or ("(unnamed)",)
+
+
+def _nearest(metadata: Mapping[str, Mapping[str, Student]], folder: str) -> dict[str, Student]:
+    """The Gradescope metadata of `folder` or its nearest ancestor that has one."""
+    path = folder
+    while True:
+        if path in metadata:
+            return dict(metadata[path])
+        parent = os.path.dirname(path)
+        if not parent or parent == path:
+            return {}
+        path = parent
+
+
+def _receipt_reason(name: str, siblings: Sequence[str]) -> str:
+    """A Blackboard attempt receipt (``..._attempt_<date>.txt``) is skipped when the attempt's
+    own files lie beside it; alone, it may hold the submission text and is graded."""
+    m = BLACKBOARD.match(name)
+    if m is None or not m["receipt"]:
+        return ""
+    prefix = name[: -len(".txt")] + "_"
+    if any(s.startswith(prefix) for s in siblings):
+        return "the Blackboard receipt of an attempt whose files are graded"
+    return ""
+
+
+_EOCD = b"PK\x05\x06"
+_EOCD64_LOCATOR = b"PK\x06\x07"
+_EOCD64 = b"PK\x06\x06"
+
+
+def _declared_members(fh: BinaryIO) -> int | None:
+    """The member count an archive's end record declares (ZIP64 included), read from its last
+    64 KiB before anything else; None when it cannot be found (zipfile then says why)."""
+    try:
+        fh.seek(0, os.SEEK_END)
+        size = fh.tell()
+        start = max(0, size - (2**16 + 22 + 20))
+        fh.seek(start)
+        tail = fh.read()
+        at = tail.rfind(_EOCD)
+        if at < 0 or len(tail) < at + 22:
+            return None
+        count = struct.unpack("<H", tail[at + 10:at + 12])[0]
+        loc = at - 20
+        if count == 0xFFFF and loc >= 0 and tail[loc:loc + 4] == _EOCD64_LOCATOR:
+            offset = struct.unpack("<Q", tail[loc + 8:loc + 16])[0]
+            if 0 <= offset <= size - 56:
+                fh.seek(offset)
+                record = fh.read(56)
+                if record[:4] == _EOCD64:
+                    count = struct.unpack("<Q", record[32:40])[0]
+        return int(count)
+    except (OSError, ValueError, struct.error):
+        return None
+    finally:
+        try:
+            fh.seek(0)
+        except (OSError, ValueError):
+            pass
+
+
+def collect(
+    paths: Sequence[str | bytes | os.PathLike[str]],
+    *,
+    limits: InputLimits | None = None,
+    outputs: Iterable[str | os.PathLike[str]] = (),
+    output_folders: Iterable[str | os.PathLike[str]] = (),
+) -> list[Entry]:
+    """Every submission file in `paths`, in order: a file as given (always graded, whatever its
+    name), a folder searched recursively (sorted; hidden and system folders and files, documents,
+    images and source code skipped with the reason; symbolic links to folders not followed), a
+    .zip archive read in memory (nested archives too, MAX_NESTING deep), within `limits`.
+
+    `outputs` / `output_folders`: this run's own output files and reports folder: found while
+    searching, they are skipped (never graded, never counted as submissions). A folder that
+    yields nothing, an unreadable or absurd archive, each bad member: an Entry with `error`.
+    Never raises for a bad input."""
+    collector = _Collector(limits or InputLimits(), [Path(o) for o in outputs],
+                           [Path(o) for o in output_folders])
+    for raw in paths:
+        collector.given(raw)
+    return collector.entries

@@ -1,0 +1,315 @@
+"""What grading gives back to a learning-management system: the grades CSV a gradebook imports
+(one row per student: generic, Canvas or Moodle columns) and a Gradescope autograder
+``results.json`` for one submission (docs/grading.md, "Grades out"; docs/autograder.md).
+Written atomically, and only over an empty file or this tool's own earlier output."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import json
+import math
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from dicejack import __version__, formats
+from dicejack.grade.rubric import (
+    CONSISTENCY_POINTS,
+    FLAG_HELP,
+    FLAG_HINTS,
+    FORMAT_POINTS,
+    P_REVIEW,
+    QUALITY_METRICS,
+    QUALITY_POINTS,
+)
+from dicejack.grade.settings import GradeError
+from dicejack.grade.writers import check_output_path, plain_summary, report_text
+
+if TYPE_CHECKING:  # pragma: no cover
+    from dicejack.grade.grading import Grade
+    from dicejack.grade.references import References
+
+__all__ = ["LMS_FORMATS", "GENERIC_HEADER", "CANVAS_HEADER", "MOODLE_HEADER", "MAX_SCORE",
+           "GRADESCOPE_VISIBILITY", "StudentScore", "student_scores", "lms_csv", "write_lms_csv",
+           "check_lms_path", "gradescope_results", "write_gradescope", "check_gradescope_path"]
+
+#: Scores are out of this many points.
+MAX_SCORE = 100.0
+LMS_FORMATS = ("generic", "canvas", "moodle")
+#: --lms-format generic: one row per student, identifier first.
+GENERIC_HEADER = ("student", "score", "max_score", "name", "verdict", "submissions", "note")
+#: --lms-format canvas: the identifying columns of a Canvas gradebook export; the assignment's
+#: column follows (its name), and a "Points Possible" row.
+CANVAS_HEADER = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
+#: --lms-format moodle: the columns an assignment's "Upload grading worksheet" reads (the
+#: offline grading worksheet; Identifier is "Participant <number>").
+MOODLE_HEADER = ("Identifier", "Full name", "Grade", "Last modified (grade)")
+#: Visibility values of Gradescope's results.json (gradescope-autograders.readthedocs.io, specs).
+GRADESCOPE_VISIBILITY = ("visible", "hidden", "after_due_date", "after_published")
+#: results.json is written with this beginning (and only such a file is ever replaced).
+_GRADESCOPE_FIRST_BYTES = b'{\n  "score": '
+
+
+@dataclass(frozen=True)
+class StudentScore:
+    """One student's line of the LMS grades: `score` None when no file of theirs could be
+    graded or read (the LMS cell stays empty), else the highest score of their graded files
+    (0 when their files were unreadable)."""
+
+    student: str
+    name: str
+    lms: str
+    score: float | None
+    verdict: str
+    submissions: tuple[str, ...]
+    note: str
+
+
+def _fallback_id(label: str) -> str:
+    """An identifier for a file no LMS named: its file name without the extension."""
+    name = label.replace("\\", "/").rsplit("!", 1)[-1].rsplit("/", 1)[-1]
+    stem = name.rsplit(".", 1)[0] if "." in name.lstrip(".") else name
+    return stem or name or label
+
+
+def student_scores(grades: Iterable[Grade]) -> list[StudentScore]:
+    """One line per student, in order of first appearance: their graded files' highest score
+    (a note says when there were several), else 0 for unreadable files (the first reason in the
+    note), else no score (only skipped files: the note says which). A group submission (ids
+    `;`-separated) gives each member a line; a file with no LMS name is its own student, named
+    by its file name (noted); a skipped file with no LMS name is nobody's and left out."""
+    by: dict[str, list[Grade]] = {}
+    meta: dict[str, tuple[str, str]] = {}
+    for g in grades:
+        if g.status == "skipped" and not g.student:
+            continue  # nobody's file (system files, an export's metadata)
+        ids = [s for s in g.student.split(";") if s] if g.student else []
+        names = [n.strip() for n in g.student_name.split(";")] if g.student_name else []
+        if not ids:
+            ids, names = [_fallback_id(g.submission)], [""]
+        for k, sid in enumerate(ids):
+            by.setdefault(sid, []).append(g)
+            name = names[k] if k < len(names) else ""
+            if sid not in meta or (name and not meta[sid][0]):
+                meta[sid] = (name, g.lms)
+    out = []
+    for sid, rows in by.items():
+        graded = [g for g in rows if g.status == "ok"]
+        errors = [g for g in rows if g.status == "error"]
+        notes = []
+        if not any(g.student for g in rows):
+            notes.append("no LMS identifier in the file name: identified by the file name")
+        if graded:
+            best = max(graded, key=lambda g: g.score)
+            score: float | None = best.score
+            verdict = best.verdict
+            if len(graded) > 1:
+                notes.append(f"{len(graded)} graded files: the highest score is taken")
+            if best.flags:
+                notes.append("flags: " + ";".join(best.flags))
+        elif errors:
+            score, verdict = 0.0, "fail"
+            notes.append(f"not graded: {errors[0].error}")
+        else:
+            score, verdict = None, ""
+            notes.append("no output file: " + "; ".join(
+                f"{g.submission} skipped ({g.error})" for g in rows[:3]))
+        name, lms = meta[sid]
+        out.append(StudentScore(sid, name, lms, score, verdict,
+                                tuple(g.submission for g in rows), "; ".join(notes)))
+    return out
+
+
+def _cell(text: str) -> str:
+    """A text cell a spreadsheet will not run as a formula (as in the gradebook)."""
+    text = " ".join(str(text).split())
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+
+
+def _score(value: float | None) -> str:
+    return "" if value is None or not math.isfinite(value) else f"{value:.1f}"
+
+
+def lms_csv(grades: Iterable[Grade], lms_format: str = "generic", *,
+            assignment: str = "dicejack", now: dt.datetime | None = None) -> str:
+    """The grades as a CSV a gradebook imports, one row per student (:func:`student_scores`):
+
+    - ``generic``: :data:`GENERIC_HEADER` (map `student` and `score` in any gradebook's import);
+    - ``canvas``: :data:`CANVAS_HEADER` + `assignment`, a "Points Possible" row, then the Canvas
+      user id in ID (other identifiers in SIS Login ID);
+    - ``moodle``: :data:`MOODLE_HEADER`, Identifier "Participant <number>" for Moodle files,
+      the time of writing (`now`) as the grade's last modification.
+    """
+    if lms_format not in LMS_FORMATS:
+        raise GradeError(f"--lms-format must be one of {', '.join(LMS_FORMATS)}, "
+                         f"got {lms_format!r}")
+    rows = student_scores(grades)
+    buffer = io.StringIO()
+    w = csv.writer(buffer, lineterminator="\n")
+    if lms_format == "generic":
+        w.writerow(GENERIC_HEADER)
+        for r in rows:
+            w.writerow([_cell(r.student), _score(r.score), f"{MAX_SCORE:.0f}", _cell(r.name),
+                        r.verdict, _cell(";".join(r.submissions)), _cell(r.note)])
+    elif lms_format == "canvas":
+        w.writerow([*CANVAS_HEADER, _cell(assignment)])
+        w.writerow(["Points Possible", "", "", "", "", f"{MAX_SCORE:.0f}"])
+        for r in rows:
+            canvas = r.lms == "canvas"
+            w.writerow([_cell(r.name or r.student), r.student if canvas else "", "",
+                        "" if canvas else _cell(r.student), "", _score(r.score)])
+    else:
+        stamp = (now or dt.datetime.now()).strftime("%Y-%m-%d %H:%M:%S")
+        w.writerow(MOODLE_HEADER)
+        for r in rows:
+            ident = f"Participant {r.student}" if r.lms == "moodle" else _cell(r.student)
+            w.writerow([ident, _cell(r.name), _score(r.score), stamp])
+    return buffer.getvalue()
+
+
+def _lms_first_lines(assignment: str = "dicejack") -> tuple[bytes, ...]:
+    lines = []
+    for header in (GENERIC_HEADER, (*CANVAS_HEADER, _cell(assignment)), MOODLE_HEADER):
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator="\n").writerow(header)
+        lines.append(buffer.getvalue().encode())
+    return tuple(lines)
+
+
+def check_lms_path(path: Path | None, inputs: Sequence[str | os.PathLike[str] | bytes] = (),
+                   assignment: str = "dicejack") -> None:
+    """Refuse --lms-csv before any work (:func:`~dicejack.grade.writers.check_output_path`): an
+    existing file is replaced only when empty or an earlier LMS CSV of this tool."""
+    check_output_path(path, option="--lms-csv", what="a dicejack LMS grades CSV",
+                      ours=_lms_first_lines(assignment), inputs=inputs,
+                      hint="give a file name such as grades.csv")
+
+
+def write_lms_csv(path: str | os.PathLike[str], grades: Iterable[Grade],
+                  lms_format: str = "generic", *, assignment: str = "dicejack") -> None:
+    """Write :func:`lms_csv` atomically."""
+    formats.write_atomic(path, lms_csv(grades, lms_format, assignment=assignment))
+
+
+# ------------------------------------------------------------------------- Gradescope
+#: Flags a Gradescope test other than the format one explains (or the output, for copies).
+_NOT_FORMAT = frozenset({"inconsistent", "untestable", "low-quality", "copied"})
+
+
+def _num(value: float) -> float | None:
+    """A JSON number, 6 significant digits (None for NaN or infinity: valid JSON)."""
+    return float(f"{value:.6g}") if value is not None and math.isfinite(value) else None
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _fmt(value: float, spec: str = ".4f") -> str:
+    return format(value, spec) if value is not None and math.isfinite(value) else "n/a"
+
+
+def gradescope_results(refs: References | None, g: Grade, *, visibility: str = "visible",
+                       skipped: Sequence[Grade] = ()) -> dict[str, Any]:
+    """Gradescope's autograder results for one submission: ``score`` and ``max_score`` (out of
+    100), ``output`` (the verdict, what it means and what to check first), ``tests``: the rubric's
+    parts (format, each quality metric, consistency), each with ``name``, ``score``,
+    ``max_score``, ``output`` and ``visibility`` (:data:`GRADESCOPE_VISIBILITY`); and
+    ``extra_data`` (verdict, flags, p-value, dicejack's version). `skipped`: files found beside
+    it that were not graded (named in the output). An unreadable submission scores 0 in every
+    test, the reason in the output."""
+    if visibility not in GRADESCOPE_VISIBILITY:
+        raise GradeError(f"--gradescope-visibility must be one of "
+                         f"{', '.join(GRADESCOPE_VISIBILITY)}, got {visibility!r}")
+    ok = g.status == "ok" and g.consistency is not None
+    per_metric = QUALITY_POINTS / len(QUALITY_METRICS)
+
+    def test(name: str, score: float, max_score: float, output: str) -> dict[str, Any]:
+        return {"name": name, "score": round(score, 2), "max_score": round(max_score, 2),
+                "status": "passed" if score >= max_score - 1e-9 else "failed",
+                "output": output, "visibility": visibility}
+
+    tests = []
+    if ok:
+        def explained(names: Iterable[str]) -> str:
+            return "\n".join(f"{f}: {FLAG_HELP.get(f, 'reported by the reader')}."
+                             + (f" {_sentence(FLAG_HINTS[f])}" if f in FLAG_HINTS else "")
+                             for f in names)
+
+        fmt_flags = [f for f in g.flags if f not in _NOT_FORMAT]
+        tests.append(test("Format: the two tables are readable", g.points["format"],
+                          FORMAT_POINTS, f"Layout read: {g.layout or 'unknown'}. "
+                          + (explained(fmt_flags) if fmt_flags else "No format problems.")))
+        for name, _, _ in QUALITY_METRICS:
+            lo, med, hi = refs.quantile(name, [0.05, 0.5, 0.95], g.decimals) if refs else (
+                math.nan,) * 3
+            tests.append(test(
+                f"Quality: {name}", g.metric_points.get(name, 0.0), per_metric,
+                f"Yours: {_fmt(g.metrics.get(name, math.nan))}; the handout's algorithm at these "
+                f"settings: median {_fmt(med)}, 5%..95% of runs {_fmt(lo)}..{_fmt(hi)}; yours is "
+                f"as good as {_fmt(g.percentiles.get(name, math.nan), '.0f')}% of its runs."))
+        c = g.consistency
+        why = [f for f in g.flags if f in ("inconsistent", "untestable")]
+        tests.append(test(
+            "Consistency with the handout's algorithm", g.points["consistency"],
+            CONSISTENCY_POINTS,
+            f"p-value {_fmt(c.p_value, '.3g')} (below {P_REVIEW} is unusual for a correct "
+            f"program); statistic T = {_fmt(c.statistic)} over {c.usable} usable states."
+            + ("\n" + explained(why) if why else "")))
+        output = report_text(refs, g) if refs is not None else plain_summary(g)
+    else:
+        reason = g.error or "not graded"
+        tests.append(test("Format: the two tables are readable", 0.0, FORMAT_POINTS, reason))
+        for name, _, _ in QUALITY_METRICS:
+            tests.append(test(f"Quality: {name}", 0.0, per_metric, "not graded"))
+        tests.append(test("Consistency with the handout's algorithm", 0.0, CONSISTENCY_POINTS,
+                          "not graded"))
+        what = "was skipped" if g.status == "skipped" else "could not be graded"
+        output = (f"Your file {g.submission} {what}: {reason}.\nUpload one text file holding "
+                  "exactly what your program printed: the two tables (best number of dice, win "
+                  "probability; -1 where there is no data).")
+    if skipped:
+        output += "\nOther files not graded: " + "; ".join(
+            f"{s.submission} ({s.error})" for s in skipped) + "."
+    return {
+        "score": round(float(g.score), 1) if ok else 0.0,
+        "max_score": MAX_SCORE,
+        "output": output,
+        "output_format": "text",
+        "visibility": visibility,
+        "tests": tests,
+        "extra_data": {"verdict": g.verdict or "fail", "flags": list(g.flags),
+                       "consistency_p": _num(g.consistency_p) if ok else None,
+                       "submission": g.submission, "student": g.student,
+                       "dicejack": __version__},
+    }
+
+
+def check_gradescope_path(path: Path | None,
+                          inputs: Sequence[str | os.PathLike[str] | bytes] = ()) -> None:
+    """Refuse --gradescope before any work: an existing file is replaced only when empty or an
+    earlier results.json of this tool."""
+    check_output_path(path, option="--gradescope", what="a dicejack results.json",
+                      ours=(_GRADESCOPE_FIRST_BYTES,), inputs=inputs,
+                      hint="give a file name such as /autograder/results/results.json")
+
+
+def write_gradescope(path: str | os.PathLike[str], refs: References | None,
+                     grades: Sequence[Grade], *, visibility: str = "visible") -> None:
+    """Write :func:`gradescope_results` atomically, for the one submission among `grades` (the
+    others must be skipped files; with none, the first skipped file is reported)."""
+    graded = [g for g in grades if g.status != "skipped"]
+    skipped = [g for g in grades if g.status == "skipped"]
+    if len(graded) > 1:
+        raise GradeError(f"--gradescope grades one submission; found {len(graded)}")
+    if not graded and not skipped:
+        raise GradeError("--gradescope: no submission found")
+    target = graded[0] if graded else skipped[0]
+    others = [s for s in skipped if s is not target]
+    text = json.dumps(gradescope_results(refs, target, visibility=visibility, skipped=others),
+                      indent=2, ensure_ascii=False, allow_nan=False)
+    formats.write_atomic(path, text + "\n")

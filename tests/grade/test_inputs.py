@@ -1,0 +1,353 @@
+"""Submissions as they arrive: LMS file names, folders searched recursively, zip archives read in
+memory within limits (bombs, too many members, lying headers, corrupt and encrypted archives are
+rows, not crashes), and whole LMS downloads graded end to end."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import struct
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from dicejack import grade
+from dicejack.grade import InputLimits, Student
+
+from .support import CONFIG, layouts, tables, write
+
+GS_METADATA = """---
+submission_111:
+  :submitters:
+  - :name: Solo Student
+    :sid: '100'
+    :email: solo@example.edu
+  :created_at: 2024-01-01 10:00:00.000000000 -08:00
+  :score: 8.0
+  :history:
+  - :autograder_score: 8.0
+submission_222:
+  :submitters:
+  - :name: Pair One
+    :sid: '200'
+    :email: one@example.edu
+  - :name: Pair Two
+    :sid: ''
+    :email: two@example.edu
+submission_333:
+  :submitters:
+  - :name: No Ids
+"""
+
+
+@pytest.mark.parametrize("parts, expected", [
+    # Canvas: <name>[_LATE]_<user id>_<attachment id>_<file>, anonymous, text entries
+    (["submissions.zip", "smithjohn_12345_67890_output.txt"],
+     Student("12345", "smithjohn", "canvas")),
+    (["leeann_LATE_23456_78901_out-1.txt"], Student("23456", "leeann", "canvas")),
+    (["o'brien_sean_34567_11111_my_out_2.txt"], Student("34567", "o'brien_sean", "canvas")),
+    (["LATE_anon_Ab3xY_45678_output.txt"], Student("anon_Ab3xY", "", "canvas")),
+    (["anon_Zq9_45678_output.txt"], Student("anon_Zq9", "", "canvas")),
+    (["doejane_34567_text.html"], Student("34567", "doejane", "canvas")),
+    (["doejane_LATE_34567_link.html"], Student("34567", "doejane", "canvas")),
+    (["s.zip", "kimmo_45678_99999_work.zip", "work", "out.txt"],
+     Student("45678", "kimmo", "canvas")),
+    # Moodle: <full name>_<participant>_assignsubmission_<plugin>_ as folder or file prefix
+    (["dl.zip", "Ann Lee_1001_assignsubmission_file_", "out.txt"],
+     Student("1001", "Ann Lee", "moodle")),
+    (["Ann Lee_1001_assignsubmission_file_out.txt"], Student("1001", "Ann Lee", "moodle")),
+    (["Participant_1003_assignsubmission_file_", "sub", "results.txt"],
+     Student("1003", "", "moodle")),
+    (["Group A-Bo Chen_1002_assignsubmission_onlinetext_", "onlinetext.html"],
+     Student("1002", "Group A-Bo Chen", "moodle")),
+    # Blackboard: <assignment>_<user>_attempt_<date>[_<file>]
+    (["Lab 3_jdoe3_attempt_2024-02-28-21-02-38_output.txt"], Student("jdoe3", "", "blackboard")),
+    (["Lab_3_final_jdoe3_attempt_2024-02-28-21-02-38.txt"], Student("jdoe3", "", "blackboard")),
+    # Gradescope: submission_<id> folders, through the export's metadata when known
+    (["export", "submission_111", "output.txt"], Student("100", "Solo Student", "gradescope")),
+    (["export", "submission_222", "output.txt"],
+     Student("200;two@example.edu", "Pair One; Pair Two", "gradescope")),
+    (["export", "submission_333", "out.txt"], Student("No Ids", "No Ids", "gradescope")),
+    (["export", "submission_444", "out.txt"], Student("submission_444", "", "gradescope")),
+    # not an LMS name: a folder that looks like Canvas is not Canvas (Canvas names files)
+    (["hw_1_2_final", "out.txt"], None),
+    (["alice", "output.txt"], None),
+    (["submission_111.txt"], None),
+])
+def test_lms_names(parts, expected):
+    known = grade.gradescope_students(GS_METADATA)
+    assert grade.lms_student(parts, known) == expected
+
+
+def test_gradescope_metadata_is_read_not_run():
+    people = grade.gradescope_students(GS_METADATA)
+    assert set(people) == {"submission_111", "submission_222", "submission_333"}
+    assert grade.gradescope_students("!!python/object/apply:os.system ['echo hi']\n") == {}
+    assert grade.gradescope_students("") == {}
+
+
+def _zip(members: dict[str, bytes | str], compression=zipfile.ZIP_DEFLATED) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression) as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    return buffer.getvalue()
+
+
+def _central_entries(data: bytes, name: str):
+    """Offsets of the central-directory records of member `name`."""
+    at = data.find(b"PK\x01\x02")
+    while at >= 0:
+        n = struct.unpack("<H", data[at + 28:at + 30])[0]
+        if data[at + 46:at + 46 + n] == name.encode():
+            yield at
+        at = data.find(b"PK\x01\x02", at + 1)
+
+
+def _declare_size(data: bytes, name: str, size: int) -> bytes:
+    """The archive with `name`'s uncompressed size declared as `size` (a lying header)."""
+    buf = bytearray(data)
+    for at in _central_entries(data, name):
+        buf[at + 24:at + 28] = struct.pack("<I", size)
+    return bytes(buf)
+
+
+def _mark_encrypted(data: bytes, name: str) -> bytes:
+    buf = bytearray(data)
+    for at in _central_entries(data, name):
+        buf[at + 8] |= 0x1
+    return bytes(buf)
+
+
+def _by_label(entries):
+    return {e.label: e for e in entries}
+
+
+@pytest.fixture(scope="module")
+def text():
+    return layouts(*tables(seed=31))["labelled"]
+
+
+def test_canvas_download_is_read_in_memory(tmp_path, text):
+    inner = _zip({"work/output.txt": text, "work/.DS_Store": b"\0junk"})
+    archive = write(tmp_path, "submissions.zip", _zip({
+        "smithjohn_12345_67890_output.txt": text,
+        "leeann_LATE_23456_78901_out.txt": text,
+        "leeann_LATE_23456_78902_main.py": "print('tables')\n",
+        "__MACOSX/._smithjohn_12345_67890_output.txt": b"\0\x05\x16\x07",
+        "__MACOSX/._leeann_LATE_23456_78901_out.txt": b"\0\x05\x16\x07",
+        "doejane_34567_text.html": "<html><body><p>" + text.replace("\n", "<br>")
+        + "</p></body></html>",
+        "kimmo_45678_99999_work.zip": inner,
+        "parkeun_56789_22222_report.pdf": b"%PDF-1.4",
+    }))
+    before = sorted(os.listdir(tmp_path))
+    entries = _by_label(grade.collect([archive]))
+    assert sorted(os.listdir(tmp_path)) == before  # nothing extracted
+    z = f"{archive}!"
+    assert entries[z + "smithjohn_12345_67890_output.txt"].data == text.encode()
+    assert entries[z + "smithjohn_12345_67890_output.txt"].student == Student(
+        "12345", "smithjohn", "canvas")
+    assert entries[z + "leeann_LATE_23456_78901_out.txt"].student.id == "23456"
+    assert "source code" in entries[z + "leeann_LATE_23456_78902_main.py"].skipped
+    assert "macOS" in entries[z + "__MACOSX/"].skipped  # one row for the whole folder
+    assert entries[z + "doejane_34567_text.html"].html
+    assert "document" in entries[z + "parkeun_56789_22222_report.pdf"].skipped
+    nested = entries[z + "kimmo_45678_99999_work.zip!work/output.txt"]
+    assert nested.data == text.encode() and nested.student.id == "45678"
+    assert entries[z + "kimmo_45678_99999_work.zip!work/.DS_Store"].skipped == "a hidden file"
+    assert len(entries) == 8 and all(e.skipped or e.data is not None for e in entries.values())
+    page = grade.html_text(entries[z + "doejane_34567_text.html"].data)
+    assert page.split() == text.split()
+
+
+def test_moodle_and_blackboard_downloads(tmp_path, text):
+    moodle = write(tmp_path, "Lab 3-1234.zip", _zip({
+        "Ann Lee_1001_assignsubmission_file_/out.txt": text,
+        "Ann Lee_1001_assignsubmission_file_/src/Main.java": "class Main {}",
+        "Bo Chen_1002_assignsubmission_onlinetext_/onlinetext.html": "<p>my tables</p>",
+        "Cy Dee_1003_assignsubmission_file_results.txt": text,
+    }))
+    board = write(tmp_path, "gradebook_CS101_Lab3_2024-03-01-10-00-00.zip", _zip({
+        "Lab 3_jdoe3_attempt_2024-02-28-21-02-38_output.txt": text,
+        "Lab 3_jdoe3_attempt_2024-02-28-21-02-38.txt": "Name: Jo Doe (jdoe3)\nFiles:\n",
+        "Lab 3_asmith_attempt_2024-02-28-22-00-00.txt": "Submission Field:\n" + text,
+    }))
+    entries = grade.collect([moodle, board])
+    who = {e.label.split("!", 1)[1]: (e.student.id, e.student.lms, e.skipped[:20])
+           for e in entries}
+    assert who == {
+        "Ann Lee_1001_assignsubmission_file_/out.txt": ("1001", "moodle", ""),
+        "Ann Lee_1001_assignsubmission_file_/src/Main.java": (
+            "1001", "moodle", "source code, not the"),
+        "Bo Chen_1002_assignsubmission_onlinetext_/onlinetext.html": ("1002", "moodle", ""),
+        "Cy Dee_1003_assignsubmission_file_results.txt": ("1003", "moodle", ""),
+        "Lab 3_jdoe3_attempt_2024-02-28-21-02-38_output.txt": ("jdoe3", "blackboard", ""),
+        # the receipt of an attempt with files is skipped; a receipt alone is the submission
+        "Lab 3_jdoe3_attempt_2024-02-28-21-02-38.txt": (
+            "jdoe3", "blackboard", "the Blackboard recei"),
+        "Lab 3_asmith_attempt_2024-02-28-22-00-00.txt": ("asmith", "blackboard", ""),
+    }
+
+
+def test_folders_are_searched_and_every_skip_is_said(tmp_path, text):
+    root = tmp_path / "subs"
+    for rel, content in {
+        "alice/out.txt": text,
+        "bob/results/output.txt": text,
+        "bob/main.py": "print()",
+        "carol/report.docx": "PK",
+        "carol/.hidden_notes.txt": text,
+        ".git/objects/ab/cdef": "blob",
+        "__MACOSX/alice/._out.txt": "x",
+        "Thumbs.db": "x",
+        "export/submission_metadata.yml": GS_METADATA,
+        "export/submission_222/output.txt": text,
+        "dl.zip": _zip({"Ann Lee_1001_assignsubmission_file_/out.txt": text}),
+    }.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    os.symlink(root, root / "bob" / "loop")  # a folder link (a cycle): never followed
+    hidden = write(tmp_path, ".given.txt", text)  # named on the command line: always graded
+    entries = grade.collect([root, hidden])
+    rows = {e.label.removeprefix(str(root) + "/"): e for e in entries}
+    graded = {k for k, e in rows.items() if not e.skipped and not e.error}
+    assert graded == {"alice/out.txt", "bob/results/output.txt", "dl.zip!Ann Lee_1001_"
+                      "assignsubmission_file_/out.txt", "export/submission_222/output.txt",
+                      str(hidden)}
+    skipped = {k: e.skipped for k, e in rows.items() if e.skipped}
+    assert set(skipped) == {".git/", "__MACOSX/", "Thumbs.db", "bob/main.py", "bob/loop/",
+                            "carol/report.docx", "carol/.hidden_notes.txt",
+                            "export/submission_metadata.yml"}
+    assert all(reason for reason in skipped.values())
+    assert "symbolic link" in skipped["bob/loop/"]
+    assert rows["export/submission_222/output.txt"].student.id == "200;two@example.edu"
+    assert entries[-1].label == str(hidden)  # in the order given, each folder sorted
+    assert [e.label for e in grade.collect([root])] == [e.label for e in entries[:-1]]
+    # a folder with nothing, a folder too large for the limits
+    (tmp_path / "empty").mkdir()
+    (only,) = grade.collect([tmp_path / "empty"])
+    assert only.error == f"folder {tmp_path / 'empty'} holds no files to grade"
+    (big,) = grade.collect([root], limits=InputLimits(folder_files=3))
+    assert "more than 3 files" in big.error
+
+
+def test_zip_bombs_and_absurd_archives_are_rows(tmp_path, text):
+    zeros = b"\0" * (grade.MAX_SUBMISSION_BYTES + 2**20)
+    bomb = write(tmp_path, "bomb.zip", _zip({"a_1_2_out.txt": text, "a_1_3_zeros.txt": zeros}))
+    assert bomb.stat().st_size < 100_000  # cheap to make, 11 MiB declared
+    rows = _by_label(grade.collect([bomb]))
+    assert rows[f"{bomb}!a_1_2_out.txt"].data == text.encode()
+    assert "11.0 MiB (declared), over the 10 MiB limit" in rows[f"{bomb}!a_1_3_zeros.txt"].error
+
+    # the same member declaring 100 bytes: never more than the declared size is unpacked
+    liar = write(tmp_path, "liar.zip", _declare_size(bomb.read_bytes(), "a_1_3_zeros.txt", 100))
+    rows = _by_label(grade.collect([liar]))
+    assert "damaged" in rows[f"{liar}!a_1_3_zeros.txt"].error
+    assert rows[f"{liar}!a_1_2_out.txt"].data == text.encode()
+
+    # many members of zeros: the whole archive is one row, nothing unpacked
+    mib = b"\0" * 2**20
+    many = write(tmp_path, "many.zip", _zip({f"m{i}.txt": mib for i in range(4)}))
+    (row,) = grade.collect([many], limits=InputLimits(archive_bytes=3 * 2**20))
+    assert row.label == str(many) and "would unpack to 4.0 MiB, over the 3.0 MiB" in row.error
+    # ... also when the bytes hide in nested archives (counted as they are read)
+    nest = write(tmp_path, "nest.zip", _zip({"in1.zip": _zip({"a.txt": mib * 2}),
+                                             "in2.zip": _zip({"b.txt": mib * 2})}))
+    rows = grade.collect([nest], limits=InputLimits(archive_bytes=3 * 2**20))
+    assert [e.error[:7] for e in rows] == ["", "refused"] and rows[0].data == mib * 2
+
+    # ... and when they hide in Gradescope metadata files (read before the members)
+    meta = write(tmp_path, "meta.zip", _zip({f"e{i}/submission_metadata.yml": mib
+                                             for i in range(4)}))
+    (row,) = grade.collect([meta], limits=InputLimits(archive_bytes=3 * 2**20))
+    assert "unpacks to more than 3.0 MiB" in row.error
+
+    # too many members: one row, the member count read from the archive's end record
+    crowd = write(tmp_path, "crowd.zip", _zip({f"f{i}.txt": "1" for i in range(60)},
+                                              zipfile.ZIP_STORED))
+    (row,) = grade.collect([crowd], limits=InputLimits(archive_members=50))
+    assert "60 members, over the 50 limit" in row.error
+
+    # archives nested deeper than the limit
+    deep = write(tmp_path, "deep.zip", _zip({"a.zip": _zip({"b.zip": _zip({"c.txt": text})})}))
+    (row,) = grade.collect([deep])
+    assert row.label == f"{deep}!a.zip!b.zip" and "nested more than 2 deep" in row.error
+
+
+def test_corrupt_and_encrypted_archives_are_rows_and_the_batch_goes_on(tmp_path, text):
+    good = _zip({"x_1_2_out.txt": text, "x_1_3_more.txt": text})
+    files = [
+        write(tmp_path, "random.zip", os.urandom(3000)),
+        write(tmp_path, "cut.zip", good[: len(good) // 2]),
+        write(tmp_path, "empty.zip", b""),
+        write(tmp_path, "locked.zip", _mark_encrypted(good, "x_1_3_more.txt")),
+        write(tmp_path, "ok.txt", text),
+    ]
+    damaged = bytearray(good)
+    at = damaged.find(b"x_1_2_out.txt") + len("x_1_2_out.txt") + 40  # inside the deflated data
+    damaged[at:at + 8] = b"\xff" * 8
+    files.insert(4, write(tmp_path, "damaged.zip", bytes(damaged)))
+    rows = grade.collect(files)
+    by = _by_label(rows)
+    for name in ("random.zip", "cut.zip", "empty.zip"):
+        assert "not a readable zip archive" in by[str(tmp_path / name)].error
+    assert "encrypted" in by[f"{tmp_path / 'locked.zip'}!x_1_3_more.txt"].error
+    assert by[f"{tmp_path / 'locked.zip'}!x_1_2_out.txt"].data == text.encode()
+    assert "damaged" in by[f"{tmp_path / 'damaged.zip'}!x_1_2_out.txt"].error
+    assert by[str(tmp_path / "ok.txt")].path == tmp_path / "ok.txt"
+    fifo = tmp_path / "pipe.zip"
+    os.mkfifo(fifo)
+    (row,) = grade.collect([fifo])  # never opened for reading: grading says why
+    assert row.path == fifo and not row.error
+
+
+def test_a_download_is_graded_end_to_end(refs, tmp_path, text):
+    other = layouts(*tables(seed=32))["csv"]
+    archive = write(tmp_path, "submissions.zip", _zip({
+        "smithjohn_12345_67890_output.txt": text,
+        "leeann_23456_78901_out.txt": other,
+        "kimmo_45678_99999_work.zip": _zip({"out.txt": text}),  # a copy of smithjohn's
+        "doejane_34567_11111_notes.pdf": b"%PDF",
+        "__MACOSX/._x": b"x",
+    }))
+    original = archive.read_bytes()
+    out, reports = tmp_path / "book.csv", tmp_path / "reports"
+    with pytest.raises(grade.GradeError, match="submission"):
+        grade.grade_files(CONFIG, [archive], out=archive, cache_dir=False)
+    book = grade.grade_files(CONFIG, [archive], out=out, reports=reports, cache_dir=False)
+    assert archive.read_bytes() == original
+    by = {g.submission.split("!", 1)[1]: g for g in book.grades}
+    assert [g.status for g in book.grades] == ["skipped", "skipped", "ok", "ok", "ok"]
+    smith, copy = by["smithjohn_12345_67890_output.txt"], by["kimmo_45678_99999_work.zip!out.txt"]
+    assert smith.student == "12345" and copy.student == "45678" and copy.lms == "canvas"
+    assert "copied" in smith.flags and smith.similar_to == (copy.submission,)
+    leeann = by["leeann_23456_78901_out.txt"]
+    assert leeann.layout != smith.layout and "copied" not in leeann.flags
+    rows = list(csv.DictReader(io.StringIO(out.read_text())))
+    assert list(rows[0]) == list(grade.GRADEBOOK_HEADER)
+    assert rows[0]["submission"].endswith("!__MACOSX/") and rows[0]["student"] == ""
+    pdf = rows[1]
+    assert pdf["student"] == "34567" and pdf["status"] == "skipped" and pdf["score"] == ""
+    assert "document" in pdf["error"] and pdf["verdict"] == ""
+    assert sorted(p.name for p in reports.glob("*.md")) == sorted(
+        f"{n}.md" for n in grade.report_names([g.submission for g in book.graded]))
+    frame = book.to_frame()
+    assert list(frame.columns[:len(grade.GRADEBOOK_HEADER)]) == list(grade.GRADEBOOK_HEADER)
+    assert frame["score"].iloc[2] == smith.score and frame["score"].isna().sum() == 2
+    assert frame.loc[frame["student"] == "23456", "regret_decisive"].notna().all()
+    # a second run over a folder holding this run's outputs does not grade them
+    again = grade.grade_files(CONFIG, [tmp_path], out=out, reports=reports, cache_dir=False)
+    own = [g for g in again.grades if "own" in g.error]
+    assert {Path(g.submission.rstrip("/")).name for g in own} == {"book.csv", "reports"}
+
+
+def test_every_public_name_is_importable_from_the_package():
+    import importlib
+
+    for name in ("inputs", "lms", "writers", "grading"):
+        module = importlib.import_module(f"dicejack.grade.{name}")
+        assert all(getattr(grade, n) is getattr(module, n) for n in module.__all__), name
