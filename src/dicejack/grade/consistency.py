@@ -33,6 +33,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from dicejack import compare
+
 if TYPE_CHECKING:  # pragma: no cover
     from dicejack.grade.references import References
 
@@ -154,21 +156,14 @@ def looks_transposed(
     as_printed: Consistency,
 ) -> bool:
     """True when the transposed tables fit the reference runs (or, without usable states, the
-    truth) markedly better than the tables as printed: T's excess over the null mean at most
-    half as large, and smaller by more than 4 null standard deviations."""
+    truth, by :func:`dicejack.compare.table_hints`) markedly better than the tables as printed:
+    T's excess over the null mean at most half as large, and smaller by more than 4 null
+    standard deviations."""
     c = as_printed
     if np.isfinite(c.statistic) and np.isfinite(c.null_mean):
         flipped = consistency(refs, policy.T, value.T, decimals).statistic
         sd = max(c.null_sd if np.isfinite(c.null_sd) else 0.0, NULL_SD_FLOOR * c.null_mean)
         excess, flipped_excess = c.statistic - c.null_mean, flipped - c.null_mean
         return bool(flipped_excess < 0.5 * excess and excess - flipped_excess > 4 * sd)
-    p_star = refs.truth.solution.p
-    reach = refs.truth.reachable
-
-    def error(v: np.ndarray) -> float:
-        mask = (v > 0) & reach
-        return float(np.abs(v - p_star)[mask].mean()) if mask.any() else math.nan
-
-    straight, flipped = error(value), error(value.T)
-    return bool(np.isfinite(straight) and np.isfinite(flipped) and flipped < 0.5 * straight
-                and straight - flipped > 0.05)
+    # Without usable states: compare's rule against the truth (states valued 0 hold no estimate).
+    return compare.table_hints(refs.truth, policy, value, no_data=value <= 0).transposed
