@@ -23,7 +23,8 @@ from dicejack.cli.common import (
 @app.command("grade")
 def grade_cmd(
     submissions: list[Path] = typer.Argument(
-        ..., metavar="SUBMISSION", help="What student programs printed (the two LxL arrays: best number of dice, win "
+        ..., metavar="SUBMISSION",
+        help="What student programs printed (the two LxL arrays: best number of dice, win "
         "probability; -1 = no data, in any common layout): files, folders (searched "
         "recursively) and .zip archives such as the bulk downloads of Canvas, Moodle, "
         "Gradescope and Blackboard (student identifiers read from the file names)."

@@ -9,6 +9,8 @@ Modules, each owning one thing:
                  (saved and loaded exactly, for resuming) and as text, JSON and CSV; traces
   submission.py  reading what a student program printed (read_submission, read_submission_text,
                  Submission, SUBMISSION_*), for `dicejack grade` and `dicejack compare`
+  learner_runs.py  runs of any bundled learner (dicejack.learners) as .npz: save_learner_run,
+                 load_learner_run (which also reads `learn --out` files as handout runs)
 
 Every error is a FormatError (defined here) with a one-line message. The modules' public names
 are re-exported here, so callers write `formats.write_atomic`, `formats.read_submission`, ...;
@@ -24,7 +26,7 @@ from typing import Any
 from dicejack import DicejackError
 
 #: The modules whose `__all__` names are re-exported, in the order they are searched.
-_MODULES = ("atomic", "tables", "submission")
+_MODULES = ("atomic", "tables", "submission", "learner_runs")
 
 
 class FormatError(DicejackError):

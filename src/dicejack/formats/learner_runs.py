@@ -1,0 +1,256 @@
+"""Runs of any bundled learner (:mod:`dicejack.learners`) as .npz files: saved atomically, read
+back checked, resumed exactly.
+
+Members: kind ("dicejack-learner-run"), version, learner (its name), params (JSON of the learner's
+parameters), game (JSON of the game's parameters), games, seed, moves (-1 when not counted),
+``state__KEY`` for every entry KEY of the learner's state (arrays as they are; ints, floats and
+text as 0-d arrays), and snapshot_games (n,), snapshot_best, snapshot_probability and
+snapshot_visits (n, L, L): the tables at the checkpoints. The final tables are not stored: they
+are recomputed from the state, which the learner's own ``restore`` checks.
+
+:func:`load_learner_run` also reads the handout learner's own run files (`dicejack learn --out`,
+:func:`dicejack.formats.tables.load_run_npz`) as a ``handout`` run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import zipfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from dicejack import DicejackError, one_line
+from dicejack.formats import FormatError
+from dicejack.formats.atomic import savez_atomic
+
+if TYPE_CHECKING:  # pragma: no cover
+    from dicejack.learners import Run
+
+__all__ = ["LEARNER_RUN_KIND", "LEARNER_RUN_VERSION", "save_learner_run", "load_learner_run"]
+
+LEARNER_RUN_KIND = "dicejack-learner-run"
+LEARNER_RUN_VERSION = 1
+
+#: Largest text or scalar member (params, game, rng_state, ...), in bytes.
+_SMALL_BYTES = 4096
+#: Most checkpoints a run file may hold.
+_SNAPSHOT_LIMIT = 100_000
+_STATE = "state__"
+
+
+def save_learner_run(path: str | os.PathLike[str], run: Run) -> None:
+    """Write `run` (a :class:`dicejack.learners.Run` of a bundled learner) atomically."""
+    from dicejack import learners
+
+    if run.name not in learners.NAMES or run.state is None:
+        raise FormatError(
+            f"cannot save a run of learner {run.name!r}: only runs of the bundled learners "
+            f"({', '.join(learners.NAMES)}) are saved"
+        )
+    arrays: dict[str, Any] = {}
+    for key, value in run.state.items():
+        if isinstance(value, np.ndarray):
+            arrays[_STATE + key] = value
+        elif isinstance(value, (bool, int, float, str)):
+            arrays[_STATE + key] = np.array(value)
+        else:
+            raise FormatError(f"cannot save the learner state's {key}: a {type(value).__name__}")
+    shape = run.game.shape
+    marks = sorted(run.snapshots)
+    best = np.zeros((len(marks), *shape), dtype=np.int64)
+    prob = np.zeros((len(marks), *shape))
+    visits = np.zeros((len(marks), *shape), dtype=np.int64)
+    for i, n in enumerate(marks):
+        best[i], prob[i], visits[i] = run.snapshots[n]
+    savez_atomic(
+        path,
+        compressed=run.game.table_bytes < 2**26,
+        kind=np.array(LEARNER_RUN_KIND),
+        version=np.array(LEARNER_RUN_VERSION),
+        learner=np.array(run.name),
+        params=np.array(json.dumps(dict(run.params))),
+        game=np.array(json.dumps(run.game.params())),
+        games=np.array(int(run.games), dtype=np.int64),
+        seed=np.array(int(run.seed), dtype=np.int64),
+        moves=np.array(-1 if run.moves is None else int(run.moves), dtype=np.int64),
+        snapshot_games=np.array(marks, dtype=np.int64),
+        snapshot_best=best,
+        snapshot_probability=prob,
+        snapshot_visits=visits,
+        **arrays,
+    )
+
+
+def _header(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> tuple[tuple[int, ...], np.dtype]:
+    """(shape, dtype) a member's .npy header declares, checked against its size in the zip."""
+    from numpy.lib import format as npy
+
+    with archive.open(info) as fh:
+        version = npy.read_magic(fh)
+        if version == (1, 0):
+            shape, _, dtype = npy.read_array_header_1_0(fh)
+        elif version in ((2, 0), (3, 0)):
+            shape, _, dtype = npy.read_array_header_2_0(fh)
+        else:
+            raise ValueError(f".npy version {version}")
+        offset = fh.tell()
+    if dtype.hasobject or dtype.fields is not None or dtype.subdtype is not None:
+        raise ValueError(f"dtype {dtype} is not plain numbers or text")
+    count = int(np.prod(shape, dtype=object))
+    if info.file_size != offset + count * dtype.itemsize:
+        raise ValueError("its header and its size in the zip file disagree")
+    return tuple(int(n) for n in shape), dtype
+
+
+class _Members:
+    """The members of a run file, each read only after its header passed the checks."""
+
+    def __init__(self, archive: zipfile.ZipFile) -> None:
+        self.archive = archive
+        self.infos = {
+            (i.filename[:-4] if i.filename.endswith(".npy") else i.filename): i
+            for i in archive.infolist()
+        }
+
+    def read(self, key: str, shapes: tuple[tuple[int, ...] | None, ...], kinds: str) -> np.ndarray:
+        """Member `key` if its declared shape is one of `shapes` (None: a small scalar) and its
+        dtype kind one of `kinds`; ValueError naming the member if not."""
+        from numpy.lib import format as npy
+
+        if key not in self.infos:
+            raise ValueError(f"missing {key}")
+        try:
+            shape, dtype = _header(self.archive, self.infos[key])
+        except ValueError as exc:
+            raise ValueError(f"{key}: {one_line(exc)}") from None
+        if dtype.kind not in kinds or dtype.itemsize > (8 if dtype.kind != "U" else _SMALL_BYTES):
+            raise ValueError(f"{key} has dtype {dtype}")
+        small = shape == () and dtype.itemsize <= _SMALL_BYTES
+        if not any(shape == s if s is not None else small for s in shapes):
+            raise ValueError(f"{key} has shape {shape} ({dtype})")
+        with self.archive.open(self.infos[key]) as fh:
+            return npy.read_array(fh, allow_pickle=False)
+
+    def scalar(self, key: str, kinds: str) -> Any:
+        return self.read(key, (None,), kinds).item()
+
+
+def _json_object(key: str, text: str, depth: int = 1) -> dict[str, Any]:
+    """A flat JSON object (size and nesting checked before parsing)."""
+    if len(text) > _SMALL_BYTES or text.count("{") + text.count("[") > depth:
+        raise ValueError(f"{key} is not a small flat JSON object")
+    value = json.loads(text)
+    if not isinstance(value, dict):
+        raise ValueError(f"{key} is not a JSON object")
+    return value
+
+
+def _check_path(path: Path) -> None:
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise FormatError(f"cannot read run {path}: no such file") from None
+    except OSError as exc:
+        raise FormatError(f"cannot read run {path}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(mode):
+        raise FormatError(f"cannot read run {path}: it is a folder, not a regular file")
+    if not stat.S_ISREG(mode):
+        raise FormatError(f"cannot read run {path}: not a regular file")
+
+
+def load_learner_run(path: str | os.PathLike[str]) -> Run:
+    """Read and check a run written by :func:`save_learner_run` (or a handout learner run file
+    from `dicejack learn --out`); FormatError (one line) if anything is off. Every member's
+    header is checked against the game before its data is read; the state is checked by the
+    learner's own restore."""
+    from dicejack import learners
+    from dicejack.formats.tables import RUN_NPZ_KIND, load_run_npz
+    from dicejack.game import Game
+
+    path = Path(path)
+    _check_path(path)
+
+    def bad(why: str) -> FormatError:
+        return FormatError(f"run file {path} is corrupt or not a dicejack learner run: {why}")
+
+    try:
+        archive = zipfile.ZipFile(path)
+    except Exception as exc:  # zip, header and I/O errors all mean "not a run file"
+        raise FormatError(
+            f"cannot read run {path}: not a valid .npz file ({one_line(exc)})"
+        ) from None
+    with archive:
+        members = _Members(archive)
+        try:
+            kind = members.scalar("kind", "U")
+        except Exception as exc:
+            raise bad(one_line(exc)) from None
+    if kind == RUN_NPZ_KIND:
+        return _from_learn_run(load_run_npz(path))
+    with zipfile.ZipFile(path) as archive:
+        members = _Members(archive)
+        try:
+            if kind != LEARNER_RUN_KIND:
+                raise bad(f"kind is {kind!r}")
+            version = members.scalar("version", "iu")
+            if version > LEARNER_RUN_VERSION:
+                raise FormatError(
+                    f"run file {path} has format version {version}; this dicejack reads up to "
+                    f"{LEARNER_RUN_VERSION}"
+                )
+            name = members.scalar("learner", "U")
+            if name not in learners.NAMES:
+                raise bad(f"unknown learner {name!r} (bundled: {', '.join(learners.NAMES)})")
+            game = Game(**_json_object("game", members.scalar("game", "U")))
+            params = learners.check_learner_params(
+                name, _json_object("params", members.scalar("params", "U"))
+            )
+            games, seed, moves = (members.scalar(k, "iu") for k in ("games", "seed", "moves"))
+            if games < 0 or seed < 0 or moves < -1:
+                raise bad("negative games, seed or moves")
+            state = {}
+            for key in members.infos:
+                if key.startswith(_STATE):
+                    value = members.read(key, (None, game.table_shape), "iufU")
+                    state[key[len(_STATE):]] = value.item() if value.shape == () else value
+            (n,), _ = _header(archive, members.infos["snapshot_games"])
+            if n > _SNAPSHOT_LIMIT:
+                raise bad(f"{n} snapshots, over the limit of {_SNAPSHOT_LIMIT}")
+            marks = members.read("snapshot_games", ((n,),), "iu")
+            best = members.read("snapshot_best", ((n, *game.shape),), "iu")
+            prob = members.read("snapshot_probability", ((n, *game.shape),), "f")
+            visits = members.read("snapshot_visits", ((n, *game.shape),), "iu")
+        except FormatError:
+            raise
+        except KeyError as exc:
+            raise bad(f"missing {one_line(exc)}") from None
+        except Exception as exc:  # a bad member, JSON, game or parameter
+            raise bad(one_line(exc)) from None
+    try:
+        learner = learners.learner_class(name).restore(game, seed, params, state)
+        if learner.played != games or (moves != -1 and learner.moves != moves):
+            raise bad(f"its state records {learner.played} games, not {games}")
+        snapshots = {}
+        for i, g in enumerate(marks.tolist()):
+            if not 0 <= g <= games:
+                raise bad(f"snapshot at {g} games, beyond the run's {games}")
+            snapshots[int(g)] = learners.Tables.checked(game, (best[i], prob[i], visits[i]))
+    except FormatError:
+        raise
+    except DicejackError as exc:
+        raise bad(one_line(exc)) from None
+    return learners.Session(learner, snapshots).result()
+
+
+def _from_learn_run(run: Any) -> Run:
+    """A handout learner's LearnRun as a learners.Run (snapshots as tables)."""
+    from dicejack import learners
+    from dicejack.learners.counting import count_tables
+
+    learner = learners.Handout.from_learn_run(run)
+    snapshots = {g: count_tables(w, lo) for g, (w, lo) in run.snapshots.items()}
+    return learners.Session(learner, snapshots).result()

@@ -1,0 +1,148 @@
+"""Runs of any bundled learner as .npz: round trip, exact resumption, the handout learner's own
+run files, and damaged or hostile files refused in one line before much is read."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+
+import numpy as np
+import pytest
+
+from dicejack import formats, learner, learners
+from dicejack.formats import FormatError
+from dicejack.formats.learner_runs import load_learner_run, save_learner_run
+from dicejack.game import Game
+
+HANDOUT = Game(6, 15, 17, 2)
+SMALL = Game(4, 9, 10, 2)
+
+
+def same(a: learners.Run, b: learners.Run) -> bool:
+    return (
+        a.name == b.name and a.params == b.params and a.game == b.game and a.games == b.games
+        and a.seed == b.seed and a.moves == b.moves and a.final.equals(b.final)
+        and sorted(a.snapshots) == sorted(b.snapshots)
+        and all(a.snapshots[g].equals(b.snapshots[g]) for g in a.snapshots)
+        and set(a.state) == set(b.state)
+        and all(np.array_equal(a.state[k], b.state[k]) for k in a.state)
+    )
+
+
+@pytest.mark.parametrize("name", learners.NAMES)
+def test_round_trip_and_resume(tmp_path, name):
+    run = learners.learn(HANDOUT, name, 600, 5, checkpoints=(0, 60, 600))
+    path = tmp_path / f"{name}.npz"
+    save_learner_run(path, run)
+    back = load_learner_run(path)
+    assert same(back, run) and back.label == run.label
+    assert same(learners.resume(back, 1500), learners.learn(HANDOUT, name, 1500, 5,
+                                                            checkpoints=(0, 60, 600)))
+
+
+def test_the_handout_learners_own_run_file_loads(tmp_path):
+    own = learner.learn(HANDOUT, 20.0, 400, 2, checkpoints=(40,), tie_break="random")
+    path = tmp_path / "run.npz"
+    formats.save_run_npz(path, own)
+    run = load_learner_run(path)
+    assert run.name == "handout" and run.params == {"m": 20.0, "tie_break": "random"}
+    assert np.array_equal(run.tables[0], own.tables[0]) and sorted(run.snapshots) == [40]
+    straight = learners.learn(HANDOUT, "handout", 900, 2, m=20.0, tie_break="random")
+    assert learners.resume(run, 900).final.equals(straight.final)
+
+
+def test_only_bundled_learners_are_saved(tmp_path):
+    run = learners.learn(SMALL, "ucb", 50, 1)
+    import dataclasses
+
+    mine = dataclasses.replace(run, name="mine")
+    with pytest.raises(FormatError, match="only runs of the bundled learners"):
+        save_learner_run(tmp_path / "x.npz", mine)
+    assert not (tmp_path / "x.npz").exists()
+
+
+def rewrite(path, out, **replace):
+    """Copy run file `path` to `out` with some members replaced (None: dropped)."""
+    with np.load(path) as npz:
+        arrays = {k: npz[k] for k in npz.files}
+    for key, value in replace.items():
+        if value is None:
+            arrays.pop(key)
+        else:
+            arrays[key] = value
+    np.savez(out, **arrays)
+    return out
+
+
+@pytest.fixture
+def saved(tmp_path):
+    run = learners.learn(SMALL, "q-learning", 200, 3, checkpoints=(20,))
+    path = tmp_path / "run.npz"
+    save_learner_run(path, run)
+    return path
+
+
+@pytest.mark.parametrize(
+    "replace, message",
+    [
+        ({"kind": np.array("dicejack-solution")}, "kind is 'dicejack-solution'"),
+        ({"version": np.array(9)}, "format version 9"),
+        ({"learner": np.array("sarsa")}, "unknown learner 'sarsa'"),
+        ({"params": np.array(json.dumps({"alpha": 7}))}, r"alpha must be in \(0, 1\]"),
+        ({"params": np.array(json.dumps({"beta": 1}))}, "no parameter 'beta'"),
+        ({"params": np.array("[" * 50)}, "not a small flat JSON"),
+        ({"game": np.array(json.dumps({"n_sides": 0, "low": 9, "high": 10, "n_dice": 2}))},
+         "n_sides"),
+        ({"game": np.array(json.dumps({"n_sides": 4, "low": 10, "high": 10, "n_dice": 2}))},
+         "shape"),
+        ({"games": np.array(201)}, "records 200 games, not 201"),
+        ({"seed": np.array(-4)}, "negative"),
+        ({"state__q": np.full((9, 9, 3), 2.0)}, r"outside \[0, 1\]"),
+        ({"state__q": np.zeros((10**4, 10**4, 3), np.float32)[:1]}, "state__q has shape"),
+        ({"state__visits": None}, "has no 'visits'"),
+        ({"state__rng_state": np.array("{}")}, "PCG64"),
+        ({"snapshot_best": np.full((1, 9, 9), 5)}, "outside 0..2"),
+        ({"snapshot_games": np.array([500])}, "beyond the run's 200"),
+        ({"snapshot_visits": None}, "missing snapshot_visits"),
+        ({"moves": np.zeros(10**5, np.int64)}, "moves has shape"),
+        ({"learner": np.array("x" * 5000)}, "learner has dtype"),
+    ],
+)
+def test_bad_files_are_one_line_errors(saved, tmp_path, replace, message):
+    bad = rewrite(saved, tmp_path / "bad.npz", **replace)
+    with pytest.raises(FormatError, match=message) as info:
+        load_learner_run(bad)
+    assert "\n" not in str(info.value) and str(bad) in str(info.value)
+
+
+def test_a_huge_declared_member_is_refused_unread(saved, tmp_path):
+    """A member whose header declares a giant array is refused from its header alone."""
+    from numpy.lib import format as npy
+
+    bad = tmp_path / "huge.npz"
+    with zipfile.ZipFile(saved) as src, zipfile.ZipFile(bad, "w") as dst:
+        for info in src.infolist():
+            if info.filename == "state__q.npy":
+                with dst.open("state__q.npy", "w") as fh:
+                    npy.write_array_header_1_0(
+                        fh, {"descr": "<f8", "fortran_order": False, "shape": (10**6, 10**6)}
+                    )
+            else:
+                dst.writestr(info, src.read(info))
+    with pytest.raises(FormatError, match="state__q: its header and its size"):
+        load_learner_run(bad)
+
+
+def test_not_run_files(tmp_path):
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"not a zip")
+    with pytest.raises(FormatError, match="not a valid .npz file"):
+        load_learner_run(junk)
+    with pytest.raises(FormatError, match="no such file"):
+        load_learner_run(tmp_path / "missing.npz")
+    with pytest.raises(FormatError, match="it is a folder"):
+        load_learner_run(tmp_path)
+    empty = tmp_path / "empty.npz"
+    np.savez(empty, other=np.zeros(2))
+    with pytest.raises(FormatError, match="missing kind"):
+        load_learner_run(empty)
