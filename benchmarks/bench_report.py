@@ -1,7 +1,9 @@
 """Report speed: where the time of `dicejack report` goes, and metrics against a plain baseline.
 
 1. The default study (the handout's game, 10 seeds, 100..1,000,000 games), split into solving,
-   compile/warm-up, learning (CPU), metrics (CPU) and figures, plus wall time.
+   compile/warm-up, learning (CPU), metrics (CPU), statistics and figures, plus wall time; then
+   the figures' time against the learning they show (measured in the same run): the ratio
+   figures / learning should stay at or below 1.
 2. Metrics of one checkpoint with the game's Truth prepared once (what the report does) against
    the baseline of comparing from scratch (solve, visit probabilities and state sets each time).
 
@@ -44,7 +46,11 @@ def main() -> None:
     print(f"    learning           {t['learn_cpu']:7.2f} s CPU ({t['moves'] / t['learn_cpu']:,.0f} "
           "moves/s)")
     print(f"    metrics            {t['metrics_cpu']:7.2f} s CPU")
-    print(f"  figures              {t['plot']:7.2f} s wall")
+    print(f"  statistics           {t['statistics']:7.2f} s wall")
+    print(f"  figures              {t['plot']:7.2f} s wall (5+ PNGs, matplotlib import included)")
+    print(f"figures against learning: {t['plot']:.2f} s figures / {t['learn_cpu']:.2f} s learning "
+          f"CPU = {t['plot'] / t['learn_cpu']:.2f}x; / {t['runs_wall']:.2f} s learner runs wall "
+          f"= {t['plot'] / t['runs_wall']:.2f}x")
 
     truth = compare.truth(game)
     run = learner.learn(game, 100.0, 10_000, seed=1)

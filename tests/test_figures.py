@@ -13,10 +13,25 @@ from dicejack import compare, figures, learner
 from dicejack.game import Game
 
 TINY = Game(n_sides=3, low=6, high=7, n_dice=2)
+GAMES = (10, 100, 1000, 10_000)
 
 
 def pixels(path) -> np.ndarray:
     return np.asarray(Image.open(path))
+
+
+def series(label: str, scale: float) -> figures.Series:
+    """A curve for every metric: mean rising with the game count, a band of +-0.05 around it
+    (undefined at the first count, as with fewer than two seeds)."""
+    mean = scale * np.linspace(0.2, 0.8, len(GAMES))
+    lo, hi = mean - 0.05, mean + 0.05
+    lo[0] = hi[0] = np.nan
+    return figures.Series(label, {name: (mean, lo, hi) for name in compare.METRIC_NAMES})
+
+
+def labelled_lines(ax) -> list[str]:
+    """Labels of the curves drawn on an axes (matplotlib names helper lines '_child...')."""
+    return [line.get_label() for line in ax.get_lines() if not line.get_label().startswith("_")]
 
 
 def test_importing_figures_does_not_load_matplotlib():
@@ -24,6 +39,112 @@ def test_importing_figures_does_not_load_matplotlib():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_drawing_leaves_matplotlibs_global_state_alone(tmp_path):
+    """No pyplot, no backend switch, rcParams as the user set them: a notebook's plots are
+    untouched by a report drawn in the same process."""
+    code = f"""
+import sys, matplotlib
+matplotlib.rcParams["lines.linewidth"] = 7.0
+backend = dict.__getitem__(matplotlib.rcParams, "backend")  # raw: get_backend() loads pyplot
+from pathlib import Path
+from dicejack import compare, figures
+from dicejack.game import Game
+figures.plot_optimal(compare.truth(Game(3, 6, 7, 2)), Path({str(tmp_path / 'o.png')!r}))
+print('matplotlib.pyplot' in sys.modules,
+      dict.__getitem__(matplotlib.rcParams, "backend") == backend,
+      matplotlib.rcParams["lines.linewidth"])
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.split() == ["False", "True", "7.0"]
+    assert (tmp_path / "o.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_pngs_depend_only_on_the_picture(tmp_path):
+    """Same content, same bytes: no matplotlib version in the metadata, and the user's style
+    does not leak into the report's pictures."""
+    import matplotlib
+
+    t = compare.truth(TINY)
+    figures.plot_optimal(t, tmp_path / "a.png")
+    with matplotlib.rc_context({"lines.linewidth": 9.0, "font.size": 20,
+                                "axes.facecolor": "red", "xtick.major.size": 12}):
+        figures.plot_optimal(t, tmp_path / "b.png")
+    assert (tmp_path / "a.png").read_bytes() == (tmp_path / "b.png").read_bytes()
+    info = Image.open(tmp_path / "a.png").info
+    assert "Software" not in info and not any("matplotlib" in str(v).lower()
+                                              for v in info.values())
+
+
+def test_curves_figure_has_one_curve_and_band_per_series_on_every_panel():
+    panels = figures.CURVE_FIGURES[2][2]  # regret: three panels, reference lines
+    fig = figures.curves_figure(GAMES, [series("M = 10", 1.0), series("M = 100", 0.5)], panels,
+                                suptitle="Cost of the learned policy")
+    axes = fig.axes
+    assert [ax.get_title() for ax in axes] == [p.title for p in panels]
+    assert [ax.get_ylabel() for ax in axes] == [p.ylabel for p in panels]
+    assert {ax.get_xlabel() for ax in axes} == {"games played (NGAMES)"}
+    assert fig.get_suptitle() == "Cost of the learned policy"
+    for ax, panel in zip(axes, panels, strict=True):
+        assert labelled_lines(ax) == ["M = 10", "M = 100"]
+        assert ax.get_xscale() == "log" and ax.get_xlim()[0] < 10 < 10_000 < ax.get_xlim()[1]
+        curve = next(line for line in ax.get_lines() if line.get_label() == "M = 100")
+        np.testing.assert_allclose(curve.get_ydata(), 0.5 * np.linspace(0.2, 0.8, 4))
+        bands = [c for c in ax.collections if type(c).__name__ in ("PolyCollection",
+                                                                      "FillBetweenPolyCollection")]
+        assert len(bands) == 2
+        flat = [line for line in ax.get_lines() if line.get_linestyle() == "--"]
+        assert [line.get_ydata()[0] for line in flat] == [panel.hline]
+    legend = axes[0].get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == ["M = 10", "M = 100"]
+    assert all(ax.get_legend() is None for ax in axes[1:])
+
+
+def test_probability_error_panels_are_log_scaled():
+    panels = figures.CURVE_FIGURES[1][2]
+    fig = figures.curves_figure(GAMES, [series("M = 1", 0.1)], panels)
+    assert [ax.get_yscale() for ax in fig.axes] == ["log", "log"]
+    assert fig.get_suptitle() == ""
+
+
+def test_learned_figure_panels_numbers_and_legend():
+    t = compare.truth(TINY)
+    learned = compare.as_learned(TINY, learner.learn(TINY, 10.0, 30, seed=2))
+    fig = figures.learned_figure(t, learned, "Learned policy, M = 10")
+    maps = [ax for ax in fig.axes if ax.get_title()]
+    assert [ax.get_title() for ax in maps] == [
+        "Learned policy, M = 10", "Learned estimate of the win probability",
+        "Learned vs optimal policy"]
+    for ax in maps:
+        assert ax.get_xlabel() == "Y (opponent's score)"
+        assert ax.get_ylabel() == "X (mover's score)"
+        assert ax.get_xlim() == (-0.5, 5.5) and ax.get_ylim() == (5.5, -0.5)  # <0,0> top left
+        # tick labels 0..5 on each axis, one glyph outline per label
+        glyph_sets = [len(c.get_paths()) for c in ax.collections
+                      if type(c).__name__ == "PathCollection"]
+        assert glyph_sets.count(TINY.low) >= 2
+    # one number per state with data in the policy map
+    numbers = [c for c in maps[0].collections if type(c).__name__ == "PathCollection"
+               and len(c.get_paths()) not in (TINY.low,)]
+    assert len(numbers) == 1 and len(numbers[0].get_paths()) == int(learned.has_data.sum())
+    codes = compare.state_classes(t, learned)
+    legend = maps[2].get_legend()
+    assert [x.get_text() for x in legend.get_texts()] == [
+        compare.STATE_CLASSES[c] for c in np.unique(codes)]
+    bars = [ax for ax in fig.axes if not ax.get_title()]
+    assert len(bars) == 2 and "win probability" in bars[1].get_ylabel()
+
+
+def test_large_boards_are_not_numbered_and_ticks_step_by_five():
+    game = Game(n_sides=6, low=30, high=35, n_dice=4)
+    fig = figures.optimal_figure(compare.truth(game))
+    policy = fig.axes[0]
+    assert policy.get_title() == "Optimal policy: lowest optimal J"
+    glyphs = [len(c.get_paths()) for c in policy.collections
+              if type(c).__name__ == "PathCollection"]
+    assert glyphs == [6, 6]  # 0, 5, ..., 25 on each axis; no cell numbers
 
 
 def test_submission_heatmaps_draw_the_data_they_are_given(tmp_path):
@@ -54,19 +175,24 @@ def test_submission_heatmaps_draw_the_data_they_are_given(tmp_path):
 
 def test_plot_figures_draws_every_report_figure(tmp_path):
     t = compare.truth(TINY)
-    games = (10, 100)
-
-    def metric(m: float, name: str) -> figures.Band:
-        mean = np.array([0.4, 0.6]) if m == 1.0 else np.array([0.3, 0.8])
-        return mean, mean - 0.1, mean + 0.1
-
-    learned = {m: (seed, compare.as_learned(TINY, learner.learn(TINY, m, 100, seed)))
-               for m, seed in ((1.0, 3), (50.0, 4))}
-    figs = figures.plot_figures(tmp_path / "figures", t, games, (1.0, 50.0), metric, learned)
-    assert [path for _, path in figs] == [
-        "figures/agreement.png", "figures/probability_error.png", "figures/regret.png",
-        "figures/optimal.png", "figures/learned_m1.png", "figures/learned_m50.png",
+    learned = [
+        figures.LearnedFigure(f"learned_m{m:g}.png", f"Learned policy, M = {m:g}",
+                              f"Learned tables (M = {m:g})",
+                              compare.as_learned(TINY, learner.learn(TINY, m, 100, seed)))
+        for m, seed in ((1.0, 3), (50.0, 4))
     ]
+    figs = figures.plot_figures(tmp_path / "figures", t, GAMES,
+                                [series("M = 1", 1.0), series("M = 50", 0.9)], learned)
+    assert figs == [
+        ("Agreement with the optimal policy", "figures/agreement.png"),
+        ("Probability error", "figures/probability_error.png"),
+        ("Regret and score against the optimal player", "figures/regret.png"),
+        ("Optimal policy and P*", "figures/optimal.png"),
+        ("Learned tables (M = 1)", "figures/learned_m1.png"),
+        ("Learned tables (M = 50)", "figures/learned_m50.png"),
+    ]
+    assert sorted(p.name for p in (tmp_path / "figures").iterdir()) == sorted(
+        path.removeprefix("figures/") for _, path in figs)
     for _, path in figs:
         assert (tmp_path / path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     one, other = pixels(tmp_path / "figures/learned_m1.png"), pixels(

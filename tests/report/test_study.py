@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 import pytest
 
-from dicejack import compare, learner, parallel, report
+from dicejack import compare, frames, learner, parallel, report
 from dicejack.game import Game
 
 TINY = Game(n_sides=3, low=6, high=7, n_dice=2)
@@ -98,6 +99,36 @@ def test_wrong_decisive_counts_the_seeds_where_compare_finds_the_state_wrong():
     for x, y, _, optimal, gap in rows:
         assert t.decisive[x, y] and gap == t.solution.gap[x, y]
         assert optimal == tuple(np.flatnonzero(t.solution.optimal[x, y]))
+
+
+def test_to_frame_has_one_row_per_run_and_checkpoint_or_the_summary():
+    pytest.importorskip("pandas")
+    cfg = tiny_config(games=(10, 30))
+    study = report.run_study(cfg, workers=1)
+    df = study.to_frame()
+    assert list(df.columns) == ["m", "seed", "games", *compare.METRIC_NAMES]
+    assert len(df) == len(cfg.ms) * cfg.seeds * len(cfg.games)
+    for m in cfg.ms:
+        rows = df[df["m"] == m].sort_values(["seed", "games"])
+        np.testing.assert_array_equal(
+            rows[list(compare.METRIC_NAMES)].to_numpy().reshape(cfg.seeds, len(cfg.games), -1),
+            study.values(m))
+        assert rows["seed"].tolist() == [s for s in cfg.seed_list for _ in cfg.games]
+    # the wide frame's mean over seeds is the report's mean
+    means = df.groupby(["m", "games"])["rmse_onpath"].mean()
+    summary = study.to_frame(summary=True)
+    assert list(summary.columns) == ["m", "games", "metric", "mean", "low", "high", "n"]
+    assert len(summary) == len(cfg.ms) * len(cfg.games) * len(compare.METRIC_NAMES)
+    picked = summary[summary["metric"] == "rmse_onpath"].set_index(["m", "games"])["mean"]
+    np.testing.assert_allclose(picked.sort_index().to_numpy(), means.sort_index().to_numpy())
+    assert summary[summary["metric"] == "rmse_onpath"]["n"].tolist() == [3] * 4
+
+
+def test_to_frame_without_pandas_is_a_one_line_error(monkeypatch):
+    study = report.run_study(tiny_config(ms=(10.0,), seeds=1, games=(10,)), workers=1)
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    with pytest.raises(frames.PandasMissingError, match="pip install pandas"):
+        study.to_frame()
 
 
 # ------------------------------------------------------------------------------ executors

@@ -40,7 +40,7 @@ def test_report_runs_end_to_end_and_writes_every_file(tmp_path):
         report.MARKER,
         "figures/agreement.png", "figures/learned_m10.png", "figures/learned_m100.png",
         "figures/optimal.png", "figures/probability_error.png", "figures/regret.png",
-        "metrics.csv", "metrics.json", "report.md",
+        "metrics.csv", "metrics.json", "report.md", report.TIMING_FILE,
     ]
     for png in out.glob("figures/*.png"):
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -60,8 +60,14 @@ def test_report_runs_end_to_end_and_writes_every_file(tmp_path):
     entry = next(s for s in data["summary"]
                  if s["m"] == 100.0 and s["games"] == 30 and s["metric"] == "rmse_onpath")
     assert entry["mean"] == pytest.approx(np.mean(csv_vals)) and entry["n"] == 3
-    md = (out / "report.md").read_text()
+    md = (out / "report.md").read_text(encoding="utf-8")
     assert f"P*(0,0) = {study.truth.p00:.6f}" in md
+    assert "timing.json" in md and " s wall" not in md and "Run time" not in md
+    assert "timing" not in json.dumps(data)
+    timing = json.loads((out / report.TIMING_FILE).read_text())
+    assert timing["command"] == cfg.command() and timing["moves"] == sum(r.moves for r in
+                                                                          study.runs)
+    assert {"total", "learner_runs", "learning_cpu", "figures"} <= set(timing["seconds"])
     for name in ("agreement.png", "probability_error.png", "regret.png", "optimal.png"):
         assert f"figures/{name}" in md
     # Each run is exactly what a direct run_one gives for its seed.
@@ -126,3 +132,27 @@ def test_report_command_writes_the_folder(tmp_path, capsys):
                  "10,20", "--seeds", "2", "--workers", "1", "--out", str(out)])
     assert code == 0, capsys.readouterr().err
     assert (out / "report.md").exists() and (out / "figures" / "learned_m5.png").exists()
+
+
+def folder_bytes(folder) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_a_rerun_reproduces_every_file_byte_for_byte_whatever_the_workers(tmp_path,
+                                                                           monkeypatch):
+    """The reproducibility promise of report.md: same command, same bytes (timing.json apart),
+    with 1 or 2 worker processes, from another working folder."""
+    cfg = tiny_config(seeds=2, games=(10, 100))
+    first = report.make_report(cfg, tmp_path / "one", workers=1).path
+    monkeypatch.chdir(tmp_path)
+    second = report.make_report(cfg, "two", workers=2).path
+    a, b = folder_bytes(first), folder_bytes(tmp_path / second)
+    assert a.keys() == b.keys() and report.TIMING_FILE in a
+    differ = [name for name in a if a[name] != b[name]]
+    assert differ == [report.TIMING_FILE]
+    md = a["report.md"].decode("utf-8")
+    assert str(tmp_path) not in md and cfg.command() in md
+    for name, data in a.items():
+        if name.endswith(".png"):
+            assert b"Software" not in data and b"atplotlib" not in data, name

@@ -44,7 +44,8 @@ def report_cmd(
     """Convergence report: how the learner approaches optimal play as games accumulate.
 
     For each M and seed, one learner run measured at every checkpoint; writes report.md,
-    figures/*.png, metrics.csv and metrics.json to --out.
+    figures/*.png, metrics.csv and metrics.json to --out, which the same command (whatever
+    --workers) rewrites byte for byte, and the run times to timing.json.
 
     Examples: dicejack report (the handout's game, 10 seeds, 100..1,000,000 games);
     dicejack report --sides 6 --low 30 --high 35 --dice 4 -m 10,100,1000 --games 100..1e7
@@ -64,7 +65,8 @@ def report_cmd(
     result = rep.make_report(config, out, workers=workers, dask=dask, progress=True)
     t = result.study.timing
     typer.echo(
-        f"wrote {result.path}/ (report.md, figures/, metrics.csv, metrics.json) in "
+        f"wrote {result.path}/ (report.md, figures/, metrics.csv, metrics.json; run times in "
+        f"{rep.TIMING_FILE}) in "
         f"{t['total']:.1f} s: solve {t['solve']:.2f} s, compile/warm-up {t['warmup']:.2f} s, "
         f"learner runs {t['runs_wall']:.1f} s "
         f"(learning {t['learn_cpu']:.1f} s CPU, metrics {t['metrics_cpu']:.1f} s CPU), "

@@ -2,7 +2,8 @@
 
 For each M and each of N seeds, one learner run with snapshots at log-spaced game counts; every
 metric of :mod:`dicejack.compare` at every snapshot; mean and a 95% interval over seeds; written
-as a report folder (``report.md``, ``figures/*.png``, ``metrics.csv``, ``metrics.json``).
+as a report folder (``report.md``, ``figures/*.png``, ``metrics.csv``, ``metrics.json``, which a
+re-run reproduces byte for byte, and ``timing.json``, the run times).
 
     from dicejack import report
     report.make_report(report.ReportConfig(ms=(10, 100)), "reports/mine", workers=4)
@@ -11,9 +12,9 @@ The package re-exports its modules' public names:
 
 * :mod:`dicejack.report.study`: what to study (:class:`ReportConfig`, :func:`parse_games`,
   :func:`parse_ms`), running it (:func:`run_one`, :func:`run_study`) and the statistics over
-  seeds (:class:`Study`, :func:`interval`).
+  seeds (:class:`Study`, :func:`interval`; ``Study.to_frame()`` for pandas).
 * :mod:`dicejack.report.writers`: the report folder (:func:`metrics_csv`, :func:`metrics_json`,
-  :func:`report_markdown`, :func:`write_report`, :func:`make_report`).
+  :func:`report_markdown`, :func:`timing_json`, :func:`write_report`, :func:`make_report`).
 
 Executors and the progress bar live in :mod:`dicejack.parallel`, the figures in
 :mod:`dicejack.figures`; the names below from those two are kept here for existing callers.
@@ -45,12 +46,14 @@ from dicejack.report.writers import (
     AGREEMENT_TARGET,
     MARKER,
     TABLE_METRICS,
+    TIMING_FILE,
     Report,
     default_out,
     make_report,
     metrics_csv,
     metrics_json,
     report_markdown,
+    timing_json,
     write_report,
 )
 
@@ -74,6 +77,8 @@ __all__ = [
     "make_report",
     "default_out",
     "MARKER",
+    "TIMING_FILE",
+    "timing_json",
     # public before the split, kept importable from here
     "check_games",
     "check_ms",

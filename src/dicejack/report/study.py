@@ -16,15 +16,17 @@ whose value is defined (NaN where n < 2).
 from __future__ import annotations
 
 import concurrent.futures as cf
+import functools
 import math
 import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from dicejack import compare, learner, parallel
+from dicejack import compare, frames, learner, parallel
 from dicejack.compare import METRIC_NAMES, Learned, Truth
 from dicejack.game import DicejackError, Game
 
@@ -271,7 +273,7 @@ def interval(values: np.ndarray, axis: int = 0) -> tuple[np.ndarray, np.ndarray,
     mean +- t(0.975, n-1) * sd / sqrt(n) with sd of ddof=1; low/high are NaN where n < 2 and the
     mean is NaN where n = 0.
     """
-    from scipy import stats
+    from scipy.special import stdtrit  # t(0.975, df): scipy.stats.t.ppf's own kernel, 1 s lighter
 
     values = np.asarray(values, dtype=float)
     finite = np.isfinite(values)
@@ -281,14 +283,18 @@ def interval(values: np.ndarray, axis: int = 0) -> tuple[np.ndarray, np.ndarray,
         mean = np.where(n > 0, total / np.maximum(n, 1), np.nan)
         dev = np.where(finite, values - np.expand_dims(mean, axis), 0.0)
         sd = np.sqrt((dev * dev).sum(axis=axis) / np.maximum(n - 1, 1))
-        half = stats.t.ppf(0.975, np.maximum(n - 1, 1)) * sd / np.sqrt(np.maximum(n, 1))
+        half = stdtrit(np.maximum(n - 1, 1), 0.975) * sd / np.sqrt(np.maximum(n, 1))
     half = np.where(n >= 2, half, np.nan)
     return mean, mean - half, mean + half
 
 
 @dataclass(frozen=True, eq=False)
 class Study:
-    """All runs of a study, ordered by (M, seed), with the truth and the timings."""
+    """All runs of a study, ordered by (M, seed), with the truth and the timings.
+
+    The statistics over seeds are computed once per M, on first use, and shared by the report's
+    tables, metrics.json and figures.
+    """
 
     config: ReportConfig
     truth: Truth
@@ -302,15 +308,60 @@ class Study:
         """(seeds, checkpoints, metrics) array for one M."""
         return np.stack([r.values for r in self.runs_for(m)])
 
+    @functools.cached_property
+    def _summaries(self) -> dict[float, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        return {m: interval(self.values(m), axis=0) for m in self.config.ms}
+
     def summary(self, m: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(mean, low, high), each (checkpoints, metrics), over seeds for one M."""
-        return interval(self.values(m), axis=0)
+        return self._summaries[m]
 
     def metric(self, m: float, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(mean, low, high) per checkpoint for one M and metric."""
         k = METRIC_NAMES.index(name)
         mean, lo, hi = self.summary(m)
         return mean[:, k], lo[:, k], hi[:, k]
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One row per run and checkpoint, in (M, seed, games) order: ``m, seed, games`` and
+        one column per metric (:data:`dicejack.compare.METRIC_NAMES`)."""
+        return [
+            {"m": r.m, "seed": r.seed, "games": n,
+             **{name: float(r.values[i, k]) for k, name in enumerate(METRIC_NAMES)}}
+            for r in self.runs for i, n in enumerate(r.games)
+        ]
+
+    def summary_rows(self) -> list[dict[str, Any]]:
+        """One row per M, checkpoint and metric: ``m, games, metric, mean, low, high, n`` (the
+        95% interval over the ``n`` seeds where the metric is defined; NaN where undefined)."""
+        out = []
+        for m in self.config.ms:
+            mean, lo, hi = self.summary(m)
+            defined = np.isfinite(self.values(m)).sum(axis=0)
+            for i, n in enumerate(self.config.games):
+                for k, name in enumerate(METRIC_NAMES):
+                    out.append({"m": m, "games": n, "metric": name, "mean": float(mean[i, k]),
+                                "low": float(lo[i, k]), "high": float(hi[i, k]),
+                                "n": int(defined[i, k])})
+        return out
+
+    def to_frame(self, *, summary: bool = False) -> Any:
+        """The study as a ``pandas.DataFrame`` (pandas is optional: a one-line
+        :class:`dicejack.frames.PandasMissingError` without it).
+
+        By default one row per M x seed x checkpoint (:meth:`rows`: columns ``m, seed, games``
+        and one per metric, the numbers of metrics.csv in wide form), so any statistic over
+        seeds is a ``groupby(["m", "games"])`` away; ``summary=True`` gives the report's own
+        summary instead, one row per M x checkpoint x metric (:meth:`summary_rows`: ``m, games,
+        metric, mean, low, high, n``, as in metrics.json)::
+
+            df = study.to_frame()
+            df.groupby(["m", "games"])["agreement_decisive"].mean()
+        """
+        if summary:
+            return frames.to_frame(self.summary_rows(),
+                                   ["m", "games", "metric", "mean", "low", "high", "n"])
+        return frames.to_frame(self.rows(), ["m", "seed", "games", *METRIC_NAMES])
 
     def last_tables(self, run: RunResult) -> Learned:
         """The learned tables of `run` after its last checkpoint."""

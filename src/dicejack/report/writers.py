@@ -2,8 +2,13 @@
 
 Owns what a report looks like on disk (DESIGN.md, "File formats"): ``metrics.csv`` (long form, one
 row per run, checkpoint and metric), ``metrics.json`` (the summary over seeds), ``report.md``
-(a plain-language summary, the state sets, the tables) and ``figures/*.png`` (drawn by
-:mod:`dicejack.figures`). :func:`make_report` runs a study and writes its folder.
+(a plain-language summary, the state sets, the tables), ``figures/*.png`` (drawn by
+:mod:`dicejack.figures`) and ``timing.json`` (where the run time went). :func:`make_report` runs a
+study and writes its folder.
+
+Reproducible: every file but ``timing.json`` depends only on the study's settings (the command in
+report.md), never on the executor, the worker count, the clock, the machine's paths or locale, or
+the matplotlib version: re-running the command rewrites them byte for byte.
 
 The folder is built in a temporary folder next to its destination and renamed into place only
 once complete, so a failed or interrupted run never leaves half a report, and an old report is
@@ -27,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from dicejack import figures
+from dicejack import figures, formats
 from dicejack.compare import METRIC_NAMES, json_text
 from dicejack.game import Game
 from dicejack.report.study import ReportConfig, ReportError, Study, run_study
@@ -40,6 +45,8 @@ __all__ = [
     "report_markdown",
     "default_out",
     "MARKER",
+    "TIMING_FILE",
+    "timing_json",
     "write_report",
     "Report",
     "make_report",
@@ -82,19 +89,13 @@ def metrics_csv(study: Study) -> str:
 
 
 def metrics_json(study: Study) -> dict[str, Any]:
-    """Summary: mean and 95% interval per (m, games, metric), plus the study's parameters."""
+    """Summary: mean and 95% interval per (m, games, metric), plus the study's parameters (no
+    run times: they are in :func:`timing_json`)."""
     cfg = study.config
-    summary = []
-    for m in cfg.ms:
-        mean, lo, hi = study.summary(m)
-        vals = study.values(m)
-        for i, n in enumerate(cfg.games):
-            for k, name in enumerate(METRIC_NAMES):
-                summary.append({
-                    "m": m, "games": n, "metric": name, "mean": _num(mean[i, k]),
-                    "low": _num(lo[i, k]), "high": _num(hi[i, k]),
-                    "n": int(np.isfinite(vals[:, i, k]).sum()),
-                })
+    summary = [
+        {**row, "mean": _num(row["mean"]), "low": _num(row["low"]), "high": _num(row["high"])}
+        for row in study.summary_rows()
+    ]
     return {
         "params": cfg.game.params(),
         "p00": study.truth.p00,
@@ -106,9 +107,28 @@ def metrics_json(study: Study) -> dict[str, Any]:
         "state_sets": study.truth.set_sizes(),
         "command": cfg.command(),
         "summary": summary,
-        "timing_seconds": {
-            k: round(v, 3) for k, v in study.timing.items() if k != "start"
-        },
+    }
+
+
+#: The report's file of run times: the one file a re-run does not reproduce.
+TIMING_FILE = "timing.json"
+
+
+def timing_json(study: Study) -> dict[str, Any]:
+    """Where the run time went (seconds, wall unless named CPU; moves played): the content of
+    :data:`TIMING_FILE`. It varies from run to run, so it is kept out of the other files."""
+    t = study.timing
+    names = {
+        "total": "total", "solve": "solve", "warmup": "compile_warmup",
+        "runs_wall": "learner_runs", "learn_cpu": "learning_cpu", "metrics_cpu": "metrics_cpu",
+        "statistics": "statistics", "plot": "figures", "write": "write",
+    }
+    return {
+        "command": study.config.command(),
+        "seconds": {out: round(t[k], 3) for k, out in names.items() if k in t},
+        "moves": int(t.get("moves", 0)),
+        "note": "run times vary between runs and machines; every other file of the report "
+                "is reproduced byte for byte by the command",
     }
 
 
@@ -239,15 +259,12 @@ def report_markdown(study: Study, figures: Sequence[tuple[str, str]]) -> str:
             if len(rows) > 15:
                 add(f"\n... and {len(rows) - 15} more.")
             add("")
-    timing = study.timing
-    if timing:
-        add("## Run time\n")
-        add(f"{timing.get('total', float('nan')):.1f} s wall on this machine: solving "
-            f"{timing.get('solve', 0):.2f} s, learner runs {timing.get('runs_wall', 0):.1f} s wall "
-            f"(learning {timing.get('learn_cpu', 0):.1f} s CPU, metrics "
-            f"{timing.get('metrics_cpu', 0):.1f} s CPU, {timing.get('moves', 0):,.0f} moves), "
-            f"figures {timing.get('plot', 0):.1f} s.\n")
-    return "\n".join(out) + "\n"
+    add("## Reproducing this report\n")
+    add(f"Running the command above again (with the same versions of dicejack, numpy and "
+        f"matplotlib) rewrites every file of this folder byte for byte, whatever the number of "
+        f"workers; run times vary, so they are kept apart in `{TIMING_FILE}`, the one file that "
+        f"differs between runs.\n")
+    return "\n".join(out).rstrip("\n") + "\n"
 
 
 # ------------------------------------------------------------------------------ the folder
@@ -317,13 +334,21 @@ def _swap_into_place(tmp: Path, out: Path) -> None:
 
 
 def _plot(study: Study, folder: Path) -> list[tuple[str, str]]:
-    """The report's figures (each M's first seed drawn as its learned tables)."""
+    """The report's figures: one curve per M, and each M's first seed drawn as its learned
+    tables."""
     cfg = study.config
-    first = {m: study.runs_for(m)[0] for m in cfg.ms}
-    return figures.plot_figures(
-        folder, study.truth, cfg.games, cfg.ms, study.metric,
-        {m: (r.seed, study.last_tables(r)) for m, r in first.items()},
-    )
+    series = [figures.Series(f"M = {m:g}", {name: study.metric(m, name) for name in METRIC_NAMES})
+              for m in cfg.ms]
+    learned = []
+    for m in cfg.ms:
+        first = study.runs_for(m)[0]
+        learned.append(figures.LearnedFigure(
+            name=f"learned_m{m:g}.png",
+            title=f"Learned policy, M = {m:g}, seed {first.seed}, {cfg.games[-1]:,} games",
+            caption=f"Learned tables at the last checkpoint (M = {m:g}, first seed)",
+            tables=study.last_tables(first),
+        ))
+    return figures.plot_figures(folder, study.truth, cfg.games, series, learned)
 
 
 def write_report(study: Study, out: str | os.PathLike[str], *, tmp: Path | None = None) -> Path:
@@ -333,20 +358,23 @@ def write_report(study: Study, out: str | os.PathLike[str], *, tmp: Path | None 
     done = False
     try:
         t0 = time.perf_counter()
+        study.summary(study.config.ms[0])  # the statistics over seeds, once, for every file
+        study.timing["statistics"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
         figs = _plot(study, tmp / "figures")
         study.timing["plot"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        (tmp / MARKER).write_text(
-            "This folder is a dicejack report; `dicejack report --out` replaces it as a whole.\n"
+        formats.write_atomic(
+            tmp / MARKER,
+            "This folder is a dicejack report; `dicejack report --out` replaces it as a whole.\n",
         )
-        (tmp / "metrics.csv").write_text(metrics_csv(study))
+        formats.write_atomic(tmp / "metrics.csv", metrics_csv(study))
+        formats.write_atomic(tmp / "report.md", report_markdown(study, figs))
+        formats.write_atomic(tmp / "metrics.json", json_text(metrics_json(study), indent=1))
+        study.timing["write"] = time.perf_counter() - t0
         if "start" in study.timing:
             study.timing["total"] = time.perf_counter() - study.timing["start"]
-        (tmp / "report.md").write_text(report_markdown(study, figs))
-        (tmp / "metrics.json").write_text(
-            json_text(metrics_json(study), indent=1)
-        )
-        study.timing["write"] = time.perf_counter() - t0
+        formats.write_atomic(tmp / TIMING_FILE, json_text(timing_json(study), indent=1))
         _swap_into_place(tmp, out)
         done = True
     except OSError as exc:
