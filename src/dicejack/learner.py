@@ -111,7 +111,8 @@ SEED_LIMIT = 2**63
 
 
 # ---------------------------------------------------------------------------------- checks
-def _check_count(name: str, value: object) -> int:
+def check_count(name: str, value: object) -> int:
+    """A whole number >= 0 (games, checkpoints); LearnerError otherwise."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise LearnerError(f"{name} must be a whole number, got {value!r}")
     if value < 0:
@@ -145,7 +146,8 @@ def check_games_limit(games: int, name: str = "games", limit: int = GAMES_LIMIT)
     return games
 
 
-def _check_seed(seed: object) -> int:
+def check_seed(seed: object) -> int:
+    """A seed in 0..2**63-1 (None draws a fresh one); LearnerError otherwise."""
     if seed is None:
         return int(np.random.SeedSequence().entropy % SEED_LIMIT)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
@@ -360,12 +362,18 @@ def _kernel_caches(
     with np.errstate(invalid="ignore", divide="ignore"):
         fcache = np.where(d > 0, w / np.where(d > 0, d, 1.0), 0.5)
     fcache[..., 0] = d.sum(axis=-1)
-    # 4 buckets per possible total (fewer steps after the guess), within a size cap.
+    return np.ascontiguousarray(fcache), roll_guide(cdf)
+
+
+def roll_guide(cdf: np.ndarray) -> np.ndarray:
+    """The compiled loops' start points for drawing a roll total with one uniform x:
+    guide[j, floor(x * G)] is where the search for the first t with x < cdf[j, t] begins; the
+    kernels correct it both ways, so the total is exactly :func:`dicejack.game.roll_total`'s.
+    4 buckets per possible total (fewer steps after the guess), within a size cap."""
     buckets = cdf.shape[1] * (4 if cdf.size * 4 <= CDF_ENTRIES_LIMIT else 1)
     levels = np.arange(buckets) / buckets
     guide = np.stack([np.searchsorted(row, levels, side="right") for row in cdf])
-    guide = np.minimum(guide, cdf.shape[1] - 1).astype(np.int64)
-    return np.ascontiguousarray(fcache), np.ascontiguousarray(guide)
+    return np.ascontiguousarray(np.minimum(guide, cdf.shape[1] - 1).astype(np.int64))
 
 
 def frozen_counts(a: np.ndarray) -> np.ndarray:
@@ -402,7 +410,7 @@ class Session:
             m, seed, tie_break = start.m, start.seed, start.tie_break
         self.game = game
         self.m = check_m(m, game.n_dice)
-        self.seed = _check_seed(seed)
+        self.seed = check_seed(seed)
         self.tie_break = _check_choice("tie_break", tie_break, TIE_BREAKS)
         _check_game_size(game)
         self._cdf = np.ascontiguousarray(game.sum_cdf_table, dtype=np.float64)
@@ -437,7 +445,7 @@ class Session:
 
     def play(self, games: int) -> None:
         """Play `games` more games (chunking never changes the result)."""
-        games = check_games_limit(_check_count("games", games))
+        games = check_games_limit(check_count("games", games))
         if games == 0:
             return
         random_ties = self.tie_break == "random"
@@ -486,10 +494,10 @@ class Session:
         With chunk_seconds, games are played in chunks sized to last about that long and
         progress(session) is called after each; chunking never changes the result.
         """
-        games = check_games_limit(_check_count("games", games))
+        games = check_games_limit(check_count("games", games))
         if games < self.played:
             raise LearnerError(f"the run already has {self.played} games; games must be >= that")
-        marks = sorted({_check_count("checkpoint", c) for c in checkpoints})
+        marks = sorted({check_count("checkpoint", c) for c in checkpoints})
         bad = [c for c in marks if not self.played <= c <= games]
         if bad:
             raise LearnerError(
@@ -668,7 +676,7 @@ def trace(
     the individual faces shown are drawn, conditioned on that total, from a separate generator
     (seeded from the run's seed and game count), so tracing never changes what is learnt.
     """
-    games = check_games_limit(_check_count("games", games))
+    games = check_games_limit(check_count("games", games))
     session = Session(game, m, seed, tie_break=tie_break, engine="python", start=start)
     k, low, high = game.n_dice, game.low, game.high
     wl, ll = session.win.tolist(), session.lose.tolist()

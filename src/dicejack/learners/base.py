@@ -24,7 +24,13 @@ import numpy as np
 
 from dicejack.formulas import LearnerError
 from dicejack.game import Game
-from dicejack.learner import CDF_ENTRIES_LIMIT, LEARNER_BYTES_LIMIT, SEED_LIMIT
+from dicejack.learner import (
+    CDF_ENTRIES_LIMIT,
+    LEARNER_BYTES_LIMIT,
+    check_count,
+    check_seed,
+    roll_guide,
+)
 
 __all__ = [
     "LearnerError",
@@ -306,26 +312,6 @@ EPSILON_PARAMS: tuple[Param, ...] = (
 
 
 # -------------------------------------------------------------------------------------- checks
-def check_count(name: str, value: object) -> int:
-    """A whole number >= 0 (games, checkpoints); LearnerError otherwise."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise LearnerError(f"{name} must be a whole number, got {value!r}")
-    if value < 0:
-        raise LearnerError(f"{name} must be >= 0, got {value}")
-    return int(value)
-
-
-def check_seed(seed: object) -> int:
-    """A seed in 0..2**63-1 (None draws a fresh one, as the handout's learner does)."""
-    if seed is None:
-        return int(np.random.SeedSequence().entropy % SEED_LIMIT)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise LearnerError(f"seed must be a whole number, got {seed!r}")
-    if not 0 <= seed < SEED_LIMIT:
-        raise LearnerError(f"seed must be in 0..2**63-1, got {seed}")
-    return int(seed)
-
-
 def check_learner_size(game: Game, tables: int, name: str) -> None:
     """The learners' limits: `tables` float64/int64 tables of the game's per-action shape within
     the learner memory limit, and the exact dice-sum CDF within its size limit."""
@@ -350,11 +336,7 @@ def roll_tables(game: Game) -> tuple[np.ndarray, np.ndarray]:
     x < cdf[j, t] (cdf = :attr:`Game.sum_cdf_table`); guide[j, floor(x * G)] is a start for
     that search, which the kernels correct both ways (so any guide gives the exact total)."""
     cdf = np.ascontiguousarray(game.sum_cdf_table, dtype=np.float64)
-    buckets = cdf.shape[1] * (4 if cdf.size * 4 <= CDF_ENTRIES_LIMIT else 1)
-    levels = np.arange(buckets) / buckets
-    guide = np.stack([np.searchsorted(row, levels, side="right") for row in cdf])
-    guide = np.minimum(guide, cdf.shape[1] - 1).astype(np.int64)
-    return cdf, np.ascontiguousarray(guide)
+    return cdf, roll_guide(cdf)
 
 
 # ------------------------------------------------------------------------------- state helpers
