@@ -257,6 +257,36 @@ def _choose_dice(fcache, a, b, k, best, fbest, m, x):
     return jj
 
 
+@njit(cache=True, inline="always")
+def roll(cdf, guide, jj, x):
+    """The total of jj dice from one uniform x: the first t with x < cdf[jj, t] (exactly
+    :func:`dicejack.game.roll_total`), searched from the guide's start in both directions."""
+    gsz = guide.shape[1]
+    t = guide[jj, min(int(x * gsz), gsz - 1)]
+    while t > jj and x < cdf[jj, t - 1]:
+        t -= 1
+    while not (x < cdf[jj, t]):
+        t += 1
+    return t
+
+
+@njit(cache=True, inline="always")
+def record_counts(win, lose, fcache, xs, ys, js, n, mover_won):
+    """The handout's update after a game of n moves (the last mover, index n-1, won when
+    `mover_won`), keeping the f cache of every updated cell in step ([.., 0] = T)."""
+    for i in range(n):
+        xi = xs[i]
+        yi = ys[i]
+        ji = js[i]
+        if (((n - 1 - i) & 1) == 0) == mover_won:
+            win[xi, yi, ji] += 1
+        else:
+            lose[xi, yi, ji] += 1
+        w = win[xi, yi, ji]
+        fcache[xi, yi, ji] = float(w) / float(w + lose[xi, yi, ji])
+        fcache[xi, yi, 0] += 1.0
+
+
 @njit(cache=True)
 def learner_self_play(
     win, lose, fcache, counters, cdf, guide, low, high, m, games, rng, random_ties
@@ -276,7 +306,6 @@ def learner_self_play(
                    near bucket floor(u*G); the search corrects both ways, so any guide is exact.
     """
     k = win.shape[2] - 1
-    gsz = guide.shape[1]
     cap = 2 * low + 2  # each player moves at most `low` times in a game
     xs = np.empty(cap, np.int64)
     ys = np.empty(cap, np.int64)
@@ -310,12 +339,7 @@ def learner_self_play(
             # J by the handout's cumulative rule, with one uniform.
             jj = _choose_dice(fcache, a, b, k, best, fbest, m, rng.random())
             # Roll total: the first t with uniform < P(total of jj dice <= t).
-            x = rng.random()
-            t = guide[jj, min(int(x * gsz), gsz - 1)]
-            while t > jj and x < cdf[jj, t - 1]:
-                t -= 1
-            while not (x < cdf[jj, t]):
-                t += 1
+            t = roll(cdf, guide, jj, rng.random())
             xs[n] = a
             ys[n] = b
             js[n] = jj
@@ -323,18 +347,7 @@ def learner_self_play(
             new = a + t
             if new >= low:
                 # The last mover (index n-1) won unless it passed UTarget.
-                mover_won = new <= high
-                for i in range(n):
-                    xi = xs[i]
-                    yi = ys[i]
-                    ji = js[i]
-                    if (((n - 1 - i) & 1) == 0) == mover_won:
-                        win[xi, yi, ji] += 1
-                    else:
-                        lose[xi, yi, ji] += 1
-                    w = win[xi, yi, ji]
-                    fcache[xi, yi, ji] = float(w) / float(w + lose[xi, yi, ji])
-                    fcache[xi, yi, 0] += 1.0
+                record_counts(win, lose, fcache, xs, ys, js, n, new <= high)
                 break
             a = b
             b = new

@@ -20,19 +20,9 @@ import math
 import numpy as np
 from numba import njit
 
+from dicejack.kernels import record_counts, roll
+
 THIRD = 1.0 / 3.0
-
-
-@njit(cache=True, inline="always")
-def _roll(cdf, guide, jj, x):
-    """The first t with x < cdf[jj, t], searched from the guide's start in both directions."""
-    gsz = guide.shape[1]
-    t = guide[jj, min(int(x * gsz), gsz - 1)]
-    while t > jj and x < cdf[jj, t - 1]:
-        t -= 1
-    while not (x < cdf[jj, t]):
-        t += 1
-    return t
 
 
 @njit(cache=True, inline="always")
@@ -42,19 +32,18 @@ def _epsilon(games, eps0, eps_min, decay):
 
 
 @njit(cache=True, inline="always")
-def _record(win, lose, fcache, xs, ys, js, n, mover_won):
-    """The handout's update after a game of n moves, and the f cache of every updated cell."""
-    for i in range(n):
-        xi = xs[i]
-        yi = ys[i]
-        ji = js[i]
-        if (((n - 1 - i) & 1) == 0) == mover_won:
-            win[xi, yi, ji] += 1
-        else:
-            lose[xi, yi, ji] += 1
-        w = win[xi, yi, ji]
-        fcache[xi, yi, ji] = float(w) / float(w + lose[xi, yi, ji])
-        fcache[xi, yi, 0] += 1.0
+def _epsilon_greedy(values, a, b, k, eps, u):
+    """J from one uniform u: with probability eps uniform over 1..K (u / eps spread over the
+    K choices), else the lowest J with the largest values[a, b, J]."""
+    if u < eps:
+        return 1 + min(int(u / eps * k), k - 1)
+    jj = 1
+    top = values[a, b, 1]
+    for j in range(2, k + 1):
+        if values[a, b, j] > top:
+            top = values[a, b, j]
+            jj = j
+    return jj
 
 
 @njit(cache=True)
@@ -73,24 +62,15 @@ def mc_epsilon_self_play(
         b = 0
         n = 0
         while True:
-            u = rng.random()
-            if u < eps:
-                jj = 1 + min(int(u / eps * k), k - 1)
-            else:
-                jj = 1
-                top = fcache[a, b, 1]
-                for j in range(2, k + 1):
-                    if fcache[a, b, j] > top:
-                        top = fcache[a, b, j]
-                        jj = j
-            t = _roll(cdf, guide, jj, rng.random())
+            jj = _epsilon_greedy(fcache, a, b, k, eps, rng.random())
+            t = roll(cdf, guide, jj, rng.random())
             xs[n] = a
             ys[n] = b
             js[n] = jj
             n += 1
             new = a + t
             if new >= low:
-                _record(win, lose, fcache, xs, ys, js, n, new <= high)
+                record_counts(win, lose, fcache, xs, ys, js, n, new <= high)
                 break
             a = b
             b = new
@@ -126,14 +106,14 @@ def ucb_self_play(win, lose, fcache, counters, cdf, guide, low, high, c, games, 
                     if v > top:
                         top = v
                         jj = j
-            t = _roll(cdf, guide, jj, rng.random())
+            t = roll(cdf, guide, jj, rng.random())
             xs[n] = a
             ys[n] = b
             js[n] = jj
             n += 1
             new = a + t
             if new >= low:
-                _record(win, lose, fcache, xs, ys, js, n, new <= high)
+                record_counts(win, lose, fcache, xs, ys, js, n, new <= high)
                 break
             a = b
             b = new
@@ -184,7 +164,7 @@ def thompson_self_play(win, lose, fcache, gcache, counters, cdf, guide, low, hig
                     if v > top:
                         top = v
                         jj = j
-            t = _roll(cdf, guide, jj, rng.random())
+            t = roll(cdf, guide, jj, rng.random())
             xs[n] = a
             ys[n] = b
             js[n] = jj
@@ -192,7 +172,7 @@ def thompson_self_play(win, lose, fcache, gcache, counters, cdf, guide, low, hig
             new = a + t
             if new >= low:
                 mover_won = new <= high
-                _record(win, lose, fcache, xs, ys, js, n, mover_won)
+                record_counts(win, lose, fcache, xs, ys, js, n, mover_won)
                 for i in range(n):  # the constants of the one count each move changed
                     xi = xs[i]
                     yi = ys[i]
@@ -226,17 +206,8 @@ def q_self_play(
         b = 0
         n = 0
         while True:
-            u = rng.random()
-            if u < eps:
-                jj = 1 + min(int(u / eps * k), k - 1)
-            else:
-                jj = 1
-                top = q[a, b, 1]
-                for j in range(2, k + 1):
-                    if q[a, b, j] > top:
-                        top = q[a, b, j]
-                        jj = j
-            new = a + _roll(cdf, guide, jj, rng.random())
+            jj = _epsilon_greedy(q, a, b, k, eps, rng.random())
+            new = a + roll(cdf, guide, jj, rng.random())
             if new > high:
                 target = 0.0
             elif new >= low:
