@@ -9,6 +9,7 @@
 
     python benchmarks/bench_report.py
     python benchmarks/bench_report.py --sides 6 --low 30 --high 35 --dice 4 --games 100..1e6
+    python benchmarks/bench_report.py --learner handout,q-learning,mc-epsilon,ucb,thompson
 """
 
 from __future__ import annotations
@@ -31,14 +32,18 @@ def main() -> None:
     ap.add_argument("--games", default="100..1000000")
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--workers", type=int, default=None)
+    ap.add_argument("--learner", default="handout", help="learners, a comma list (one curve each)")
+    ap.add_argument("--param", action="append", default=[], help="as dicejack report --param")
     args = ap.parse_args()
     game = Game(args.sides, args.low, args.high, args.dice)
-    cfg = report.ReportConfig(game=game, games=report.parse_games(args.games), seeds=args.seeds)
+    cfg = report.ReportConfig(game=game, games=report.parse_games(args.games), seeds=args.seeds,
+                              series=report.parse_series([args.learner], args.param))
 
     with tempfile.TemporaryDirectory() as tmp:
         result = report.make_report(cfg, f"{tmp}/r", workers=args.workers)
     t = result.study.timing
-    print(f"study: {game}, {cfg.seeds} seeds, {len(cfg.games)} checkpoints to {cfg.games[-1]:,}")
+    print(f"study: {game}, {len(cfg.series)} series ({', '.join(s.label for s in cfg.series)}), "
+          f"{cfg.seeds} seeds, {len(cfg.games)} checkpoints to {cfg.games[-1]:,}")
     print(f"  wall total           {t['total']:7.2f} s")
     print(f"  solve                {t['solve']:7.2f} s wall")
     print(f"  compile / warm-up    {t['warmup']:7.2f} s wall")

@@ -49,6 +49,7 @@ __all__ = [
     "REPORT_DPI",
     "PNG_METADATA",
     "CURVE_FIGURES",
+    "CURVE_STYLES",
     "curves_figure",
     "optimal_figure",
     "learned_figure",
@@ -64,6 +65,10 @@ CLASS_COLORS = ("#b7e1a1", "#f0f0f0", "#636363", "#bdbdbd", "#fdd835", "#fb8c00"
 
 #: (mean, low, high) of one metric per checkpoint: a curve and its 95% band.
 Band = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+#: Line styles of the curves: the first ten series solid in tab10's colours, the next ten dashed
+#: in the same colours, and so on (every series stays distinguishable).
+CURVE_STYLES = ("-", "--", ":", "-.")
 
 #: Resolution of the report's PNGs.
 REPORT_DPI = 100
@@ -405,7 +410,8 @@ def curves_figure(
 ) -> Any:
     """A matplotlib Figure: one panel per :class:`Panel`, one curve per :class:`Series` with its
     95% band over seeds, against the game counts `games` (log scale); the legend on the first
-    panel. :func:`plot_curves` writes it."""
+    panel. Series take tab10's colours in turn, and :data:`CURVE_STYLES` after every ten.
+    :func:`plot_curves` writes it."""
     with _style() as m:
         n = len(panels)
         width = _CURVE_W * n
@@ -422,7 +428,8 @@ def curves_figure(
             for c, s in enumerate(series):
                 mean, lo, hi = s.bands[panel.metric]
                 color = colors[c % len(colors)]
-                ax.plot(x, mean, marker="o", ms=3, color=color, label=s.label)
+                style = CURVE_STYLES[(c // len(colors)) % len(CURVE_STYLES)]
+                ax.plot(x, mean, marker="o", ms=3, color=color, linestyle=style, label=s.label)
                 band = np.isfinite(lo) & np.isfinite(hi)
                 if band.any():  # every plotted metric lies in [0, 1]; so does its band
                     ax.fill_between(x, np.clip(np.where(band, lo, mean), 0, 1),

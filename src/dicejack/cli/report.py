@@ -22,16 +22,31 @@ def report_cmd(
     low: int = LowOpt,
     high: int = HighOpt,
     dice: int = DiceOpt,
+    learner: list[str] | None = typer.Option(
+        None, "--learner", help="Learners to compare, a comma list or repeated: handout, "
+        "q-learning, mc-epsilon, ucb, thompson (one curve each; default handout). E.g. "
+        "--learner handout,q-learning,ucb."
+    ),
+    param: list[str] | None = typer.Option(
+        None, "--param", help="A learner parameter, repeatable: key=value sets it for every "
+        "listed learner that has it (an error if none has), learner.key=value for that learner "
+        "only; a comma list of values gives one curve per value. E.g. --param epsilon_min=0.05,0.1 "
+        "--param q-learning.alpha=0.1. Parameters: handout: m, tie_break; q-learning: epsilon, "
+        "epsilon_min, epsilon_decay, alpha (a number or 1/n), q_init; mc-epsilon: epsilon, "
+        "epsilon_min, epsilon_decay; ucb: c; thompson: none."
+    ),
     m: list[str] | None = typer.Option(
-        None, "-m", "--m", help="M, the explore/exploit hyperparameter; repeat the option or give "
-        "a comma list for one curve per M. Default 100."
+        None, "-m", "--m", help="M, the handout learner's explore/exploit hyperparameter; repeat "
+        "the option or give a comma list for one curve per M. Default 100."
     ),
     games: str | None = typer.Option(
         None, "--games", help="Checkpoints (NGAMES): a strictly increasing comma list, e.g. "
         "100,1000,10000, or A..B for 1-2-5 steps from A to B. Default 100..1000000. At most "
-        "10^12 games per run, and 10^12 in all (seeds x M values x the last count)."
+        "10^12 games per run, and 10^12 in all (seeds x curves x the last count)."
     ),
-    seeds: int = typer.Option(10, "--seeds", help="Learner runs (seeds) per M (at most 10000)."),
+    seeds: int = typer.Option(
+        10, "--seeds", help="Learner runs (seeds) per curve: per M or learner (at most 10000)."
+    ),
     seed: int = typer.Option(1, "--seed", help="First seed; run i uses seed + i."),
     out: Path | None = typer.Option(
         None, "--out", help="Report folder (replaced as a whole when complete; an existing folder "
@@ -41,21 +56,27 @@ def report_cmd(
     workers: int | None = WorkersOpt,
     dask: str | None = DaskOpt,
 ) -> None:
-    """Convergence report: how the learner approaches optimal play as games accumulate.
+    """Convergence report: how learners approach optimal play as games accumulate.
 
-    For each M and seed, one learner run measured at every checkpoint; writes report.md,
-    figures/*.png, metrics.csv and metrics.json to --out, which the same command (whatever
-    --workers) rewrites byte for byte, and the run times to timing.json.
+    For each curve (the handout's learner at one M, or a learner with its parameters) and seed,
+    one learner run measured at every checkpoint; writes report.md, figures/*.png, metrics.csv
+    and metrics.json to --out, which the same command (whatever --workers) rewrites byte for
+    byte, and the run times to timing.json. With several learners, report.md adds the games
+    each needs to reach 95% decisive agreement and its score against the optimal player.
 
     Examples: dicejack report (the handout's game, 10 seeds, 100..1,000,000 games);
-    dicejack report --sides 6 --low 30 --high 35 --dice 4 -m 10,100,1000 --games 100..1e7
+    dicejack report --sides 6 --low 30 --high 35 --dice 4 -m 10,100,1000 --games 100..1e7;
+    dicejack report --learner handout,q-learning,mc-epsilon,ucb,thompson
+    --out reports/learners-s6-l15-h17-d2;
+    dicejack report --learner q-learning,mc-epsilon --param epsilon_min=0.05,0.1
+    --param q-learning.alpha=0.1
     """
     from dicejack import report as rep
 
     game = make_game(sides, low, high, dice)
     config = rep.ReportConfig(
         game=game,
-        ms=rep.parse_ms(m) if m else rep.DEFAULT_M,
+        series=rep.parse_series(learner or (), param or (), m or ()),
         games=rep.parse_games(games) if games is not None else rep.DEFAULT_GAMES,
         seeds=seeds,
         first_seed=seed,

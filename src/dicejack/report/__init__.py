@@ -1,18 +1,23 @@
 """Convergence reports: how the handout's learner approaches the optimum as games accumulate.
 
-For each M and each of N seeds, one learner run with snapshots at log-spaced game counts; every
+For each series (the handout's learner at one M, or any bundled learner with its parameters) and
+each of N seeds, one learner run with snapshots at log-spaced game counts; every
 metric of :mod:`dicejack.compare` at every snapshot; mean and a 95% interval over seeds; written
 as a report folder (``report.md``, ``figures/*.png``, ``metrics.csv``, ``metrics.json``, which a
 re-run reproduces byte for byte, and ``timing.json``, the run times).
 
     from dicejack import report
     report.make_report(report.ReportConfig(ms=(10, 100)), "reports/mine", workers=4)
+    series = report.parse_series(["handout,q-learning,ucb"], ["q-learning.alpha=0.1,0.5"])
+    report.make_report(report.ReportConfig(series=series), "reports/learners", workers=4)
 
 The package re-exports its modules' public names:
 
 * :mod:`dicejack.report.study`: what to study (:class:`ReportConfig`, :func:`parse_games`,
-  :func:`parse_ms`), running it (:func:`run_one`, :func:`run_study`) and the statistics over
-  seeds (:class:`Study`, :func:`interval`; ``Study.to_frame()`` for pandas).
+  :func:`parse_ms`; the series, one curve each: :class:`SeriesSpec`, :func:`parse_series` for
+  ``--learner``/``--param``), running it (:func:`run_one`, :func:`run_study`) and the statistics
+  over seeds (:class:`Study`, :func:`interval`, :func:`games_to_reach`; ``Study.to_frame()`` for
+  pandas).
 * :mod:`dicejack.report.writers`: the report folder (:func:`metrics_csv`, :func:`metrics_json`,
   :func:`report_markdown`, :func:`timing_json`, :func:`write_report`, :func:`make_report`).
 
@@ -29,15 +34,21 @@ from dicejack.report.study import (
     DEFAULT_M,
     DEFAULT_SEEDS,
     HANDOUT_GAME,
+    LEARNED_FIGURES_LIMIT,
+    Reach,
     ReportConfig,
     ReportError,
     RunResult,
+    SeriesSpec,
     Study,
     check_games,
     check_ms,
+    games_to_reach,
     interval,
     parse_games,
+    parse_learners,
     parse_ms,
+    parse_series,
     run_one,
     run_study,
     series_125,
@@ -48,7 +59,9 @@ from dicejack.report.writers import (
     TABLE_METRICS,
     TIMING_FILE,
     Report,
+    curve_series,
     default_out,
+    learned_figures,
     make_report,
     metrics_csv,
     metrics_json,
@@ -63,6 +76,14 @@ __all__ = [
     "DEFAULT_SEEDS",
     "DEFAULT_M",
     "ReportConfig",
+    "SeriesSpec",
+    "parse_series",
+    "parse_learners",
+    "LEARNED_FIGURES_LIMIT",
+    "Reach",
+    "games_to_reach",
+    "curve_series",
+    "learned_figures",
     "RunResult",
     "Study",
     "Report",

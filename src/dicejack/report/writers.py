@@ -6,6 +6,11 @@ row per run, checkpoint and metric), ``metrics.json`` (the summary over seeds), 
 :mod:`dicejack.figures`) and ``timing.json`` (where the run time went). :func:`make_report` runs a
 study and writes its folder.
 
+Two forms: a classic M report (every series the handout's learner with only M set: its files
+exactly as before learners could be compared, series named by M) and a comparison of learners
+(series named by label, with the games-to-95% and score-against-optimal tables and the
+conclusions drawn from them in report.md).
+
 Reproducible: every file but ``timing.json`` depends only on the study's settings (the command in
 report.md), never on the executor, the worker count, the clock, the machine's paths or locale, or
 the matplotlib version: re-running the command rewrites them byte for byte.
@@ -35,7 +40,15 @@ import numpy as np
 from dicejack import figures, formats
 from dicejack.compare import METRIC_NAMES, json_text
 from dicejack.game import Game
-from dicejack.report.study import ReportConfig, ReportError, Study, run_study
+from dicejack.report.study import (
+    LEARNED_FIGURES_LIMIT,
+    Reach,
+    ReportConfig,
+    ReportError,
+    SeriesSpec,
+    Study,
+    run_study,
+)
 
 __all__ = [
     "TABLE_METRICS",
@@ -43,6 +56,8 @@ __all__ = [
     "metrics_csv",
     "metrics_json",
     "report_markdown",
+    "curve_series",
+    "learned_figures",
     "default_out",
     "MARKER",
     "TIMING_FILE",
@@ -72,11 +87,15 @@ def _num(v: float) -> float | None:
 
 
 def metrics_csv(study: Study) -> str:
-    """Long form, header ``m,games,seed,metric,value``: one row per run, checkpoint, metric."""
+    """Long form, header ``m,games,seed,metric,value`` (``series,learner,games,seed,metric,value``
+    when learners are compared): one row per run, checkpoint, metric."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["m", "games", "seed", "metric", "value"])
+    comparison = study.config.comparison
+    w.writerow([*(["series", "learner"] if comparison else ["m"]), "games", "seed", "metric",
+                "value"])
     for r in study.runs:
+        key = [r.series.label, r.series.learner] if comparison else [f"{r.m:g}"]
         for i, n in enumerate(r.games):
             for k, name in enumerate(METRIC_NAMES):
                 v = float(r.values[i, k])
@@ -84,18 +103,47 @@ def metrics_csv(study: Study) -> str:
                     text = str(int(v))
                 else:
                     text = repr(v) if math.isfinite(v) else "nan"
-                w.writerow([f"{r.m:g}", n, r.seed, name, text])
+                w.writerow([*key, n, r.seed, name, text])
     return buf.getvalue()
+
+
+def _reach_json(reach: Reach) -> dict[str, Any]:
+    return {"mean_first": reach.mean, "seed_first": list(reach.per_seed),
+            "seed_median": reach.median, "seed_min": reach.first, "seed_max": reach.last,
+            "seeds_reached": reach.reached}
 
 
 def metrics_json(study: Study) -> dict[str, Any]:
     """Summary: mean and 95% interval per (m, games, metric), plus the study's parameters (no
-    run times: they are in :func:`timing_json`)."""
+    run times: they are in :func:`timing_json`). When learners are compared: per (series,
+    games, metric), the series (label, learner, every parameter) instead of m, and when each
+    series reaches :data:`AGREEMENT_TARGET` decisive agreement."""
     cfg = study.config
     summary = [
         {**row, "mean": _num(row["mean"]), "low": _num(row["low"]), "high": _num(row["high"])}
         for row in study.summary_rows()
     ]
+    if cfg.comparison:
+        return {
+            "params": cfg.game.params(),
+            "p00": study.truth.p00,
+            "series": [{"label": s.label, "learner": s.learner, "params": s.all_params()}
+                       for s in cfg.series],
+            "games": list(cfg.games),
+            "seeds": list(cfg.seed_list),
+            "metrics": list(METRIC_NAMES),
+            "interval": "95% Student-t over seeds: mean +- t(0.975, n-1) * sd / sqrt(n)",
+            "state_sets": study.truth.set_sizes(),
+            "command": cfg.command(),
+            "agreement_target": {
+                "metric": "agreement_decisive", "target": AGREEMENT_TARGET,
+                "rule": "first checkpoint where the value is >= target (mean over seeds; each "
+                        "seed); null: not reached",
+                "series": [{"series": s.label, **_reach_json(_reach(study, s))}
+                           for s in cfg.series],
+            },
+            "summary": summary,
+        }
     return {
         "params": cfg.game.params(),
         "p00": study.truth.p00,
@@ -161,20 +209,45 @@ def _first_stays_above(means: np.ndarray, games: Sequence[int], target: float) -
     return None
 
 
-def report_markdown(study: Study, figures: Sequence[tuple[str, str]]) -> str:
-    """The report's text: the game, P*(0,0), a plain-language summary, tables, figures."""
+def _reach(study: Study, spec: SeriesSpec) -> Reach:
+    """When `spec` reaches :data:`AGREEMENT_TARGET` decisive agreement."""
+    return study.games_to_target(spec, "agreement_decisive", AGREEMENT_TARGET)
+
+
+def _reach_cells(reach: Reach, seeds: int) -> list[str]:
+    """The games-to-target table's cells: mean first, seeds reaching, median, range."""
+    def text(v: float | None) -> str:
+        return "not reached" if v is None else f"{v:,.0f}"
+
+    reached = [g for g in reach.per_seed if g is not None]
+    if not reached:
+        spread = "not reached"
+    else:
+        spread = f"{min(reached):,}..{text(reach.last)}"
+    return [text(reach.mean), f"{reach.reached}/{seeds}", text(reach.median), spread]
+
+
+def _header(study: Study) -> list[str]:
+    """Title, the command and P*(0,0)."""
     cfg, t = study.config, study.truth
-    g = cfg.game
+    each = "each series (a learner and its parameters)" if cfg.comparison else "each M"
+    title = "Learner comparison" if cfg.comparison else "Convergence report"
+    return [
+        f"# {title}: {cfg.game}\n",
+        f"Generated by `{cfg.command()}`: for {each}, {cfg.seeds} learner runs (seeds "
+        f"{cfg.seed_list[0]}..{cfg.seed_list[-1]}), each measured after "
+        f"{', '.join(_games(n) for n in cfg.games)} games.\n",
+        f"**Optimal play:** the first player wins with probability P*(0,0) = {t.p00:.6f}.\n",
+    ]
+
+
+def _m_findings(study: Study) -> list[str]:
+    """The plain-language summary of a classic M report, one paragraph per M."""
+    cfg, t = study.config, study.truth
     sizes = t.set_sizes()
     last = cfg.games[-1]
     out: list[str] = []
     add = out.append
-    add(f"# Convergence report: {g}\n")
-    add(f"Generated by `{cfg.command()}`: for each M, {cfg.seeds} learner runs (seeds "
-        f"{cfg.seed_list[0]}..{cfg.seed_list[-1]}), each measured after "
-        f"{', '.join(_games(n) for n in cfg.games)} games.\n")
-    add(f"**Optimal play:** the first player wins with probability P*(0,0) = {t.p00:.6f}.\n")
-    add("## What was found\n")
     for m in cfg.ms:
         dec, dlo, dhi = study.metric(m, "agreement_decisive")
         onp = study.metric(m, "agreement_onpath")[0]
@@ -206,64 +279,214 @@ def report_markdown(study: Study, figures: Sequence[tuple[str, str]]) -> str:
             f"{sizes['all']} states agreement is only {_pct(allm[-1])} ({_pct(reach[-1])} of the "
             f"{sizes['reachable']} reachable ones); states that optimal play rarely or never "
             "visits get few games, so their tables stay noisy.")
-    add("")
-    add("## State sets (the handout's caveats A-E)\n")
-    add("| set | states | meaning |")
-    add("|---|---:|---|")
-    add(f"| all | {sizes['all']} | every <X,Y> with 0 <= X, Y < LTarget |")
-    add(f"| reachable | {sizes['reachable']} | reachable from <0,0> under some legal play "
-        f"(caveat B: {sizes['all'] - sizes['reachable']} are not) |")
-    add(f"| on-path | {sizes['onpath']} | visited with probability >= 0.001 by two optimal "
-        "players (caveats C, D) |")
-    add(f"| decisive | {sizes['decisive']} | on-path, P* > 0, best J better than every other "
-        "by >= 0.02 (caveats A, E) |")
-    add(f"| lost | {sizes['lost']} | P* = 0: every J loses (caveat A); {sizes['lost_reachable']} "
-        "reachable |")
-    add(f"| near-tie on-path | {sizes['near_tie_onpath']} | on-path with a gap below 0.02 "
-        "(caveat E) |")
-    add("")
-    add("## Figures\n")
-    for caption, path in figures:
-        add(f"**{caption}**\n")
-        add(f"![{caption}]({path})\n")
-        if "learned_m" in path:
-            add("Right: green = the learned J is optimal; light grey = unreachable (caveat B); "
-                "dark grey = lost, P* = 0 (A); mid grey = no data; yellow = wrong in a near-tie "
-                "(E); orange = wrong where optimal play rarely or never goes (C, D); red = wrong "
-                "on a decisive state.\n")
-    add("## Tables\n")
-    add("Mean over seeds ± half-width of the 95% interval. Every metric at every checkpoint is in "
-        "`metrics.csv` (per run) and `metrics.json` (summaries); definitions in DESIGN.md.\n")
-    for m in cfg.ms:
-        mean, lo, hi = study.summary(m)
-        add(f"### M = {m:g}\n")
-        add("| games | " + " | ".join(TABLE_METRICS) + " |")
-        add("|---:|" + "---:|" * len(TABLE_METRICS))
-        for i, n in enumerate(cfg.games):
-            cells = []
-            for name in TABLE_METRICS:
-                k = METRIC_NAMES.index(name)
-                cells.append(_cell(name, mean[i, k], lo[i, k], hi[i, k]))
-            add(f"| {_games(n)} | " + " | ".join(cells) + " |")
-        add("")
-        rows = study.wrong_decisive(m)
-        add(f"Decisive states still wrong after {_games(last)} games (in how many of "
-            f"{cfg.seeds} seeds):\n")
-        if not rows:
-            add("none.\n")
+    return out
+
+
+def _names(items: Sequence[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _interval_text(lo: float, hi: float, fmt: str) -> str:
+    return f" (95% interval {lo:{fmt}}..{hi:{fmt}})" if math.isfinite(hi) else ""
+
+
+def _comparison_findings(study: Study) -> list[str]:
+    """The conclusions of a comparison of learners, in numbers computed from the study."""
+    cfg, t = study.config, study.truth
+    sizes = t.set_sizes()
+    first, last = cfg.games[0], cfg.games[-1]
+    series = list(cfg.series)
+    n = len(series)
+    out: list[str] = [f"{n} series on the same {cfg.seeds} seeds: "
+                      f"{_names([s.label for s in series])}.\n"]
+    add = out.append
+    target = f"{AGREEMENT_TARGET:.0%}"
+    reaches = {s: _reach(study, s) for s in series}
+    fast = sorted((s for s in series if reaches[s].mean is not None),
+                  key=lambda s: (reaches[s].mean, series.index(s)))
+    never = [s.label for s in series if reaches[s].mean is None]
+    dec = {s: study.metric(s, "agreement_decisive") for s in series}
+    if fast:
+        order = [f"{s.label} at {_games(reaches[s].mean)} games" for s in fast]
+        text = (f"- **Fastest to {target} decisive agreement** (mean over seeds, on the "
+                f"{sizes['decisive']} decisive states): {order[0]}")
+        if len(order) > 1:
+            text += f"; then {', '.join(order[1:])}"
+        if never:
+            text += (f"; {_names(never)} {'does' if len(never) == 1 else 'do'} not reach it "
+                     f"within {_games(last)} games")
+        add(text + ".")
+    else:
+        best = max(series, key=lambda s: (dec[s][0][-1], -series.index(s)))
+        add(f"- **No series reaches {target} decisive agreement** (mean over seeds) within "
+            f"{_games(last)} games; the closest is {best.label} with {_pct(dec[best][0][-1])}.")
+    score = {s: study.metric(s, "score_vs_optimal") for s in series}
+    ranked = sorted(series, key=lambda s: (-score[s][0][-1], series.index(s)))
+    top = ranked[0]
+    mean, lo, hi = (v[-1] for v in score[top])
+    text = (f"- **Best against the optimal player after {_games(last)} games:** {top.label} "
+            f"scores {mean:.4f}{_interval_text(lo, hi, '.4f')} over both seats (0.5 = as good as "
+            "optimal)")
+    if n > 1:
+        rest = [f"{s.label} {score[s][0][-1]:.4f}" for s in ranked[1:]]
+        text += f"; then {', '.join(rest)}"
+        second = ranked[1]
+        if math.isfinite(lo) and math.isfinite(score[second][2][-1]):
+            overlap = lo <= score[second][2][-1]
+            text += (f". Its interval {'overlaps' if overlap else 'lies above'} that of "
+                     f"{second.label}"
+                     + (f" ({score[second][1][-1]:.4f}..{score[second][2][-1]:.4f}): "
+                        f"{cfg.seeds} seeds do not settle which of the two is better"
+                        if overlap else ""))
+    add(text + ".")
+    ranked = sorted(series, key=lambda s: (-dec[s][0][-1], series.index(s)))
+    add(f"- **Decisive agreement after {_games(last)} games:** " + ", ".join(
+        f"{s.label} {_pct(dec[s][0][-1])}"
+        + _interval_text(dec[s][1][-1], dec[s][2][-1], ".1%") for s in ranked) + ".")
+    rise_dec = [s.label for s in series if dec[s][0][-1] > dec[s][0][0]]
+    rise_score = [s.label for s in series if score[s][0][-1] > score[s][0][0]]
+    parts = []
+    for what, rising in (("decisive agreement", rise_dec),
+                         ("the score against the optimal player", rise_score)):
+        if len(rising) == n:
+            parts.append(f"{what} rises in every series")
         else:
-            add("| <X,Y> | seeds wrong | optimal J | gap |")
-            add("|---|---:|---|---:|")
-            for x, y, count, opt, gap in rows[:15]:
-                add(f"| <{x},{y}> | {count} | {', '.join(map(str, opt))} | {gap:.4f} |")
-            if len(rows) > 15:
-                add(f"\n... and {len(rows) - 15} more.")
-            add("")
-    add("## Reproducing this report\n")
-    add(f"Running the command above again (with the same versions of dicejack, numpy and "
-        f"matplotlib) rewrites every file of this folder byte for byte, whatever the number of "
-        f"workers; run times vary, so they are kept apart in `{TIMING_FILE}`, the one file that "
-        f"differs between runs.\n")
+            flat = [s.label for s in series if s.label not in rising]
+            parts.append(f"{what} rises in {len(rising)} of {n} series (not in {_names(flat)})")
+    add(f"- **From {_games(first)} to {_games(last)} games**, {parts[0]}, and {parts[1]} "
+        "(means over seeds; every number is in the tables below).")
+    return out
+
+
+def _comparison_tables(study: Study) -> list[str]:
+    """The games-to-target table and the score against the optimal player per checkpoint, one
+    column per series."""
+    cfg = study.config
+    series = list(cfg.series)
+    out: list[str] = []
+    add = out.append
+    add(f"## Games needed to reach {AGREEMENT_TARGET:.0%} decisive agreement\n")
+    add(f"The first checkpoint where the mean over seeds reaches {AGREEMENT_TARGET:.0%}, and "
+        "each seed's first checkpoint that does: how many seeds reach it, their median and "
+        f"range (a seed that does not reach it within {_games(cfg.games[-1])} games counts as "
+        "later than every checkpoint).\n")
+    add("| series | mean over seeds reaches it at | seeds reaching | median over seeds | "
+        "range over seeds |")
+    add("|---|---:|---:|---:|---:|")
+    for s in series:
+        add(f"| {s.label} | " + " | ".join(_reach_cells(_reach(study, s), cfg.seeds)) + " |")
+    add("")
+    add("## Score against the optimal player\n")
+    add("The learned greedy policy against the optimal player over both seats (0.5 = as good "
+        "as optimal): mean over seeds ± half-width of the 95% interval.\n")
+    add("| games | " + " | ".join(s.label for s in series) + " |")
+    add("|---:|" + "---:|" * len(series))
+    score = {s: study.metric(s, "score_vs_optimal") for s in series}
+    for i, n in enumerate(cfg.games):
+        add(f"| {_games(n)} | " + " | ".join(
+            _cell("score_vs_optimal", *(v[i] for v in score[s])) for s in series) + " |")
+    add("")
+    return out
+
+
+def _state_sets(study: Study) -> list[str]:
+    sizes = study.truth.set_sizes()
+    return [
+        "## State sets (the handout's caveats A-E)\n",
+        "| set | states | meaning |",
+        "|---|---:|---|",
+        f"| all | {sizes['all']} | every <X,Y> with 0 <= X, Y < LTarget |",
+        f"| reachable | {sizes['reachable']} | reachable from <0,0> under some legal play "
+        f"(caveat B: {sizes['all'] - sizes['reachable']} are not) |",
+        f"| on-path | {sizes['onpath']} | visited with probability >= 0.001 by two optimal "
+        "players (caveats C, D) |",
+        f"| decisive | {sizes['decisive']} | on-path, P* > 0, best J better than every other "
+        "by >= 0.02 (caveats A, E) |",
+        f"| lost | {sizes['lost']} | P* = 0: every J loses (caveat A); "
+        f"{sizes['lost_reachable']} reachable |",
+        f"| near-tie on-path | {sizes['near_tie_onpath']} | on-path with a gap below 0.02 "
+        "(caveat E) |",
+        "",
+    ]
+
+
+def _figure_lines(study: Study, figures: Sequence[tuple[str, str]]) -> list[str]:
+    out = ["## Figures\n"]
+    cfg = study.config
+    explained = False
+    for caption, path in figures:
+        out.append(f"**{caption}**\n")
+        out.append(f"![{caption}]({path})\n")
+        if "figures/learned_" in path and not (cfg.comparison and explained):
+            explained = True  # once when learners are compared; under each M in an M report
+            out.append("Right: green = the learned J is optimal; light grey = unreachable "
+                       "(caveat B); dark grey = lost, P* = 0 (A); mid grey = no data; yellow = "
+                       "wrong in a near-tie (E); orange = wrong where optimal play rarely or "
+                       "never goes (C, D); red = wrong on a decisive state.\n")
+    if len(cfg.series) > LEARNED_FIGURES_LIMIT:
+        out.append(f"Learned tables are drawn for the first {LEARNED_FIGURES_LIMIT} of the "
+                   f"{len(cfg.series)} series.\n")
+    return out
+
+
+def _series_tables(study: Study, spec: SeriesSpec, heading: str) -> list[str]:
+    """One series' table of :data:`TABLE_METRICS` per checkpoint, and its decisive states
+    still wrong at the end."""
+    cfg = study.config
+    mean, lo, hi = study.summary(spec)
+    out = [f"### {heading}\n", "| games | " + " | ".join(TABLE_METRICS) + " |",
+           "|---:|" + "---:|" * len(TABLE_METRICS)]
+    for i, n in enumerate(cfg.games):
+        cells = []
+        for name in TABLE_METRICS:
+            k = METRIC_NAMES.index(name)
+            cells.append(_cell(name, mean[i, k], lo[i, k], hi[i, k]))
+        out.append(f"| {_games(n)} | " + " | ".join(cells) + " |")
+    out.append("")
+    rows = study.wrong_decisive(spec)
+    out.append(f"Decisive states still wrong after {_games(cfg.games[-1])} games (in how many "
+               f"of {cfg.seeds} seeds):\n")
+    if not rows:
+        out.append("none.\n")
+    else:
+        out.append("| <X,Y> | seeds wrong | optimal J | gap |")
+        out.append("|---|---:|---|---:|")
+        for x, y, count, opt, gap in rows[:15]:
+            out.append(f"| <{x},{y}> | {count} | {', '.join(map(str, opt))} | {gap:.4f} |")
+        if len(rows) > 15:
+            out.append(f"\n... and {len(rows) - 15} more.")
+        out.append("")
+    return out
+
+
+def report_markdown(study: Study, figures: Sequence[tuple[str, str]]) -> str:
+    """The report's text: the game, P*(0,0), a plain-language summary (for a comparison of
+    learners, its conclusions in numbers and the games-to-95% and score tables), the state
+    sets, figures and tables."""
+    cfg = study.config
+    out = _header(study)
+    out.append("## What was found\n")
+    if cfg.comparison:
+        out += _comparison_findings(study)
+        out.append("")
+        out += _comparison_tables(study)
+    else:
+        out += _m_findings(study)
+        out.append("")
+    out += _state_sets(study)
+    out += _figure_lines(study, figures)
+    out.append("## Tables\n")
+    out.append("Mean over seeds ± half-width of the 95% interval. Every metric at every "
+               "checkpoint is in `metrics.csv` (per run) and `metrics.json` (summaries); "
+               "definitions in DESIGN.md.\n")
+    for s in cfg.series:
+        out += _series_tables(study, s, s.label if cfg.comparison else f"M = {s.m:g}")
+    out.append("## Reproducing this report\n")
+    out.append(f"Running the command above again (with the same versions of dicejack, numpy and "
+               f"matplotlib) rewrites every file of this folder byte for byte, whatever the "
+               f"number of workers; run times vary, so they are kept apart in `{TIMING_FILE}`, "
+               f"the one file that differs between runs.\n")
     return "\n".join(out).rstrip("\n") + "\n"
 
 
@@ -333,22 +556,38 @@ def _swap_into_place(tmp: Path, out: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def _plot(study: Study, folder: Path) -> list[tuple[str, str]]:
-    """The report's figures: one curve per M, and each M's first seed drawn as its learned
-    tables."""
+def curve_series(study: Study) -> list[figures.Series]:
+    """One curve per series of the study, for every panel of the curves figures."""
     cfg = study.config
-    series = [figures.Series(f"M = {m:g}", {name: study.metric(m, name) for name in METRIC_NAMES})
-              for m in cfg.ms]
-    learned = []
-    for m in cfg.ms:
-        first = study.runs_for(m)[0]
-        learned.append(figures.LearnedFigure(
-            name=f"learned_m{m:g}.png",
-            title=f"Learned policy, M = {m:g}, seed {first.seed}, {cfg.games[-1]:,} games",
-            caption=f"Learned tables at the last checkpoint (M = {m:g}, first seed)",
+    return [figures.Series(cfg.legend(s), {name: study.metric(s, name) for name in METRIC_NAMES})
+            for s in cfg.series]
+
+
+def learned_figures(study: Study) -> list[figures.LearnedFigure]:
+    """The learned tables drawn: each series' first seed at the last checkpoint, for the first
+    :data:`~dicejack.report.study.LEARNED_FIGURES_LIMIT` series."""
+    cfg = study.config
+    out = []
+    for s in cfg.series[:LEARNED_FIGURES_LIMIT]:
+        first = study.runs_for(s)[0]
+        if cfg.comparison:
+            name, what = f"learned_{s.slug}.png", s.label
+        else:
+            name, what = f"learned_m{s.m:g}.png", f"M = {s.m:g}"
+        out.append(figures.LearnedFigure(
+            name=name,
+            title=f"Learned policy, {what}, seed {first.seed}, {cfg.games[-1]:,} games",
+            caption=f"Learned tables at the last checkpoint ({what}, first seed)",
             tables=study.last_tables(first),
         ))
-    return figures.plot_figures(folder, study.truth, cfg.games, series, learned)
+    return out
+
+
+def _plot(study: Study, folder: Path) -> list[tuple[str, str]]:
+    """The report's figures: one curve per series, and each series' first seed drawn as its
+    learned tables."""
+    return figures.plot_figures(folder, study.truth, study.config.games, curve_series(study),
+                                learned_figures(study))
 
 
 def write_report(study: Study, out: str | os.PathLike[str], *, tmp: Path | None = None) -> Path:
@@ -358,7 +597,7 @@ def write_report(study: Study, out: str | os.PathLike[str], *, tmp: Path | None 
     done = False
     try:
         t0 = time.perf_counter()
-        study.summary(study.config.ms[0])  # the statistics over seeds, once, for every file
+        study.summary(study.config.series[0])  # statistics over seeds, once, for every file
         study.timing["statistics"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         figs = _plot(study, tmp / "figures")

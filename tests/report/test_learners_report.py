@@ -1,0 +1,332 @@
+"""Reports comparing learners: series from --learner/--param, several learners in one study,
+the games-to-95% and score tables, one curve per series on every figure, and the handout-only
+report unchanged."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shlex
+
+import numpy as np
+import pytest
+
+from dicejack import compare, figures, learners, parallel, report
+from dicejack.cli import main
+from dicejack.game import Game
+
+TINY = Game(n_sides=3, low=6, high=7, n_dice=2)
+TINY_ARGS = ["--sides", "3", "--low", "6", "--high", "7", "--dice", "2"]
+GAMES = (10, 30, 100)
+
+
+def spec(name: str, **params) -> report.SeriesSpec:
+    return report.SeriesSpec(name, tuple(params.items()))
+
+
+@pytest.fixture(scope="module")
+def study() -> report.Study:
+    """handout (M = 10), q-learning at two alphas and ucb on the tiny game, 3 seeds."""
+    series = report.parse_series(["handout,q-learning", "ucb"], ["q-learning.alpha=0.1,1/n"],
+                                 ["10"])
+    cfg = report.ReportConfig(game=TINY, series=series, games=GAMES, seeds=3, first_seed=4)
+    return report.run_study(cfg, workers=1)
+
+
+# ------------------------------------------------------------------------------ the series
+def test_parse_series_scopes_parameters_and_gives_one_series_per_value():
+    got = report.parse_series(["handout,q-learning,mc-epsilon,ucb"],
+                              ["epsilon_min=0.05,0.1", "q-learning.alpha=0.1", "c=2"], ["10,100"])
+    assert [s.label for s in got] == [
+        "handout M=10", "handout M=100",
+        "q-learning epsilon_min=0.05 alpha=0.1", "q-learning epsilon_min=0.1 alpha=0.1",
+        "mc-epsilon epsilon_min=0.05", "mc-epsilon epsilon_min=0.1",
+        "ucb c=2",
+    ]
+    assert got[2].kwargs() == {"epsilon_min": 0.05, "alpha": 0.1}
+    assert got[2].all_params() == {"epsilon": 1.0, "epsilon_min": 0.05, "epsilon_decay": 1000.0,
+                                   "alpha": 0.1, "q_init": 0.5}
+    # two parameters with lists: every combination, the learner's parameter order
+    both = report.parse_series(["q-learning"], ["alpha=0.1,0.5", "epsilon=0.5,1"])
+    assert [s.label for s in both] == [
+        "q-learning epsilon=0.5 alpha=0.1", "q-learning epsilon=0.5 alpha=0.5",
+        "q-learning epsilon=1 alpha=0.1", "q-learning epsilon=1 alpha=0.5"]
+    # the default: the handout's learner at M = 100, the classic report
+    assert report.parse_series() == (report.SeriesSpec.handout(100),)
+    assert report.parse_series(["thompson"])[0].label == "thompson"
+    # epsilon below the default epsilon_min is fine when epsilon_min is set too
+    low = report.parse_series(["q-learning"], ["epsilon=0.05", "epsilon_min=0.01"])
+    assert low[0].kwargs() == {"epsilon": 0.05, "epsilon_min": 0.01}
+
+
+@pytest.mark.parametrize("learner_names, params, ms, message", [
+    (["handout,nope"], [], [], "unknown learner 'nope'"),
+    (["ucb,ucb"], [], [], "names ucb twice"),
+    (["handout,ucb"], ["alpha=0.1"], [], r"no learner in --learner handout,ucb has a parameter "
+                                          r"'alpha' \(q-learning has it\)"),
+    (["handout"], ["zeta=1"], [], "no bundled learner has it"),
+    (["handout,ucb"], ["q-learning.alpha=0.1"], [], "q-learning is not in --learner handout,ucb"),
+    (["ucb"], ["ucb.alpha=0.1"], [], "learner ucb has no parameter 'alpha'; its parameters: c"),
+    (["ucb"], ["c"], [], "must be key=value"),
+    (["ucb"], ["c=1,,2"], [], "give a value"),
+    (["ucb"], ["c=1,1"], [], "distinct"),
+    (["ucb"], ["c=-1"], [], r"--param c=-1: ucb parameter c must be in"),
+    (["q-learning"], ["alpha=0.1", "q-learning.alpha=0.2"], [], "alpha given twice"),
+    (["handout"], ["m=5"], ["10"], r"M \(-m and --param m\) given twice"),
+    (["ucb"], [], ["10"], "-m sets the handout's M"),
+    (["q-learning"], ["epsilon=0.05"], [], "epsilon_min .* must be <= epsilon"),
+])
+def test_bad_series_are_one_line_report_errors(learner_names, params, ms, message):
+    with pytest.raises(report.ReportError, match=message) as info:
+        report.parse_series(learner_names, params, ms)
+    assert "\n" not in str(info.value)
+
+
+def test_a_config_takes_ms_or_series_and_names_the_comparison():
+    classic = report.ReportConfig(game=TINY, ms=(10.0, 100.0))
+    assert not classic.comparison and classic.series == (report.SeriesSpec.handout(10),
+                                                         report.SeriesSpec.handout(100))
+    same = report.ReportConfig(game=TINY, series=report.parse_series(["handout"], [], ["10,100"]))
+    assert same == classic and same.command() == classic.command()
+    mixed = report.ReportConfig(game=TINY, series=report.parse_series(["handout,ucb"]))
+    assert mixed.comparison and mixed.ms == (100.0,)
+    assert report.ReportConfig(game=TINY, series=(spec("ucb"),)).ms == ()
+    assert report.ReportConfig(
+        game=TINY, series=report.parse_series(["handout"], ["tie_break=random"])).comparison
+    for kw, message in (({"ms": (10.0,), "series": (spec("ucb"),)}, "not both"),
+                        ({"series": ()}, "no series"),
+                        ({"series": (spec("ucb"), spec("ucb"))}, "distinct: ucb twice"),
+                        ({"series": ("ucb",)}, "SeriesSpec")):
+        with pytest.raises(report.ReportError, match=message):
+            report.ReportConfig(game=TINY, **kw)
+
+
+def test_the_command_of_a_comparison_reads_back_as_its_series():
+    series = report.parse_series(["handout,q-learning,ucb"],
+                                 ["epsilon_min=0.05,0.1", "q-learning.alpha=1/n,0.1"], ["10,100"])
+    cfg = report.ReportConfig(game=TINY, series=series, games=GAMES, seeds=2)
+    command = cfg.command()
+    assert command == (
+        "dicejack report --sides 3 --low 6 --high 7 --dice 2 --learner handout,q-learning,ucb "
+        "-m 10 -m 100 --param q-learning.epsilon_min=0.05,0.1 --param q-learning.alpha=1/n,0.1 "
+        "--games 10,30,100 --seeds 2")
+    words = shlex.split(command)[2:]
+    opts = {"--learner": [], "--param": [], "-m": []}
+    for key, value in zip(words[::2], words[1::2], strict=True):
+        opts.setdefault(key, []).append(value)
+    assert report.parse_series(opts["--learner"], opts["--param"], opts["-m"]) == series
+    # series no command line gives (q-learning alpha=0.1 but not at epsilon_min=0.5) say so
+    odd = report.ReportConfig(game=TINY, series=(spec("q-learning", alpha=0.1),
+                                                 spec("q-learning", epsilon_min=0.5)))
+    assert "(series set in Python: q-learning alpha=0.1; q-learning epsilon_min=0.5)" in \
+        odd.command()
+
+
+# ------------------------------------------------------------------------------ the study
+def test_several_learners_in_one_study_measure_each_learners_own_runs(study):
+    cfg = study.config
+    assert [s.label for s in cfg.series] == ["handout M=10", "q-learning alpha=0.1",
+                                             "q-learning alpha=1/n", "ucb"]
+    assert [(r.series.label, r.seed) for r in study.runs] == [
+        (s.label, seed) for s in cfg.series for seed in (4, 5, 6)]
+    t = parallel.truth_for((3, 6, 7, 2))
+    q = study.spec("q-learning alpha=0.1")
+    run = learners.learn(TINY, "q-learning", 100, 5, checkpoints=GAMES, alpha=0.1)
+    for i, n in enumerate(GAMES):
+        tables = run.snapshots[n]
+        metrics = compare.metric_values(t, compare.as_learned(
+            TINY, (tables.best, tables.probability)))
+        np.testing.assert_array_equal(study.values(q)[1, i],
+                                      [metrics[name] for name in compare.METRIC_NAMES])
+    # the handout series is the classic M report's run, number for number
+    classic = report.run_one((3, 6, 7, 2), 10.0, 6, GAMES)
+    np.testing.assert_array_equal(study.values(10.0)[2], classic.values)
+    assert study.runs_for("handout M=10")[2].m == 10.0 and np.isnan(study.runs_for("ucb")[0].m)
+    # different learners learn differently
+    assert not np.array_equal(study.values("ucb"), study.values(q))
+    with pytest.raises(report.ReportError, match="no series"):
+        study.values("thompson")
+
+
+def test_games_to_reach_by_hand():
+    games = (10, 100, 1000, 10_000)
+    values = np.array([[0.5, 0.96, 0.94, 0.99],   # first reaches at 100 (then dips)
+                       [0.5, 0.90, 0.95, 0.99],   # at 1000
+                       [0.5, 0.60, 0.70, 0.80],   # never
+                       [0.9, 0.97, 0.98, 0.99]])  # at 100
+    r = report.games_to_reach(values, games, 0.95)
+    # means: 0.6, 0.8575, 0.8925, 0.9425: the mean never reaches 0.95
+    assert r.mean is None and r.per_seed == (100, 1000, None, 100)
+    assert r.median == 550.0 and r.first == 100 and r.last is None and r.reached == 3
+    r = report.games_to_reach(values[[0, 1, 3]], games, 0.95)
+    # means: 0.6333, 0.9433, 0.9567, 0.99: first at 1000
+    assert r.mean == 1000 and r.median == 100.0 and (r.first, r.last) == (100, 1000)
+    r = report.games_to_reach(values[[2, 0]], games, 0.95)
+    assert r.median is None and r.reached == 1  # the middle of (100, never) is never
+
+
+def test_the_games_to_95_table_is_what_the_studys_values_give(study):
+    md = report.report_markdown(study, [])
+    k = compare.METRIC_NAMES.index("agreement_decisive")
+    for s in study.config.series:
+        values = study.values(s)[:, :, k]
+        mean = values.mean(axis=0)
+        at = [n for n, v in zip(GAMES, mean, strict=True) if v >= 0.95]
+        firsts = []
+        for row in values:
+            hit = [n for n, v in zip(GAMES, row, strict=True) if v >= 0.95]
+            firsts.append(hit[0] if hit else None)
+        done = sorted(f for f in firsts if f is not None)
+        median = sorted(f if f is not None else np.inf for f in firsts)[1]  # 3 seeds
+        cells = [f"{at[0]:,}" if at else "not reached", f"{len(done)}/3",
+                 "not reached" if np.isinf(median) else f"{median:,.0f}",
+                 "not reached" if not done else
+                 f"{done[0]:,}..{done[-1]:,}" if len(done) == 3 else f"{done[0]:,}..not reached"]
+        assert f"| {s.label} | " + " | ".join(cells) + " |" in md, s.label
+    # the score table: one column per series, mean ± half-width at every checkpoint
+    labels = [s.label for s in study.config.series]
+    assert "| games | " + " | ".join(labels) + " |" in md
+    mean, lo, hi = study.metric("ucb", "score_vs_optimal")
+    row = next(line for line in md.splitlines() if line.startswith("| 100 | ") and "±" in line
+               and line.count("|") == len(labels) + 2)
+    assert row.split(" | ")[-1] == f"{mean[-1]:.4f} ± {(hi[-1] - lo[-1]) / 2:.4f} |"
+
+
+def test_the_conclusions_are_computed_from_the_numbers(study):
+    md = report.report_markdown(study, [])
+    score = {s.label: study.metric(s, "score_vs_optimal")[0][-1] for s in study.config.series}
+    best = max(score, key=score.get)
+    assert (f"**Best against the optimal player after 100 games:** {best} scores "
+            f"{score[best]:.4f}") in md
+    reach = {s.label: study.games_to_target(s, "agreement_decisive", 0.95).mean
+             for s in study.config.series}
+    reached = sorted((g, i, label) for i, (label, g) in enumerate(reach.items()) if g is not None)
+    if reached:
+        assert "95% decisive agreement** (mean over seeds, on the " in md
+        assert f"): {reached[0][2]} at {reached[0][0]:,} games" in md
+    else:
+        assert "**No series reaches 95% decisive agreement**" in md
+    assert "# Learner comparison: " in md and "### q-learning alpha=1/n" in md
+
+
+def test_metrics_files_name_the_series(study):
+    rows = list(csv.reader(io.StringIO(report.metrics_csv(study))))
+    assert rows[0] == ["series", "learner", "games", "seed", "metric", "value"]
+    assert len(rows) - 1 == 4 * 3 * len(GAMES) * len(compare.METRIC_NAMES)
+    assert {(r[0], r[1]) for r in rows[1:]} == {
+        ("handout M=10", "handout"), ("q-learning alpha=0.1", "q-learning"),
+        ("q-learning alpha=1/n", "q-learning"), ("ucb", "ucb")}
+    data = report.metrics_json(study)
+    assert [s["label"] for s in data["series"]] == [s.label for s in study.config.series]
+    assert data["series"][2]["params"]["alpha"] is None  # 1/n
+    assert "m" not in data and data["summary"][0]["series"] == "handout M=10"
+    targets = data["agreement_target"]["series"]
+    reach = study.games_to_target("ucb", "agreement_decisive", 0.95)
+    assert targets[3] == {"series": "ucb", "mean_first": reach.mean,
+                          "seed_first": list(reach.per_seed), "seed_median": reach.median,
+                          "seed_min": reach.first, "seed_max": reach.last,
+                          "seeds_reached": reach.reached}
+    pytest.importorskip("pandas")
+    df = study.to_frame()
+    assert list(df.columns[:4]) == ["series", "learner", "seed", "games"]
+    assert len(df) == 4 * 3 * len(GAMES)
+
+
+# ------------------------------------------------------------------------------ figures
+def test_every_curve_figure_has_one_curve_per_series(study):
+    labels = [s.label for s in study.config.series]
+    series = report.curve_series(study)
+    assert [s.label for s in series] == labels
+    for _, _, panels, _ in figures.CURVE_FIGURES:
+        fig = figures.curves_figure(GAMES, series, panels)
+        for ax in fig.axes:
+            named = [line.get_label() for line in ax.get_lines()
+                     if not line.get_label().startswith("_")]
+            assert named == labels
+    learned = report.learned_figures(study)
+    assert [f.name for f in learned] == [
+        "learned_handout_m10.png", "learned_q-learning_alpha0.1.png",
+        "learned_q-learning_alpha1-n.png", "learned_ucb.png"]
+    assert learned[3].title == "Learned policy, ucb, seed 4, 100 games"
+
+
+def test_past_ten_series_curves_change_style_and_learned_maps_stop_at_the_cap():
+    values = ",".join(str(v) for v in np.round(np.linspace(0.05, 0.65, 13), 2))
+    series = report.parse_series(["q-learning"], [f"alpha={values}"])
+    cfg = report.ReportConfig(game=TINY, series=series, games=(5,), seeds=1)
+    small = report.run_study(cfg, workers=1)
+    curves = report.curve_series(small)
+    fig = figures.curves_figure((5,), curves, figures.CURVE_FIGURES[0][2][:1])
+    lines = [line for line in fig.axes[0].get_lines() if not line.get_label().startswith("_")]
+    assert len(lines) == 13
+    assert [line.get_linestyle() for line in lines] == ["-"] * 10 + ["--"] * 3
+    assert lines[0].get_color() == lines[10].get_color()
+    assert len(report.learned_figures(small)) == report.LEARNED_FIGURES_LIMIT == 12
+    md = report.report_markdown(small, [])
+    assert "Learned tables are drawn for the first 12 of the 13 series." in md
+
+
+# ------------------------------------------------------------------------------ the command
+def test_report_command_compares_learners_and_a_rerun_reproduces_it(tmp_path, capsys):
+    args = ["report", *TINY_ARGS, "--learner", "handout,q-learning", "--param",
+            "q-learning.alpha=0.1", "--games", "10,30", "--seeds", "2"]
+    assert main([*args, "--workers", "1", "--out", str(tmp_path / "a")]) == 0, \
+        capsys.readouterr().err
+    assert main([*args, "--workers", "2", "--out", str(tmp_path / "b")]) == 0
+    a, b = tmp_path / "a", tmp_path / "b"
+    names = sorted(p.relative_to(a).as_posix() for p in a.rglob("*") if p.is_file())
+    assert "figures/learned_handout_m100.png" in names
+    assert "figures/learned_q-learning_alpha0.1.png" in names
+    for name in names:
+        if name != report.TIMING_FILE:
+            assert (a / name).read_bytes() == (b / name).read_bytes(), name
+    md = (a / "report.md").read_text(encoding="utf-8")
+    command = ("dicejack report --sides 3 --low 6 --high 7 --dice 2 --learner handout,q-learning "
+               "--param q-learning.alpha=0.1 --games 10,30 --seeds 2")
+    assert f"Generated by `{command}`" in md
+    assert json.loads((a / "metrics.json").read_text())["command"] == command
+
+
+@pytest.mark.parametrize("extra", [
+    ["--learner", "nope"], ["--learner", "ucb", "-m", "10"], ["--param", "alpha=0.1"],
+    ["--learner", "ucb", "--param", "c=x"], ["--param", "handout.m"],
+    ["--learner", "handout,ucb", "--param", "thompson.c=1"],
+])
+def test_bad_learner_options_are_one_line_exit_2(extra, capsys):
+    assert main(["report", *TINY_ARGS, *extra, "--games", "10"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+
+
+def test_report_help_names_every_learner_and_parameter_with_examples(capsys):
+    assert main(["report", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--learner" in text and "--param" in text
+    for name in learners.NAMES:
+        assert name in text.replace("- ", "-"), name
+        for p in learners.parameters(name):
+            assert p.name in text, (name, p.name)
+    assert "dicejack report --learner handout,q-learning,mc-epsilon,ucb,thompson" in \
+        text.replace("- ", "-")
+    assert "--param epsilon_min=0.05,0.1" in text and "--param q-learning.alpha=0.1" in text
+
+
+# ------------------------------------------------------------------------------ unchanged
+def test_a_handout_only_report_is_the_classic_m_report(tmp_path):
+    classic = report.run_study(report.ReportConfig(game=TINY, ms=(10.0, 100.0), games=GAMES,
+                                                   seeds=2), workers=1)
+    via = report.run_study(report.ReportConfig(
+        game=TINY, series=report.parse_series(["handout"], [], ["10", "100"]), games=GAMES,
+        seeds=2), workers=1)
+    assert report.metrics_csv(via) == report.metrics_csv(classic)
+    assert report.metrics_csv(classic).startswith("m,games,seed,metric,value\n")
+    assert report.metrics_json(via) == report.metrics_json(classic)
+    assert "series" not in report.metrics_json(classic)
+    figs = [(f.caption, f"figures/{f.name}") for f in report.learned_figures(classic)]
+    assert [name for _, name in figs] == ["figures/learned_m10.png", "figures/learned_m100.png"]
+    md = report.report_markdown(classic, figs)
+    assert md == report.report_markdown(via, figs)
+    assert md.startswith("# Convergence report: ") and "- **M = 10.**" in md
+    assert "Games needed" not in md and md.count("Right: green") == 2
+    assert [s.label for s in report.curve_series(classic)] == ["M = 10", "M = 100"]
