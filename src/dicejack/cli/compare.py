@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 import typer
 
 from dicejack import one_line
-from dicejack.cli.common import app, write_output
+from dicejack.cli.common import UsageError, app, write_output
+from dicejack.cli.learn import LearnerHelpCommand, ParamOpt, learner_params, load_run_file
 
 if TYPE_CHECKING:
     from dicejack.game import Game
@@ -92,12 +93,12 @@ def _check_input_file(path: Path) -> None:
         raise cmp.CompareError(f"cannot read {path}: it is {kind}, not a regular file")
 
 
-@app.command("compare")
+@app.command("compare", cls=LearnerHelpCommand)
 def compare_cmd(
-    source: Path = typer.Argument(
-        ..., metavar="SOURCE", help="A learner run (.npz from `dicejack learn --out`) or a text "
-        "file with the two printed LxL arrays (best number of dice, then win probability; "
-        "-1 = no data)."
+    source: Path | None = typer.Argument(
+        None, metavar="[SOURCE]", help="A learner run (.npz from `dicejack learn --out`, any "
+        "learner) or a text file with the two printed LxL arrays (best number of dice, then win "
+        "probability; -1 = no data). Without it: --learner."
     ),
     sides: int | None = typer.Option(
         None, "--sides", help="NSides, for text tables (a run file carries its game). Default 6."
@@ -106,30 +107,59 @@ def compare_cmd(
     high: int | None = typer.Option(None, "--high", help="UTarget, for text tables. Default 17."),
     dice: int | None = typer.Option(None, "--dice", help="NDice, for text tables. Default 2."),
     fmt: CompareFormat = typer.Option(CompareFormat.text, "--format", help="Output format."),
+    learner_name: str | None = typer.Option(
+        None, "--learner", metavar="NAME", help="Instead of SOURCE: learn with this learner "
+        "(handout, q-learning, mc-epsilon, ucb, thompson; listed under Learners below) on the "
+        "game of --sides/--low/--high/--dice, then compare."
+    ),
+    param: list[str] | None = ParamOpt,
+    m: float | None = typer.Option(
+        None, "-m", "--m", help="With --learner handout: M (default 100; = --param m=M)."
+    ),
+    games: int | None = typer.Option(
+        None, "--games", help="With --learner: games of self-play (default 100000)."
+    ),
+    seed: int | None = typer.Option(None, "--seed", help="With --learner: seed (default 1)."),
 ) -> None:
     """Compare learned tables with the exact solution.
 
     Prints every metric of DESIGN.md, then the decisive states where the learned policy is
     wrong, worst regret first. For text tables, a hint on stderr when they look transposed or
     their J 0-based, and an error naming the LTarget they fit when they are another size.
+    Without SOURCE, --learner NAME [--param KEY=VALUE ...] --games N --seed S learns first
+    (nothing saved) and compares the run.
 
     Examples: dicejack learn -m 100 --games 100000 --out run.npz && dicejack compare run.npz;
-    dicejack compare TABLES.txt --sides 6 --low 15 --high 17 --dice 2 --format json
+    dicejack compare TABLES.txt --sides 6 --low 15 --high 17 --dice 2 --format json;
+    dicejack compare --learner ucb --param c=0.5 --games 100000 --seed 1
     """
     from dicejack import compare as cmp
-    from dicejack import formats
 
     given = {"sides": sides, "low": low, "high": high, "dice": dice}
-    _check_input_file(source)
+    learning = {"--param": param or None, "-m": m, "--games": games, "--seed": seed}
     sub = None
-    if source.suffix.lower() == ".npz":
-        run = formats.load_run_npz(source)
-        game = _game_from_options(given, run.game)
-        if game != run.game:
-            raise cmp.CompareError(f"{source} is a run of {run.game}, not of {game}")
-        learned: object = run
+    if source is not None and learner_name is not None:
+        raise UsageError("give SOURCE or --learner NAME, not both: SOURCE is compared as it is, "
+                         "--learner learns a new run to compare")
+    if learner_name is not None:
+        game, learned = _learn_for_compare(learner_name, param, m, games, seed, given)
+    elif source is None:
+        raise UsageError("give SOURCE (a run file or printed tables) or --learner NAME to learn "
+                         "a run and compare it")
     else:
-        game, learned, sub = _read_text_tables(source, given)
+        extra = [k for k, v in learning.items() if v is not None]
+        if extra:
+            raise UsageError(f"{', '.join(extra)}: only with --learner (to learn a run), not "
+                             "with SOURCE")
+        _check_input_file(source)
+        if source.suffix.lower() == ".npz":
+            run = load_run_file(source)
+            game = _game_from_options(given, run.game)
+            if game != run.game:
+                raise cmp.CompareError(f"{source} is a run of {run.game}, not of {game}")
+            learned: object = run
+        else:
+            game, learned, sub = _read_text_tables(source, given)
     truth = cmp.truth(game)
     result = cmp.compare(game, truth, learned)
     if fmt is CompareFormat.json:
@@ -140,3 +170,31 @@ def compare_cmd(
         hints = cmp.table_hints(truth, sub.policy, sub.probability, no_data=sub.no_data)
         for line in hints.messages(game.n_dice):
             typer.echo(f"hint: {line}", err=True)
+
+
+def _learn_for_compare(
+    name: str,
+    items: list[str] | None,
+    m: float | None,
+    games: int | None,
+    seed: int | None,
+    given: dict[str, int | None],
+) -> "tuple[Game, object]":
+    """(game, run): `name` with its parameters learned for `compare --learner` (progress bar on
+    stderr; Ctrl-C stops it, nothing is saved)."""
+    from dicejack import learner, learners, parallel
+    from dicejack.game import Game
+
+    games = 100_000 if games is None else games
+    if games < 0:
+        raise UsageError(f"--games must be >= 0, got {games}")
+    learner.check_games_limit(games, "--games")
+    params = learner_params(name, items, m, None)
+    game = _game_from_options(given, None) or Game(6, 15, 17, 2)
+    update, close = parallel.games_progress_bar(games, 0)
+    try:
+        run = learners.learn(game, name, games, 1 if seed is None else seed, progress=update,
+                             chunk_seconds=0.25, **params)
+    finally:
+        close()
+    return game, run

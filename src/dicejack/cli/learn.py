@@ -1,10 +1,16 @@
-"""`dicejack learn`: self-play with the handout's learner; Ctrl-C saves a resumable run."""
+"""`dicejack learn`: self-play with the handout's learner or any bundled one (--learner NAME
+--param KEY=VALUE); Ctrl-C saves a resumable run. Also what `compare --learner` shares with it:
+the learner options read into parameters, run files of either kind read back, and the help
+section that lists the bundled learners."""
 
 import signal
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
+from typer.core import TyperCommand
 
 from dicejack import interrupts
 from dicejack.cli.common import (
@@ -17,6 +23,10 @@ from dicejack.cli.common import (
     make_game,
     write_output,
 )
+
+if TYPE_CHECKING:
+    from dicejack.learner import LearnRun
+    from dicejack.learners import Run
 
 
 class LearnFormat(str, Enum):
@@ -33,8 +43,146 @@ class TieBreak(str, Enum):
 #: Where an interrupted run is saved when there is no --out (never over an existing file).
 INTERRUPTED_RUN = "dicejack-learn-interrupted.npz"
 
+#: The learner a command runs when --learner is not given (and nothing is resumed).
+DEFAULT_LEARNER = "handout"
 
-@app.command()
+
+class LearnerHelpCommand(TyperCommand):
+    """A command whose --help ends with the bundled learners and their parameters
+    (:func:`dicejack.learners.help_text`, loaded only when the help is shown, so that the
+    command line starts without numpy)."""
+
+    def format_epilog(self, ctx: Any, formatter: Any) -> None:
+        super().format_epilog(ctx, formatter)
+        from dicejack import learners
+
+        with formatter.section("Learners and their parameters (--learner NAME --param KEY=VALUE)"):
+            for line in learners.help_text().splitlines():
+                if line.startswith(" "):
+                    formatter.indent()
+                    formatter.write_text(line.strip())
+                    formatter.dedent()
+                else:
+                    formatter.write_text(line)
+            formatter.write_paragraph()
+            formatter.write_text(
+                "Parameters not set keep their defaults. E.g. --learner q-learning --param "
+                "alpha=0.1 --param epsilon=0.2; "
+                "--learner ucb --param c=0.5; --learner handout --param m=10 (= -m 10)."
+            )
+
+
+LearnerOpt = typer.Option(
+    None, "--learner", metavar="NAME", help="The learner: handout (the default, or the resumed "
+    "run's), q-learning, mc-epsilon, ucb or thompson (listed under Learners below)."
+)
+ParamOpt = typer.Option(
+    None, "--param", metavar="KEY=VALUE", help="Set a parameter of the learner; repeat for "
+    "more, e.g. --param alpha=0.1 --param epsilon=0.2 (each learner's under Learners below)."
+)
+
+
+def learner_params(
+    name: str, items: list[str] | None, m: float | None, tie_break: str | None
+) -> dict[str, Any]:
+    """The parameters the options give learner `name` (only those given; checked): every
+    --param KEY=VALUE, and for the handout's learner -m and --tie-break as m and tie_break
+    (given both ways, they must agree). -m and --tie-break with another learner are a
+    UsageError saying why; a bad --param is a LearnerError naming the key and valid values."""
+    from dicejack import learners
+    from dicejack.learners.base import format_value
+
+    learners.learner_class(name)  # an unknown name: the error lists the bundled ones
+    params = learners.parse_params(name, items or [])
+    options = {"m": ("-m", m), "tie_break": ("--tie-break", tie_break)}
+    for key, (flag, value) in options.items():
+        if value is None:
+            continue
+        if name != "handout":
+            names = [p.name for p in learners.parameters(name)]
+            known = f"the parameters {', '.join(names)}" if names else "no parameters"
+            raise UsageError(
+                f"{flag} is a setting of the handout's learner, not of {name}; give {name}'s "
+                f"parameters as --param KEY=VALUE ({name} has {known})"
+            )
+        if key in params and params[key] != value:
+            shown = f"{value:g}" if isinstance(value, float) else value
+            raise UsageError(
+                f"{flag} {shown} and --param {key}={format_value(params[key])} disagree; "
+                "give it once"
+            )
+        params[key] = value  # checked where the handout's learner checks it (check_m)
+    return params
+
+
+def load_run_file(path: Path) -> "LearnRun | Run":
+    """A saved run: the handout learner's own file (`learn --out` without --learner, or any
+    handout run file) as a :class:`dicejack.learner.LearnRun`, or a run of any bundled learner
+    (:func:`dicejack.formats.save_learner_run`) as a :class:`dicejack.learners.Run`;
+    FormatError (one line) when it is neither."""
+    from dicejack import formats
+
+    try:
+        return formats.load_run_npz(path)
+    except formats.FormatError:
+        pass
+    # Not the handout learner's own layout: any bundled learner's (this reader also reports
+    # a broken handout run file exactly as load_run_npz does, by reading it the same way).
+    return formats.load_learner_run(path)
+
+
+def play_saving_on_interrupt(
+    session: Any,
+    games: int,
+    out: Path | None,
+    resume: Path | None,
+    save: Callable[[Path, Any], None],
+    first: Callable[[], None] | None = None,
+) -> Any:
+    """Play `session` (a handout :class:`dicejack.learner.Session` or a
+    :class:`dicejack.learners.Session`) to `games` games under the progress bar, then
+    save(out, run) when --out is given; returns the run.
+
+    `first` runs before the games (the trace). Ctrl-C or SIGTERM saves the partial run with
+    `save` to --out (when it is new or the resumed file) or to a free INTERRUPTED_RUN name, says
+    how to resume, and exits 130 / 143; a signal during a save waits for the save to finish.
+    """
+    from dicejack import parallel
+
+    update, close = parallel.games_progress_bar(games, session.played)
+    try:
+        if first is not None:
+            first()
+        run = session.run_to(games, progress=update, chunk_seconds=0.25)
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (Terminated): save what was played
+        code = interrupts.exit_code(exc)
+        interrupts.UNREPORTED.clear()  # reported below, with where the run was saved
+        with interrupts.deferred():  # a second signal must not lose the partial run
+            close()
+            partial = session.result()
+            keep = out is not None and (not out.exists() or (resume is not None and out.exists()
+                                                              and out.samefile(resume)))
+            target = out if keep else free_path(INTERRUPTED_RUN)
+            save(target, partial)
+        typer.echo(
+            f"interrupted after {partial.games:,} of {games:,} games; saved the run to {target}.\n"
+            f"Resume with: dicejack learn --resume {target} --games {games} --out {target}",
+            err=True,
+        )
+        raise typer.Exit(code) from None
+    close()
+    if out is not None:
+        with interrupts.deferred() as held:  # the finished run is saved whatever arrives now
+            save(out, run)
+        typer.echo(f"wrote {out}", err=True)
+        if held:
+            typer.echo(f"interrupted; the finished run of {run.games:,} games is saved in {out}",
+                       err=True)
+            raise typer.Exit(143 if signal.SIGTERM in held else 130)
+    return run
+
+
+@app.command(cls=LearnerHelpCommand)
 def learn(
     sides: int | None = typer.Option(
         None, "--sides", help="NSides (default 6, or the resumed run's)."
@@ -43,7 +191,8 @@ def learn(
     high: int | None = typer.Option(None, "--high", help="UTarget (default 17)."),
     dice: int | None = typer.Option(None, "--dice", help="NDice (default 2)."),
     m: float | None = typer.Option(
-        None, "-m", "--m", help="M: explore/exploit hyperparameter, a float >= 0 (default 100)."
+        None, "-m", "--m", help="M: explore/exploit hyperparameter of the handout's learner, a "
+        "float >= 0 (default 100; the same as --param m=M)."
     ),
     games: int = typer.Option(
         100_000, "--games", help="NGAMES: games to play in all (with --resume, the new total); "
@@ -52,11 +201,13 @@ def learn(
     seed: int | None = typer.Option(None, "--seed", help="Random seed (default 1)."),
     out: Path | None = typer.Option(None, "--out", help="Save the run (.npz, resumable) here."),
     resume: Path | None = typer.Option(
-        None, "--resume", help="Continue this saved run (its game, M and seed) to --games games."
+        None, "--resume", help="Continue this saved run (its learner, parameters, game and "
+        "seed) to --games games."
     ),
     fmt: LearnFormat = typer.Option(LearnFormat.text, "--format", help="Output format."),
     trace: int = typer.Option(
-        0, "--trace", help="Print the first N games move by move (stderr unless --format text)."
+        0, "--trace", help="Print the first N games move by move (stderr unless --format text; "
+        "the handout's learner only)."
     ),
     explain: bool = typer.Option(
         False, "--explain", help="With --trace N: at every move the handout's computation "
@@ -65,19 +216,29 @@ def learn(
         "the first game (--trace 1)."
     ),
     tie_break: TieBreak | None = typer.Option(
-        None, "--tie-break", help="Best J among equal estimates: lowest (default) or random."
+        None, "--tie-break", help="Best J among equal estimates: lowest (default) or random "
+        "(the handout's learner; the same as --param tie_break=...)."
     ),
+    learner_name: str | None = LearnerOpt,
+    param: list[str] | None = ParamOpt,
     force: bool = ForceOpt,
 ) -> None:
-    """Learn by self-play with the handout's counting learner; print its two LxL arrays.
+    """Learn by self-play with the handout's counting learner (or --learner NAME); print the
+    two LxL arrays.
 
     --trace N prints the first N games move by move; --explain adds the handout's formulas with
     the numbers the learner used, to follow its worked example or find where a program differs.
+    --learner NAME runs another bundled learner, its parameters set with --param KEY=VALUE
+    (listed under Learners below); its printed arrays are the same two (best J, its estimated
+    win probability; 0 and -1 where it has no data) under a header naming the learner and its
+    parameters, and --out / --resume / Ctrl-C save and resume it the same way.
 
     Examples: dicejack learn --sides 6 --low 15 --high 17 --dice 2 -m 100 --games 100000;
-    dicejack learn --games 1000 --trace 2 --explain
+    dicejack learn --games 1000 --trace 2 --explain;
+    dicejack learn --learner q-learning --param alpha=0.1 --games 100000 --out q.npz;
+    dicejack learn --resume q.npz --games 1000000 --out q.npz
     """
-    from dicejack import compare, formats, learner, parallel
+    from dicejack import compare, formats, learner
 
     if games < 0:
         raise UsageError(f"--games must be >= 0, got {games}")
@@ -87,15 +248,47 @@ def learn(
     if explain and trace == 0:
         trace = 1
     check_out_path(out)
-    given = {"--sides": sides, "--low": low, "--high": high, "--dice": dice, "-m": m,
-             "--seed": seed, "--tie-break": tie_break.value if tie_break else None}
+    if learner_name is not None:
+        from dicejack import learners
+
+        learners.learner_class(learner_name)  # an unknown name is an error before any file
     start = None
     if resume is not None:
-        start = formats.load_run_npz(resume)
+        loaded = load_run_file(resume)
+        file_learner = "handout" if isinstance(loaded, learner.LearnRun) else loaded.name
+        if learner_name is not None and learner_name != file_learner:
+            raise UsageError(f"{resume} is a run of learner {file_learner}, not {learner_name}; "
+                             "omit --learner to resume it")
+        name = file_learner
+        start_any = None if isinstance(loaded, learner.LearnRun) else loaded
+        start = loaded if start_any is None else None
+    else:
+        name, start_any = learner_name or DEFAULT_LEARNER, None
+    tie = tie_break.value if tie_break else None
+    params = learner_params(name, param, m, tie)
+    if name != "handout" or start_any is not None:
+        if trace:
+            why = (f"--learner {name}" if name != "handout"
+                   else f"{resume}, a run file of dicejack.learners")
+            raise UsageError(f"--trace and --explain follow the handout learner's own session; "
+                             f"they do not apply to {why}")
+        _learn_any(name, params, start_any, resume,
+                   {"--sides": sides, "--low": low, "--high": high, "--dice": dice},
+                   games, seed, out, fmt, force)
+        return
+    # The handout's learner on its own session and file layout (as before --learner existed).
+    labels = {"-m": "-m" if m is not None or "m" not in params else "--param m=",
+              "--tie-break": "--tie-break" if tie is not None or "tie_break" not in params
+              else "--param tie_break="}
+    given = {"--sides": sides, "--low": low, "--high": high, "--dice": dice,
+             "-m": params.get("m"), "--seed": seed, "--tie-break": params.get("tie_break")}
+    if start is not None:
         has = {"--sides": start.game.n_sides, "--low": start.game.low, "--high": start.game.high,
                "--dice": start.game.n_dice, "-m": start.m, "--seed": start.seed,
                "--tie-break": start.tie_break}
-        clash = [f"{k} {v}" for k, v in given.items() if v is not None and v != has[k]]
+        clash = [f"{labels.get(k, k)}{v}" if labels.get(k, k).endswith("=")
+                 else f"{labels.get(k, k)} {v}"
+                 for k, v in given.items() if v is not None and v != has[k]]
         if clash:
             raise UsageError(
                 f"{resume} is a different run ({start.game}, M={start.m:g}, seed {start.seed}, "
@@ -113,50 +306,85 @@ def learn(
         sizes.insert(0, (str(out), formats.run_bytes(game, "npz", games, snapshots)))
     confirm_large_outputs(sizes, force)
     session = learner.Session(
-        game, 100.0 if m is None else m, 1 if seed is None else seed,
+        game, 100.0 if given["-m"] is None else given["-m"], 1 if seed is None else seed,
         tie_break=given["--tie-break"] or "lowest", start=start,
     )
-    update, close = parallel.games_progress_bar(games, session.played)
-    try:
-        if trace:
-            traced = learner.trace(game, session.m, min(trace, games - session.played),
-                                   session.seed, tie_break=session.tie_break, start=start)
-            if explain:
-                from dicejack.explain import explain_text
 
-                shown = explain_text(game, session.m, traced, tie_break=session.tie_break)
-            else:
-                shown = formats.trace_text(traced)
-            typer.echo(shown, err=fmt is not LearnFormat.text, nl=False)
-        run = session.run_to(games, progress=update, chunk_seconds=0.25)
-    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (Terminated): save what was played
-        code = interrupts.exit_code(exc)
-        interrupts.UNREPORTED.clear()  # reported below, with where the run was saved
-        with interrupts.deferred():  # a second signal must not lose the partial run
-            close()
-            partial = session.result()
-            keep = out is not None and (not out.exists() or (resume is not None and out.exists()
-                                                              and out.samefile(resume)))
-            target = out if keep else free_path(INTERRUPTED_RUN)
-            formats.save_run_npz(target, partial)
-        typer.echo(
-            f"interrupted after {partial.games:,} of {games:,} games; saved the run to {target}.\n"
-            f"Resume with: dicejack learn --resume {target} --games {games} --out {target}",
-            err=True,
-        )
-        raise typer.Exit(code) from None
-    close()
-    if out is not None:
-        with interrupts.deferred() as held:  # the finished run is saved whatever arrives now
-            formats.save_run_npz(out, run)
-        typer.echo(f"wrote {out}", err=True)
-        if held:
-            typer.echo(f"interrupted; the finished run of {run.games:,} games is saved in {out}",
-                       err=True)
-            raise typer.Exit(143 if signal.SIGTERM in held else 130)
+    def show_trace() -> None:
+        traced = learner.trace(game, session.m, min(trace, games - session.played),
+                               session.seed, tie_break=session.tie_break, start=start)
+        if explain:
+            from dicejack.explain import explain_text
+
+            shown = explain_text(game, session.m, traced, tie_break=session.tie_break)
+        else:
+            shown = formats.trace_text(traced)
+        typer.echo(shown, err=fmt is not LearnFormat.text, nl=False)
+
+    run = play_saving_on_interrupt(session, games, out, resume, formats.save_run_npz,
+                                   show_trace if trace else None)
     text = {
         LearnFormat.text: formats.learn_text,
         LearnFormat.json: lambda run: compare.json_text(formats.learn_dict(run), compact=True),
         LearnFormat.csv: formats.learn_csv,
+    }[fmt](run)
+    write_output(text, None)
+
+
+def _learn_any(
+    name: str,
+    params: dict[str, Any],
+    start: "Run | None",
+    resume: Path | None,
+    game_options: dict[str, int | None],
+    games: int,
+    seed: int | None,
+    out: Path | None,
+    fmt: LearnFormat,
+    force: bool,
+) -> None:
+    """`learn` with any bundled learner through :mod:`dicejack.learners`: a fresh run of
+    `name` with `params`, or `start` (a saved run, whose learner, parameters, game and seed the
+    options must not contradict) continued; saved as a learner run file; printed."""
+    from dicejack import compare, formats, learners
+    from dicejack.learners.base import format_value
+
+    if start is not None:
+        g = start.game
+        has = {"--sides": g.n_sides, "--low": g.low, "--high": g.high, "--dice": g.n_dice,
+               "--seed": start.seed}
+        given = {**game_options, "--seed": seed}
+        clash = [f"{k} {v}" for k, v in given.items() if v is not None and v != has[k]]
+        clash += [f"--param {k}={format_value(v)}" for k, v in params.items()
+                  if v != start.params.get(k)]
+        if clash:
+            words = " ".join([start.name, *(f"{k}={format_value(v)}"
+                                            for k, v in start.params.items())])
+            raise UsageError(
+                f"{resume} is a different run ({g}, {words}, seed {start.seed}): "
+                f"{', '.join(clash)} disagrees; omit it to resume"
+            )
+        if games < start.games:
+            raise UsageError(f"{resume} already has {start.games} games; --games must be >= that")
+        game = start.game
+    else:
+        defaults = {"--sides": 6, "--low": 15, "--high": 17, "--dice": 2}
+        game = make_game(*(defaults[k] if v is None else v for k, v in game_options.items()))
+    sizes = [("the printed tables", formats.learner_run_bytes(game, fmt.value, games))]
+    if out is not None:
+        snapshots = len(start.snapshots) if start is not None else 0
+        sizes.insert(0, (str(out), formats.learner_run_bytes(game, "npz", games, snapshots)))
+    confirm_large_outputs(sizes, force)
+    if start is not None:
+        session = learners.Session(learners.restore(start), start.snapshots)
+    else:
+        session = learners.Session(
+            learners.make(game, name, 1 if seed is None else seed, **params)
+        )
+    run = play_saving_on_interrupt(session, games, out, resume, formats.save_learner_run)
+    text = {
+        LearnFormat.text: formats.run_text,
+        LearnFormat.json: lambda run: compare.json_text(formats.run_dict(run), compact=True),
+        LearnFormat.csv: formats.run_csv,
     }[fmt](run)
     write_output(text, None)

@@ -2,7 +2,8 @@
 
 The handout's text tables (`format_table`) and the params header line; solutions as text, JSON,
 CSV and .npz; learner runs as .npz (saved and loaded exactly, so that a run can be resumed) and
-as text, JSON and CSV; game traces in the handout's words (`learn --trace`). Key names and
+as text, JSON and CSV; any learner's run (:class:`dicejack.learners.Run`, `learn --learner`) as
+text, JSON and CSV; game traces in the handout's words (`learn --trace`). Key names and
 layouts are those of DESIGN.md "File formats". The size each of these outputs will have is
 estimated before the work (`solution_bytes`, `run_bytes`), so a command can ask first.
 """
@@ -26,6 +27,7 @@ from dicejack.formats.atomic import savez_atomic
 if TYPE_CHECKING:  # pragma: no cover
     from dicejack.game import Game
     from dicejack.learner import LearnRun, TracedGame, TracedMove
+    from dicejack.learners import Run
     from dicejack.solver import Solution
 
 __all__ = [
@@ -37,10 +39,14 @@ __all__ = [
     "learn_dict",
     "learn_json",
     "learn_text",
+    "learner_run_bytes",
     "load_run_npz",
     "move_sentence",
     "read_params_header",
     "run_bytes",
+    "run_csv",
+    "run_dict",
+    "run_text",
     "save_run_npz",
     "save_solution_npz",
     "solution_bytes",
@@ -460,17 +466,24 @@ def learn_json(run: LearnRun) -> str:
     return _json_dumps(learn_dict(run))
 
 
+def _learned_tables_text(best: np.ndarray, prob: np.ndarray) -> str:
+    """The two labelled LxL arrays every `learn --format text` prints, whatever the learner."""
+    return (
+        format_table(best, "Best number of dice in state <X,Y> (0 = no data):", kind="int")
+        + "\n"
+        + format_table(
+            prob, "Estimated win probability with that number of dice (-1 = no data):"
+        )
+    )
+
+
 def learn_text(run: LearnRun) -> str:
     """`learn --format text`: the handout's two LxL arrays, labelled."""
     best, prob = run.tables
     return (
         f"# learned by self-play: {_params_header(run.game.params())} M={run.m:g}, "
         f"{run.games} games, seed {run.seed}\n"
-        + format_table(best, "Best number of dice in state <X,Y> (0 = no data):", kind="int")
-        + "\n"
-        + format_table(
-            prob, "Estimated win probability with that number of dice (-1 = no data):"
-        )
+        + _learned_tables_text(best, prob)
     )
 
 
@@ -488,6 +501,58 @@ def learn_csv(run: LearnRun) -> str:
         for y in range(run.game.low):
             counts = ",".join(str(int(v)) for v in (*run.win[x, y, 1:], *run.lose[x, y, 1:]))
             out.write(f"{x},{y},{best[x, y]},{float(prob[x, y])!r},{counts}\n")
+    return out.getvalue()
+
+
+# `dicejack learn --learner NAME` (any learner's run, dicejack.learners.Run): text, JSON, CSV.
+def _learner_words(run: Run) -> str:
+    """The learner and its parameters as typed on the command line: 'ucb c=1.41421'."""
+    from dicejack.learners.base import format_value
+
+    return " ".join([run.name, *(f"{k}={format_value(v)}" for k, v in run.params.items())])
+
+
+def run_text(run: Run) -> str:
+    """`learn --learner NAME --format text`: a header naming the learner, its parameters, the
+    game (the line :func:`read_params_header` reads), games and seed; the two LxL arrays."""
+    best, prob = run.tables
+    return (
+        f"# learned by self-play with {_learner_words(run)}: "
+        f"{_params_header(run.game.params())}, {run.games} games, seed {run.seed}\n"
+        + _learned_tables_text(best, prob)
+    )
+
+
+def run_dict(run: Run) -> dict[str, Any]:
+    """The `learn --learner NAME --format json` object: params (the game's, as `learn`),
+    learner, learner_params (alpha's 1/n as null), label, games, seed, moves (null when the
+    learner does not count them), best_dice, win_probability and visits (LxL each)."""
+    best, prob = run.tables
+    return {
+        "params": run.game.params(),
+        "learner": run.name,
+        "learner_params": dict(run.params),
+        "label": run.label,
+        "games": run.games,
+        "seed": run.seed,
+        "moves": run.moves,
+        "best_dice": best.tolist(),
+        "win_probability": prob.tolist(),
+        "visits": run.visits.tolist(),
+    }
+
+
+def run_csv(run: Run) -> str:
+    """`learn --learner NAME --format csv`: a '# learner ...' comment line, then one row per
+    state: x, y, best_dice, win_probability, visits (moves made from the state)."""
+    best, prob = run.tables
+    visits = run.visits
+    out = io.StringIO()
+    out.write(f"# {_learner_words(run)} seed={run.seed} games={run.games}\n")
+    out.write("x,y,best_dice,win_probability,visits\n")
+    for x in range(run.game.low):
+        for y in range(run.game.low):
+            out.write(f"{x},{y},{best[x, y]},{float(prob[x, y])!r},{visits[x, y]}\n")
     return out.getvalue()
 
 
@@ -573,3 +638,25 @@ def run_bytes(game: Game, fmt: str, games: int = 0, snapshots: int = 0) -> int:
     return states * per_state + _OVERHEAD_BYTES
 
 
+
+
+def learner_run_bytes(game: Game, fmt: str, games: int = 0, snapshots: int = 0) -> int:
+    """About how many bytes a run of any bundled learner writes as FMT, known before learning.
+
+    npz (`learn --learner NAME --out`): a learner state of two (L, L, K+1) tables of 8-byte
+    numbers and `snapshots` checkpoints of three LxL tables (before compression); json, csv,
+    text (what `learn --learner NAME` prints), visits as wide as `games` moves per state can
+    make them. An upper estimate.
+    """
+    states, k = game.states, game.n_dice
+    j_cell = _digits(k) + 1
+    visits = _digits(games * 2 * game.low) + 1  # a game makes at most 2L - 1 moves
+    per_state = {
+        "npz": 2 * 8 * (k + 1) + 3 * 8 * snapshots,
+        "json": 2 * visits + j_cell + _FLOAT_CHARS,
+        "csv": 2 * _digits(game.low) + j_cell + _FLOAT_CHARS + visits + 3,
+        "text": j_cell + _TEXT_PROB_CHARS + 2,
+    }.get(fmt)
+    if per_state is None:
+        raise FormatError(f"unknown run format {fmt!r}")
+    return states * per_state + _OVERHEAD_BYTES

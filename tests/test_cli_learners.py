@@ -1,0 +1,303 @@
+"""`dicejack learn --learner NAME --param KEY=VALUE` and `dicejack compare` with any learner's
+run, through dicejack.cli.main: the printed tables are the library's, runs save and resume
+exactly (Ctrl-C included), bad options are one line and exit 2, and compare on the command line
+measures what compare.compare measures in Python."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from dicejack import compare, formats, learner, learners
+from dicejack.cli import app, main
+from dicejack.game import Game
+
+#: Small enough that a few hundred games visit most states; large enough to have decisive ones.
+SMALL = Game(4, 9, 10, 2)
+GAME_ARGS = ["--sides", "4", "--low", "9", "--high", "10", "--dice", "2"]
+#: A non-default parameter setting per learner (thompson has none).
+SETTINGS = {
+    "handout": {"m": 3.0, "tie_break": "random"},
+    "q-learning": {"alpha": 0.2, "epsilon": 0.5, "epsilon_min": 0.05, "epsilon_decay": 200.0},
+    "mc-epsilon": {"epsilon": 0.3, "epsilon_min": 0.3, "epsilon_decay": float("inf")},
+    "ucb": {"c": 0.5},
+    "thompson": {},
+}
+
+
+def run(capsys, *args: object) -> tuple[int, str, str]:
+    code = main([str(a) for a in args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def param_args(params: dict) -> list[str]:
+    return [a for k, v in params.items() for a in ("--param", f"{k}={v}")]
+
+
+def same_run(a: learners.Run, b: learners.Run) -> bool:
+    return (a.name == b.name and a.params == b.params and a.game == b.game
+            and a.games == b.games and a.seed == b.seed and a.final.equals(b.final))
+
+
+# ------------------------------------------------------------------------------------- learn
+@pytest.mark.parametrize("name", [n for n in learners.NAMES if n != "handout"])
+def test_learn_prints_the_librarys_tables_for_every_learner(capsys, name):
+    params = SETTINGS[name]
+    expected = learners.learn(SMALL, name, 400, 7, **params)
+    args = ["learn", "--learner", name, *param_args(params), *GAME_ARGS, "--games", 400,
+            "--seed", 7]
+    code, out, err = run(capsys, *args)
+    assert code == 0 and err == ""
+    assert out == formats.run_text(expected)
+    first = out.splitlines()[0]
+    assert first.startswith(f"# learned by self-play with {name}") and "seed 7" in first
+    for key in params:
+        assert f" {key}=" in first
+    assert formats.read_params_header(out) == SMALL.params()
+
+    code, out, _ = run(capsys, *args, "--format", "json")
+    data = json.loads(out)
+    assert data["learner"] == name and data["games"] == 400 and data["seed"] == 7
+    assert data["params"] == SMALL.params() and data["label"] == expected.label
+    assert data["best_dice"] == expected.tables[0].tolist()
+    assert data["win_probability"] == expected.tables[1].tolist()
+    assert data["visits"] == expected.visits.tolist()
+    assert data["visits"][0][0] == 400  # every game starts at <0,0>
+
+    code, out, _ = run(capsys, *args, "--format", "csv")
+    lines = out.splitlines()
+    assert lines[0] == f"# {expected.label}" and lines[1] == "x,y,best_dice,win_probability,visits"
+    assert len(lines) == 2 + SMALL.low**2
+    x, y, best, prob, visits = lines[2 + 1 * SMALL.low + 2].split(",")  # state <1,2>
+    assert (int(best), float(prob), int(visits)) == (
+        expected.tables[0][1, 2], expected.tables[1][1, 2], expected.visits[1, 2])
+
+
+def test_default_learner_is_the_handouts_and_its_output_is_unchanged(capsys):
+    code, plain, _ = run(capsys, "learn", *GAME_ARGS, "--games", 300, "--seed", 3)
+    assert code == 0
+    assert plain == formats.learn_text(learner.learn(SMALL, 100.0, 300, 3))
+    code, named, _ = run(capsys, "learn", "--learner", "handout", *GAME_ARGS, "--games", 300,
+                         "--seed", 3)
+    assert code == 0 and named == plain
+
+
+def test_handout_param_equals_m_and_tie_break(capsys, tmp_path):
+    base = ["learn", *GAME_ARGS, "--games", 500, "--seed", 2]
+    code, by_options, _ = run(capsys, *base, "-m", 2.5, "--tie-break", "random",
+                              "--out", tmp_path / "a.npz")
+    assert code == 0
+    code, by_params, _ = run(capsys, *base, "--param", "m=2.5", "--param", "tie_break=random",
+                             "--out", tmp_path / "b.npz")
+    assert code == 0 and by_params == by_options
+    code, mixed, _ = run(capsys, *base, "-m", 2.5, "--param", "m=2.5", "--param",
+                         "tie_break=random")
+    assert code == 0 and mixed == by_options
+    a, b = formats.load_run_npz(tmp_path / "a.npz"), formats.load_run_npz(tmp_path / "b.npz")
+    assert (a.m, a.tie_break) == (b.m, b.tie_break) == (2.5, "random")
+    assert np.array_equal(a.win, b.win) and np.array_equal(a.lose, b.lose)
+    # the default M differs from 2.5: the parameter really reached the learner
+    code, default, _ = run(capsys, *base, "--tie-break", "random")
+    assert default != by_options
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--learner", "sarsa"], "unknown learner 'sarsa'; choose one of: handout, q-learning"),
+        (["--learner", "ucb", "--param", "alpha=0.1"], "learner ucb has no parameter 'alpha'"),
+        (["--learner", "q-learning", "--param", "alpha=2"],
+         "q-learning parameter alpha must be in (0, 1] or 1/n"),
+        (["--learner", "q-learning", "--param", "epsilon=lots"],
+         "q-learning parameter epsilon must be a number"),
+        (["--learner", "ucb", "--param", "c"], "must be key=value"),
+        (["--learner", "ucb", "--param", "c=1", "--param", "c=2"], "given twice"),
+        (["--learner", "q-learning", "--param", "epsilon=0.05"],
+         "epsilon_min (0.1, its default) must be <= epsilon"),
+        (["--learner", "ucb", "-m", "3"], "-m is a setting of the handout's learner, not of ucb"),
+        (["--learner", "thompson", "--tie-break", "random"], "thompson has no parameters"),
+        (["--learner", "mc-epsilon", "--trace", "2"], "do not apply to --learner mc-epsilon"),
+        (["--learner", "ucb", "--explain"], "--trace and --explain"),
+        (["-m", "4", "--param", "m=5"], "-m 4 and --param m=5 disagree"),
+        (["--param", "tie_break=first"], "must be one of lowest, random"),
+        (["--param", "m=-1"], "handout parameter m must be in [0, inf)"),
+    ],
+)
+def test_bad_learner_options_are_one_line_and_exit_2(capsys, tmp_path, monkeypatch, args,
+                                                     message):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "learn", "--games", 10, *args)
+    assert code == 2 and out == ""
+    assert err.startswith("error: ") and err.count("\n") == 1 and message in err, err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["q-learning", "thompson"])
+def test_out_and_resume_equal_a_straight_run(capsys, tmp_path, name):
+    params = SETTINGS[name]
+    path = tmp_path / "run.npz"
+    code, _, err = run(capsys, "learn", "--learner", name, *param_args(params), *GAME_ARGS,
+                       "--games", 300, "--seed", 4, "--out", path)
+    assert code == 0 and f"wrote {path}" in err
+    first = formats.load_learner_run(path)
+    assert same_run(first, learners.learn(SMALL, name, 300, 4, **params))
+    # the file names the learner, its parameters, game and seed: --resume alone continues it
+    code, out, _ = run(capsys, "learn", "--resume", path, "--games", 800, "--out", path)
+    assert code == 0
+    straight = learners.learn(SMALL, name, 800, 4, **params)
+    assert same_run(formats.load_learner_run(path), straight)
+    assert out == formats.run_text(straight)
+    # options that agree with the file are accepted
+    code, _, _ = run(capsys, "learn", "--resume", path, "--learner", name, *param_args(params),
+                     "--seed", 4, *GAME_ARGS, "--games", 800)
+    assert code == 0
+
+
+def test_resume_refuses_options_that_contradict_the_file(capsys, tmp_path):
+    path = tmp_path / "run.npz"
+    formats.save_learner_run(path, learners.learn(SMALL, "ucb", 200, 1, c=0.5))
+    before = path.read_bytes()
+    for args, message in [
+        (["--param", "c=2"], "different run (NSides=4, LTarget=9, UTarget=10, NDice=2, ucb c=0.5, "
+                             "seed 1): --param c=2 disagrees; omit it to resume"),
+        (["--seed", 2], "--seed 2 disagrees"),
+        (["--dice", 3], "--dice 3 disagrees"),
+        (["--learner", "thompson"], "is a run of learner ucb, not thompson"),
+        (["-m", 5], "-m is a setting of the handout's learner, not of ucb"),
+        (["--games", 100], "already has 200 games; --games must be >= that"),
+        (["--trace", 1], "--trace and --explain"),
+    ]:
+        code, out, err = run(capsys, "learn", "--resume", path, "--out", path, "--games", 400,
+                             *args)
+        assert code == 2 and out == "" and err.count("\n") == 1 and message in err, err
+        assert path.read_bytes() == before
+    # a handout run file cannot be resumed as another learner
+    legacy = tmp_path / "legacy.npz"
+    formats.save_run_npz(legacy, learner.learn(SMALL, 100.0, 100, 1))
+    code, _, err = run(capsys, "learn", "--resume", legacy, "--learner", "ucb", "--games", 200)
+    assert code == 2 and "is a run of learner handout, not ucb" in err
+
+
+def test_a_handout_run_saved_by_the_library_resumes_on_the_command_line(capsys, tmp_path):
+    path = tmp_path / "handout.npz"
+    formats.save_learner_run(path, learners.learn(SMALL, "handout", 300, 6, m=5.0))
+    code, out, _ = run(capsys, "learn", "--resume", path, "--games", 700, "--out", path)
+    assert code == 0
+    straight = learners.learn(SMALL, "handout", 700, 6, m=5.0)
+    back = formats.load_learner_run(path)
+    assert same_run(back, straight) and out == formats.run_text(straight)
+    # the handout learner's own session gives the same tables
+    assert np.array_equal(back.tables[0], learner.learn(SMALL, 5.0, 700, 6).tables[0])
+    code, _, err = run(capsys, "learn", "--resume", path, "--games", 900, "-m", 6)
+    assert code == 2 and "--param m=6 disagrees" in err
+
+
+def test_ctrl_c_saves_a_resumable_run_of_any_learner(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    real_play = learners.Session.play
+    calls = {"n": 0}
+
+    def play_then_interrupt(self, games):
+        real_play(self, games)  # the interrupt lands between chunks, as with a compiled loop
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(learners.Session, "play", play_then_interrupt)
+    args = ["learn", "--learner", "q-learning", "--param", "alpha=0.3", *GAME_ARGS,
+            "--games", "5000000", "--seed", "9"]
+    code = app(args, standalone_mode=False, prog_name="dicejack")
+    out, err = capsys.readouterr()
+    assert code == 130 and out == ""
+    from dicejack.cli import INTERRUPTED_RUN
+
+    saved = tmp_path / INTERRUPTED_RUN
+    assert f"--resume {saved.name} --games 5000000" in err
+    partial = formats.load_learner_run(saved)
+    assert 0 < partial.games < 5_000_000
+    assert same_run(partial, learners.learn(SMALL, "q-learning", partial.games, 9, alpha=0.3))
+    monkeypatch.setattr(learners.Session, "play", real_play)
+    total = partial.games + 500
+    code, _, _ = run(capsys, "learn", "--resume", saved, "--games", total, "--out", saved)
+    assert code == 0
+    assert same_run(formats.load_learner_run(saved),
+                    learners.learn(SMALL, "q-learning", total, 9, alpha=0.3))
+
+
+# ----------------------------------------------------------------------------------- compare
+def test_compare_of_a_saved_learner_run_equals_compare_in_python(capsys, tmp_path):
+    path = tmp_path / "q.npz"
+    code, _, _ = run(capsys, "learn", "--learner", "q-learning", "--param", "alpha=0.1",
+                     *GAME_ARGS, "--games", 2000, "--seed", 5, "--out", path)
+    assert code == 0
+    code, out, err = run(capsys, "compare", path, "--format", "json")
+    assert code == 0 and err == ""
+    expected = compare.compare(SMALL, None, learners.learn(SMALL, "q-learning", 2000, 5,
+                                                           alpha=0.1))
+    assert json.loads(out) == json.loads(compare.json_text(expected.as_dict()))
+    assert json.loads(out)["source"].startswith("q-learning epsilon=1 ")
+    code, text, _ = run(capsys, "compare", path)
+    assert code == 0 and text.rstrip("\n") == compare.format_comparison(expected).rstrip("\n")
+
+
+def test_compare_reads_the_printed_tables_of_any_learner(capsys, tmp_path):
+    path = tmp_path / "ucb.txt"
+    code, out, _ = run(capsys, "learn", "--learner", "ucb", *GAME_ARGS, "--games", 1500)
+    assert code == 0
+    path.write_text(out)
+    code, printed, _ = run(capsys, "compare", path, "--format", "json")  # game from the header
+    assert code == 0
+    from_run = compare.compare(SMALL, None, learners.learn(SMALL, "ucb", 1500, 1))
+    got = json.loads(printed)["metrics"]
+    for name in ("agreement_all", "agreement_decisive", "score_vs_optimal"):
+        assert got[name] == pytest.approx(from_run.metrics[name], abs=1e-12), name
+
+
+def test_compare_learner_learns_then_compares(capsys):
+    code, out, err = run(capsys, "compare", "--learner", "mc-epsilon", "--param", "epsilon=0.5",
+                         *GAME_ARGS, "--games", 1000, "--seed", 3, "--format", "json")
+    assert code == 0
+    expected = compare.compare(SMALL, None, learners.learn(SMALL, "mc-epsilon", 1000, 3,
+                                                           epsilon=0.5))
+    assert json.loads(out) == json.loads(compare.json_text(expected.as_dict()))
+    code, out, _ = run(capsys, "compare", "--learner", "handout", "-m", 4, *GAME_ARGS,
+                       "--games", 800, "--seed", 2, "--format", "json")
+    assert code == 0
+    handout = compare.compare(SMALL, None, learner.learn(SMALL, 4.0, 800, 2))
+    assert json.loads(out)["metrics"] == json.loads(compare.json_text(handout.as_dict()))["metrics"]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["run.npz", "--learner", "ucb"], "give SOURCE or --learner NAME, not both"),
+        ([], "give SOURCE (a run file or printed tables) or --learner NAME"),
+        (["run.npz", "--games", "10"], "--games: only with --learner"),
+        (["run.npz", "--param", "c=1"], "--param: only with --learner"),
+        (["--learner", "ucb", "--param", "c=-1"], "ucb parameter c must be in [0, inf)"),
+        (["--learner", "q-learning", "-m", "3"], "-m is a setting of the handout's learner"),
+        (["--learner", "sarsa"], "unknown learner 'sarsa'"),
+        (["--learner", "ucb", "--games", "-3"], "--games must be >= 0"),
+    ],
+)
+def test_compare_learner_usage_errors(capsys, tmp_path, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)
+    formats.save_learner_run(tmp_path / "run.npz", learners.learn(SMALL, "ucb", 50, 1))
+    code, out, err = run(capsys, "compare", *args)
+    assert code == 2 and out == ""
+    assert err.startswith("error: ") and err.count("\n") == 1 and message in err, err
+
+
+def test_help_lists_every_learner_and_its_parameters(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    for command in ("learn", "compare"):
+        code, out, _ = run(capsys, command, "--help")
+        assert code == 0 and "--learner NAME" in out and "--param KEY=VALUE" in out
+        for name in learners.NAMES:
+            assert f"  {name}: " in out, (command, name)
+        for param in learners.parameters("q-learning"):
+            assert f"    {param.describe()}" in out
+        assert "--param alpha=0.1" in out
