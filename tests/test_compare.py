@@ -300,3 +300,15 @@ def test_compare_command_names_the_size_it_found_and_the_slips(tmp_path, capsys)
                     + formats.format_table(sol.p, "Win probability:"))
     code, out, err = run_cli(capsys, "compare", str(path), "--low", "10", "--high", "12")
     assert code == 0 and err.startswith("hint: J looks 0-based (0..1 printed for 1..2 dice)")
+
+
+def test_a_learners_checkpoint_is_compared_like_its_arrays():
+    from dicejack import learners
+
+    game = Game(4, 8, 9, 2)
+    run = learners.learn(game, "ucb", games=2_000, seed=3, checkpoints=[500])
+    snap = run.snapshots[500]
+    direct = compare.compare(game, None, snap)
+    arrays = compare.compare(game, None, (snap.best, snap.probability))
+    assert direct.as_dict() == arrays.as_dict()
+    assert compare.compare(game, None, run).as_dict() != direct.as_dict()

@@ -278,6 +278,8 @@ def as_learned(game: Game, obj: Any) -> Learned:
             raise CompareError(f"the run is from another game ({run_game}), not {game}")
         label = f"run m={obj.m:g} games={obj.games} seed={obj.seed}" if hasattr(obj, "m") else ""
         return learned_from_counts(game, obj.win, obj.lose, source=label)
+    if hasattr(obj, "best") and hasattr(obj, "probability"):  # a learners.Tables (checkpoint)
+        return learned_from_tables(game, obj.best, obj.probability)
     if hasattr(obj, "tables"):  # any learner's run (dicejack.learners): (best, probability)
         run_game = getattr(obj, "game", None)
         if run_game is not None and run_game != game:
