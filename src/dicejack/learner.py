@@ -383,6 +383,43 @@ def frozen_counts(a: np.ndarray) -> np.ndarray:
     return a
 
 
+def checkpoint_marks(checkpoints: Iterable[int], played: int, games: int) -> list[int]:
+    """The checkpoints, sorted without repeats; LearnerError unless each lies in played..games."""
+    marks = sorted({check_count("checkpoint", c) for c in checkpoints})
+    bad = [c for c in marks if not played <= c <= games]
+    if bad:
+        raise LearnerError(
+            f"checkpoints must lie in {played}..{games}, got {', '.join(map(str, bad))}"
+        )
+    return marks
+
+
+def play_to(
+    session: Any,
+    marks: Sequence[int],
+    games: int,
+    progress: Callable[[Any], None] | None = None,
+    chunk_seconds: float | None = None,
+) -> None:
+    """Play `session` (anything with ``played``, ``play(n)`` and ``snapshot()``) to `games` games,
+    with a snapshot at each mark. With chunk_seconds, games go in chunks sized to last about that
+    long, progress(session) after each; chunking never changes what is learnt."""
+    chunk = 1_000 if chunk_seconds is not None else None
+    for target in [*marks, games]:
+        while session.played < target:
+            left = target - session.played
+            step = left if chunk is None else min(left, chunk)
+            started = time.perf_counter()
+            session.play(step)
+            if chunk_seconds is not None:
+                took = max(time.perf_counter() - started, 1e-6)
+                chunk = max(1, min(10 * step, int(step * chunk_seconds / took)))
+            if progress is not None:
+                progress(session)
+        if target in marks:
+            session.snapshot()
+
+
 class Session:
     """A learning run in progress: mutable tables and generator, advanced by :meth:`play`.
 
@@ -497,26 +534,9 @@ class Session:
         games = check_games_limit(check_count("games", games))
         if games < self.played:
             raise LearnerError(f"the run already has {self.played} games; games must be >= that")
-        marks = sorted({check_count("checkpoint", c) for c in checkpoints})
-        bad = [c for c in marks if not self.played <= c <= games]
-        if bad:
-            raise LearnerError(
-                f"checkpoints must lie in {self.played}..{games}, got {', '.join(map(str, bad))}"
-            )
+        marks = checkpoint_marks(checkpoints, self.played, games)
         _check_game_size(self.game, len(self.snapshots) + len(marks))
-        chunk = 1_000 if chunk_seconds is not None else None
-        for target in [*marks, games]:
-            while self.played < target:
-                step = target - self.played if chunk is None else min(target - self.played, chunk)
-                started = time.perf_counter()
-                self.play(step)
-                if chunk_seconds is not None:
-                    took = max(time.perf_counter() - started, 1e-6)
-                    chunk = max(1, min(10 * step, int(step * chunk_seconds / took)))
-                if progress is not None:
-                    progress(self)
-            if target in marks:
-                self.snapshot()
+        play_to(self, marks, games, progress, chunk_seconds)
         return self.result()
 
 

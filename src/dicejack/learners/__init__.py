@@ -26,14 +26,13 @@ handout, mc_epsilon, ucb, thompson, qlearning (one learner each), and this regis
 from __future__ import annotations
 
 import copy
-import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
 
 from dicejack.game import Game
-from dicejack.learner import check_games_limit
+from dicejack.learner import check_games_limit, checkpoint_marks, play_to
 from dicejack.learners.base import (
     Learner,
     LearnerError,
@@ -271,25 +270,8 @@ class Session:
         games = check_games_limit(check_count("games", games))
         if games < self.played:
             raise LearnerError(f"the run already has {self.played} games; games must be >= that")
-        marks = sorted({check_count("checkpoint", c) for c in checkpoints})
-        bad = [c for c in marks if not self.played <= c <= games]
-        if bad:
-            raise LearnerError(
-                f"checkpoints must lie in {self.played}..{games}, got {', '.join(map(str, bad))}"
-            )
-        chunk = 1_000 if chunk_seconds is not None else None
-        for target in [*marks, games]:
-            while self.played < target:
-                step = target - self.played if chunk is None else min(target - self.played, chunk)
-                started = time.perf_counter()
-                self.play(step)
-                if chunk_seconds is not None:
-                    took = max(time.perf_counter() - started, 1e-6)
-                    chunk = max(1, min(10 * step, int(step * chunk_seconds / took)))
-                if progress is not None:
-                    progress(self)
-            if target in marks:
-                self.snapshot()
+        marks = checkpoint_marks(checkpoints, self.played, games)
+        play_to(self, marks, games, progress, chunk_seconds)
         return self.result()
 
 
