@@ -28,6 +28,7 @@ from dicejack.learner import (
     CDF_ENTRIES_LIMIT,
     LEARNER_BYTES_LIMIT,
     check_count,
+    check_games_limit,
     check_seed,
     roll_guide,
 )
@@ -49,6 +50,8 @@ __all__ = [
     "state_array",
     "state_int",
     "readonly",
+    "Bundled",
+    "SelfPlaying",
 ]
 
 
@@ -426,6 +429,41 @@ class Bundled:
     def played(self) -> int:  # pragma: no cover - overridden
         raise NotImplementedError
 
+
+
+class SelfPlaying(Bundled):
+    """A bundled learner with its own self-play loops: `counters` = [games, moves] (bumped by
+    the loops after each whole game), and play() running the compiled loop (engine "numba") or
+    the plain reference (engine "python"), which subclasses implement as play_compiled and
+    play_reference."""
+
+    counters: np.ndarray
+
+    @property
+    def played(self) -> int:
+        """Games played so far."""
+        return int(self.counters[0])
+
+    @property
+    def moves(self) -> int:
+        """Moves played so far."""
+        return int(self.counters[1])
+
+    def play(self, games: int) -> None:
+        """Play `games` more games (chunking never changes the result)."""
+        games = check_games_limit(check_count("games", games))
+        if games == 0:
+            return
+        if self.engine == "numba":
+            self.play_compiled(games)
+        else:
+            self.play_reference(games)
+
+    def play_compiled(self, games: int) -> None:  # pragma: no cover - every subclass overrides
+        raise NotImplementedError
+
+    def play_reference(self, games: int) -> None:  # pragma: no cover - every subclass overrides
+        raise NotImplementedError
 
 def check_params(
     name: str, specs: tuple[Param, ...], params: Mapping[str, Any]

@@ -17,12 +17,10 @@ import numpy as np
 
 from dicejack.formulas import learned_tables
 from dicejack.game import Game
-from dicejack.learner import check_games_limit
 from dicejack.learners.base import (
-    Bundled,
     LearnerError,
+    SelfPlaying,
     Tables,
-    check_count,
     check_learner_size,
     generator_from_text,
     readonly,
@@ -74,7 +72,7 @@ def f_cache(win: np.ndarray, lose: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(f)
 
 
-class CountingLearner(Bundled):
+class CountingLearner(SelfPlaying):
     """A learner that keeps the handout's win/lose counts; subclasses choose J.
 
     ``Cls(game, seed=None, *, engine="numba", **params)``; engine "python" runs the plain
@@ -102,32 +100,6 @@ class CountingLearner(Bundled):
     def refresh_caches(self) -> None:
         """Rebuild the compiled loop's caches from the counts."""
         self.fcache = f_cache(self.win, self.lose) if self.engine == "numba" else None
-
-    @property
-    def played(self) -> int:
-        """Games played so far."""
-        return int(self.counters[0])
-
-    @property
-    def moves(self) -> int:
-        """Moves played so far."""
-        return int(self.counters[1])
-
-    def play(self, games: int) -> None:
-        """Play `games` more games (chunking never changes the result)."""
-        games = check_games_limit(check_count("games", games))
-        if games == 0:
-            return
-        if self.engine == "numba":
-            self.play_compiled(games)
-        else:
-            self.play_reference(games)
-
-    def play_compiled(self, games: int) -> None:  # pragma: no cover - every subclass overrides
-        raise NotImplementedError
-
-    def play_reference(self, games: int) -> None:  # pragma: no cover - every subclass overrides
-        raise NotImplementedError
 
     def tables(self) -> Tables:
         """Best J (by the handout's estimate, among the J tried), its estimate, visits."""

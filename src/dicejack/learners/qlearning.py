@@ -22,15 +22,13 @@ from typing import Any
 import numpy as np
 
 from dicejack.game import Game
-from dicejack.learner import check_games_limit
 from dicejack.learners import reference
 from dicejack.learners.base import (
     EPSILON_PARAMS,
-    Bundled,
     LearnerError,
     Param,
+    SelfPlaying,
     Tables,
-    check_count,
     check_learner_size,
     generator_from_text,
     readonly,
@@ -43,7 +41,7 @@ from dicejack.learners.base import (
 __all__ = ["QLearning"]
 
 
-class QLearning(Bundled):
+class QLearning(SelfPlaying):
     """Tabular Q-learning with epsilon-greedy self-play (see the module docstring).
 
     ``QLearning(game, seed=None, *, engine="numba", **params)``; engine "python" runs the plain
@@ -73,35 +71,24 @@ class QLearning(Bundled):
         self.rng = np.random.default_rng(self.seed)
         self.counters = np.zeros(2, dtype=np.int64)  # games, moves
 
-    @property
-    def played(self) -> int:
-        """Games played so far."""
-        return int(self.counters[0])
+    def play_compiled(self, games: int) -> None:
+        """The compiled loop (kernels.q_self_play)."""
+        from dicejack.learners import kernels
 
-    @property
-    def moves(self) -> int:
-        """Moves played so far."""
-        return int(self.counters[1])
-
-    def play(self, games: int) -> None:
-        """Play `games` more games (chunking never changes the result)."""
-        games = check_games_limit(check_count("games", games))
-        if games == 0:
-            return
         p, g = self.params, self.game
-        if self.engine == "numba":
-            from dicejack.learners import kernels
+        alpha = 0.0 if p["alpha"] is None else p["alpha"]
+        kernels.q_self_play(
+            self.q, self.visits, self.counters, self.cdf, self.guide, g.low, g.high,
+            p["epsilon"], p["epsilon_min"], p["epsilon_decay"], alpha, games, self.rng,
+        )
 
-            alpha = 0.0 if p["alpha"] is None else p["alpha"]
-            kernels.q_self_play(
-                self.q, self.visits, self.counters, self.cdf, self.guide, g.low, g.high,
-                p["epsilon"], p["epsilon_min"], p["epsilon_decay"], alpha, games, self.rng,
-            )
-        else:
-            reference.q_self_play(
-                self.q, self.visits, self.counters, self.cdf, g.low, g.high, p["epsilon"],
-                p["epsilon_min"], p["epsilon_decay"], p["alpha"], games, self.rng,
-            )
+    def play_reference(self, games: int) -> None:
+        """The plain reference loop (reference.q_self_play)."""
+        p, g = self.params, self.game
+        reference.q_self_play(
+            self.q, self.visits, self.counters, self.cdf, g.low, g.high, p["epsilon"],
+            p["epsilon_min"], p["epsilon_decay"], p["alpha"], games, self.rng,
+        )
 
     def tables(self) -> Tables:
         """Best J = argmax of Q among the J tried (lowest on ties), its Q, visits."""
