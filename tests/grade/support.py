@@ -15,6 +15,30 @@ M = 100.0
 GAMES = 20_000
 CONFIG = grade.GradeConfig(GAME, M, GAMES)
 
+#: A Gradescope export's submission_metadata.yml (one student, a pair, a submitter without ids).
+GS_METADATA = """---
+submission_111:
+  :submitters:
+  - :name: Solo Student
+    :sid: '100'
+    :email: solo@example.edu
+  :created_at: 2024-01-01 10:00:00.000000000 -08:00
+  :score: 8.0
+  :history:
+  - :autograder_score: 8.0
+submission_222:
+  :submitters:
+  - :name: Pair One
+    :sid: '200'
+    :email: one@example.edu
+  - :name: Pair Two
+    :sid: ''
+    :email: two@example.edu
+submission_333:
+  :submitters:
+  - :name: No Ids
+"""
+
 
 def tables(m: float = M, seed: int = 1, games: int = GAMES, **kw) -> tuple[np.ndarray, np.ndarray]:
     run = learner.learn(GAME, m, games, seed, **kw)

@@ -1,6 +1,6 @@
-"""Submissions as they arrive: LMS file names, folders searched recursively, zip archives read in
-memory within limits (bombs, too many members, lying headers, corrupt and encrypted archives are
-rows, not crashes), and whole LMS downloads graded end to end."""
+"""Submissions as they arrive: folders searched recursively, zip archives read in memory within
+limits (bombs, too many members, lying headers, corrupt and encrypted archives are rows, not
+crashes), and whole LMS downloads graded end to end (the names: test_lms_names.py)."""
 
 from __future__ import annotations
 
@@ -16,76 +16,7 @@ import pytest
 from dicejack import grade
 from dicejack.grade import InputLimits, Student
 
-from .support import CONFIG, layouts, tables, write
-
-GS_METADATA = """---
-submission_111:
-  :submitters:
-  - :name: Solo Student
-    :sid: '100'
-    :email: solo@example.edu
-  :created_at: 2024-01-01 10:00:00.000000000 -08:00
-  :score: 8.0
-  :history:
-  - :autograder_score: 8.0
-submission_222:
-  :submitters:
-  - :name: Pair One
-    :sid: '200'
-    :email: one@example.edu
-  - :name: Pair Two
-    :sid: ''
-    :email: two@example.edu
-submission_333:
-  :submitters:
-  - :name: No Ids
-"""
-
-
-@pytest.mark.parametrize("parts, expected", [
-    # Canvas: <name>[_LATE]_<user id>_<attachment id>_<file>, anonymous, text entries
-    (["submissions.zip", "smithjohn_12345_67890_output.txt"],
-     Student("12345", "smithjohn", "canvas")),
-    (["leeann_LATE_23456_78901_out-1.txt"], Student("23456", "leeann", "canvas")),
-    (["o'brien_sean_34567_11111_my_out_2.txt"], Student("34567", "o'brien_sean", "canvas")),
-    (["LATE_anon_Ab3xY_45678_output.txt"], Student("anon_Ab3xY", "", "canvas")),
-    (["anon_Zq9_45678_output.txt"], Student("anon_Zq9", "", "canvas")),
-    (["doejane_34567_text.html"], Student("34567", "doejane", "canvas")),
-    (["doejane_LATE_34567_link.html"], Student("34567", "doejane", "canvas")),
-    (["s.zip", "kimmo_45678_99999_work.zip", "work", "out.txt"],
-     Student("45678", "kimmo", "canvas")),
-    # Moodle: <full name>_<participant>_assignsubmission_<plugin>_ as folder or file prefix
-    (["dl.zip", "Ann Lee_1001_assignsubmission_file_", "out.txt"],
-     Student("1001", "Ann Lee", "moodle")),
-    (["Ann Lee_1001_assignsubmission_file_out.txt"], Student("1001", "Ann Lee", "moodle")),
-    (["Participant_1003_assignsubmission_file_", "sub", "results.txt"],
-     Student("1003", "", "moodle")),
-    (["Group A-Bo Chen_1002_assignsubmission_onlinetext_", "onlinetext.html"],
-     Student("1002", "Group A-Bo Chen", "moodle")),
-    # Blackboard: <assignment>_<user>_attempt_<date>[_<file>]
-    (["Lab 3_jdoe3_attempt_2024-02-28-21-02-38_output.txt"], Student("jdoe3", "", "blackboard")),
-    (["Lab_3_final_jdoe3_attempt_2024-02-28-21-02-38.txt"], Student("jdoe3", "", "blackboard")),
-    # Gradescope: submission_<id> folders, through the export's metadata when known
-    (["export", "submission_111", "output.txt"], Student("100", "Solo Student", "gradescope")),
-    (["export", "submission_222", "output.txt"],
-     Student("200;two@example.edu", "Pair One; Pair Two", "gradescope")),
-    (["export", "submission_333", "out.txt"], Student("No Ids", "No Ids", "gradescope")),
-    (["export", "submission_444", "out.txt"], Student("submission_444", "", "gradescope")),
-    # not an LMS name: a folder that looks like Canvas is not Canvas (Canvas names files)
-    (["hw_1_2_final", "out.txt"], None),
-    (["alice", "output.txt"], None),
-    (["submission_111.txt"], None),
-])
-def test_lms_names(parts, expected):
-    known = grade.gradescope_students(GS_METADATA)
-    assert grade.lms_student(parts, known) == expected
-
-
-def test_gradescope_metadata_is_read_not_run():
-    people = grade.gradescope_students(GS_METADATA)
-    assert set(people) == {"submission_111", "submission_222", "submission_333"}
-    assert grade.gradescope_students("!!python/object/apply:os.system ['echo hi']\n") == {}
-    assert grade.gradescope_students("") == {}
+from .support import CONFIG, GS_METADATA, layouts, tables, write
 
 
 def _zip(members: dict[str, bytes | str], compression=zipfile.ZIP_DEFLATED) -> bytes:
@@ -348,6 +279,6 @@ def test_a_download_is_graded_end_to_end(refs, tmp_path, text):
 def test_every_public_name_is_importable_from_the_package():
     import importlib
 
-    for name in ("inputs", "lms", "writers", "grading"):
+    for name in ("lms_names", "inputs", "lms", "writers", "grading"):
         module = importlib.import_module(f"dicejack.grade.{name}")
         assert all(getattr(grade, n) is getattr(module, n) for n in module.__all__), name

@@ -7,8 +7,9 @@ and ``-m`` as ``-m, --m``, whatever typer version draws it. Outputs over
 """
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
@@ -72,6 +73,21 @@ def write_output(text: str | bytes, out: Path | None) -> None:
         return
     write_atomic(out, text)
     typer.echo(f"wrote {out}", err=True)
+
+
+_T = TypeVar("_T")
+
+
+def formatted(fmt: str, value: _T, text: "Callable[[_T], str]", as_dict: "Callable[[_T], Any]",
+              as_csv: "Callable[[_T], str]") -> str:
+    """`value` as --format `fmt` asks (text, json or csv) for solve and learn: `text(value)`,
+    the compact JSON of `as_dict(value)` (:func:`dicejack.compare.json_text`), or
+    `as_csv(value)`."""
+    if fmt == "json":
+        from dicejack.compare import json_text
+
+        return json_text(as_dict(value), compact=True)
+    return {"text": text, "csv": as_csv}[fmt](value)
 
 
 def _print_version(value: bool) -> None:

@@ -19,12 +19,14 @@ from dicejack.cli.common import (
     app,
     check_out_path,
     confirm_large_outputs,
+    formatted,
     free_path,
     make_game,
     write_output,
 )
 
 if TYPE_CHECKING:
+    from dicejack.game import Game
     from dicejack.learner import LearnRun
     from dicejack.learners import Run
 
@@ -238,7 +240,7 @@ def learn(
     dicejack learn --learner q-learning --param alpha=0.1 --games 100000 --out q.npz;
     dicejack learn --resume q.npz --games 1000000 --out q.npz
     """
-    from dicejack import compare, formats, learner
+    from dicejack import formats, learner
 
     if games < 0:
         raise UsageError(f"--games must be >= 0, got {games}")
@@ -289,22 +291,13 @@ def learn(
         clash = [f"{labels.get(k, k)}{v}" if labels.get(k, k).endswith("=")
                  else f"{labels.get(k, k)} {v}"
                  for k, v in given.items() if v is not None and v != has[k]]
-        if clash:
-            raise UsageError(
-                f"{resume} is a different run ({start.game}, M={start.m:g}, seed {start.seed}, "
-                f"tie-break {start.tie_break}): {', '.join(clash)} disagrees; omit it to resume"
-            )
-        if games < start.games:
-            raise UsageError(f"{resume} already has {start.games} games; --games must be >= that")
+        _check_resumable(resume, f"{start.game}, M={start.m:g}, seed {start.seed}, tie-break "
+                         f"{start.tie_break}", clash, games, start.games)
         game = start.game
     else:
         game = make_game(6 if sides is None else sides, 15 if low is None else low,
                          17 if high is None else high, 2 if dice is None else dice)
-    sizes = [("the printed tables", formats.run_bytes(game, fmt.value, games))]
-    if out is not None:
-        snapshots = len(start.snapshots) if start is not None else 0
-        sizes.insert(0, (str(out), formats.run_bytes(game, "npz", games, snapshots)))
-    confirm_large_outputs(sizes, force)
+    _confirm_run_outputs(formats.run_bytes, game, fmt, games, out, start, force)
     session = learner.Session(
         game, 100.0 if given["-m"] is None else given["-m"], 1 if seed is None else seed,
         tie_break=given["--tie-break"] or "lowest", start=start,
@@ -323,12 +316,32 @@ def learn(
 
     run = play_saving_on_interrupt(session, games, out, resume, formats.save_run_npz,
                                    show_trace if trace else None)
-    text = {
-        LearnFormat.text: formats.learn_text,
-        LearnFormat.json: lambda run: compare.json_text(formats.learn_dict(run), compact=True),
-        LearnFormat.csv: formats.learn_csv,
-    }[fmt](run)
-    write_output(text, None)
+    write_output(formatted(fmt.value, run, formats.learn_text, formats.learn_dict,
+                           formats.learn_csv), None)
+
+
+def _check_resumable(resume: Path | None, run: str, clash: list[str], games: int, played: int
+                     ) -> None:
+    """Refuse to resume `resume` (described as `run`) when options contradict it (`clash`, as
+    the user wrote them) or --games is below the `played` games it already has."""
+    if clash:
+        raise UsageError(
+            f"{resume} is a different run ({run}): {', '.join(clash)} disagrees; omit it to resume"
+        )
+    if games < played:
+        raise UsageError(f"{resume} already has {played} games; --games must be >= that")
+
+
+def _confirm_run_outputs(estimate: "Callable[..., int]", game: "Game", fmt: LearnFormat,
+                         games: int, out: Path | None, start: "LearnRun | Run | None",
+                         force: bool) -> None:
+    """Before playing: the printed tables and the --out run file (with `start`'s snapshots)
+    sized by `estimate` (a formats *_bytes function) go through --force."""
+    sizes = [("the printed tables", estimate(game, fmt.value, games))]
+    if out is not None:
+        snapshots = len(start.snapshots) if start is not None else 0
+        sizes.insert(0, (str(out), estimate(game, "npz", games, snapshots)))
+    confirm_large_outputs(sizes, force)
 
 
 def _learn_any(
@@ -346,7 +359,7 @@ def _learn_any(
     """`learn` with any bundled learner through :mod:`dicejack.learners`: a fresh run of
     `name` with `params`, or `start` (a saved run, whose learner, parameters, game and seed the
     options must not contradict) continued; saved as a learner run file; printed."""
-    from dicejack import compare, formats, learners
+    from dicejack import formats, learners
     from dicejack.learners.base import format_value
 
     if start is not None:
@@ -357,24 +370,13 @@ def _learn_any(
         clash = [f"{k} {v}" for k, v in given.items() if v is not None and v != has[k]]
         clash += [f"--param {k}={format_value(v)}" for k, v in params.items()
                   if v != start.params.get(k)]
-        if clash:
-            words = " ".join([start.name, *(f"{k}={format_value(v)}"
-                                            for k, v in start.params.items())])
-            raise UsageError(
-                f"{resume} is a different run ({g}, {words}, seed {start.seed}): "
-                f"{', '.join(clash)} disagrees; omit it to resume"
-            )
-        if games < start.games:
-            raise UsageError(f"{resume} already has {start.games} games; --games must be >= that")
+        words = " ".join([start.name, *(f"{k}={format_value(v)}" for k, v in start.params.items())])
+        _check_resumable(resume, f"{g}, {words}, seed {start.seed}", clash, games, start.games)
         game = start.game
     else:
         defaults = {"--sides": 6, "--low": 15, "--high": 17, "--dice": 2}
         game = make_game(*(defaults[k] if v is None else v for k, v in game_options.items()))
-    sizes = [("the printed tables", formats.learner_run_bytes(game, fmt.value, games))]
-    if out is not None:
-        snapshots = len(start.snapshots) if start is not None else 0
-        sizes.insert(0, (str(out), formats.learner_run_bytes(game, "npz", games, snapshots)))
-    confirm_large_outputs(sizes, force)
+    _confirm_run_outputs(formats.learner_run_bytes, game, fmt, games, out, start, force)
     if start is not None:
         session = learners.Session(learners.restore(start), start.snapshots)
     else:
@@ -382,9 +384,5 @@ def _learn_any(
             learners.make(game, name, 1 if seed is None else seed, **params)
         )
     run = play_saving_on_interrupt(session, games, out, resume, formats.save_learner_run)
-    text = {
-        LearnFormat.text: formats.run_text,
-        LearnFormat.json: lambda run: compare.json_text(formats.run_dict(run), compact=True),
-        LearnFormat.csv: formats.run_csv,
-    }[fmt](run)
-    write_output(text, None)
+    write_output(formatted(fmt.value, run, formats.run_text, formats.run_dict, formats.run_csv),
+                 None)

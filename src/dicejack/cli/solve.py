@@ -15,6 +15,7 @@ from dicejack.cli.common import (
     app,
     check_out_path,
     confirm_large_outputs,
+    formatted,
     make_game,
     write_output,
 )
@@ -52,7 +53,7 @@ def solve(
     Examples: dicejack solve --sides 6 --low 15 --high 17 --dice 2 --exact;
     dicejack solve --low 4000 --high 4010 --dice 10 --format npz --out big.npz --force
     """
-    from dicejack import compare, formats, solver
+    from dicejack import formats, solver
 
     check_out_path(out)
     if fmt is SolveFormat.npz and out is None:
@@ -67,9 +68,6 @@ def solve(
         formats.save_solution_npz(out, sol)
         typer.echo(f"wrote {out}", err=True)
         return
-    text = {
-        SolveFormat.text: formats.solution_text,
-        SolveFormat.json: lambda sol: compare.json_text(formats.solution_dict(sol), compact=True),
-        SolveFormat.csv: formats.solution_csv,
-    }[fmt](sol)
+    text = formatted(fmt.value, sol, formats.solution_text, formats.solution_dict,
+                     formats.solution_csv)
     write_output(text, out)

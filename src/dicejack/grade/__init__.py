@@ -14,6 +14,7 @@ consistency        the statistic T and its p-value (its docstring is the specifi
 copies             distances between tables, the `copied` flag and similar_to
 rubric             points, verdict, flags with help and hints
 references         reference and calibration runs: computing, caching, what grading derives
+lms_names          the LMS student identifier in file and folder names, Gradescope metadata
 inputs             files, folders and zip archives -> entries with the LMS student identifier
 writers            gradebook CSV, terminal summary and report, per-student Markdown reports
 lms                grades back to an LMS: gradebook import CSV, Gradescope results.json
@@ -70,14 +71,12 @@ from dicejack.grade.inputs import (
     Entry,
     InputLimits,
     NotRegularFile,
-    Student,
     collect,
     display_name,
-    gradescope_students,
     html_text,
     is_one_file,
-    lms_student,
     read_regular,
+    resolved_path,
     skip_reason,
     too_large,
 )
@@ -96,6 +95,13 @@ from dicejack.grade.lms import (
     student_scores,
     write_gradescope,
     write_lms_csv,
+)
+from dicejack.grade.lms_names import (
+    GRADESCOPE_METADATA,
+    Student,
+    gradescope_students,
+    lms_student,
+    receipt_reason,
 )
 from dicejack.grade.printed import graded_learned, graded_tables, printed_decimals
 from dicejack.grade.references import (
@@ -183,4 +189,5 @@ __all__ = [
     "GRADESCOPE_VISIBILITY", "LMS_FORMATS", "StudentScore", "gradescope_results", "lms_csv",
     "student_scores", "write_gradescope", "write_lms_csv", "CANVAS_HEADER", "GENERIC_HEADER",
     "MAX_SCORE", "MOODLE_HEADER", "check_gradescope_path", "check_lms_path",
+    "GRADESCOPE_METADATA", "receipt_reason", "resolved_path",
 ]

@@ -91,7 +91,7 @@ class Grade:
     submissions of the batch it looks copied from or to (flag ``copied``). what_if: the score
     the tables would get if fixed (``"transposed back"``, ``"J shifted by one"``), when a flag
     suggests it. student, student_name, lms: who the file belongs to, from its LMS file name
-    (:func:`dicejack.grade.inputs.lms_student`). A skipped file (status ``skipped``, verdict
+    (:func:`dicejack.grade.lms_names.lms_student`). A skipped file (status ``skipped``, verdict
     "") says why in `error`.
     """
 

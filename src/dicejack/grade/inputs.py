@@ -1,6 +1,7 @@
 """Collecting submissions as they arrive: files, folders (recursively) and zip archives (the bulk
 downloads of Canvas, Moodle, Gradescope and Blackboard), each file with the student identifier
-its LMS put in the name (docs/grading.md, "Submissions as they arrive").
+its LMS put in the name (read by :mod:`dicejack.grade.lms_names`; docs/grading.md, "Submissions
+as they arrive").
 
 Archives are read in memory, never extracted, within limits: MAX_SUBMISSION_BYTES per member (as
 for files), InputLimits.archive_bytes unpacked in all and InputLimits.archive_members members per
@@ -24,11 +25,18 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import BinaryIO
 
+from dicejack.grade.lms_names import (
+    GRADESCOPE_METADATA,
+    Student,
+    gradescope_students,
+    lms_student,
+    receipt_reason,
+)
+
 __all__ = ["MAX_SUBMISSION_BYTES", "MAX_ARCHIVE_BYTES", "MAX_ARCHIVE_MEMBERS", "MAX_FOLDER_FILES",
            "MAX_NESTING", "SKIPPED_EXTENSIONS", "SKIPPED_FOLDERS", "SKIPPED_FILES",
-           "InputLimits", "Student", "Entry", "NotRegularFile", "collect", "lms_student",
-           "gradescope_students", "skip_reason", "read_regular", "html_text", "display_name",
-           "is_one_file", "too_large"]
+           "InputLimits", "Entry", "NotRegularFile", "collect", "skip_reason", "read_regular",
+           "html_text", "display_name", "is_one_file", "too_large", "resolved_path"]
 
 #: Larger submission files (and archive members) are refused unread.
 MAX_SUBMISSION_BYTES = 10 * 2**20
@@ -50,17 +58,6 @@ class InputLimits:
     archive_members: int = MAX_ARCHIVE_MEMBERS
     folder_files: int = MAX_FOLDER_FILES
     nesting: int = MAX_NESTING
-
-
-@dataclass(frozen=True)
-class Student:
-    """Who a file belongs to, as its LMS named it: `id` is the LMS's own identifier (Canvas user
-    id or ``anon_...``, Moodle participant number, Gradescope SID or e-mail, Blackboard user
-    name; group members `;`-separated), `lms` one of canvas, moodle, gradescope, blackboard."""
-
-    id: str
-    name: str = ""
-    lms: str = ""
 
 
 @dataclass(frozen=True, eq=False)
@@ -99,115 +96,6 @@ def too_large(label: str, size: int, declared: bool = False) -> str:
     how = " (declared)" if declared else ""
     return (f"refused {label}: {size / 2**20:.1f} MiB{how}, over the "
             f"{MAX_SUBMISSION_BYTES // 2**20} MiB limit")
-
-
-# ------------------------------------------------------------------ the LMS patterns
-#: Canvas (lib/content_zipper.rb): `<sortable name, lower case, only word characters>[_LATE]_
-#: <user id>_<attachment id>_<file name>`; anonymous grading `[LATE_]anon_<id>_<attachment>_...`;
-#: a text entry or URL `<name>[_LATE]_<user id>_text.html` / `_link.html`.
-CANVAS_FILE = re.compile(r"^(?P<name>.+?)(?:_LATE)?_(?P<id>\d+)_(?P<attachment>\d+)_(?P<file>.+)$")
-CANVAS_ANON = re.compile(r"^(?:LATE_)?(?P<id>anon_[A-Za-z0-9]+)_(?P<attachment>\d+)_(?P<file>.+)$")
-CANVAS_TEXT = re.compile(r"^(?P<name>.+?)(?:_LATE)?_(?P<id>\d+)_(?:text|link)\.html?$")
-#: Moodle (mod/assign): `<full name or "Participant">_<participant number>_assignsubmission_
-#: <plugin>_` as a folder ("download submissions in folders", the default) or as the start of a
-#: file name; team assignments put `<group>-` in front of the name.
-MOODLE = re.compile(r"^(?P<name>.*?)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<file>.*)$")
-#: Blackboard Learn ("Assignment File Download"): `<assignment>_<user name>_attempt_<yyyy-mm-dd-
-#: hh-mm-ss>_<file name>`, and `..._attempt_<date>.txt`, the receipt of the attempt.
-BLACKBOARD = re.compile(r"^(?P<assignment>.*)_(?P<id>[^_]+)_attempt_"
-                        r"(?P<when>\d{4}(?:-\d{2}){5})(?:_(?P<file>.+)|(?P<receipt>\.txt))$")
-#: Gradescope ("Export Submissions"): one folder `submission_<id>` per submission, and
-#: `submission_metadata.yml` naming its submitters beside them.
-GRADESCOPE = re.compile(r"^submission_(?P<id>\d+)$")
-GRADESCOPE_METADATA = "submission_metadata.yml"
-
-
-def lms_student(parts: Sequence[str], gradescope: Mapping[str, Student] | None = None
-                ) -> Student | None:
-    """The student a file belongs to, from its path components `parts` (folders, archives and
-    members, the file name last), nearest first; None when no LMS pattern matches.
-
-    Canvas and Blackboard name files (the last part, or an archive inside a download); Moodle
-    names files or folders; Gradescope folders, resolved through `gradescope` (the export's
-    metadata, :func:`gradescope_students`) when given."""
-    last = len(parts) - 1
-    for i in range(last, -1, -1):
-        part = parts[i]
-        m = MOODLE.match(part)
-        if m:
-            name = m["name"].strip()  # "Participant" under blind marking: no name
-            return Student(m["id"], "" if name == "Participant" else name, "moodle")
-        if i == last or part.lower().endswith(".zip"):
-            m = BLACKBOARD.match(part)
-            if m:
-                return Student(m["id"], "", "blackboard")
-            m = CANVAS_ANON.match(part)
-            if m:
-                return Student(m["id"], "", "canvas")
-            m = CANVAS_TEXT.match(part) or CANVAS_FILE.match(part)
-            if m:
-                return Student(m["id"], m["name"], "canvas")
-        elif GRADESCOPE.match(part):
-            known = (gradescope or {}).get(part)
-            return known if known is not None else Student(part, "", "gradescope")
-    return None
-
-
-_YAML_ITEM = re.compile(r"^(?P<indent>\s*)(?P<dash>-\s+)?:(?P<key>[a-z_]+):\s*(?P<value>.*)$")
-
-
-def _yaml_scalar(text: str) -> str:
-    text = text.strip()
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
-        text = text[1:-1]
-    return "" if text in ("~", "null") else text
-
-
-def gradescope_students(text: str) -> dict[str, Student]:
-    """``{"submission_<id>": Student}`` from a Gradescope export's submission_metadata.yml:
-    each submitter's SID, else e-mail, else name (group members `;`-separated).
-
-    Only the few lines needed are read (top-level ``submission_<id>:`` keys and their
-    ``:submitters:`` items' ``:sid:``, ``:email:``, ``:name:``); nothing is evaluated."""
-    out: dict[str, list[dict[str, str]]] = {}
-    current: str | None = None
-    block: int | None = None  # indentation of the :submitters: key, while inside it
-    for line in text.splitlines():
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        indent = len(line) - len(line.lstrip())
-        if indent == 0:
-            key = line.rstrip().removesuffix(":")
-            current = key if GRADESCOPE.match(key) and line.rstrip().endswith(":") else None
-            block = None
-            if current is not None:
-                out.setdefault(current, [])
-            continue
-        if current is None:
-            continue
-        m = _YAML_ITEM.match(line)
-        if block is None:
-            if m and m["key"] == "submitters" and not m["dash"]:
-                block = indent
-            continue
-        stripped = line.lstrip()
-        if indent < block or (indent == block and not stripped.startswith("-")):
-            block = None
-            if m and m["key"] == "submitters" and not m["dash"]:
-                block = indent
-            continue
-        if m is None:
-            continue
-        if m["dash"] or not out[current]:
-            out[current].append({})
-        out[current][-1][m["key"]] = _yaml_scalar(m["value"])
-    students = {}
-    for key, people in out.items():
-        ids = [p.get("sid") or p.get("email") or p.get("name") or "" for p in people]
-        if any(ids):
-            students[key] = Student(";".join(i or key for i in ids),
-                                    "; ".join(p.get("name", "") for p in people), "gradescope")
-    return students
 
 
 # -------------------------------------------------------------------- what is skipped
@@ -368,8 +256,9 @@ class _Collector:
     def __init__(self, limits: InputLimits, outputs: Iterable[Path], output_folders: Iterable[Path]
                  ) -> None:
         self.limits = limits
-        self.outputs = {p for p in (_resolved(o) for o in outputs) if p is not None}
-        self.output_folders = [p for p in (_resolved(o) for o in output_folders) if p is not None]
+        self.outputs = {p for p in (resolved_path(o) for o in outputs) if p is not None}
+        self.output_folders = [p for p in (resolved_path(o) for o in output_folders)
+                               if p is not None]
         self.entries: list[Entry] = []
 
     def add(self, label: str, parts: Sequence[str], gradescope: Mapping[str, Student] | None,
@@ -438,7 +327,7 @@ class _Collector:
                 f"folder {label} holds no files to grade")))
 
     def _output_folder(self, path: str) -> bool:
-        resolved = _resolved(path)
+        resolved = resolved_path(path)
         return resolved is not None and resolved in self.output_folders
 
     def _metadata_file(self, path: str) -> dict[str, Student]:
@@ -452,9 +341,9 @@ class _Collector:
         name = os.path.basename(path)
         label = display_name(path)
         parts = _parts(path)
-        reason = skip_reason(name) or _receipt_reason(name, siblings)
+        reason = skip_reason(name) or receipt_reason(name, siblings)
         if not reason and (self.outputs or self.output_folders):
-            resolved = _resolved(path)
+            resolved = resolved_path(path)
             if resolved is not None and (resolved in self.outputs or any(
                     folder in resolved.parents for folder in self.output_folders)):
                 reason = "dicejack's own output of this run, not a submission"
@@ -527,7 +416,7 @@ class _Collector:
                     key = "/".join(member[:where[0] + 1]) + "/"
                     folders_skipped.setdefault(key, where[1])
                     continue
-                reason = skip_reason(member[-1]) or _receipt_reason(
+                reason = skip_reason(member[-1]) or receipt_reason(
                     member[-1], siblings[member[:-1]])
                 plan.append((info, member, reason))
             for key, reason in folders_skipped.items():
@@ -613,7 +502,9 @@ def _reason(exc: BaseException) -> str:
     return text[:200] if text else type(exc).__name__
 
 
-def _resolved(path: str | bytes | os.PathLike[str]) -> Path | None:
+def resolved_path(path: str | bytes | os.PathLike[str]) -> Path | None:
+    """`path` made absolute with links followed (it need not exist); None when it cannot be (a
+    NUL in it, a link loop): the one way inputs and outputs are compared."""
     try:
         raw = os.fsdecode(path) if isinstance(path, bytes) else path
         return Path(raw).resolve(strict=False)
@@ -641,17 +532,6 @@ def _nearest(metadata: Mapping[str, Mapping[str, Student]], folder: str) -> dict
             return {}
         path = parent
 
-
-def _receipt_reason(name: str, siblings: Sequence[str]) -> str:
-    """A Blackboard attempt receipt (``..._attempt_<date>.txt``) is skipped when the attempt's
-    own files lie beside it; alone, it may hold the submission text and is graded."""
-    m = BLACKBOARD.match(name)
-    if m is None or not m["receipt"]:
-        return ""
-    prefix = name[: -len(".txt")] + "_"
-    if any(s.startswith(prefix) for s in siblings):
-        return "the Blackboard receipt of an attempt whose files are graded"
-    return ""
 
 
 _EOCD = b"PK\x05\x06"

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from dicejack import compare, figures, formats, parallel
+from dicejack.grade.inputs import resolved_path
 from dicejack.grade.rubric import (
     CONSISTENCY_POINTS,
     FLAG_HELP,
@@ -50,14 +51,6 @@ GRADEBOOK_HEADER: tuple[str, ...] = (
 _EARLIER_HEADERS: tuple[tuple[str, ...], ...] = (GRADEBOOK_HEADER[:-1],)
 
 
-def _resolved(path: str | os.PathLike[str] | bytes) -> Path | None:
-    try:
-        raw = os.fsdecode(path) if isinstance(path, bytes) else path
-        return Path(raw).resolve(strict=False)
-    except (OSError, ValueError, TypeError, RuntimeError):
-        return None
-
-
 class _Inputs:
     """The submissions, by resolved path and by (device, inode), to recognise any spelling or
     link of one of them."""
@@ -66,7 +59,7 @@ class _Inputs:
         self.by_path: dict[Path, str] = {}
         self.by_inode: dict[tuple[int, int], str] = {}
         for item in inputs:
-            resolved = _resolved(item)
+            resolved = resolved_path(item)
             if resolved is None:
                 continue
             self.by_path.setdefault(resolved, str(item))
@@ -77,7 +70,7 @@ class _Inputs:
             self.by_inode.setdefault((st.st_dev, st.st_ino), str(item))
 
     def match(self, path: Path) -> str | None:
-        resolved = _resolved(path)
+        resolved = resolved_path(path)
         if resolved is not None and resolved in self.by_path:
             return self.by_path[resolved]
         try:
