@@ -4,6 +4,10 @@ Modules, each owning one thing:
   atomic.py      writing files safely (temporary file in the target folder, fsync, rename:
                  write_atomic, savez_atomic) and the one output-path check every command uses
                  (check_output_file, ensure_output_folder)
+  sizes.py       how many bytes `solve` and `learn` will write, estimated before the work
+                 (solution_bytes, run_bytes, learner_run_bytes)
+  npz.py         reading .npz archives safely (open_npz, NpzMembers): member headers checked
+                 against declared shapes and sizes before any data is read
   tables.py      what `solve` and `learn` write: the handout's text tables (format_table) and
                  params header; solutions as text, JSON, CSV and .npz; learner runs as .npz
                  (saved and loaded exactly, for resuming) and as text, JSON and CSV; traces
@@ -26,7 +30,7 @@ from typing import Any
 from dicejack import DicejackError
 
 #: The modules whose `__all__` names are re-exported, in the order they are searched.
-_MODULES = ("atomic", "tables", "submission", "learner_runs")
+_MODULES = ("atomic", "sizes", "npz", "tables", "submission", "learner_runs")
 
 
 class FormatError(DicejackError):

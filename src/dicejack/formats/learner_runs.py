@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
-import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +24,7 @@ import numpy as np
 from dicejack import DicejackError, one_line
 from dicejack.formats import FormatError
 from dicejack.formats.atomic import savez_atomic
+from dicejack.formats.npz import SMALL_MEMBER_BYTES, NpzMembers, open_npz
 
 if TYPE_CHECKING:  # pragma: no cover
     from dicejack.learners import Run
@@ -35,8 +34,6 @@ __all__ = ["LEARNER_RUN_KIND", "LEARNER_RUN_VERSION", "save_learner_run", "load_
 LEARNER_RUN_KIND = "dicejack-learner-run"
 LEARNER_RUN_VERSION = 1
 
-#: Largest text or scalar member (params, game, rng_state, ...), in bytes.
-_SMALL_BYTES = 4096
 #: Most checkpoints a run file may hold.
 _SNAPSHOT_LIMIT = 100_000
 _STATE = "state__"
@@ -85,81 +82,32 @@ def save_learner_run(path: str | os.PathLike[str], run: Run) -> None:
     )
 
 
-def _header(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> tuple[tuple[int, ...], np.dtype]:
-    """(shape, dtype) a member's .npy header declares, checked against its size in the zip."""
-    from numpy.lib import format as npy
-
-    with archive.open(info) as fh:
-        version = npy.read_magic(fh)
-        if version == (1, 0):
-            shape, _, dtype = npy.read_array_header_1_0(fh)
-        elif version in ((2, 0), (3, 0)):
-            shape, _, dtype = npy.read_array_header_2_0(fh)
-        else:
-            raise ValueError(f".npy version {version}")
-        offset = fh.tell()
-    if dtype.hasobject or dtype.fields is not None or dtype.subdtype is not None:
-        raise ValueError(f"dtype {dtype} is not plain numbers or text")
-    count = int(np.prod(shape, dtype=object))
-    if info.file_size != offset + count * dtype.itemsize:
-        raise ValueError("its header and its size in the zip file disagree")
-    return tuple(int(n) for n in shape), dtype
+def _read(
+    members: NpzMembers, key: str, shapes: tuple[tuple[int, ...] | None, ...], kinds: str
+) -> np.ndarray:
+    """Member `key` if its declared shape is one of `shapes` (None: a small scalar) and its
+    dtype kind one of `kinds`; ValueError naming the member if not."""
+    if key not in members.infos:
+        raise ValueError(f"missing {key}")
+    shape, dtype = members.header(key, kinds)
+    small = shape == () and dtype.itemsize <= SMALL_MEMBER_BYTES
+    if not any(shape == s if s is not None else small for s in shapes):
+        raise ValueError(f"{key} has shape {shape} ({dtype})")
+    return members.read(key)
 
 
-class _Members:
-    """The members of a run file, each read only after its header passed the checks."""
-
-    def __init__(self, archive: zipfile.ZipFile) -> None:
-        self.archive = archive
-        self.infos = {
-            (i.filename[:-4] if i.filename.endswith(".npy") else i.filename): i
-            for i in archive.infolist()
-        }
-
-    def read(self, key: str, shapes: tuple[tuple[int, ...] | None, ...], kinds: str) -> np.ndarray:
-        """Member `key` if its declared shape is one of `shapes` (None: a small scalar) and its
-        dtype kind one of `kinds`; ValueError naming the member if not."""
-        from numpy.lib import format as npy
-
-        if key not in self.infos:
-            raise ValueError(f"missing {key}")
-        try:
-            shape, dtype = _header(self.archive, self.infos[key])
-        except ValueError as exc:
-            raise ValueError(f"{key}: {one_line(exc)}") from None
-        if dtype.kind not in kinds or dtype.itemsize > (8 if dtype.kind != "U" else _SMALL_BYTES):
-            raise ValueError(f"{key} has dtype {dtype}")
-        small = shape == () and dtype.itemsize <= _SMALL_BYTES
-        if not any(shape == s if s is not None else small for s in shapes):
-            raise ValueError(f"{key} has shape {shape} ({dtype})")
-        with self.archive.open(self.infos[key]) as fh:
-            return npy.read_array(fh, allow_pickle=False)
-
-    def scalar(self, key: str, kinds: str) -> Any:
-        return self.read(key, (None,), kinds).item()
+def _scalar(members: NpzMembers, key: str, kinds: str) -> Any:
+    return _read(members, key, (None,), kinds).item()
 
 
 def _json_object(key: str, text: str, depth: int = 1) -> dict[str, Any]:
     """A flat JSON object (size and nesting checked before parsing)."""
-    if len(text) > _SMALL_BYTES or text.count("{") + text.count("[") > depth:
+    if len(text) > SMALL_MEMBER_BYTES or text.count("{") + text.count("[") > depth:
         raise ValueError(f"{key} is not a small flat JSON object")
     value = json.loads(text)
     if not isinstance(value, dict):
         raise ValueError(f"{key} is not a JSON object")
     return value
-
-
-def _check_path(path: Path) -> None:
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        raise FormatError(f"cannot read run {path}: no such file") from None
-    except OSError as exc:
-        raise FormatError(f"cannot read run {path}: {exc.strerror or exc}") from None
-    if stat.S_ISDIR(mode):
-        raise FormatError(f"cannot read run {path}: it is a folder, not a regular file")
-    if not stat.S_ISREG(mode):
-        raise FormatError(f"cannot read run {path}: not a regular file")
 
 
 def load_learner_run(path: str | os.PathLike[str]) -> Run:
@@ -172,58 +120,51 @@ def load_learner_run(path: str | os.PathLike[str]) -> Run:
     from dicejack.game import Game
 
     path = Path(path)
-    _check_path(path)
 
     def bad(why: str) -> FormatError:
         return FormatError(f"run file {path} is corrupt or not a dicejack learner run: {why}")
 
-    try:
-        archive = zipfile.ZipFile(path)
-    except Exception as exc:  # zip, header and I/O errors all mean "not a run file"
-        raise FormatError(
-            f"cannot read run {path}: not a valid .npz file ({one_line(exc)})"
-        ) from None
-    with archive:
-        members = _Members(archive)
+    with open_npz(path) as archive:
+        members = NpzMembers(archive)
         try:
-            kind = members.scalar("kind", "U")
+            kind = _scalar(members, "kind", "U")
         except Exception as exc:
             raise bad(one_line(exc)) from None
     if kind == RUN_NPZ_KIND:
         return _from_learn_run(load_run_npz(path))
-    with zipfile.ZipFile(path) as archive:
-        members = _Members(archive)
+    with open_npz(path) as archive:
+        members = NpzMembers(archive)
         try:
             if kind != LEARNER_RUN_KIND:
                 raise bad(f"kind is {kind!r}")
-            version = members.scalar("version", "iu")
+            version = _scalar(members, "version", "iu")
             if version > LEARNER_RUN_VERSION:
                 raise FormatError(
                     f"run file {path} has format version {version}; this dicejack reads up to "
                     f"{LEARNER_RUN_VERSION}"
                 )
-            name = members.scalar("learner", "U")
+            name = _scalar(members, "learner", "U")
             if name not in learners.NAMES:
                 raise bad(f"unknown learner {name!r} (bundled: {', '.join(learners.NAMES)})")
-            game = Game(**_json_object("game", members.scalar("game", "U")))
+            game = Game(**_json_object("game", _scalar(members, "game", "U")))
             params = learners.check_learner_params(
-                name, _json_object("params", members.scalar("params", "U"))
+                name, _json_object("params", _scalar(members, "params", "U"))
             )
-            games, seed, moves = (members.scalar(k, "iu") for k in ("games", "seed", "moves"))
+            games, seed, moves = (_scalar(members, k, "iu") for k in ("games", "seed", "moves"))
             if games < 0 or seed < 0 or moves < -1:
                 raise bad("negative games, seed or moves")
             state = {}
             for key in members.infos:
                 if key.startswith(_STATE):
-                    value = members.read(key, (None, game.table_shape), "iufU")
+                    value = _read(members, key, (None, game.table_shape), "iufU")
                     state[key[len(_STATE):]] = value.item() if value.shape == () else value
-            (n,), _ = _header(archive, members.infos["snapshot_games"])
+            (n,), _ = members.header("snapshot_games")
             if n > _SNAPSHOT_LIMIT:
                 raise bad(f"{n} snapshots, over the limit of {_SNAPSHOT_LIMIT}")
-            marks = members.read("snapshot_games", ((n,),), "iu")
-            best = members.read("snapshot_best", ((n, *game.shape),), "iu")
-            prob = members.read("snapshot_probability", ((n, *game.shape),), "f")
-            visits = members.read("snapshot_visits", ((n, *game.shape),), "iu")
+            marks = _read(members, "snapshot_games", ((n,),), "iu")
+            best = _read(members, "snapshot_best", ((n, *game.shape),), "iu")
+            prob = _read(members, "snapshot_probability", ((n, *game.shape),), "f")
+            visits = _read(members, "snapshot_visits", ((n, *game.shape),), "iu")
         except FormatError:
             raise
         except KeyError as exc:

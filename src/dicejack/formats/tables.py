@@ -4,8 +4,7 @@ The handout's text tables (`format_table`) and the params header line; solutions
 CSV and .npz; learner runs as .npz (saved and loaded exactly, so that a run can be resumed) and
 as text, JSON and CSV; any learner's run (:class:`dicejack.learners.Run`, `learn --learner`) as
 text, JSON and CSV; game traces in the handout's words (`learn --trace`). Key names and
-layouts are those of DESIGN.md "File formats". The size each of these outputs will have is
-estimated before the work (`solution_bytes`, `run_bytes`), so a command can ask first.
+layouts are those of DESIGN.md "File formats"; sizes.py estimates how large each will be.
 """
 
 from __future__ import annotations
@@ -14,7 +13,6 @@ import io
 import json
 import os
 import re
-import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,12 +21,13 @@ import numpy as np
 from dicejack import one_line
 from dicejack.formats import FormatError
 from dicejack.formats.atomic import savez_atomic
+from dicejack.formats.npz import SMALL_MEMBER_BYTES, NpzMembers, open_npz
 
 if TYPE_CHECKING:  # pragma: no cover
-    from dicejack.game import Game
-    from dicejack.learner import LearnRun, TracedGame, TracedMove
+    from dicejack.learner import LearnRun
     from dicejack.learners import Run
     from dicejack.solver import Solution
+    from dicejack.trace import TracedGame, TracedMove
 
 __all__ = [
     "RUN_NPZ_KIND",
@@ -39,17 +38,14 @@ __all__ = [
     "learn_dict",
     "learn_json",
     "learn_text",
-    "learner_run_bytes",
     "load_run_npz",
     "move_sentence",
     "read_params_header",
-    "run_bytes",
     "run_csv",
     "run_dict",
     "run_text",
     "save_run_npz",
     "save_solution_npz",
-    "solution_bytes",
     "solution_csv",
     "solution_dict",
     "solution_json",
@@ -237,67 +233,27 @@ def save_run_npz(path: str | os.PathLike[str], run: LearnRun) -> None:
     )
 
 
-#: Largest string or scalar member of a run file (params, rng_state, kind, ...), in bytes.
-_SMALL_MEMBER_BYTES = 4096
 #: Deepest JSON nesting of params (1: a flat object) and rng_state (2: PCG64's state object).
 _JSON_DEPTH = {"params": 1, "rng_state": 2}
 #: Most checkpoints a run file may hold.
 _SNAPSHOT_LIMIT = 1_000_000
 
 
-class _NpzMembers:
-    """The members of a .npz, each checked from its .npy header before its data is read."""
-
-    def __init__(self, path: Path, archive: Any) -> None:
-        self.path = path
-        self.archive = archive
-        self.infos = {}
-        for info in archive.infolist():
-            key = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
-            self.infos[key] = info
-
-    def header(self, key: str) -> tuple[tuple[int, ...], np.dtype]:
-        """(shape, dtype) declared by member `key`'s .npy header; ValueError if it is unusable."""
-        from numpy.lib import format as npy
-
-        with self.archive.open(self.infos[key]) as fh:
-            version = npy.read_magic(fh)
-            if version == (1, 0):
-                shape, fortran, dtype = npy.read_array_header_1_0(fh)
-            elif version in ((2, 0), (3, 0)):
-                shape, fortran, dtype = npy.read_array_header_2_0(fh)
-            else:
-                raise ValueError(f"{key}: .npy version {version}")
-            offset = fh.tell()
-        if dtype.hasobject or dtype.fields is not None or dtype.subdtype is not None:
-            raise ValueError(f"{key} has dtype {dtype}, not plain numbers or text")
-        count = 1
-        for n in shape:
-            count *= int(n)
-        if self.infos[key].file_size != offset + count * dtype.itemsize:
-            raise ValueError(f"{key}: its header and its size in the zip file disagree")
-        return tuple(int(n) for n in shape), dtype
-
-    def read(self, key: str, shape: tuple[int, ...] | None, kinds: str) -> np.ndarray:
-        """Member `key`, read only if its header declares `shape` (None: any shape of at most
-        _SMALL_MEMBER_BYTES) and a dtype kind of `kinds`; ValueError if not."""
-        from numpy.lib import format as npy
-
-        declared, dtype = self.header(key)
-        if dtype.kind not in kinds or dtype.itemsize > (8 if kinds != "U" else 4 * 1024):
-            raise ValueError(f"{key} has dtype {dtype}")
-        if shape is None:
-            if len(declared) > 1 or int(np.prod(declared)) * dtype.itemsize > _SMALL_MEMBER_BYTES:
-                raise ValueError(f"{key} has shape {declared} ({dtype}), too large")
-        elif declared != shape:
-            raise ValueError(f"{key} has shape {declared} ({dtype}), not {shape}")
-        with self.archive.open(self.infos[key]) as fh:
-            return npy.read_array(fh, allow_pickle=False)
+def _read(members: NpzMembers, key: str, shape: tuple[int, ...] | None, kinds: str) -> np.ndarray:
+    """Member `key`, read only if its header declares `shape` (None: any shape of at most
+    SMALL_MEMBER_BYTES) and a dtype kind of `kinds`; ValueError if not."""
+    declared, dtype = members.header(key, kinds)
+    if shape is None:
+        if len(declared) > 1 or int(np.prod(declared)) * dtype.itemsize > SMALL_MEMBER_BYTES:
+            raise ValueError(f"{key} has shape {declared} ({dtype}), too large")
+    elif declared != shape:
+        raise ValueError(f"{key} has shape {declared} ({dtype}), not {shape}")
+    return members.read(key)
 
 
 def _small_json(key: str, raw: str) -> Any:
     """json.loads of a small flat field, after checking its size and nesting (no recursion)."""
-    if len(raw) > _SMALL_MEMBER_BYTES:
+    if len(raw) > SMALL_MEMBER_BYTES:
         raise ValueError(f"{key} is {len(raw)} characters long")
     depth = deepest = 0
     for char in raw:  # brackets inside strings count too: stricter, never looser
@@ -341,34 +297,16 @@ def load_run_npz(path: str | os.PathLike[str]) -> LearnRun:
     read, JSON fields are size- and depth-checked before parsing, a folder, FIFO or device is
     never opened.
     """
-    import zipfile
-
     from dicejack import learner
     from dicejack.game import Game
 
     path = Path(path)
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        raise FormatError(f"cannot read run {path}: no such file") from None
-    except OSError as exc:
-        raise FormatError(f"cannot read run {path}: {exc.strerror or exc}") from None
-    if stat.S_ISDIR(mode):
-        raise FormatError(f"cannot read run {path}: it is a folder, not a regular file")
-    if not stat.S_ISREG(mode):
-        raise FormatError(f"cannot read run {path}: not a regular file")
 
     def bad(why: str) -> FormatError:
         return FormatError(f"run file {path} is corrupt or not a dicejack learner run: {why}")
 
-    try:
-        archive = zipfile.ZipFile(path)
-    except Exception as exc:  # zip, header and I/O errors all mean "not a run file"
-        raise FormatError(
-            f"cannot read run {path}: not a valid .npz file ({one_line(exc)})"
-        ) from None
-    with archive:
-        members = _NpzMembers(path, archive)
+    with open_npz(path) as archive:
+        members = NpzMembers(archive)
         required = ("kind", "version", "params", "m", "games", "seed", "rng_state", "win", "lose")
         missing = [key for key in required if key not in members.infos]
         if missing:
@@ -377,7 +315,7 @@ def load_run_npz(path: str | os.PathLike[str]) -> LearnRun:
         def small(key: str, kinds: str, default: Any = None) -> Any:
             if key not in members.infos:
                 return default
-            value = members.read(key, None, kinds)
+            value = _read(members, key, None, kinds)
             if value.shape != ():
                 raise ValueError(f"{key} has shape {value.shape}, not a single value")
             return value.item()
@@ -404,15 +342,15 @@ def load_run_npz(path: str | os.PathLike[str]) -> LearnRun:
             if games < 0 or moves < 0 or not 0 <= seed < learner.SEED_LIMIT:
                 raise bad("negative games, moves or seed")
             shape = game.table_shape
-            win = members.read("win", shape, "iu")
-            lose = members.read("lose", shape, "iu")
+            win = _read(members, "win", shape, "iu")
+            lose = _read(members, "lose", shape, "iu")
             if "snapshot_games" in members.infos:
                 (n,), _ = members.header("snapshot_games")
                 if n > _SNAPSHOT_LIMIT:
                     raise bad(f"{n} snapshots, over the limit of {_SNAPSHOT_LIMIT}")
-                snap_games = members.read("snapshot_games", (n,), "iu")
-                snap_win = members.read("snapshot_win", (n, *shape), "iu")
-                snap_lose = members.read("snapshot_lose", (n, *shape), "iu")
+                snap_games = _read(members, "snapshot_games", (n,), "iu")
+                snap_win = _read(members, "snapshot_win", (n, *shape), "iu")
+                snap_lose = _read(members, "snapshot_lose", (n, *shape), "iu")
             else:
                 snap_games = np.zeros(0, dtype=np.int64)
                 snap_win = snap_lose = np.zeros((0, *shape), dtype=np.int64)
@@ -584,79 +522,3 @@ def trace_text(games: list[TracedGame]) -> str:
             lines.append(move_sentence(mv, tg.winner if mv is tg.moves[-1] else None))
         lines.append("")
     return "\n".join(lines)
-
-
-# ------------------------------------------------------------------------------ output sizes
-#: Characters of one float as JSON and CSV write it (repr, e.g. 0.5762729569978213) and a comma.
-_FLOAT_CHARS = 20
-#: Characters of one 4-decimal probability cell of a text table and its space.
-_TEXT_PROB_CHARS = 7
-#: Zip and .npy headers of a .npz, and the header lines of text: far below any size that matters.
-_OVERHEAD_BYTES = 64 * 1024
-
-
-def _digits(n: int) -> int:
-    return len(str(max(int(n), 0)))
-
-
-def solution_bytes(game: Game, fmt: str) -> int:
-    """About how many bytes `solve --format FMT` writes for `game`, known before solving.
-
-    npz: the arrays' bytes (uncompressed: compression is used only for small games); json, csv,
-    text: from the characters each value takes (floats as 20), a close upper estimate.
-    """
-    states, k = game.states, game.n_dice
-    j_cell = _digits(k) + 1
-    per_state = {
-        "npz": 9 * (k + 1) + 3 * 8,  # q float64 and optimal bool per J; p, best, gap
-        "json": _FLOAT_CHARS * (k + 3) + 2 * j_cell + 2 * k + 4,  # p, q, gap; best, optimal
-        "csv": _FLOAT_CHARS * (k + 2) + 2 * _digits(game.low) + 2 * j_cell + 2 * k + 2,
-        "text": j_cell + _TEXT_PROB_CHARS + 2,
-    }.get(fmt)
-    if per_state is None:
-        raise FormatError(f"unknown solution format {fmt!r}")
-    return states * per_state + _OVERHEAD_BYTES
-
-
-def run_bytes(game: Game, fmt: str, games: int = 0, snapshots: int = 0) -> int:
-    """About how many bytes a learner run of `games` games writes as FMT, known before learning.
-
-    npz (`learn --out`): its win and lose tables and `snapshots` copies of them (int64, before
-    compression: the file is smaller); json, csv, text (what `learn` prints): from the
-    characters each value takes, counts as wide as `games`. An upper estimate.
-    """
-    states, k = game.states, game.n_dice
-    j_cell, count = _digits(k) + 1, _digits(games) + 1
-    per_state = {
-        "npz": 2 * 8 * (k + 1) * (1 + snapshots),
-        "json": 2 * count * (k + 1) + j_cell + _FLOAT_CHARS,
-        "csv": 2 * count * k + 2 * _digits(game.low) + j_cell + _FLOAT_CHARS + 2,
-        "text": j_cell + _TEXT_PROB_CHARS + 2,
-    }.get(fmt)
-    if per_state is None:
-        raise FormatError(f"unknown run format {fmt!r}")
-    return states * per_state + _OVERHEAD_BYTES
-
-
-
-
-def learner_run_bytes(game: Game, fmt: str, games: int = 0, snapshots: int = 0) -> int:
-    """About how many bytes a run of any bundled learner writes as FMT, known before learning.
-
-    npz (`learn --learner NAME --out`): a learner state of two (L, L, K+1) tables of 8-byte
-    numbers and `snapshots` checkpoints of three LxL tables (before compression); json, csv,
-    text (what `learn --learner NAME` prints), visits as wide as `games` moves per state can
-    make them. An upper estimate.
-    """
-    states, k = game.states, game.n_dice
-    j_cell = _digits(k) + 1
-    visits = _digits(games * 2 * game.low) + 1  # a game makes at most 2L - 1 moves
-    per_state = {
-        "npz": 2 * 8 * (k + 1) + 3 * 8 * snapshots,
-        "json": 2 * visits + j_cell + _FLOAT_CHARS,
-        "csv": 2 * _digits(game.low) + j_cell + _FLOAT_CHARS + visits + 3,
-        "text": j_cell + _TEXT_PROB_CHARS + 2,
-    }.get(fmt)
-    if per_state is None:
-        raise FormatError(f"unknown run format {fmt!r}")
-    return states * per_state + _OVERHEAD_BYTES
