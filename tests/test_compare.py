@@ -230,53 +230,7 @@ def test_raw_count_tables_are_accepted(handout_truth):
         compare.compare(HANDOUT, handout_truth, (run.win[:10, :10], run.lose[:10, :10]))
 
 
-# ------------------------------------------------------------------- slips in printed tables
-def test_hints_on_the_hand_computed_tiny_game(tiny_truth):
-    sol = tiny_truth.solution  # P* = [[5/8, 3/4], [1/2, 1/2]], J = 1 everywhere
-    right = compare.table_hints(tiny_truth, sol.best, sol.p)
-    assert not right.transposed and not right.zero_based
-    assert right.error == 0.0 and right.agreement == 1.0 and right.agreement_shifted == 0.0
-    # transposed, <0,1> shows P*(1,0) = 1/2 instead of 3/4: off by 1/4 in 1 of 3 reachable states
-    flipped = compare.table_hints(tiny_truth, sol.best.T, sol.p.T)
-    assert flipped.transposed and not flipped.zero_based
-    assert flipped.error == pytest.approx(1 / 12) and flipped.error_transposed == 0.0
-    (message,) = flipped.messages(TINY.n_dice)
-    assert "transposed" in message and "0.000" in message and "0.083" in message
-    # J printed 0-based: 0 where the handout prints 1
-    zero = compare.table_hints(tiny_truth, sol.best - 1, sol.p)
-    assert zero.zero_based and not zero.transposed
-    assert (zero.agreement, zero.agreement_shifted) == (0.0, 1.0)
-    (message,) = zero.messages(TINY.n_dice)
-    assert "0-based (0..1 printed for 1..2 dice)" in message and "100%" in message
-    both = compare.table_hints(tiny_truth, (sol.best - 1).T, sol.p.T)
-    assert both.transposed and both.zero_based and len(both.messages(2)) == 2
-
-
-def test_hints_on_learned_tables(handout_truth):
-    run = learner.learn(HANDOUT, 100.0, 100_000, seed=3)
-    best, prob = learner.learned_tables(run.win, run.lose)
-    as_printed = compare.table_hints(handout_truth, best, prob)
-    assert not as_printed.transposed and not as_printed.zero_based
-    flipped = compare.table_hints(handout_truth, best.T, prob.T)
-    assert flipped.transposed and not flipped.zero_based
-    # a student printing argmax over J = 1..K without the +1: -1 where there is no data
-    zero_based = np.where(best > 0, best - 1, -1)
-    hints = compare.table_hints(handout_truth, zero_based, prob)
-    assert hints.zero_based and not hints.transposed
-    assert hints.agreement_shifted - hints.agreement >= compare.ZERO_BASED_MIN_GAIN
-    # J = 0 printed only where there is no data is the handout's own convention, not a slip
-    assert not compare.table_hints(handout_truth, best, prob).zero_based
-    # a policy that never plays K is not 0-based when shifting it does not help
-    ones = np.ones_like(best)
-    assert not compare.table_hints(handout_truth, ones, prob).zero_based
-
-
-def test_size_hint():
-    assert compare.size_hint(HANDOUT, 10) == (
-        "the tables are 10x10: LTarget=10? try --low 10 --high <UTarget>")
-    assert compare.size_hint(HANDOUT, 15) == "" and compare.size_hint(HANDOUT, None) == ""
-
-
+# ------------------------------------ slips in printed tables (their rules: tests/test_hints.py)
 def test_compare_command_names_the_size_it_found_and_the_slips(tmp_path, capsys):
     game = Game(6, 10, 12, 2)
     sol = solver.solve(game)

@@ -11,7 +11,7 @@ import re
 import numpy as np
 import pytest
 
-from dicejack import explain, formats, formulas, learner
+from dicejack import explain, formats, formulas, learner, trace
 from dicejack.cli import main
 from dicejack.game import Game
 
@@ -38,7 +38,7 @@ def test_the_handouts_action_probability_example_line_by_line():
     lose = np.zeros(THREE_DICE.table_shape, np.int64)
     win[2, 3, 1:], lose[2, 3, 1:] = (0, 3, 1), (2, 1, 1)
     before = (win.copy(), lose.copy())
-    tg = learner.replay_trace(THREE_DICE, 4.0, [(1, 1), (1, 2), (6, 6, 3)], win, lose)
+    tg = trace.replay_trace(THREE_DICE, 4.0, [(1, 1), (1, 2), (6, 6, 3)], win, lose)
     third = moves_of(explain.explain_text(THREE_DICE, 4.0, [tg]))[2]
     for line in [
         "Move 3: Player A at <X,Y> = <2,3>",
@@ -67,7 +67,7 @@ def test_the_handouts_action_probability_example_line_by_line():
 
 def test_the_handouts_game_3_updates():
     # The handout's 4th line says "A total: 13"; it is B's total (5 + 3 + 5).
-    tg = learner.replay_trace(HANDOUT, 100.0, [(3, 4), (1, 4), (2, 5), (3, 5), (1,)], number=3)
+    tg = trace.replay_trace(HANDOUT, 100.0, [(3, 4), (1, 4), (2, 5), (3, 5), (1,)], number=3)
     text = explain.explain_text(HANDOUT, 100.0, [tg])
     lines = text.splitlines()
     start = lines.index("After Game 3 (A wins), these counts are incremented by 1:")
@@ -95,8 +95,8 @@ def test_the_handouts_game_3_updates():
 def test_game_1_after_game_3_sees_the_counts_game_3_left():
     win = np.zeros(HANDOUT.table_shape, np.int64)
     lose = np.zeros(HANDOUT.table_shape, np.int64)
-    learner.replay_trace(HANDOUT, 100.0, [(3, 4), (1, 4), (2, 5), (3, 5), (1,)], win, lose)
-    tg = learner.replay_trace(HANDOUT, 100.0, [(5, 6), (3, 4), (5, 5)], win, lose, number=4)
+    trace.replay_trace(HANDOUT, 100.0, [(3, 4), (1, 4), (2, 5), (3, 5), (1,)], win, lose)
+    tg = trace.replay_trace(HANDOUT, 100.0, [(5, 6), (3, 4), (5, 5)], win, lose, number=4)
     first = moves_of(explain.explain_text(HANDOUT, 100.0, [tg]))[0]
     assert "  WinCount[0,0,2] = 1.  LoseCount[0,0,2] = 0.  f_2 = 1/(1 + 0) = 1." in first
     assert "  B = 2 (the best move)." in first and "  T = 0 + 0 + 1 + 0 = 1." in first
@@ -114,7 +114,7 @@ def test_game_1_after_game_3_sees_the_counts_game_3_left():
 ])
 def test_the_explained_numbers_are_the_ones_the_learner_used(game, m, tie_break):
     seed, games = 5, 40
-    traced = learner.trace(game, m, games, seed, tie_break=tie_break)
+    traced = trace.trace(game, m, games, seed, tie_break=tie_break)
     win = np.zeros(game.table_shape, np.int64)
     lose = np.zeros(game.table_shape, np.int64)
     ties = 0
@@ -153,16 +153,16 @@ def test_the_explained_numbers_are_the_ones_the_learner_used(game, m, tie_break)
 
 def test_corner_cases_are_named():
     # M = 0 and no data: T f_B + K M = 0, no preference; K = 1: the only move
-    text = explain.explain_text(HANDOUT, 0.0, learner.trace(HANDOUT, 0.0, 1, 3))
+    text = explain.explain_text(HANDOUT, 0.0, trace.trace(HANDOUT, 0.0, 1, 3))
     assert "T*f_B + K*M = 0*0.5 + 2*0 = 0: no preference, every p_J = 1/K = 0.5." in text
     one = Game(6, 10, 12, 1)
-    text = explain.explain_text(one, 5.0, learner.trace(one, 5.0, 1, 3))
+    text = explain.explain_text(one, 5.0, trace.trace(one, 5.0, 1, 3))
     assert "  p_1 = 1 (K = 1: the only move)." in text and "  g = 0." in text
     # M = 0 with data for the best J only: g T + (K - 1) M = 0, so p_B = 1
     win = np.zeros(HANDOUT.table_shape, np.int64)
     lose = np.zeros(HANDOUT.table_shape, np.int64)
     win[0, 0, 2], lose[0, 0, 1] = 3, 2
-    tg = learner.replay_trace(HANDOUT, 0.0, [(6, 6), (6, 6), (4,)], win, lose)
+    tg = trace.replay_trace(HANDOUT, 0.0, [(6, 6), (6, 6), (4,)], win, lose)
     first = moves_of(explain.explain_text(HANDOUT, 0.0, [tg]))[0]
     assert "  p_2 = (5*1 + 0)/(5*1 + 2*0) = 1." in first
     assert "  p_1 = 0 (g*T + (K - 1)*M = 0: p_B = 1, nothing left)." in first
@@ -186,7 +186,7 @@ def test_cli_explain_replays_the_run_and_leaves_its_tables_alone(capsys):
     assert code == 0 and err == ""
     head, tables_text = out.split("# learned", 1)
     assert "# learned" + tables_text == plain
-    traced = learner.trace(HANDOUT, 100.0, 2, 4)
+    traced = trace.trace(HANDOUT, 100.0, 2, 4)
     assert head == explain.explain_text(HANDOUT, 100.0, traced)
     assert "Game 2:" in head and "After Game 2 (" in head
     # --explain alone explains the first game; with --format json it goes to stderr

@@ -13,6 +13,7 @@ from dicejack.cli import app, main
 from dicejack.formats import FormatError
 from dicejack.game import Game, GameError
 from dicejack.learner import LearnerError
+from dicejack.trace import replay_game
 
 HANDOUT = Game(n_sides=6, low=15, high=17, n_dice=2)
 
@@ -41,7 +42,7 @@ def changed_cells(win, lose):
 
 
 def test_handout_game_1_update():
-    moves, winner = learner.replay_game(HANDOUT, [(5, 6), (3, 4), (5, 5)])
+    moves, winner = replay_game(HANDOUT, [(5, 6), (3, 4), (5, 5)])
     assert moves == [(0, 0, 2), (0, 11, 2), (11, 7, 2)] and winner == "B"
     win, lose = tables(HANDOUT)
     learner.record_game(win, lose, moves, winner)
@@ -55,7 +56,7 @@ def test_handout_game_1_update():
 def test_handout_game_3_update():
     # The handout's 4th line says "A total: 13"; it is B's total (5 + 3 + 5).
     rolls = [(3, 4), (1, 4), (2, 5), (3, 5), (1,)]
-    moves, winner = learner.replay_game(HANDOUT, rolls)
+    moves, winner = replay_game(HANDOUT, rolls)
     assert winner == "A"
     win, lose = tables(HANDOUT)
     learner.record_game(win, lose, moves, winner)
@@ -66,59 +67,6 @@ def test_handout_game_3_update():
         ("Lose", 5, 14, 2): 1,
         ("Win", 14, 13, 1): 1,
     }
-
-
-def test_handout_game_2_and_trace_wording():
-    rolls = [(3, 4), (5, 6), (3, 1), (4,)]
-    moves, winner = learner.replay_game(HANDOUT, rolls)
-    assert winner == "B"
-    traced = learner.TracedGame(
-        2,
-        tuple(
-            learner.TracedMove("AB"[i % 2], x, y, j, rolls[i], sum(rolls[i]), x + sum(rolls[i]))
-            for i, (x, y, j) in enumerate(moves)
-        ),
-        winner,
-    )
-    assert formats.trace_text([traced]).splitlines() == [
-        "Game 2:",
-        "Player A rolls 2 dice, which come up 3 and 4. A total: 7.",
-        "Player B rolls 2 dice, which come up 5 and 6. B total: 11.",
-        "Player A rolls 2 dice, which come up 3 and 1. A total: 11.",
-        "Player B rolls 1 die, which comes up 4. B total: 15. B wins.",
-    ]
-
-
-def test_updated_counts_and_replay_trace_follow_the_handouts_game_1():
-    moves, winner = learner.replay_game(HANDOUT, [(5, 6), (3, 4), (5, 5)])
-    assert learner.updated_counts(moves, winner) == [
-        (False, 0, 0, 2), (True, 0, 11, 2), (False, 11, 7, 2)]
-    win, lose = tables(HANDOUT)
-    traced = learner.replay_trace(HANDOUT, 100.0, [(5, 6), (3, 4), (5, 5)], win, lose)
-    assert traced.winner == "B" and traced.loser_busted
-    assert [(u.table, u.x, u.y, u.j, u.count) for u in traced.updates] == [
-        ("LoseCount", 0, 0, 2, 1), ("WinCount", 0, 11, 2, 1), ("LoseCount", 11, 7, 2, 1)]
-    assert changed_cells(win, lose) == {
-        ("Lose", 0, 0, 2): 1, ("Lose", 11, 7, 2): 1, ("Win", 0, 11, 2): 1}
-    first = traced.moves[0].choice
-    assert first.draw is None and first.total == 0 and first.p == (0.0, 0.5, 0.5)
-    with pytest.raises(LearnerError, match="shape"):
-        learner.replay_trace(HANDOUT, 100.0, [(5, 6)], *tables(Game(6, 10, 12, 2)))
-    with pytest.raises(LearnerError, match="M must"):
-        learner.replay_trace(HANDOUT, -1.0, [(5, 6), (3, 4), (5, 5)])
-
-
-def test_replay_game_rejects_bad_scripts():
-    with pytest.raises(LearnerError, match="must roll 1..2 dice"):
-        learner.replay_game(HANDOUT, [(1, 1, 1)])
-    with pytest.raises(LearnerError, match="faces"):
-        learner.replay_game(HANDOUT, [(7,)])
-    with pytest.raises(LearnerError, match="ends at roll 3"):
-        learner.replay_game(HANDOUT, [(5, 6), (3, 4), (5, 5), (1,)])
-    with pytest.raises(LearnerError, match="before the game"):
-        learner.replay_game(HANDOUT, [(5, 6)])
-    with pytest.raises(LearnerError, match="winner"):
-        learner.record_game(*tables(HANDOUT), [(0, 0, 1)], "C")
 
 
 # --------------------------------------------------------------------------- corner cases
@@ -148,6 +96,33 @@ def test_games_too_large_for_the_learner():
         learner.learn(Game(6, 8000, 8000, 6), 1.0, 1, 1)
     with pytest.raises(LearnerError, match="NDice=3000 is too large"):
         learner.learn(Game(6, 20, 20, 3000), 1.0, 1, 1)
+
+
+def test_table_size_limits_name_the_learner_and_its_tables():
+    big = Game(6, 8000, 8000, 6)  # 8000 * 8000 * 7 int64 cells: 3.3 GiB per table
+    learner.check_table_sizes(big, 2 * big.table_bytes, "ucb")  # 6.7 GiB: within 8 GiB
+    with pytest.raises(LearnerError, match=r"^game too large for ucb: its tables need 10\.0 GiB, "
+                       r"over the 8 GiB limit$"):
+        learner.check_table_sizes(big, 3 * big.table_bytes, "ucb")
+    with pytest.raises(LearnerError, match="the learner: its win/lose tables and snapshots need"):
+        learner.learn(Game(6, 1000, 1000, 6), 1.0, 100, 1, checkpoints=range(1, 101),
+                      engine="python")
+    with pytest.raises(LearnerError, match=r"NDice=3000 is too large for ucb's exact dice-sum "
+                       r"tables \(\(NDice\+1\)\*\(NDice\*NSides\+1\) = 54021001 entries"):
+        learner.check_table_sizes(Game(6, 20, 20, 3000), 0, "ucb")
+
+
+def test_run_target_checks_the_total_and_the_checkpoints():
+    assert learner.run_target(100, 40, (100, 50, 40, 50)) == (100, [40, 50, 100])
+    assert learner.run_target(40, 40) == (40, [])
+    with pytest.raises(LearnerError, match="already has 40 games; games must be >= that"):
+        learner.run_target(39, 40)
+    with pytest.raises(LearnerError, match="checkpoints must lie in 40..100, got 30, 101"):
+        learner.run_target(100, 40, (30, 101))
+    with pytest.raises(LearnerError, match="more than the limit"):
+        learner.run_target(10**13, 0)
+    with pytest.raises(LearnerError, match="games must be a whole number"):
+        learner.run_target(1.5, 0)
 
 
 # ----------------------------------------------------------------- learned tables output
@@ -237,24 +212,6 @@ def test_learning_improves_play_at_the_start():
     best, prob = run.best_dice(), run.win_probability()
     assert best[0, 0] == 2 and 0.5 < prob[0, 0] < 0.6  # the exact answer is 2 dice, about 0.55
     assert not best.flags.writeable and not run.win.flags.writeable
-
-
-# ------------------------------------------------------------------------------ traces
-def test_trace_replays_the_first_games_without_touching_learning():
-    traced = learner.trace(HANDOUT, 100.0, 5, 9)
-    win, lose = tables(HANDOUT)
-    for number, tg in enumerate(traced, start=1):
-        assert tg.number == number and tg.moves[0].player == "A"
-        for i, mv in enumerate(tg.moves):
-            assert mv.player == "AB"[i % 2] and len(mv.faces) == mv.dice
-            assert all(1 <= v <= 6 for v in mv.faces) and sum(mv.faces) == mv.total
-            assert mv.score == mv.x + mv.total
-        learner.record_game(win, lose, [(mv.x, mv.y, mv.dice) for mv in tg.moves], tg.winner)
-    run = learner.learn(HANDOUT, 100.0, 5, 9)
-    assert np.array_equal(win, run.win) and np.array_equal(lose, run.lose)
-    later = learner.trace(HANDOUT, 100.0, 2, 9, start=run)
-    assert [tg.number for tg in later] == [6, 7]
-    assert learner.trace(HANDOUT, 100.0, 5, 9) == traced  # faces are reproducible too
 
 
 # ------------------------------------------------------------------------------ run files

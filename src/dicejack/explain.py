@@ -1,10 +1,10 @@
 """`dicejack learn --explain`: the handout's computation at every move of a trace, in its notation.
 
-For each move of a traced game (:func:`dicejack.learner.trace`, or a scripted one from
-:func:`dicejack.learner.replay_trace`): the counts WinCount[X,Y,J] and LoseCount[X,Y,J], f_J, B,
+For each move of a traced game (:func:`dicejack.trace.trace`, or a scripted one from
+:func:`dicejack.trace.replay_trace`): the counts WinCount[X,Y,J] and LoseCount[X,Y,J], f_J, B,
 g, T, every p_J with the numbers put into the handout's formulas, the sums u_i of its sampler,
 the uniform draw x and the J it picks; after each game, the counts it incremented. The numbers
-are those the learner recorded while it played (:class:`dicejack.learner.Choice`), never
+are those the learner recorded while it played (:class:`dicejack.trace.Choice`), never
 recomputed, so a student can follow the handout's worked example line by line and find the
 first line where their own program differs.
 
@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from dicejack.formats.tables import move_sentence
 from dicejack.game import Game
-from dicejack.learner import Choice, TracedGame
+from dicejack.trace import Choice, TracedGame
 
 __all__ = ["explain_text", "explain_game", "explain_choice", "legend", "number_text"]
 

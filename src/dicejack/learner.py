@@ -33,15 +33,13 @@ Corner cases the handout leaves open, decided here (each has a test):
 
 Counts must stay below 2**53 for f_J to be exact divisions; that is far beyond any run.
 
-Traces (`learn --trace`, `--explain`): :func:`trace` replays the next games of a run in the
-reference loop on copies of its tables and generator, recording every move's :class:`Choice`
-(the counts, f_J, B, T, p_J and draws it used) and every game's count updates;
-:func:`replay_trace` does the same for a game whose dice are given (the handout's examples).
+Traces (`learn --trace`, `--explain`) live in :mod:`dicejack.trace`, which replays games in
+:func:`play_one_python`; its names (:func:`trace`, :func:`replay_trace`, :class:`Choice`, ...)
+stay reachable here, loaded on first use.
 """
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -58,7 +56,6 @@ from dicejack.formulas import (
     estimates,
     learned_tables,
     move_probabilities,
-    other_sum,
     tied_best,
 )
 from dicejack.game import CONTINUES, MOVER_WINS, Game, outcome, roll_total
@@ -67,10 +64,6 @@ __all__ = [
     "LearnerError",
     "LearnRun",
     "Session",
-    "Choice",
-    "CountUpdate",
-    "TracedMove",
-    "TracedGame",
     "TIE_BREAKS",
     "ENGINES",
     "LEARNER_BYTES_LIMIT",
@@ -84,14 +77,35 @@ __all__ = [
     "action_probabilities",
     "learned_tables",
     "tied_best",
-    "replay_game",
     "record_game",
     "updated_counts",
-    "trace",
-    "replay_trace",
     "check_m",
     "frozen_counts",
+    "check_table_sizes",
+    "play_one_python",
+    "run_target",
 ]
+
+#: Names defined in :mod:`dicejack.trace` (which imports this module), reachable here too
+#: (``learner.trace``, ``from dicejack.learner import Choice``), though not in ``__all__``.
+TRACE_NAMES = frozenset(
+    {"Choice", "CountUpdate", "TracedMove", "TracedGame", "replay_game", "trace", "replay_trace"}
+)
+
+
+def __getattr__(name: str) -> Any:
+    """``learner.trace`` etc.: the trace names, from :mod:`dicejack.trace` on first use."""
+    if name in TRACE_NAMES:
+        import dicejack.trace
+
+        return getattr(dicejack.trace, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The module's names and the ones it serves on first use (tab completion)."""
+    return sorted({*globals(), *TRACE_NAMES})
+
 
 #: How J is chosen among actions that share the best f_J.
 TIE_BREAKS = ("lowest", "random")
@@ -163,51 +177,31 @@ def _check_choice(name: str, value: str, allowed: Sequence[str]) -> str:
     return value
 
 
-def _check_game_size(game: Game, snapshots: int = 0) -> None:
-    """The learner's own limits: table memory and the exact dice-sum CDF it samples from."""
-    need = (3 + 2 * snapshots) * game.table_bytes  # win, lose, f cache; snapshots
+def check_table_sizes(game: Game, need: int, name: str, tables: str = "tables") -> None:
+    """A learner's limits: `need` bytes of `tables` within :data:`LEARNER_BYTES_LIMIT` and the
+    game's exact dice-sum CDF within :data:`CDF_ENTRIES_LIMIT`; else a LearnerError naming the
+    learner (`name`, e.g. "the learner") and its `tables`."""
     if need > LEARNER_BYTES_LIMIT:
         raise LearnerError(
-            f"game too large for the learner: its win/lose tables"
-            f"{' and snapshots' if snapshots else ''} need {need / 2**30:.1f} GiB, over the "
+            f"game too large for {name}: its {tables} need {need / 2**30:.1f} GiB, over the "
             f"{LEARNER_BYTES_LIMIT / 2**30:.0f} GiB limit"
         )
     entries = (game.n_dice + 1) * (game.n_dice * game.n_sides + 1)
     if entries > CDF_ENTRIES_LIMIT:
         raise LearnerError(
-            f"NDice={game.n_dice} is too large for the learner's exact dice-sum tables "
+            f"NDice={game.n_dice} is too large for {name}'s exact dice-sum tables "
             f"((NDice+1)*(NDice*NSides+1) = {entries} entries, limit {CDF_ENTRIES_LIMIT})"
         )
 
 
-# --------------------------------------------------------------------- scripted games
-def replay_game(
-    game: Game, rolls: Iterable[Sequence[int]]
-) -> tuple[list[tuple[int, int, int]], str]:
-    """Replay a game from its dice: rolls[i] are the faces the i-th mover (A, B, A, ...) rolled.
-
-    Returns (moves, winner): moves[i] = (X, Y, J) of the i-th move, winner "A" or "B". The game must
-    end exactly at the last roll. Handout Game 1: ((5, 6), (3, 4), (5, 5)) -> B wins.
-    """
-    score = [0, 0]
-    moves: list[tuple[int, int, int]] = []
-    rolls = [tuple(r) for r in rolls]
-    for i, faces in enumerate(rolls):
-        if not 1 <= len(faces) <= game.n_dice:
-            raise LearnerError(f"roll {i + 1}: must roll 1..{game.n_dice} dice, got {len(faces)}")
-        if any(not 1 <= int(v) <= game.n_sides for v in faces):
-            raise LearnerError(f"roll {i + 1}: faces must be in 1..{game.n_sides}, got {faces}")
-        mover = i % 2
-        moves.append((score[mover], score[1 - mover], len(faces)))
-        score[mover] += sum(int(v) for v in faces)
-        result = game.outcome(score[mover])
-        if result != CONTINUES:
-            if i != len(rolls) - 1:
-                raise LearnerError(f"the game ends at roll {i + 1} of {len(rolls)}")
-            return moves, "AB"[mover if result == MOVER_WINS else 1 - mover]
-    raise LearnerError("the rolls end before the game does")
+def _check_game_size(game: Game, snapshots: int = 0) -> None:
+    """The handout learner's own limits: its tables in memory and the dice-sum CDF it samples."""
+    need = (3 + 2 * snapshots) * game.table_bytes  # win, lose, f cache; snapshots
+    tables = "win/lose tables and snapshots" if snapshots else "win/lose tables"
+    check_table_sizes(game, need, "the learner", tables)
 
 
+# ------------------------------------------------------------------ the counts' update
 def record_game(
     win: np.ndarray | list,
     lose: np.ndarray | list,
@@ -238,14 +232,15 @@ def updated_counts(
 
 
 # ----------------------------------------------------------------- reference self-play
-def _play_one_python(
+def play_one_python(
     win: list, lose: list, cdf_rows: list[list[float]], low: int, high: int, k: int, m: float,
-    rng: np.random.Generator, random_ties: bool, choices: list[Choice] | None = None,
+    rng: np.random.Generator, random_ties: bool, choices: list[tuple[Any, ...]] | None = None,
 ) -> tuple[list[tuple[int, int, int, int]], str]:
     """One self-play game on nested-list tables (not updated): moves (X, Y, J, total), winner.
 
-    With a `choices` list, each move's computation is appended to it as a :class:`Choice` (the
-    numbers below, as they are; recording draws nothing and changes nothing).
+    With a `choices` list, each move's computation is appended to it as the fields of a
+    :class:`dicejack.trace.Choice`, in order (the numbers below, as they are; recording draws
+    nothing and changes nothing).
     """
     moves: list[tuple[int, int, int, int]] = []
     a = b = 0
@@ -274,7 +269,7 @@ def _play_one_python(
         roll_draw = rng.random()
         t = roll_total(cdf_rows[j], roll_draw)
         if choices is not None:
-            choices.append(Choice(
+            choices.append((
                 a, b, tuple(int(v) for v in wrow), tuple(int(v) for v in lrow), tuple(f), total,
                 best, tuple(jj for jj in range(1, k + 1) if f[jj] == f[best]), tie_draw,
                 tuple(p), x, j, roll_draw,
@@ -298,7 +293,7 @@ def _self_play_python(
     cdf_rows = cdf.tolist()
     try:
         for _ in range(games):
-            moves, winner = _play_one_python(wl, ll, cdf_rows, low, high, k, m, rng, random_ties)
+            moves, winner = play_one_python(wl, ll, cdf_rows, low, high, k, m, rng, random_ties)
             record_game(wl, ll, [mv[:3] for mv in moves], winner)
             counters[0] += 1
             counters[1] += len(moves)
@@ -392,6 +387,18 @@ def checkpoint_marks(checkpoints: Iterable[int], played: int, games: int) -> lis
             f"checkpoints must lie in {played}..{games}, got {', '.join(map(str, bad))}"
         )
     return marks
+
+
+def run_target(
+    games: int, played: int, checkpoints: Iterable[int] = ()
+) -> tuple[int, list[int]]:
+    """(games, marks) for a session that has `played` games and is to play to `games` in total:
+    `games` a whole number within :data:`GAMES_LIMIT` and at least `played`, the checkpoints as
+    :func:`checkpoint_marks` gives them; LearnerError otherwise."""
+    games = check_games_limit(check_count("games", games))
+    if games < played:
+        raise LearnerError(f"the run already has {played} games; games must be >= that")
+    return games, checkpoint_marks(checkpoints, played, games)
 
 
 def play_to(
@@ -531,10 +538,7 @@ class Session:
         With chunk_seconds, games are played in chunks sized to last about that long and
         progress(session) is called after each; chunking never changes the result.
         """
-        games = check_games_limit(check_count("games", games))
-        if games < self.played:
-            raise LearnerError(f"the run already has {self.played} games; games must be >= that")
-        marks = checkpoint_marks(checkpoints, self.played, games)
+        games, marks = run_target(games, self.played, checkpoints)
         _check_game_size(self.game, len(self.snapshots) + len(marks))
         play_to(self, marks, games, progress, chunk_seconds)
         return self.result()
@@ -565,206 +569,3 @@ def resume(
     """Continue `run` to `games` games in total; equals a straight run of that many games."""
     session = Session(run.game, engine=engine, start=run)
     return session.run_to(games, checkpoints)
-
-
-# ---------------------------------------------------------------------------- traces
-@dataclass(frozen=True)
-class Choice:
-    """The handout's computation of one move in state <x, y>, with the numbers the learner used.
-
-    win, lose: WinCount[x, y, 0..K] and LoseCount[x, y, 0..K] at the move (a game's counts are
-    updated only when it ends). f: f_0..f_K (f_0 = 0, unused); total: T; best: B; tied: every J
-    with the largest f_J; tie_draw: the uniform that picked B among them (``tie_break="random"``
-    with two or more tied), else None. p: p_0..p_K (p_0 = 0). draw: the uniform x of the
-    handout's sampler, None in a replayed game (its dice are given); dice: the J rolled;
-    roll_draw: the uniform that drew the roll's total (None in a replayed game).
-    """
-
-    x: int
-    y: int
-    win: tuple[int, ...]
-    lose: tuple[int, ...]
-    f: tuple[float, ...]
-    total: int
-    best: int
-    tied: tuple[int, ...]
-    tie_draw: float | None
-    p: tuple[float, ...]
-    draw: float | None
-    dice: int
-    roll_draw: float | None = None
-
-    @property
-    def k(self) -> int:
-        """K = NDice."""
-        return len(self.p) - 1
-
-    @property
-    def g(self) -> float:
-        """g = sum of f_J over J != B, added in increasing J as
-        :func:`dicejack.formulas.move_probabilities` adds it (0 when K = 1)."""
-        return other_sum(self.f, self.best, self.k) if self.k > 1 else 0.0
-
-    @property
-    def cumulative(self) -> tuple[float, ...]:
-        """u_0..u_K of the handout's sampler, u_i = u_(i-1) + p_i, added as the learner adds them
-        (the learner stops at the first i < K with x < u_i; u_K is never compared)."""
-        u = [self.p[0]]
-        for i in range(1, self.k + 1):
-            u.append(u[-1] + self.p[i])
-        return tuple(u)
-
-
-@dataclass(frozen=True)
-class CountUpdate:
-    """One cell a finished game incremented: `table` ("WinCount" or "LoseCount") at [x, y, j],
-    and its `count` after the update."""
-
-    table: str
-    x: int
-    y: int
-    j: int
-    count: int
-
-
-@dataclass(frozen=True)
-class TracedMove:
-    """One move of a traced game: `player` at <x, y> rolls `dice` dice showing `faces`;
-    `choice`: how the learner chose `dice` (see :class:`Choice`)."""
-
-    player: str
-    x: int
-    y: int
-    dice: int
-    faces: tuple[int, ...]
-    total: int
-    score: int
-    choice: Choice | None = None
-
-
-@dataclass(frozen=True)
-class TracedGame:
-    """One traced game: its 1-based number in the run, its moves, the winner ("A"/"B"), and the
-    counts it incremented when it ended, in move order."""
-
-    number: int
-    moves: tuple[TracedMove, ...]
-    winner: str
-    updates: tuple[CountUpdate, ...] = ()
-
-    @property
-    def loser_busted(self) -> bool:
-        """True when the game ended by the last mover passing UTarget."""
-        return self.moves[-1].player != self.winner
-
-
-#: Spawn-key tag of the separate face generator used by :func:`trace`.
-_TRACE_KEY = 0x74726163
-
-
-def _faces(game: Game, j: int, total: int, pyrng: random.Random) -> tuple[int, ...]:
-    """j faces, uniformly among all ordered rolls with the given total (exact integer weights)."""
-    faces = []
-    left = total
-    for r in range(j, 0, -1):
-        rest = game.sum_counts(r - 1)
-        weights = [
-            rest[left - v] if 0 <= left - v < len(rest) else 0 for v in range(1, game.n_sides + 1)
-        ]
-        pick = pyrng.randrange(sum(weights))
-        face = 1
-        while pick >= weights[face - 1]:
-            pick -= weights[face - 1]
-            face += 1
-        faces.append(face)
-        left -= face
-    return tuple(faces)
-
-
-def trace(
-    game: Game,
-    m: float = 100.0,
-    games: int = 3,
-    seed: int | None = None,
-    *,
-    tie_break: str = "lowest",
-    start: LearnRun | None = None,
-) -> list[TracedGame]:
-    """The next `games` games of a run, move by move, replayed on copies (the run is untouched).
-
-    From scratch (seed) or after `start`. The learner draws each roll's total with one uniform;
-    the individual faces shown are drawn, conditioned on that total, from a separate generator
-    (seeded from the run's seed and game count), so tracing never changes what is learnt.
-    """
-    games = check_games_limit(check_count("games", games))
-    session = Session(game, m, seed, tie_break=tie_break, engine="python", start=start)
-    k, low, high = game.n_dice, game.low, game.high
-    wl, ll = session.win.tolist(), session.lose.tolist()
-    cdf_rows = session._cdf.tolist()
-    key = np.random.SeedSequence(session.seed, spawn_key=(_TRACE_KEY, session.played))
-    pyrng = random.Random(int.from_bytes(key.generate_state(4, np.uint64).tobytes(), "little"))
-    out = []
-    for number in range(session.played + 1, session.played + games + 1):
-        choices: list[Choice] = []
-        moves, winner = _play_one_python(
-            wl, ll, cdf_rows, low, high, k, session.m, session.rng, session.tie_break == "random",
-            choices,
-        )
-        traced = tuple(
-            TracedMove("AB"[i % 2], x, y, j, _faces(game, j, t, pyrng), t, x + t, choice)
-            for i, ((x, y, j, t), choice) in enumerate(zip(moves, choices, strict=True))
-        )
-        updates = _record_traced(wl, ll, [mv[:3] for mv in moves], winner)
-        out.append(TracedGame(number, traced, winner, updates))
-    return out
-
-
-def _record_traced(
-    win: Any, lose: Any, moves: Sequence[tuple[int, int, int]], winner: str
-) -> tuple[CountUpdate, ...]:
-    """:func:`record_game`, returning the cells it incremented and their new counts."""
-    record_game(win, lose, moves, winner)
-    return tuple(
-        CountUpdate("WinCount" if won else "LoseCount", x, y, j,
-                    int((win if won else lose)[x][y][j]))
-        for won, x, y, j in updated_counts(moves, winner)
-    )
-
-
-def replay_trace(
-    game: Game,
-    m: float,
-    rolls: Iterable[Sequence[int]],
-    win: np.ndarray | None = None,
-    lose: np.ndarray | None = None,
-    *,
-    number: int = 1,
-) -> TracedGame:
-    """A scripted game (`rolls` as in :func:`replay_game`) traced like :func:`trace`: at every
-    move the handout's computation from the counts `win` and `lose` (zeros when None), which
-    are then updated in place as :func:`record_game` does.
-
-    The dice are given, so a move's choice has no draws; B is the lowest J among tied f_J.
-    Handout Game 3 from empty tables: WinCount[0,0,2], LoseCount[0,7,2], ... are incremented.
-    """
-    m = check_m(m, game.n_dice)
-    if win is None or lose is None:
-        win = np.zeros(game.table_shape, dtype=np.int64) if win is None else win
-        lose = np.zeros(game.table_shape, dtype=np.int64) if lose is None else lose
-    win, lose = check_tables(win, lose)
-    if win.shape != game.table_shape:
-        raise LearnerError(f"count tables have shape {win.shape}, not {game.table_shape}")
-    rolls = [tuple(int(v) for v in r) for r in rolls]
-    moves, winner = replay_game(game, rolls)
-    k = game.n_dice
-    traced = []
-    for i, ((x, y, j), faces) in enumerate(zip(moves, rolls, strict=True)):
-        wrow, lrow = win[x, y].tolist(), lose[x, y].tolist()
-        f, total, best = estimates(wrow, lrow, k)
-        p = move_probabilities(f, total, best, k, m)
-        tied = tuple(jj for jj in range(1, k + 1) if f[jj] == f[best])
-        choice = Choice(x, y, tuple(wrow), tuple(lrow), tuple(f), total, best, tied, None,
-                        tuple(p), None, j)
-        traced.append(TracedMove("AB"[i % 2], x, y, j, faces, sum(faces), x + sum(faces), choice))
-    updates = _record_traced(win, lose, moves, winner)
-    return TracedGame(number, tuple(traced), winner, updates)
