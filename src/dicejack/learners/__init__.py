@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from dicejack.game import Game
-from dicejack.learner import check_games_limit, checkpoint_marks, play_to
+from dicejack.learner import check_games_limit, play_to, run_target
 from dicejack.learners.base import (
     Learner,
     LearnerError,
@@ -267,10 +267,7 @@ class Session:
         With chunk_seconds, games are played in chunks sized to last about that long and
         progress(session) is called after each; chunking never changes the result.
         """
-        games = check_games_limit(check_count("games", games))
-        if games < self.played:
-            raise LearnerError(f"the run already has {self.played} games; games must be >= that")
-        marks = checkpoint_marks(checkpoints, self.played, games)
+        games, marks = run_target(games, self.played, checkpoints)
         play_to(self, marks, games, progress, chunk_seconds)
         return self.result()
 

@@ -25,11 +25,10 @@ import numpy as np
 from dicejack.formulas import LearnerError
 from dicejack.game import Game
 from dicejack.learner import (
-    CDF_ENTRIES_LIMIT,
-    LEARNER_BYTES_LIMIT,
     check_count,
     check_games_limit,
     check_seed,
+    check_table_sizes,
     roll_guide,
 )
 
@@ -320,18 +319,7 @@ def check_learner_size(game: Game, tables: int, name: str) -> None:
     the learner memory limit, and the exact dice-sum CDF within its size limit."""
     if not isinstance(game, Game):
         raise LearnerError(f"game must be a Game, got {type(game).__name__}")
-    need = tables * game.table_bytes
-    if need > LEARNER_BYTES_LIMIT:
-        raise LearnerError(
-            f"game too large for {name}: its tables need {need / 2**30:.1f} GiB, over the "
-            f"{LEARNER_BYTES_LIMIT / 2**30:.0f} GiB limit"
-        )
-    entries = (game.n_dice + 1) * (game.n_dice * game.n_sides + 1)
-    if entries > CDF_ENTRIES_LIMIT:
-        raise LearnerError(
-            f"NDice={game.n_dice} is too large for {name}'s exact dice-sum tables "
-            f"((NDice+1)*(NDice*NSides+1) = {entries} entries, limit {CDF_ENTRIES_LIMIT})"
-        )
+    check_table_sizes(game, tables * game.table_bytes, name)
 
 
 def roll_tables(game: Game) -> tuple[np.ndarray, np.ndarray]:
