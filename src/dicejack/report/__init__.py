@@ -13,13 +13,16 @@ re-run reproduces byte for byte, and ``timing.json``, the run times).
 
 The package re-exports its modules' public names:
 
-* :mod:`dicejack.report.study`: what to study (:class:`ReportConfig`, :func:`parse_games`,
+* :mod:`dicejack.report.config`: what to study (:class:`ReportConfig`, :func:`parse_games`,
   :func:`parse_ms`; the series, one curve each: :class:`SeriesSpec`, :func:`parse_series` for
-  ``--learner``/``--param``), running it (:func:`run_one`, :func:`run_study`) and the statistics
-  over seeds (:class:`Study`, :func:`interval`, :func:`games_to_reach`; ``Study.to_frame()`` for
-  pandas).
-* :mod:`dicejack.report.writers`: the report folder (:func:`metrics_csv`, :func:`metrics_json`,
-  :func:`report_markdown`, :func:`timing_json`, :func:`write_report`, :func:`make_report`).
+  ``--learner``/``--param``) and :class:`ReportError`.
+* :mod:`dicejack.report.study`: running it (:func:`run_one`, :func:`run_study`) and the
+  statistics over seeds (:class:`Study`, :func:`interval`, :func:`games_to_reach`;
+  ``Study.to_frame()`` for pandas).
+* :mod:`dicejack.report.contents`: the text of each file (:func:`metrics_csv`,
+  :func:`metrics_json`, :func:`report_markdown`, :func:`timing_json`).
+* :mod:`dicejack.report.writers`: the report folder on disk (:func:`write_report`,
+  :func:`make_report`).
 
 Executors and the progress bar live in :mod:`dicejack.parallel`, the figures in
 :mod:`dicejack.figures`; the names below from those two are kept here for existing callers.
@@ -29,44 +32,48 @@ from __future__ import annotations
 
 from dicejack.figures import CLASS_COLORS
 from dicejack.parallel import InlineExecutor, map_tasks, open_executor, progress_bar
-from dicejack.report.study import (
+from dicejack.report.config import (
     DEFAULT_GAMES,
     DEFAULT_M,
     DEFAULT_SEEDS,
     HANDOUT_GAME,
     LEARNED_FIGURES_LIMIT,
-    Reach,
     ReportConfig,
     ReportError,
-    RunResult,
     SeriesSpec,
-    Study,
     check_games,
     check_ms,
-    games_to_reach,
-    interval,
     parse_games,
     parse_learners,
     parse_ms,
     parse_series,
-    run_one,
-    run_study,
     series_125,
 )
-from dicejack.report.writers import (
+from dicejack.report.contents import (
     AGREEMENT_TARGET,
-    MARKER,
     TABLE_METRICS,
     TIMING_FILE,
+    metrics_csv,
+    metrics_json,
+    report_markdown,
+    timing_json,
+)
+from dicejack.report.study import (
+    Reach,
+    RunResult,
+    Study,
+    games_to_reach,
+    interval,
+    run_one,
+    run_study,
+)
+from dicejack.report.writers import (
+    MARKER,
     Report,
     curve_series,
     default_out,
     learned_figures,
     make_report,
-    metrics_csv,
-    metrics_json,
-    report_markdown,
-    timing_json,
     write_report,
 )
 

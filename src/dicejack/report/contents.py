@@ -1,0 +1,453 @@
+"""What each file of a report says: the text of ``metrics.csv``, ``metrics.json``,
+``timing.json`` and ``report.md``, built from a :class:`~dicejack.report.study.Study`.
+
+Owns the contents (DESIGN.md, "File formats"), not the disk: :mod:`dicejack.report.writers` writes
+them into the report folder. ``metrics.csv`` is the long form (one row per run, checkpoint and
+metric), ``metrics.json`` the summary over seeds, ``timing.json`` where the run time went and
+``report.md`` a plain-language summary, the state sets, the figures and the tables.
+
+Two forms: a classic M report (every series the handout's learner with only M set: its files
+exactly as before learners could be compared, series named by M) and a comparison of learners
+(series named by label, with the games-to-95% and score-against-optimal tables and the
+conclusions drawn from them in report.md).
+
+Reproducible: every text but ``timing.json`` depends only on the study's settings (the command in
+report.md), never on the executor, the worker count, the clock, the machine's paths or locale.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from dicejack.compare import METRIC_NAMES
+from dicejack.report.config import LEARNED_FIGURES_LIMIT, SeriesSpec
+from dicejack.report.study import Reach, Study
+
+__all__ = [
+    "TABLE_METRICS",
+    "AGREEMENT_TARGET",
+    "metrics_csv",
+    "metrics_json",
+    "TIMING_FILE",
+    "timing_json",
+    "report_markdown",
+]
+
+#: Metrics shown in the report's tables (all of them are in metrics.csv / metrics.json).
+TABLE_METRICS = (
+    "agreement_onpath",
+    "agreement_decisive",
+    "weighted_agreement",
+    "rmse_onpath",
+    "regret_decisive",
+    "score_vs_optimal",
+    "states_with_data",
+)
+#: Decisive on-path agreement the summary looks for.
+AGREEMENT_TARGET = 0.95
+
+
+# ------------------------------------------------------------------------------ metrics files
+def _num(v: float) -> float | None:
+    return None if not math.isfinite(v) else float(v)
+
+
+def metrics_csv(study: Study) -> str:
+    """Long form, header ``m,games,seed,metric,value`` (``series,learner,games,seed,metric,value``
+    when learners are compared): one row per run, checkpoint, metric."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    comparison = study.config.comparison
+    w.writerow([*(["series", "learner"] if comparison else ["m"]), "games", "seed", "metric",
+                "value"])
+    for r in study.runs:
+        key = [r.series.label, r.series.learner] if comparison else [f"{r.m:g}"]
+        for i, n in enumerate(r.games):
+            for k, name in enumerate(METRIC_NAMES):
+                v = float(r.values[i, k])
+                if name == "states_with_data":
+                    text = str(int(v))
+                else:
+                    text = repr(v) if math.isfinite(v) else "nan"
+                w.writerow([*key, n, r.seed, name, text])
+    return buf.getvalue()
+
+
+def _reach_json(reach: Reach) -> dict[str, Any]:
+    return {"mean_first": reach.mean, "seed_first": list(reach.per_seed),
+            "seed_median": reach.median, "seed_min": reach.first, "seed_max": reach.last,
+            "seeds_reached": reach.reached}
+
+
+def metrics_json(study: Study) -> dict[str, Any]:
+    """Summary: mean and 95% interval per (m, games, metric), plus the study's parameters (no
+    run times: they are in :func:`timing_json`). When learners are compared: per (series,
+    games, metric), the series (label, learner, every parameter) instead of m, and when each
+    series reaches :data:`AGREEMENT_TARGET` decisive agreement."""
+    cfg = study.config
+    summary = [
+        {**row, "mean": _num(row["mean"]), "low": _num(row["low"]), "high": _num(row["high"])}
+        for row in study.summary_rows()
+    ]
+    out: dict[str, Any] = {"params": cfg.game.params(), "p00": study.truth.p00}
+    if cfg.comparison:
+        out["series"] = [{"label": s.label, "learner": s.learner, "params": s.all_params()}
+                         for s in cfg.series]
+    else:
+        out["m"] = list(cfg.ms)
+    out.update({
+        "games": list(cfg.games),
+        "seeds": list(cfg.seed_list),
+        "metrics": list(METRIC_NAMES),
+        "interval": "95% Student-t over seeds: mean +- t(0.975, n-1) * sd / sqrt(n)",
+        "state_sets": study.truth.set_sizes(),
+        "command": cfg.command(),
+    })
+    if cfg.comparison:
+        out["agreement_target"] = {
+            "metric": "agreement_decisive", "target": AGREEMENT_TARGET,
+            "rule": "first checkpoint where the value is >= target (mean over seeds; each "
+                    "seed); null: not reached",
+            "series": [{"series": s.label, **_reach_json(_reach(study, s))}
+                       for s in cfg.series],
+        }
+    out["summary"] = summary
+    return out
+
+
+#: The report's file of run times: the one file a re-run does not reproduce.
+TIMING_FILE = "timing.json"
+
+
+def timing_json(study: Study) -> dict[str, Any]:
+    """Where the run time went (seconds, wall unless named CPU; moves played): the content of
+    :data:`TIMING_FILE`. It varies from run to run, so it is kept out of the other files."""
+    t = study.timing
+    names = {
+        "total": "total", "solve": "solve", "warmup": "compile_warmup",
+        "runs_wall": "learner_runs", "learn_cpu": "learning_cpu", "metrics_cpu": "metrics_cpu",
+        "statistics": "statistics", "plot": "figures", "write": "write",
+    }
+    return {
+        "command": study.config.command(),
+        "seconds": {out: round(t[k], 3) for k, out in names.items() if k in t},
+        "moves": int(t.get("moves", 0)),
+        "note": "run times vary between runs and machines; every other file of the report "
+                "is reproduced byte for byte by the command",
+    }
+
+
+# ------------------------------------------------------------------------------ report.md
+def _pct(v: float) -> str:
+    return "n/a" if not math.isfinite(v) else f"{100 * v:.1f}%"
+
+
+def _games(n: int) -> str:
+    return f"{n:,}"
+
+
+def _cell(name: str, mean: float, lo: float, hi: float) -> str:
+    if not math.isfinite(mean):
+        return "n/a"
+    if name == "states_with_data":
+        return f"{mean:.1f}"
+    digits = 4 if name in ("score_vs_optimal",) else 3
+    if not math.isfinite(hi):
+        return f"{mean:.{digits}f}"
+    return f"{mean:.{digits}f} ± {(hi - lo) / 2:.{digits}f}"
+
+
+def _first_stays_above(means: np.ndarray, games: Sequence[int], target: float) -> int | None:
+    """The first game count from which the mean stays >= target (None if it never does)."""
+    ok = np.isfinite(means) & (means >= target)
+    for i in range(len(games)):
+        if ok[i:].all():
+            return games[i]
+    return None
+
+
+def _reach(study: Study, spec: SeriesSpec) -> Reach:
+    """When `spec` reaches :data:`AGREEMENT_TARGET` decisive agreement."""
+    return study.games_to_target(spec, "agreement_decisive", AGREEMENT_TARGET)
+
+
+def _reach_cells(reach: Reach, seeds: int) -> list[str]:
+    """The games-to-target table's cells: mean first, seeds reaching, median, range."""
+    def text(v: float | None) -> str:
+        return "not reached" if v is None else f"{v:,.0f}"
+
+    reached = [g for g in reach.per_seed if g is not None]
+    if not reached:
+        spread = "not reached"
+    else:
+        spread = f"{min(reached):,}..{text(reach.last)}"
+    return [text(reach.mean), f"{reach.reached}/{seeds}", text(reach.median), spread]
+
+
+def _header(study: Study) -> list[str]:
+    """Title, the command and P*(0,0)."""
+    cfg, t = study.config, study.truth
+    each = "each series (a learner and its parameters)" if cfg.comparison else "each M"
+    title = "Learner comparison" if cfg.comparison else "Convergence report"
+    return [
+        f"# {title}: {cfg.game}\n",
+        f"Generated by `{cfg.command()}`: for {each}, {cfg.seeds} learner runs (seeds "
+        f"{cfg.seed_list[0]}..{cfg.seed_list[-1]}), each measured after "
+        f"{', '.join(_games(n) for n in cfg.games)} games.\n",
+        f"**Optimal play:** the first player wins with probability P*(0,0) = {t.p00:.6f}.\n",
+    ]
+
+
+def _m_findings(study: Study) -> list[str]:
+    """The plain-language summary of a classic M report, one paragraph per M."""
+    cfg, t = study.config, study.truth
+    sizes = t.set_sizes()
+    last = cfg.games[-1]
+    out: list[str] = []
+    add = out.append
+    for m in cfg.ms:
+        dec, dlo, dhi = study.metric(m, "agreement_decisive")
+        onp = study.metric(m, "agreement_onpath")[0]
+        rmse = study.metric(m, "rmse_onpath")[0]
+        score, slo, shi = study.metric(m, "score_vs_optimal")
+        regret = study.metric(m, "regret_decisive")[0]
+        allm = study.metric(m, "agreement_all")[0]
+        reach = study.metric(m, "agreement_reachable")[0]
+        when = _first_stays_above(dec, cfg.games, AGREEMENT_TARGET)
+        if when is None:
+            passes = (f"does not stay above {AGREEMENT_TARGET:.0%} within {_games(last)} games "
+                      f"(mean over seeds)")
+        else:
+            passes = (f"passes {AGREEMENT_TARGET:.0%} (mean over seeds) at {_games(when)} games "
+                      "and stays above it")
+        ci = f" (95% interval {_pct(dlo[-1])}..{_pct(dhi[-1])})" if math.isfinite(dhi[-1]) else ""
+        add(f"- **M = {m:g}.** Agreement with the optimal policy on the {sizes['decisive']} "
+            f"decisive states (on the optimal path, not lost, best move better by >= 0.02) "
+            f"{passes}; after {_games(last)} games it is {_pct(dec[-1])}{ci}, and "
+            f"{_pct(onp[-1])} on all {sizes['onpath']} on-path states.")
+        add(f"  The estimated win probability on the path is off by {rmse[0]:.3f} (RMSE) after "
+            f"{_games(cfg.games[0])} games and {rmse[-1]:.4f} after {_games(last)}; the mean "
+            f"regret on decisive states falls from {regret[0]:.4f} to {regret[-1]:.5f}.")
+        add(f"  Against the optimal player, the learned greedy policy scores "
+            f"{score[-1]:.4f}" + (f" (95% interval {slo[-1]:.4f}..{shi[-1]:.4f})"
+                                 if math.isfinite(shi[-1]) else "")
+            + " over both seats (0.5 = as good as optimal).")
+        add(f"  Off the path it is another story, as the handout warns: over all "
+            f"{sizes['all']} states agreement is only {_pct(allm[-1])} ({_pct(reach[-1])} of the "
+            f"{sizes['reachable']} reachable ones); states that optimal play rarely or never "
+            "visits get few games, so their tables stay noisy.")
+    return out
+
+
+def _names(items: Sequence[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _interval_text(lo: float, hi: float, fmt: str) -> str:
+    return f" (95% interval {lo:{fmt}}..{hi:{fmt}})" if math.isfinite(hi) else ""
+
+
+def _comparison_findings(study: Study) -> list[str]:
+    """The conclusions of a comparison of learners, in numbers computed from the study."""
+    cfg, t = study.config, study.truth
+    sizes = t.set_sizes()
+    first, last = cfg.games[0], cfg.games[-1]
+    series = list(cfg.series)
+    n = len(series)
+    out: list[str] = [f"{n} series on the same {cfg.seeds} seeds: "
+                      f"{_names([s.label for s in series])}.\n"]
+    add = out.append
+    target = f"{AGREEMENT_TARGET:.0%}"
+    reaches = {s: _reach(study, s) for s in series}
+    fast = sorted((s for s in series if reaches[s].mean is not None),
+                  key=lambda s: (reaches[s].mean, series.index(s)))
+    never = [s.label for s in series if reaches[s].mean is None]
+    dec = {s: study.metric(s, "agreement_decisive") for s in series}
+    if fast:
+        order = [f"{s.label} at {_games(reaches[s].mean)} games" for s in fast]
+        text = (f"- **Fastest to {target} decisive agreement** (mean over seeds, on the "
+                f"{sizes['decisive']} decisive states): {order[0]}")
+        if len(order) > 1:
+            text += f"; then {', '.join(order[1:])}"
+        if never:
+            text += (f"; {_names(never)} {'does' if len(never) == 1 else 'do'} not reach it "
+                     f"within {_games(last)} games")
+        add(text + ".")
+    else:
+        best = max(series, key=lambda s: (dec[s][0][-1], -series.index(s)))
+        add(f"- **No series reaches {target} decisive agreement** (mean over seeds) within "
+            f"{_games(last)} games; the closest is {best.label} with {_pct(dec[best][0][-1])}.")
+    score = {s: study.metric(s, "score_vs_optimal") for s in series}
+    ranked = sorted(series, key=lambda s: (-score[s][0][-1], series.index(s)))
+    top = ranked[0]
+    mean, lo, hi = (v[-1] for v in score[top])
+    text = (f"- **Best against the optimal player after {_games(last)} games:** {top.label} "
+            f"scores {mean:.4f}{_interval_text(lo, hi, '.4f')} over both seats (0.5 = as good as "
+            "optimal)")
+    if n > 1:
+        rest = [f"{s.label} {score[s][0][-1]:.4f}" for s in ranked[1:]]
+        text += f"; then {', '.join(rest)}"
+        second = ranked[1]
+        if math.isfinite(lo) and math.isfinite(score[second][2][-1]):
+            overlap = lo <= score[second][2][-1]
+            text += (f". Its interval {'overlaps' if overlap else 'lies above'} that of "
+                     f"{second.label}"
+                     + (f" ({score[second][1][-1]:.4f}..{score[second][2][-1]:.4f}): "
+                        f"{cfg.seeds} seeds do not settle which of the two is better"
+                        if overlap else ""))
+    add(text + ".")
+    ranked = sorted(series, key=lambda s: (-dec[s][0][-1], series.index(s)))
+    add(f"- **Decisive agreement after {_games(last)} games:** " + ", ".join(
+        f"{s.label} {_pct(dec[s][0][-1])}"
+        + _interval_text(dec[s][1][-1], dec[s][2][-1], ".1%") for s in ranked) + ".")
+    rise_dec = [s.label for s in series if dec[s][0][-1] > dec[s][0][0]]
+    rise_score = [s.label for s in series if score[s][0][-1] > score[s][0][0]]
+    parts = []
+    for what, rising in (("decisive agreement", rise_dec),
+                         ("the score against the optimal player", rise_score)):
+        if len(rising) == n:
+            parts.append(f"{what} rises in every series")
+        else:
+            flat = [s.label for s in series if s.label not in rising]
+            parts.append(f"{what} rises in {len(rising)} of {n} series (not in {_names(flat)})")
+    add(f"- **From {_games(first)} to {_games(last)} games**, {parts[0]}, and {parts[1]} "
+        "(means over seeds; every number is in the tables below).")
+    return out
+
+
+def _comparison_tables(study: Study) -> list[str]:
+    """The games-to-target table and the score against the optimal player per checkpoint, one
+    column per series."""
+    cfg = study.config
+    series = list(cfg.series)
+    out: list[str] = []
+    add = out.append
+    add(f"## Games needed to reach {AGREEMENT_TARGET:.0%} decisive agreement\n")
+    add(f"The first checkpoint where the mean over seeds reaches {AGREEMENT_TARGET:.0%}, and "
+        "each seed's first checkpoint that does: how many seeds reach it, their median and "
+        f"range (a seed that does not reach it within {_games(cfg.games[-1])} games counts as "
+        "later than every checkpoint).\n")
+    add("| series | mean over seeds reaches it at | seeds reaching | median over seeds | "
+        "range over seeds |")
+    add("|---|---:|---:|---:|---:|")
+    for s in series:
+        add(f"| {s.label} | " + " | ".join(_reach_cells(_reach(study, s), cfg.seeds)) + " |")
+    add("")
+    add("## Score against the optimal player\n")
+    add("The learned greedy policy against the optimal player over both seats (0.5 = as good "
+        "as optimal): mean over seeds ± half-width of the 95% interval.\n")
+    add("| games | " + " | ".join(s.label for s in series) + " |")
+    add("|---:|" + "---:|" * len(series))
+    score = {s: study.metric(s, "score_vs_optimal") for s in series}
+    for i, n in enumerate(cfg.games):
+        add(f"| {_games(n)} | " + " | ".join(
+            _cell("score_vs_optimal", *(v[i] for v in score[s])) for s in series) + " |")
+    add("")
+    return out
+
+
+def _state_sets(study: Study) -> list[str]:
+    sizes = study.truth.set_sizes()
+    return [
+        "## State sets (the handout's caveats A-E)\n",
+        "| set | states | meaning |",
+        "|---|---:|---|",
+        f"| all | {sizes['all']} | every <X,Y> with 0 <= X, Y < LTarget |",
+        f"| reachable | {sizes['reachable']} | reachable from <0,0> under some legal play "
+        f"(caveat B: {sizes['all'] - sizes['reachable']} are not) |",
+        f"| on-path | {sizes['onpath']} | visited with probability >= 0.001 by two optimal "
+        "players (caveats C, D) |",
+        f"| decisive | {sizes['decisive']} | on-path, P* > 0, best J better than every other "
+        "by >= 0.02 (caveats A, E) |",
+        f"| lost | {sizes['lost']} | P* = 0: every J loses (caveat A); "
+        f"{sizes['lost_reachable']} reachable |",
+        f"| near-tie on-path | {sizes['near_tie_onpath']} | on-path with a gap below 0.02 "
+        "(caveat E) |",
+        "",
+    ]
+
+
+def _figure_lines(study: Study, figures: Sequence[tuple[str, str]]) -> list[str]:
+    out = ["## Figures\n"]
+    cfg = study.config
+    explained = False
+    for caption, path in figures:
+        out.append(f"**{caption}**\n")
+        out.append(f"![{caption}]({path})\n")
+        if "figures/learned_" in path and not (cfg.comparison and explained):
+            explained = True  # once when learners are compared; under each M in an M report
+            out.append("Right: green = the learned J is optimal; light grey = unreachable "
+                       "(caveat B); dark grey = lost, P* = 0 (A); mid grey = no data; yellow = "
+                       "wrong in a near-tie (E); orange = wrong where optimal play rarely or "
+                       "never goes (C, D); red = wrong on a decisive state.\n")
+    if len(cfg.series) > LEARNED_FIGURES_LIMIT:
+        out.append(f"Learned tables are drawn for the first {LEARNED_FIGURES_LIMIT} of the "
+                   f"{len(cfg.series)} series.\n")
+    return out
+
+
+def _series_tables(study: Study, spec: SeriesSpec, heading: str) -> list[str]:
+    """One series' table of :data:`TABLE_METRICS` per checkpoint, and its decisive states
+    still wrong at the end."""
+    cfg = study.config
+    mean, lo, hi = study.summary(spec)
+    out = [f"### {heading}\n", "| games | " + " | ".join(TABLE_METRICS) + " |",
+           "|---:|" + "---:|" * len(TABLE_METRICS)]
+    for i, n in enumerate(cfg.games):
+        cells = []
+        for name in TABLE_METRICS:
+            k = METRIC_NAMES.index(name)
+            cells.append(_cell(name, mean[i, k], lo[i, k], hi[i, k]))
+        out.append(f"| {_games(n)} | " + " | ".join(cells) + " |")
+    out.append("")
+    rows = study.wrong_decisive(spec)
+    out.append(f"Decisive states still wrong after {_games(cfg.games[-1])} games (in how many "
+               f"of {cfg.seeds} seeds):\n")
+    if not rows:
+        out.append("none.\n")
+    else:
+        out.append("| <X,Y> | seeds wrong | optimal J | gap |")
+        out.append("|---|---:|---|---:|")
+        for x, y, count, opt, gap in rows[:15]:
+            out.append(f"| <{x},{y}> | {count} | {', '.join(map(str, opt))} | {gap:.4f} |")
+        if len(rows) > 15:
+            out.append(f"\n... and {len(rows) - 15} more.")
+        out.append("")
+    return out
+
+
+def report_markdown(study: Study, figures: Sequence[tuple[str, str]]) -> str:
+    """The report's text: the game, P*(0,0), a plain-language summary (for a comparison of
+    learners, its conclusions in numbers and the games-to-95% and score tables), the state
+    sets, figures and tables."""
+    cfg = study.config
+    out = _header(study)
+    out.append("## What was found\n")
+    if cfg.comparison:
+        out += _comparison_findings(study)
+        out.append("")
+        out += _comparison_tables(study)
+    else:
+        out += _m_findings(study)
+        out.append("")
+    out += _state_sets(study)
+    out += _figure_lines(study, figures)
+    out.append("## Tables\n")
+    out.append("Mean over seeds ± half-width of the 95% interval. Every metric at every "
+               "checkpoint is in `metrics.csv` (per run) and `metrics.json` (summaries); "
+               "definitions in DESIGN.md.\n")
+    for s in cfg.series:
+        out += _series_tables(study, s, s.label if cfg.comparison else f"M = {s.m:g}")
+    out.append("## Reproducing this report\n")
+    out.append(f"Running the command above again (with the same versions of dicejack, numpy and "
+               f"matplotlib) rewrites every file of this folder byte for byte, whatever the "
+               f"number of workers; run times vary, so they are kept apart in `{TIMING_FILE}`, "
+               f"the one file that differs between runs.\n")
+    return "\n".join(out).rstrip("\n") + "\n"
