@@ -35,7 +35,7 @@ except ImportError:
     ) from None
 
 from dicejack import solver  # noqa: E402  (after the gymnasium check, on purpose)
-from dicejack.game import CONTINUES, MOVER_WINS, Game, roll_total  # noqa: E402
+from dicejack.game import CONTINUES, HANDOUT_GAME, MOVER_WINS, Game, roll_total  # noqa: E402
 
 __all__ = [
     "ENV_ID",
@@ -55,8 +55,6 @@ __all__ = [
 
 #: The id under which ``import dicejack.env`` registers :class:`DiceJackEnv`.
 ENV_ID = "dicejack/DiceJack-v0"
-#: The handout's example game, the default of :class:`DiceJackEnv` and of the registered id.
-HANDOUT_GAME = Game(n_sides=6, low=15, high=17, n_dice=2)
 #: The opponents named by a string.
 OPPONENTS = ("optimal", "uniform", "self")
 #: How many games :meth:`DiceJackEnv.reset` replays when the opponent's opening roll ends them

@@ -264,3 +264,7 @@ class Game:
     def dice_label(j: int) -> str:
         """'1 die' / 'j dice', for messages and traces."""
         return "1 die" if j == 1 else f"{j} dice"
+
+
+#: The handout's own game: NSides=6, LTarget=15, UTarget=17, NDice=2 (every default names it).
+HANDOUT_GAME = Game(n_sides=6, low=15, high=17, n_dice=2)

@@ -24,11 +24,11 @@ def _game_from_options(
 ) -> "Game | None":
     """The game named by --sides/--low/--high/--dice; unnamed ones come from `fallback` (or the
     handout's game); None when no option was given and there is no fallback."""
-    from dicejack.game import Game
+    from dicejack.game import HANDOUT_GAME, Game
 
     if all(v is None for v in given.values()) and fallback is None:
         return None
-    base = (fallback or Game(6, 15, 17, 2)).params()
+    base = (fallback or HANDOUT_GAME).params()
     names = {"sides": "n_sides", "low": "low", "high": "high", "dice": "n_dice"}
     return Game(**{names[k]: (base[names[k]] if v is None else v) for k, v in given.items()})
 
@@ -46,7 +46,7 @@ def _read_text_tables(
     from dicejack import compare as cmp
     from dicejack import formats
     from dicejack.formats.submission import find_table_size
-    from dicejack.game import Game
+    from dicejack.game import HANDOUT_GAME, Game
 
     try:
         text = path.read_text(errors="replace")
@@ -54,7 +54,7 @@ def _read_text_tables(
         raise cmp.CompareError(f"cannot read {path}: {exc.strerror or exc}") from None
     header = formats.read_params_header(text)
     file_game = Game(**header) if header else None
-    game = _game_from_options(given, file_game) or Game(6, 15, 17, 2)
+    game = _game_from_options(given, file_game) or HANDOUT_GAME
     if file_game is not None and game != file_game:
         raise cmp.CompareError(f"{path} holds tables for {file_game}, not {game}")
     try:
@@ -183,14 +183,14 @@ def _learn_for_compare(
     """(game, run): `name` with its parameters learned for `compare --learner` (progress bar on
     stderr; Ctrl-C stops it, nothing is saved)."""
     from dicejack import learner, learners, parallel
-    from dicejack.game import Game
+    from dicejack.game import HANDOUT_GAME
 
     games = 100_000 if games is None else games
     if games < 0:
         raise UsageError(f"--games must be >= 0, got {games}")
     learner.check_games_limit(games, "--games")
     params = learner_params(name, items, m, None)
-    game = _game_from_options(given, None) or Game(6, 15, 17, 2)
+    game = _game_from_options(given, None) or HANDOUT_GAME
     update, close = parallel.games_progress_bar(games, 0)
     try:
         run = learners.learn(game, name, games, 1 if seed is None else seed, progress=update,

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from dicejack import learner, learners
-from dicejack.game import DicejackError, Game
+from dicejack.game import HANDOUT_GAME, DicejackError, Game
 
 __all__ = [
     "ReportError",
@@ -42,8 +42,6 @@ __all__ = [
     "ReportConfig",
 ]
 
-#: The handout's example game: `dicejack report` with no options studies it.
-HANDOUT_GAME = Game(n_sides=6, low=15, high=17, n_dice=2)
 DEFAULT_SEEDS = 10
 DEFAULT_M = (100.0,)
 
