@@ -1,0 +1,192 @@
+"""The solver's numba-compiled sweeps: backward induction (P and best J; then Q, the optimal
+mask and the gap) and forward propagation of two policies, for large games.
+
+Each kernel writes into arrays its caller preallocates and validates; the checked API is in
+:mod:`dicejack.solver`, whose numpy engine (backward.py, evaluation.py) does the same float
+operations in the same order, so the tests hold the two to bit-identical results.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def _init_ring(low, n_sides, n_dice, tail):
+    """Ring buffers buf[y, s % (S+1), j] holding E_j(s) for s = low..low+S (every y alike)."""
+    W = n_sides + 1
+    buf = np.empty((low, W, n_dice + 1))
+    for y in range(low):
+        for k in range(W):
+            slot = (low + k) % W
+            for j in range(n_dice + 1):
+                buf[y, slot, j] = tail[k, j]
+    return buf
+
+
+@njit(cache=True)
+def backward_values(low, n_sides, n_dice, tail, p_out, best_out, tie_tol):
+    """Optimal values P by backward induction over anti-diagonals x + y, descending.
+
+    For a fixed opponent score y, let E_j(s) be the mover's win probability after rolling j more
+    dice from score s (E_0(s) = 1 - P(y, s) below low, 1 inside [low, high], 0 above). Then
+    E_j(s) = mean_{d=1..S} E_{j-1}(s + d), so E_j(x) = E_j(x+1) + (E_{j-1}(x+1) - E_{j-1}(x+S+1))/S:
+    O(1) per (state, j), independent of n_sides. Q(x, y, j) = E_j(x) for that y.
+
+    A ring buffer per y holds E_j(s) for the S+1 scores above the current one, so the working set
+    is low * (S+1) * (K+1) floats. tail[k, j] = E_j(low + k) for k = 0..S (the same for every y).
+    Fills p_out (P) and best_out (lowest J within tie_tol of P). Results of a diagonal are
+    written out after it, in a loop of their own: the writes stride across rows.
+    """
+    S = n_sides
+    K = n_dice
+    W = S + 1
+    buf = _init_ring(low, n_sides, n_dice, tail)
+    diag_p = np.empty(low)
+    diag_best = np.empty(low, dtype=np.int64)
+    vals = np.empty(K + 1)
+    inv = 1.0 / S
+    for d in range(2 * low - 2, -1, -1):
+        x0 = max(0, d - low + 1)
+        x1 = min(d, low - 1)
+        for x in range(x0, x1 + 1):
+            y = d - x
+            old = x % W  # holds score x + S + 1 until overwritten with score x
+            nxt = (x + 1) % W
+            best = -np.inf
+            # j descending: slot j-1 (score x+S+1) is read before it is overwritten.
+            for j in range(K, 0, -1):
+                v = buf[y, nxt, j] + (buf[y, nxt, j - 1] - buf[y, old, j - 1]) * inv
+                buf[y, old, j] = v
+                vals[j] = v
+                if v > best:
+                    best = v
+            lowest = K
+            for j in range(K, 0, -1):
+                if vals[j] >= best - tie_tol:
+                    lowest = j
+            diag_p[x] = best
+            diag_best[x] = lowest
+        # After the whole diagonal: E_0 of chain x at score y is 1 - P(x, y) (state <x, y> is on
+        # this diagonal, and so is the state <y, x> whose j >= 1 values were just written there).
+        for x in range(x0, x1 + 1):
+            y = d - x
+            buf[x, y % W, 0] = 1.0 - diag_p[x]
+            p_out[x, y] = diag_p[x]
+            best_out[x, y] = diag_best[x]
+
+
+@njit(cache=True)
+def backward_q(low, n_sides, n_dice, tail, p_t, q_out, optimal_out, gap_out, tie_tol):
+    """Q, the optimal mask and the gap, given P (as p_t = P transposed), row x by row x.
+
+    With P known every chain y is independent, so all y advance together from x + 1 to x in
+    a loop over contiguous memory (ring[slot, j, y]), and Q is written once, front to back.
+    The floating-point operations per chain are exactly those of `backward_values`, so this Q
+    is bit-identical to the one that produced P.
+    """
+    S = n_sides
+    K = n_dice
+    W = S + 1
+    ring = np.empty((W, K + 1, low))
+    for k in range(W):
+        slot = (low + k) % W
+        for j in range(K + 1):
+            ring[slot, j, :] = tail[k, j]
+    inv = 1.0 / S
+    best = np.empty(low)
+    second = np.empty(low)
+    for x in range(low - 1, -1, -1):
+        old = x % W
+        nxt = (x + 1) % W
+        for j in range(K, 0, -1):
+            a = ring[nxt, j]
+            a_prev = ring[nxt, j - 1]
+            b_prev = ring[old, j - 1]
+            out = ring[old, j]
+            for y in range(low):
+                out[y] = a[y] + (a_prev[y] - b_prev[y]) * inv
+        row_p = p_t[x]
+        r0 = ring[old, 0]
+        for y in range(low):
+            r0[y] = 1.0 - row_p[y]  # E_0 of chain y at score x: 1 - P(y, x)
+        # Best and best non-optimal value per y, vectorised over y (j = 1..K, rows of `ring`).
+        best[:] = ring[old, 1]
+        for j in range(2, K + 1):
+            row = ring[old, j]
+            for y in range(low):
+                if row[y] > best[y]:
+                    best[y] = row[y]
+        second[:] = -np.inf
+        for j in range(1, K + 1):
+            row = ring[old, j]
+            for y in range(low):
+                v = row[y]
+                if v < best[y] - tie_tol and v > second[y]:
+                    second[y] = v
+        q_row = q_out[x]
+        opt_row = optimal_out[x]
+        gap_row = gap_out[x]
+        for y in range(low):
+            threshold = best[y] - tie_tol
+            q_row[y, 0] = 0.0
+            opt_row[y, 0] = False
+            for j in range(1, K + 1):
+                v = ring[old, j, y]
+                q_row[y, j] = v
+                opt_row[y, j] = v >= threshold
+            gap_row[y] = best[y] - second[y] if second[y] > -np.inf else np.nan
+
+
+@njit(cache=True)
+def forward_visits(low, high, n_dice, probs, pi_a, pi_b, mass_a, mass_b):
+    """Propagate the probability of each state forward from <0,0> with A to move.
+
+    pi_a / pi_b: (low, low, K+1) action distributions of players A and B. probs[j, t]: P(j dice
+    total t). Fills mass_a[x, y] (probability that <x, y> occurs with A to move) and mass_b, and
+    returns the probability that A wins. States are visited at most once per game (scores only
+    grow), so mass is a visit probability.
+    """
+    n_sides = (probs.shape[1] - 1) // n_dice
+    mass_a[:, :] = 0.0
+    mass_b[:, :] = 0.0
+    mass_a[0, 0] = 1.0
+    a_wins = 0.0
+    for d in range(0, 2 * low - 1):
+        x0 = max(0, d - low + 1)
+        x1 = min(d, low - 1)
+        for x in range(x0, x1 + 1):
+            y = d - x
+            for who in range(2):
+                if who == 0:
+                    m = mass_a[x, y]
+                else:
+                    m = mass_b[x, y]
+                if m == 0.0:
+                    continue
+                for j in range(1, n_dice + 1):
+                    if who == 0:
+                        w = pi_a[x, y, j]
+                    else:
+                        w = pi_b[x, y, j]
+                    if w == 0.0:
+                        continue
+                    mw = m * w
+                    for t in range(j, j * n_sides + 1):
+                        pt = probs[j, t]
+                        if pt == 0.0:
+                            continue
+                        s = x + t
+                        if s < low:
+                            if who == 0:
+                                mass_b[y, s] += mw * pt
+                            else:
+                                mass_a[y, s] += mw * pt
+                        elif s <= high:
+                            if who == 0:
+                                a_wins += mw * pt
+                        else:
+                            if who == 1:
+                                a_wins += mw * pt
+    return a_wins
