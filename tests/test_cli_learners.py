@@ -237,7 +237,7 @@ def test_compare_of_a_saved_learner_run_equals_compare_in_python(capsys, tmp_pat
     assert code == 0 and err == ""
     expected = compare.compare(SMALL, None, learners.learn(SMALL, "q-learning", 2000, 5,
                                                            alpha=0.1))
-    assert json.loads(out) == json.loads(compare.json_text(expected.as_dict()))
+    assert json.loads(out) == json.loads(formats.json_text(expected.as_dict()))
     assert json.loads(out)["source"].startswith("q-learning epsilon=1 ")
     code, text, _ = run(capsys, "compare", path)
     assert code == 0 and text.rstrip("\n") == compare.format_comparison(expected).rstrip("\n")
@@ -262,12 +262,12 @@ def test_compare_learner_learns_then_compares(capsys):
     assert code == 0
     expected = compare.compare(SMALL, None, learners.learn(SMALL, "mc-epsilon", 1000, 3,
                                                            epsilon=0.5))
-    assert json.loads(out) == json.loads(compare.json_text(expected.as_dict()))
+    assert json.loads(out) == json.loads(formats.json_text(expected.as_dict()))
     code, out, _ = run(capsys, "compare", "--learner", "handout", "-m", 4, *GAME_ARGS,
                        "--games", 800, "--seed", 2, "--format", "json")
     assert code == 0
     handout = compare.compare(SMALL, None, learner.learn(SMALL, 4.0, 800, 2))
-    assert json.loads(out)["metrics"] == json.loads(compare.json_text(handout.as_dict()))["metrics"]
+    assert json.loads(out)["metrics"] == json.loads(formats.json_text(handout.as_dict()))["metrics"]
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from dicejack import compare, formats, learners
+from dicejack import formats, learners
 from dicejack.formats import FormatError, learner_run_bytes, run_bytes, solution_bytes
 from dicejack.game import Game
 
@@ -19,7 +19,7 @@ def test_learner_run_estimates_are_upper_bounds(tmp_path, name) -> None:
     run = learners.learn(GAME, name, games, 7, checkpoints=marks)
     printed = {
         "text": formats.run_text(run),
-        "json": compare.json_text(formats.run_dict(run), compact=True),  # as `learn` prints it
+        "json": formats.json_text(formats.run_dict(run), compact=True),  # as `learn` prints it
         "csv": formats.run_csv(run),
     }
     for fmt, text in printed.items():

@@ -23,7 +23,7 @@ import pytest
 
 from dicejack import formats, parallel
 from dicejack.cli import main
-from dicejack.compare import json_safe, json_text
+from dicejack.formats.json_output import json_safe, json_text
 from dicejack.report import MARKER
 
 SMALL_REPORT = ["--games", "10,20", "--seeds", "1", "--workers", "1"]

@@ -81,10 +81,10 @@ _T = TypeVar("_T")
 def formatted(fmt: str, value: _T, text: "Callable[[_T], str]", as_dict: "Callable[[_T], Any]",
               as_csv: "Callable[[_T], str]") -> str:
     """`value` as --format `fmt` asks (text, json or csv) for solve and learn: `text(value)`,
-    the compact JSON of `as_dict(value)` (:func:`dicejack.compare.json_text`), or
+    the compact JSON of `as_dict(value)` (:func:`dicejack.formats.json_text`), or
     `as_csv(value)`."""
     if fmt == "json":
-        from dicejack.compare import json_text
+        from dicejack.formats.json_output import json_text
 
         return json_text(as_dict(value), compact=True)
     return {"text": text, "csv": as_csv}[fmt](value)

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from dicejack import one_line
+from dicejack import formats, one_line
 from dicejack.cli.common import UsageError, app, write_output
 from dicejack.cli.learn import LearnerHelpCommand, ParamOpt, learner_params, load_run_file
 
@@ -44,7 +44,6 @@ def _read_text_tables(
     size give an error that names the LTarget they fit.
     """
     from dicejack import compare as cmp
-    from dicejack import formats
     from dicejack.formats.submission import find_table_size
     from dicejack.game import HANDOUT_GAME, Game
 
@@ -163,7 +162,7 @@ def compare_cmd(
     truth = cmp.truth(game)
     result = cmp.compare(game, truth, learned)
     if fmt is CompareFormat.json:
-        write_output(cmp.json_text(result.as_dict()), None)
+        write_output(formats.json_text(result.as_dict()), None)
     else:
         write_output(cmp.format_comparison(result), None)
     if sub is not None:

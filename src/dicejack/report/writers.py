@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dicejack import figures, formats
-from dicejack.compare import METRIC_NAMES, json_text
+from dicejack.compare import METRIC_NAMES
+from dicejack.formats.json_output import json_text
 from dicejack.game import Game
 from dicejack.report.config import LEARNED_FIGURES_LIMIT, ReportConfig, ReportError
 from dicejack.report.contents import (

@@ -5,8 +5,7 @@ probabilities, read transposed, are off from P* by at most half as much on avera
 reachable states with an estimate), and by over 0.05 less; J *0-based* when the states with an
 estimate print J in 0..K-1 only, 0 among them, and J + 1 agrees with the optimal policy in at
 least 10 percentage points more non-trivial states (reachable, not lost, not every J optimal).
-:func:`size_hint` words the LTarget that tables of another size suggest. These names are also
-reachable as ``dicejack.compare.table_hints`` etc.
+:func:`size_hint` words the LTarget that tables of another size suggest.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from dicejack.compare import CompareError, Truth
+from dicejack.compare.truth import CompareError, Truth
 from dicejack.game import Game
 
 __all__ = [

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dicejack import compare, hints, learner
+from dicejack import compare, learner
+from dicejack.compare import hints
 from dicejack.game import Game
 
 # The tiny game of tests/test_compare.py, computed by hand there: a two-sided die, target exactly

@@ -1,0 +1,97 @@
+"""compare: metrics of a learned table against the exact solution (DESIGN.md, "Metrics").
+
+Everything that depends only on the game (solution, visit probabilities, the state sets that encode
+the handout's caveats A-E) is computed once in a frozen :class:`Truth`; comparing a learned table is
+then a handful of vectorised numpy operations plus two exact policy evaluations, cheap enough for
+thousands of checkpoints. Pure functions, no I/O.
+
+Interpretations (each one a choice the handout and DESIGN.md leave open):
+
+* **State sets.** ``all``: every <X,Y>. ``reachable``: :meth:`Game.reachable`. ``on-path``: visit
+  probability >= 1e-3 in a game between two optimal players, ties split evenly
+  (``solver.visit_probabilities(game, sol)``). ``decisive``: on-path, P*(s) > 1e-12 (not lost, up
+  to float round-off) and gap(s) >= 0.02; a NaN gap (every J optimal) is not decisive.
+* **No data.** A state whose learned best J is not in 1..K (the learner writes 0 where no J was
+  ever played) has no data: it counts as a disagreement, its regret is that of a uniformly random J
+  (P* minus the mean of Q*(s, J) over J = 1..K), and it has no estimate.
+* **Estimates.** Probability errors use the states with data whose printed estimate is a number
+  other than -1.
+* **Weighted** agreement and regret weight every state by its visit probability under optimal play
+  (the on-path weights), normalised to sum 1; states optimal play never visits weigh 0.
+* **Score against optimal.** The learned greedy policy plays its best J where it has data and a
+  uniformly random J (1/K each) elsewhere; score_vs_optimal = 0.5 * (P(learned, first, beats
+  optimal) + 1 - P(optimal, first, beats learned)); 0.5 means as good as optimal.
+* Metrics over an empty set are NaN.
+* **Slips in printed tables** (transposed, 0-based J, another LTarget): :mod:`.hints`.
+
+Modules, each importing only those above it: truth.py (Truth, truth, the state sets, CompareError),
+learned.py (what a caller hands compare, as a Learned), metrics.py (metric_values, compare,
+state_classes, format_comparison), hints.py (slips in printed tables). This package imports the
+solver and (lazily) the handout's learner's table rule; nothing above it.
+"""
+
+from __future__ import annotations
+
+from dicejack.compare.hints import (
+    TRANSPOSED_MAX_SHARE,
+    TRANSPOSED_MIN_GAIN,
+    ZERO_BASED_MIN_GAIN,
+    TableHints,
+    size_hint,
+    table_hints,
+)
+from dicejack.compare.learned import (
+    Learned,
+    as_learned,
+    learned_from_counts,
+    learned_from_tables,
+)
+from dicejack.compare.metrics import (
+    METRIC_HELP,
+    METRIC_NAMES,
+    STATE_CLASSES,
+    Comparison,
+    WrongState,
+    compare,
+    format_comparison,
+    greedy_distribution,
+    metric_values,
+    state_classes,
+)
+from dicejack.compare.truth import (
+    DECISIVE_MIN_GAP,
+    LOST_TOLERANCE,
+    ONPATH_MIN_VISIT,
+    CompareError,
+    Truth,
+    truth,
+)
+
+__all__ = [
+    "CompareError",
+    "METRIC_NAMES",
+    "ONPATH_MIN_VISIT",
+    "DECISIVE_MIN_GAP",
+    "LOST_TOLERANCE",
+    "STATE_CLASSES",
+    "Truth",
+    "Learned",
+    "WrongState",
+    "Comparison",
+    "truth",
+    "learned_from_counts",
+    "learned_from_tables",
+    "as_learned",
+    "metric_values",
+    "compare",
+    "state_classes",
+    "greedy_distribution",
+    "format_comparison",
+    "METRIC_HELP",
+    "TableHints",
+    "table_hints",
+    "size_hint",
+    "TRANSPOSED_MAX_SHARE",
+    "TRANSPOSED_MIN_GAIN",
+    "ZERO_BASED_MIN_GAIN",
+]

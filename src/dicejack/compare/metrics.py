@@ -1,0 +1,273 @@
+"""The metrics of a learned table against the truth (DESIGN.md, "Metrics"), the full comparison
+and its text: vectorised numpy plus two exact policy evaluations per comparison."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dicejack import solver
+from dicejack.compare.learned import Learned, as_learned
+from dicejack.compare.truth import CompareError, Truth, truth
+from dicejack.formats.json_output import json_safe
+from dicejack.game import Game
+from dicejack.solver import Solution
+
+#: Metric names, in the order of every table, CSV and JSON dicejack writes.
+METRIC_NAMES: tuple[str, ...] = (
+    "agreement_all",
+    "agreement_reachable",
+    "agreement_onpath",
+    "agreement_decisive",
+    "weighted_agreement",
+    "rmse_onpath",
+    "mae_onpath",
+    "max_error_onpath",
+    "rmse_q_onpath",
+    "regret_decisive",
+    "weighted_regret",
+    "score_vs_optimal",
+    "states_with_data",
+)
+
+#: Codes of :func:`state_classes`, for the disagreement heatmap (caveats named).
+STATE_CLASSES: tuple[str, ...] = (
+    "agrees with optimal",
+    "unreachable (B)",
+    "lost: P* = 0 (A)",
+    "no data",
+    "wrong, near-tie (E)",
+    "wrong, off-path / rare (C, D)",
+    "wrong, decisive",
+)
+
+
+def greedy_distribution(t: Truth, learned: Learned) -> np.ndarray:
+    """The learned greedy policy as an action distribution: its best J where it has data, a
+    uniformly random J (1/K each) elsewhere."""
+    k = t.game.n_dice
+    dist = np.zeros(t.game.table_shape)
+    dist[:, :, 1:] = np.where(learned.has_data[:, :, None], 0.0, 1.0 / k)
+    rows, cols = np.nonzero(learned.has_data)
+    dist[rows, cols, learned.best[rows, cols]] = 1.0
+    return dist
+
+
+def _per_state(t: Truth, learned: Learned) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(agree, q_learned, regret) per state; no-data states use a uniformly random J."""
+    sol = t.solution
+    has = learned.has_data
+    j = np.where(has, learned.best, 1)[:, :, None]
+    agree = has & np.take_along_axis(sol.optimal, j, axis=2)[:, :, 0]
+    q_b = np.where(has, np.take_along_axis(sol.q, j, axis=2)[:, :, 0], t.random_q)
+    regret = np.maximum(sol.p - q_b, 0.0)
+    return agree, q_b, regret
+
+
+def _mean(values: np.ndarray, mask: np.ndarray) -> float:
+    return float(values[mask].mean()) if mask.any() else float("nan")
+
+
+def metric_values(t: Truth, learned: Learned) -> dict[str, float]:
+    """Every metric of DESIGN.md, in :data:`METRIC_NAMES` order (see the module docstring)."""
+    game, sol = t.game, t.solution
+    if learned.best.shape != game.shape:
+        raise CompareError(f"the learned table is not {game.low}x{game.low}")
+    agree, q_b, regret = _per_state(t, learned)
+    est = learned.has_estimate & t.onpath
+    err = learned.probability - sol.p
+    err_q = learned.probability - q_b
+    if est.any():
+        e = err[est]
+        rmse, mae, mx = float(np.sqrt(np.mean(e * e))), float(np.mean(np.abs(e))), float(
+            np.max(np.abs(e))
+        )
+        eq = err_q[est]
+        rmse_q = float(np.sqrt(np.mean(eq * eq)))
+    else:
+        rmse = mae = mx = rmse_q = float("nan")
+    greedy = greedy_distribution(t, learned)
+    first = solver.evaluate(game, greedy, t.optimal_dist)
+    second = solver.evaluate(game, t.optimal_dist, greedy)
+    return {
+        "agreement_all": float(agree.mean()),
+        "agreement_reachable": _mean(agree, t.reachable),
+        "agreement_onpath": _mean(agree, t.onpath),
+        "agreement_decisive": _mean(agree, t.decisive),
+        "weighted_agreement": float(np.sum(t.weights * agree)),
+        "rmse_onpath": rmse,
+        "mae_onpath": mae,
+        "max_error_onpath": mx,
+        "rmse_q_onpath": rmse_q,
+        "regret_decisive": _mean(regret, t.decisive),
+        "weighted_regret": float(np.sum(t.weights * regret)),
+        "score_vs_optimal": 0.5 * (first + 1.0 - second),
+        "states_with_data": float(learned.has_data.sum()),
+    }
+
+
+@dataclass(frozen=True)
+class WrongState:
+    """A decisive state where the learned policy is not optimal."""
+
+    x: int
+    y: int
+    learned: int  # 0 = no data
+    optimal: tuple[int, ...]
+    p_star: float
+    q_learned: float
+    regret: float
+    gap: float
+    visit: float
+    estimate: float  # -1 = no estimate
+
+
+@dataclass(frozen=True, eq=False)
+class Comparison:
+    """Result of :func:`compare`: the metrics, the state-set sizes, the wrong decisive states."""
+
+    game: Game
+    source: str
+    p00: float
+    metrics: dict[str, float]
+    sets: dict[str, int]
+    wrong_decisive: tuple[WrongState, ...]
+
+    def __getattr__(self, name: str) -> float:
+        # c.agreement_decisive etc.; only called for names that are not fields.
+        metrics = self.__dict__.get("metrics", {})
+        if name in metrics:
+            return metrics[name]
+        raise AttributeError(name)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready: plain Python values, every non-finite number (NaN, +-inf) as None."""
+        return json_safe({
+            "params": self.game.params(),
+            "source": self.source,
+            "p00": self.p00,
+            "sets": dict(self.sets),
+            "metrics": dict(self.metrics),
+            "wrong_decisive": [
+                {
+                    "x": w.x, "y": w.y, "learned": w.learned, "optimal": list(w.optimal),
+                    "p_star": w.p_star, "q_learned": w.q_learned, "regret": w.regret,
+                    "gap": w.gap, "visit": w.visit, "estimate": w.estimate,
+                }
+                for w in self.wrong_decisive
+            ],
+        })
+
+
+def compare(game: Game, sol: Solution | Truth | None, learned: Any) -> Comparison:
+    """Compare `learned` (a run, a :class:`Learned`, or (best, probability)) with the truth.
+
+    `sol` may be a Solution, a prepared :class:`Truth` (fastest for many comparisons) or None.
+    """
+    t = sol if isinstance(sol, Truth) else truth(game, sol)
+    if t.game != game:
+        raise CompareError(f"the truth is for a different game ({t.game})")
+    lt = as_learned(game, learned)
+    metrics = metric_values(t, lt)
+    agree, q_b, regret = _per_state(t, lt)
+    wrong = t.decisive & ~agree
+    xs, ys = np.nonzero(wrong)
+    order = np.lexsort((ys, xs, -regret[xs, ys]))  # worst regret first, then by state
+    sol_ = t.solution
+    rows = tuple(
+        WrongState(
+            x=int(x), y=int(y), learned=int(lt.best[x, y]),
+            optimal=tuple(int(j) for j in np.flatnonzero(sol_.optimal[x, y])),
+            p_star=float(sol_.p[x, y]), q_learned=float(q_b[x, y]), regret=float(regret[x, y]),
+            gap=float(sol_.gap[x, y]), visit=float(t.visit[x, y]),
+            estimate=float(lt.probability[x, y]),
+        )
+        for x, y in zip(xs[order], ys[order], strict=True)
+    )
+    return Comparison(game, lt.source, t.p00, metrics, t.set_sizes(), rows)
+
+
+def state_classes(t: Truth, learned: Learned) -> np.ndarray:
+    """(L, L) int codes into :data:`STATE_CLASSES`, for the disagreement heatmap.
+
+    Precedence: unreachable, lost, agrees, no data, then the kind of mistake (near-tie, off-path
+    or rare, decisive) — so every caveat A-E is visible where it applies.
+    """
+    agree, _, _ = _per_state(t, learned)
+    codes = np.full(t.game.shape, 6, dtype=np.int64)  # wrong, decisive
+    codes[~t.decisive] = 5
+    codes[t.near_tie & ~t.decisive] = 4
+    codes[~learned.has_data] = 3
+    codes[agree] = 0
+    codes[t.lost] = 2
+    codes[~t.reachable] = 1
+    return codes
+
+
+#: One-line meaning of each metric, for printed tables.
+METRIC_HELP: dict[str, str] = {
+    "agreement_all": "share of all states where the learned J is optimal",
+    "agreement_reachable": "the same over states reachable from <0,0>",
+    "agreement_onpath": "the same over on-path states (optimal visit probability >= 0.001)",
+    "agreement_decisive": "the same over decisive states (on-path, P* > 0, gap >= 0.02)",
+    "weighted_agreement": "agreement weighted by optimal visit probability",
+    "rmse_onpath": "RMSE of the estimate against P*, on-path states with data",
+    "mae_onpath": "mean |estimate - P*|, on-path",
+    "max_error_onpath": "max |estimate - P*|, on-path",
+    "rmse_q_onpath": "RMSE of the estimate against Q*(s, learned J), on-path",
+    "regret_decisive": "mean P* - Q*(s, learned J) over decisive states",
+    "weighted_regret": "regret weighted by optimal visit probability",
+    "score_vs_optimal": "learned greedy policy vs optimal, both seats (0.5 = optimal)",
+    "states_with_data": "states where the table has any data",
+}
+
+
+def format_comparison(c: Comparison, limit: int | None = 40) -> str:
+    """The comparison as a readable text table, then the wrong decisive states (worst first)."""
+    s = c.sets
+    lines = [
+        f"game: {c.game}; optimal first-player win probability P*(0,0) = {c.p00:.6f}",
+        f"states: {s['all']} all, {s['reachable']} reachable, {s['onpath']} on-path, "
+        f"{s['decisive']} decisive, {s['lost']} lost (P* = 0)",
+    ]
+    if c.source:
+        lines.insert(0, f"learned: {c.source}")
+    lines.append("")
+    width = max(len(n) for n in METRIC_NAMES)
+    lines.append(f"{'metric':<{width}}  {'value':>10}  meaning")
+    lines.append("-" * (width + 14 + max(len(h) for h in METRIC_HELP.values())))
+    for name in METRIC_NAMES:
+        v = c.metrics[name]
+        if not np.isfinite(v):
+            text = "n/a"
+        elif name == "states_with_data":
+            text = f"{int(v)}"
+        else:
+            text = f"{v:.6f}"
+        lines.append(f"{name:<{width}}  {text:>10}  {METRIC_HELP[name]}")
+    lines.append("")
+    wrong = c.wrong_decisive
+    if not wrong:
+        lines.append(f"The learned policy is optimal in all {s['decisive']} decisive states.")
+        return "\n".join(lines) + "\n"
+    lines.append(
+        f"Decisive states where the learned policy is wrong: {len(wrong)} of {s['decisive']}, "
+        "worst regret first (learned 0 = no data, played as a uniformly random J):"
+    )
+    lines.append(
+        f"{'<X,Y>':>8} {'learned':>7} {'optimal':>8} {'P*':>8} {'Q*(learned)':>11} "
+        f"{'regret':>8} {'gap':>8} {'visit':>8} {'estimate':>9}"
+    )
+    shown = wrong if limit is None else wrong[:limit]
+    for w in shown:
+        est = "-1" if w.estimate == -1 else f"{w.estimate:.4f}"
+        lines.append(
+            f"{f'<{w.x},{w.y}>':>8} {w.learned:>7} {','.join(map(str, w.optimal)):>8} "
+            f"{w.p_star:>8.4f} {w.q_learned:>11.4f} {w.regret:>8.4f} {w.gap:>8.4f} "
+            f"{w.visit:>8.4f} {est:>9}"
+        )
+    if len(shown) < len(wrong):
+        lines.append(f"... and {len(wrong) - len(shown)} more (use --format json for all).")
+    return "\n".join(lines) + "\n"
