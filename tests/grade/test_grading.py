@@ -83,8 +83,11 @@ def test_bad_files_get_rows_and_the_batch_goes_on(refs, tmp_path):
     os.mkfifo(fifo)
     empty = tmp_path / "empty-folder"
     empty.mkdir()
-    paths += [big, fifo, tmp_path / "missing.txt", empty]
+    paths += [big, fifo, empty]
     out = tmp_path / "book.csv"
+    with pytest.raises(grade.GradeError, match=r"^no such file or folder: .*missing\.txt$"):
+        grade.grade_files(CONFIG, [*paths, tmp_path / "missing.txt"], out=out, cache_dir=False)
+    assert not out.exists()  # refused before any work
     _, grades = grade.grade_files(CONFIG, paths, out=out, cache_dir=False)
     status = {Path(g.submission).name: g.status for g in grades}
     assert status.pop("good.txt") == "ok"
@@ -150,13 +153,14 @@ def _fuzz_file(text: str) -> Path:
 
 
 def test_output_paths_are_checked_before_any_work(tmp_path):
+    x = write(tmp_path, "x.txt", "a submission\n")
     with pytest.raises(grade.GradeError, match="folder"):
-        grade.grade_files(CONFIG, ["x"], out=tmp_path, cache_dir=False)
+        grade.grade_files(CONFIG, [x], out=tmp_path, cache_dir=False)
     with pytest.raises(grade.GradeError, match="does not exist"):
-        grade.grade_files(CONFIG, ["x"], out=tmp_path / "no" / "book.csv", cache_dir=False)
+        grade.grade_files(CONFIG, [x], out=tmp_path / "no" / "book.csv", cache_dir=False)
     (tmp_path / "file").write_text("")
     with pytest.raises(grade.GradeError, match="not a folder"):
-        grade.grade_files(CONFIG, ["x"], reports=tmp_path / "file", cache_dir=False)
+        grade.grade_files(CONFIG, [x], reports=tmp_path / "file", cache_dir=False)
 
 
 def test_cli_grade_writes_the_gradebook_and_reports(tmp_path, capsys):

@@ -53,7 +53,8 @@ def test_lms_names(parts, expected):
 def test_gradescope_metadata_is_read_not_run():
     people = grade.gradescope_students(GS_METADATA)
     assert set(people) == {"submission_111", "submission_222", "submission_333"}
-    assert grade.gradescope_students("!!python/object/apply:os.system ['echo hi']\n") == {}
+    with pytest.raises(grade.MetadataError, match="^not a mapping"):
+        grade.gradescope_students("!!python/object/apply:os.system ['echo hi']\n")
     assert grade.gradescope_students("") == {}
 
 

@@ -52,6 +52,7 @@ from dicejack.grade.grading import (
     Grade,
     Gradebook,
     WorstState,
+    check_inputs_exist,
     grade_entry,
     grade_file,
     grade_files,
@@ -98,10 +99,18 @@ from dicejack.grade.lms import (
 )
 from dicejack.grade.lms_names import (
     GRADESCOPE_METADATA,
+    LMS_NAMES,
+    MAX_METADATA_BYTES,
+    MetadataError,
     Student,
+    batch_lms,
+    deciding_name,
     gradescope_students,
     lms_student,
+    name_matches,
     receipt_reason,
+    resolve,
+    safe_text,
 )
 from dicejack.grade.printed import graded_learned, graded_tables, printed_decimals
 from dicejack.grade.references import (
@@ -189,5 +198,7 @@ __all__ = [
     "GRADESCOPE_VISIBILITY", "LMS_FORMATS", "StudentScore", "gradescope_results", "lms_csv",
     "student_scores", "write_gradescope", "write_lms_csv", "CANVAS_HEADER", "GENERIC_HEADER",
     "MAX_SCORE", "MOODLE_HEADER", "check_gradescope_path", "check_lms_path",
-    "GRADESCOPE_METADATA", "receipt_reason", "resolved_path",
+    "GRADESCOPE_METADATA", "receipt_reason", "resolved_path", "LMS_NAMES", "MAX_METADATA_BYTES",
+    "MetadataError", "batch_lms", "deciding_name", "name_matches", "resolve", "safe_text",
+    "check_inputs_exist",
 ]

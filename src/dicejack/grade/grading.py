@@ -64,7 +64,8 @@ from dicejack.grade.writers import (
 )
 
 __all__ = ["Grade", "WorstState", "Gradebook", "grade_tables", "grade_text", "grade_file",
-           "grade_entry", "grade_files", "worst_states", "display_name", "MAX_SUBMISSION_BYTES"]
+           "grade_entry", "grade_files", "worst_states", "display_name", "MAX_SUBMISSION_BYTES",
+           "check_inputs_exist"]
 
 
 @dataclass(frozen=True)
@@ -320,6 +321,9 @@ def grade_entry(refs: References, entry: Entry) -> Grade:
     else:
         g = grade_file(refs, entry.path if entry.path is not None else entry.label,
                        name=entry.label, html=entry.html)
+    if entry.flags:
+        verdict = "review" if g.verdict == "pass" else g.verdict
+        g = dataclasses.replace(g, flags=(*g.flags, *entry.flags), verdict=verdict)
     s = entry.student
     if s is None:
         return g
@@ -377,6 +381,7 @@ def grade_files(
     """
     if not paths:
         raise GradeError("no submissions to grade")
+    check_inputs_exist(paths)
     if lms_format not in LMS_FORMATS:
         raise GradeError(f"--lms-format must be one of {', '.join(LMS_FORMATS)}, "
                          f"got {lms_format!r}")
@@ -422,6 +427,20 @@ def grade_files(
     if gs_path is not None:
         write_gradescope(gs_path, refs, grades, visibility=gradescope_visibility)
     return Gradebook(refs, grades)
+
+
+def check_inputs_exist(paths: Sequence[str | os.PathLike[str] | bytes]) -> None:
+    """Refuse, before any work, a path given that does not exist (a typo, or a pattern the
+    shell left as typed because it matched nothing): grading it would invent a 0 row."""
+    for raw in paths:
+        try:
+            os.lstat(raw)
+        except FileNotFoundError:
+            name = display_name(raw)
+            pattern = " (a pattern that matched nothing?)" if any(c in name for c in "*?[") else ""
+            raise GradeError(f"no such file or folder: {name}{pattern}") from None
+        except (OSError, ValueError, TypeError):
+            continue  # it exists but cannot be looked at: its row says why
 
 
 def _distinct_outputs(given: dict[str, Path]) -> None:

@@ -19,18 +19,24 @@ import stat
 import struct
 import zipfile
 import zlib
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import BinaryIO
 
 from dicejack.grade.lms_names import (
+    GRADESCOPE,
     GRADESCOPE_METADATA,
+    MAX_METADATA_BYTES,
+    MetadataError,
     Student,
+    batch_lms,
+    deciding_name,
     gradescope_students,
-    lms_student,
     receipt_reason,
+    resolve,
+    safe_text,
 )
 
 __all__ = ["MAX_SUBMISSION_BYTES", "MAX_ARCHIVE_BYTES", "MAX_ARCHIVE_MEMBERS", "MAX_FOLDER_FILES",
@@ -73,6 +79,7 @@ class Entry:
     skipped: str = ""
     error: str = ""
     html: bool = False
+    flags: tuple[str, ...] = ()  # identity-ambiguous: two LMSs name it and the batch cannot say
 
 
 # --------------------------------------------------------------------------- names
@@ -83,12 +90,12 @@ def _only_escapes(text: str) -> bool:
 
 def display_name(path: str | os.PathLike[str] | bytes) -> str:
     """`path` as one printable line of valid UTF-8: undecodable bytes and lone surrogates as
-    backslash escapes, control characters (newlines, NUL) as ``\\xNN``; other text (CJK...) kept."""
+    backslash escapes, control and bidirectional-override characters (newlines, NUL, ESC,
+    U+202E) as ``\\xNN`` / ``\\uNNNN`` (:func:`~dicejack.grade.lms_names.safe_text`); other
+    text (CJK...) kept."""
     raw = os.fsdecode(path) if isinstance(path, bytes) else str(path)
     text = raw.encode("utf-8", "surrogateescape" if _only_escapes(raw) else "backslashreplace")
-    text_s = text.decode("utf-8", "backslashreplace")
-    return "".join(c if c.isprintable() or c == " " else f"\\x{ord(c):02x}" if ord(c) < 256
-                   else f"\\u{ord(c):04x}" for c in text_s)
+    return safe_text(text.decode("utf-8", "backslashreplace"))
 
 
 def too_large(label: str, size: int, declared: bool = False) -> str:
@@ -117,6 +124,7 @@ SKIPPED_EXTENSIONS: dict[str, str] = {
     **dict.fromkeys((".tar", ".gz", ".tgz", ".bz2", ".xz", ".7z", ".rar"),
                     "an archive dicejack does not open (only .zip)"),
 }
+_METADATA_READ = "the Gradescope export's metadata (read for the student identifiers)"
 #: Folders never searched (besides every folder whose name starts with a dot).
 SKIPPED_FOLDERS: dict[str, str] = {
     "__MACOSX": "macOS archive metadata",
@@ -128,7 +136,7 @@ SKIPPED_FOLDERS: dict[str, str] = {
 SKIPPED_FILES: dict[str, str] = {
     "thumbs.db": "a Windows thumbnail cache",
     "desktop.ini": "a Windows folder setting",
-    GRADESCOPE_METADATA: "the Gradescope export's metadata (read for the student identifiers)",
+    GRADESCOPE_METADATA: _METADATA_READ,  # one that is not read says why instead
 }
 
 
@@ -250,8 +258,12 @@ def is_one_file(paths: Sequence[str | bytes | os.PathLike[str]]) -> bool:
     return not folder and not _is_zip(name)
 
 
+_Key = tuple[int, tuple[str, ...]]  # (which path given, the parts inside it)
+
+
 class _Collector:
-    """Walks one batch of inputs into entries, within `limits`."""
+    """Walks one batch of inputs into entries, within `limits`; who each belongs to is decided
+    once the whole batch is known (:meth:`identify`)."""
 
     def __init__(self, limits: InputLimits, outputs: Iterable[Path], output_folders: Iterable[Path]
                  ) -> None:
@@ -260,38 +272,101 @@ class _Collector:
         self.output_folders = [p for p in (resolved_path(o) for o in output_folders)
                                if p is not None]
         self.entries: list[Entry] = []
+        self.keys: list[_Key | None] = []  # beside each entry: where it lies, for its student
+        self.metadata: dict[_Key, dict[str, Student]] = {}  # by the folder holding the file
+        self.metadata_rows: dict[_Key, str] = {}  # why a metadata file was (not) read
+        self.index = -1  # of the path given being walked
 
-    def add(self, label: str, parts: Sequence[str], gradescope: Mapping[str, Student] | None,
-            **kw: object) -> None:
-        self.entries.append(Entry(label=label, student=lms_student(parts, gradescope), **kw))
+    def add(self, label: str, parts: Sequence[str], **kw: object) -> None:
+        key = (self.index, tuple(parts))
+        if kw.get("skipped") == _METADATA_READ and key in self.metadata_rows:
+            kw["skipped"] = self.metadata_rows[key]
+        self.entries.append(Entry(label=label, **kw))  # type: ignore[arg-type]
+        self.keys.append(key)
+
+    def note(self, label: str, **kw: object) -> None:
+        """An entry that belongs to no one (a folder not searched, a folder's own problem)."""
+        self.entries.append(Entry(label=label, **kw))  # type: ignore[arg-type]
+        self.keys.append(None)
+
+    # ---- who each entry belongs to
+    def identify(self) -> list[Entry]:
+        """The entries with their students: each decided by the outermost LMS name above it
+        (:func:`~dicejack.grade.lms_names.deciding_name`), names two LMSs match by the LMS of
+        the batch (:func:`~dicejack.grade.lms_names.batch_lms`), else flagged
+        ``identity-ambiguous`` with no student."""
+        decisions: list[dict[str, Student] | None] = []
+        for key in self.keys:
+            if key is None:
+                decisions.append(None)
+                continue
+            index, parts = key
+            decisions.append(deciding_name(parts, self._gradescope(index, parts))[1])
+        lms = batch_lms(d for d in decisions if d)
+        out = []
+        for entry, found in zip(self.entries, decisions, strict=True):
+            if not found:
+                out.append(entry)
+                continue
+            student, ambiguous = resolve(found, lms)
+            flags = ("identity-ambiguous",) if ambiguous else ()
+            out.append(replace(entry, student=student, flags=flags))
+        return out
+
+    def _gradescope(self, index: int, parts: tuple[str, ...]) -> dict[str, Student]:
+        """The metadata that names the outermost ``submission_<id>`` folder of `parts`: only
+        the export's own file, beside that folder (never one inside a submission)."""
+        for i, part in enumerate(parts[:-1]):
+            if GRADESCOPE.match(part):
+                return self.metadata.get((index, parts[:i]), {})
+        return {}
+
+    def read_metadata(self, parts: tuple[str, ...], data: bytes | None, problem: str = ""
+                      ) -> None:
+        """Record a submission_metadata.yml found at `parts` (its bytes, or why they could not
+        be read): honoured only outside every submission folder."""
+        key = (self.index, parts)
+        if any(GRADESCOPE.match(p) for p in parts[:-1]):
+            self.metadata_rows[key] = ("a submission_metadata.yml inside a submission, not read "
+                                       "(only the export's own names the submitters)")
+            return
+        if data is not None and not problem:
+            try:
+                self.metadata[(self.index, parts[:-1])] = gradescope_students(data)
+                return
+            except MetadataError as exc:
+                problem = str(exc)
+        self.metadata_rows[key] = (f"the Gradescope export's metadata, not read: {problem}; "
+                                   "its submissions keep their submission_<id> names")
 
     # ---- one path given
     def given(self, raw: str | bytes | os.PathLike[str]) -> None:
+        self.index += 1
         name = os.fsdecode(raw) if isinstance(raw, bytes) else os.fspath(raw)
         label = display_name(raw)
-        parts = _parts(name)
+        base = _base_name(name)
         try:
             st = os.stat(raw)
         except (OSError, ValueError, TypeError):
             st = None  # grading the file says why it cannot be read
         if st is not None and stat.S_ISDIR(st.st_mode):
-            self.folder(name, label)
+            self.folder(name, label, base)
         elif st is not None and stat.S_ISREG(st.st_mode) and _is_zip(name):
-            self.archive_file(raw, label, parts, {})
+            self.archive_file(raw, label, base)
         else:
-            self.add(label, parts, None, path=raw, html=_is_html(name))
+            self.add(label, base, path=raw, html=_is_html(name))
 
     # ---- folders
-    def folder(self, root: str, label: str) -> None:
+    def folder(self, root: str, label: str, base: tuple[str, ...]) -> None:
         start = len(self.entries)
         seen = 0
         problems: list[str] = []
+        inside = resolved_path(root)
 
         def onerror(exc: OSError) -> None:
             where = display_name(exc.filename) if exc.filename else label
             problems.append(f"cannot read folder {where}: {exc.strerror or exc}")
 
-        metadata: dict[str, dict[str, Student]] = {}
         for dirpath, dirnames, filenames in os.walk(root, onerror=onerror):
             dirnames.sort()
             filenames.sort()
@@ -304,51 +379,54 @@ class _Collector:
                 if not reason and self.output_folders and self._output_folder(full):
                     reason = "dicejack's own reports folder (--reports), not searched"
                 if reason:
-                    self.entries.append(Entry(label=display_name(full) + "/", skipped=reason))
+                    self.note(display_name(full) + "/", skipped=reason)
                 else:
                     keep.append(d)
             dirnames[:] = keep
-            if GRADESCOPE_METADATA in filenames:
-                metadata[dirpath] = self._metadata_file(os.path.join(dirpath, GRADESCOPE_METADATA))
-            known = _nearest(metadata, dirpath)
             for f in filenames:
                 seen += 1
                 if seen > self.limits.folder_files:
                     del self.entries[start:]
-                    self.entries.append(Entry(label=label, error=(
+                    del self.keys[start:]
+                    self.note(label, error=(
                         f"folder {label} holds more than {self.limits.folder_files:,} files; "
-                        "give its subfolders one by one")))
+                        "give its subfolders one by one"))
                     return
-                self.found_file(os.path.join(dirpath, f), filenames, known)
+                full = os.path.join(dirpath, f)
+                parts = (*base, *_parts(os.path.relpath(full, root)))
+                self.found_file(full, parts, filenames, inside)
         for problem in problems:
-            self.entries.append(Entry(label=label, error=problem))
+            self.note(label, error=problem)
         if len(self.entries) == start:
-            self.entries.append(Entry(label=label, error=(
-                f"folder {label} holds no files to grade")))
+            self.note(label, error=f"folder {label} holds no files to grade")
 
     def _output_folder(self, path: str) -> bool:
         resolved = resolved_path(path)
         return resolved is not None and resolved in self.output_folders
 
-    def _metadata_file(self, path: str) -> dict[str, Student]:
-        try:
-            return gradescope_students(read_regular(path).decode("utf-8", "replace"))
-        except (OSError, NotRegularFile, ValueError):
-            return {}
-
-    def found_file(self, path: str, siblings: Sequence[str], known: Mapping[str, Student]
-                   ) -> None:
+    def found_file(self, path: str, parts: tuple[str, ...], siblings: Sequence[str],
+                   inside: Path | None) -> None:
         name = os.path.basename(path)
         label = display_name(path)
-        parts = _parts(path)
         reason = skip_reason(name) or receipt_reason(name, siblings)
+        if not reason and os.path.islink(path):
+            target = resolved_path(path)
+            if inside is None or target is None or (target != inside
+                                                    and inside not in target.parents):
+                reason = "a symbolic link leading outside the folder given, not followed"
         if not reason and (self.outputs or self.output_folders):
             resolved = resolved_path(path)
             if resolved is not None and (resolved in self.outputs or any(
                     folder in resolved.parents for folder in self.output_folders)):
                 reason = "dicejack's own output of this run, not a submission"
+        if name == GRADESCOPE_METADATA and reason == _METADATA_READ:
+            try:
+                data, problem = read_regular(path, MAX_METADATA_BYTES), ""
+            except (OSError, NotRegularFile, ValueError) as exc:
+                data, problem = None, _reason(exc)
+            self.read_metadata(parts, data, problem)
         if reason:
-            self.add(label, parts, known, skipped=reason)
+            self.add(label, parts, skipped=reason)
             return
         if _is_zip(name):
             try:
@@ -356,32 +434,31 @@ class _Collector:
             except OSError:
                 st = None
             if st is not None and stat.S_ISREG(st.st_mode):
-                self.archive_file(path, label, parts, known)
+                self.archive_file(path, label, parts)
                 return
-        self.add(label, parts, known, path=path, html=_is_html(name))
+        self.add(label, parts, path=path, html=_is_html(name))
 
     # ---- archives
     def archive_file(self, raw: str | bytes | os.PathLike[str], label: str,
-                     parts: Sequence[str], known: Mapping[str, Student]) -> None:
+                     parts: Sequence[str]) -> None:
         try:
             fd = _open_regular(raw)
         except NotRegularFile:
-            self.add(label, parts, None, error=f"cannot read {label}: not a regular file")
+            self.add(label, parts, error=f"cannot read {label}: not a regular file")
             return
         except (OSError, ValueError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            self.add(label, parts, None, error=f"cannot read {label}: {reason}")
+            self.add(label, parts, error=f"cannot read {label}: {reason}")
             return
         with os.fdopen(fd, "rb") as fh:
-            self.archive(fh, label, parts, depth=1, budget=[self.limits.archive_bytes],
-                         known=known)
+            self.archive(fh, label, parts, depth=1, budget=[self.limits.archive_bytes])
 
     def archive(self, fh: BinaryIO, label: str, parts: Sequence[str], depth: int,
-                budget: list[int], known: Mapping[str, Student]) -> bool:
+                budget: list[int]) -> bool:
         """Add the entries of one archive; False when the unpacked budget of the archive given
         is spent (nothing more of it is read)."""
         def fail(message: str) -> bool:
-            self.add(label, parts, known, error=message)
+            self.add(label, parts, error=message)
             return True
 
         declared = _declared_members(fh)
@@ -390,26 +467,37 @@ class _Collector:
                         f"{self.limits.archive_members:,} limit")
         try:
             zf = zipfile.ZipFile(fh)
+        except UnicodeDecodeError:
+            return fail(f"cannot read {label}: a member's name is marked UTF-8 but is not "
+                        "(no member of it is read)")
         except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,
-                NotImplementedError, struct.error, UnicodeDecodeError) as exc:
+                NotImplementedError, struct.error) as exc:
             return fail(f"cannot read {label}: not a readable zip archive ({_reason(exc)})")
         with zf:
-            infos = [i for i in zf.infolist() if not i.is_dir()]
+            infos = [i for i in zf.infolist() if not i.filename.endswith(("/", "\\"))
+                     or not i.filename.strip("/\\")]
             if len(infos) > self.limits.archive_members:
                 return fail(f"refused {label}: {len(infos):,} members, over the "
                             f"{self.limits.archive_members:,} limit")
-            names = [_member_parts(i.filename) for i in infos]
-            metadata = self._archive_metadata(zf, infos, names, budget)
-            if metadata is None:
-                return fail(f"refused {label}: it unpacks to more than "
-                            f"{self.limits.archive_bytes / 2**20:,.1f} MiB (a zip bomb?)")
-            known = {**known, **metadata}
-            plan: list[tuple[zipfile.ZipInfo, tuple[str, ...], str]] = []
+            if not infos:
+                return fail(f"{label} is an empty archive: no file to grade")
+            plan: list[tuple[zipfile.ZipInfo, tuple[str, ...], str, bool]] = []
             folders_skipped: dict[str, str] = {}
             siblings: dict[tuple[str, ...], list[str]] = {}
-            for member in names:
-                siblings.setdefault(member[:-1], []).append(member[-1])
-            for info, member in sorted(zip(infos, names, strict=True), key=lambda t: t[1]):
+            named = []
+            seen: set[tuple[str, ...]] = set()
+            for info in infos:
+                member, problem = _member_parts(info.filename)
+                if not problem and member in seen:
+                    problem = "a second member of the same name (the first is graded)"
+                seen.add(member)
+                named.append((info, member, problem))
+                if not problem:
+                    siblings.setdefault(member[:-1], []).append(member[-1])
+            for info, member, problem in sorted(named, key=lambda t: t[1]):
+                if problem:
+                    plan.append((info, member, problem, True))
+                    continue
                 where = next(((k, r) for k in range(len(member) - 1)
                               if (r := skip_reason(member[k], folder=True))), None)
                 if where is not None:
@@ -418,82 +506,78 @@ class _Collector:
                     continue
                 reason = skip_reason(member[-1]) or receipt_reason(
                     member[-1], siblings[member[:-1]])
-                plan.append((info, member, reason))
+                plan.append((info, member, reason, False))
             for key, reason in folders_skipped.items():
-                self.entries.append(Entry(label=f"{label}!{display_name(key)}", skipped=reason))
-            candidates = [i for i, _, r in plan if not r and i.file_size <= MAX_SUBMISSION_BYTES]
+                self.note(f"{label}!{display_name(key)}", skipped=reason)
+            candidates = [i for i, _, r, bad in plan if not bad and r in ("", _METADATA_READ)
+                          and i.file_size <= MAX_SUBMISSION_BYTES]
             total = sum(i.file_size for i in candidates)
             if total > budget[0]:
                 return fail(f"refused {label}: would unpack to {total / 2**20:,.1f} MiB, "
                             f"over the {self.limits.archive_bytes / 2**20:,.1f} MiB limit "
                             "(a zip bomb?)")
-            for info, member, reason in plan:
-                if not self.member(zf, info, member, reason, label, parts, depth, budget, known):
+            for info, member, reason, refused in plan:
+                if refused:
+                    label_m = f"{label}!{display_name(info.filename or '(unnamed)')}"
+                    self.add(label_m, (*parts, *member), error=f"refused {label_m}: {reason}")
+                    continue
+                if not self.member(zf, info, member, reason, label, parts, depth, budget):
                     return False
             return True
 
-    def _archive_metadata(self, zf: zipfile.ZipFile, infos: Sequence[zipfile.ZipInfo],
-                          names: Sequence[tuple[str, ...]], budget: list[int]
-                          ) -> dict[str, Student] | None:
-        """The students of the Gradescope metadata files in the archive (their bytes count
-        against `budget`; None when it is spent)."""
-        found: dict[str, Student] = {}
-        for info, member in zip(infos, names, strict=True):
-            if member[-1] != GRADESCOPE_METADATA or info.file_size > MAX_SUBMISSION_BYTES:
-                continue
-            if info.file_size > budget[0]:
-                return None
-            try:
-                with zf.open(info) as fh:
-                    data = fh.read(MAX_SUBMISSION_BYTES)
-            except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, ValueError,
-                    NotImplementedError, zlib.error, struct.error):
-                continue  # unreadable metadata: the folders keep their submission_<id> names
-            budget[0] -= len(data)
-            found.update(gradescope_students(data.decode("utf-8", "replace")))
-        return found
+    def _read_member(self, zf: zipfile.ZipFile, info: zipfile.ZipInfo, label: str
+                     ) -> tuple[bytes | None, str]:
+        try:
+            with zf.open(info) as fh:
+                return fh.read(MAX_SUBMISSION_BYTES + 1), ""
+        except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, ValueError,
+                NotImplementedError, zlib.error, struct.error) as exc:
+            return None, f"cannot read {label}: damaged ({_reason(exc)})"
 
     def member(self, zf: zipfile.ZipFile, info: zipfile.ZipInfo, member: tuple[str, ...],
                reason: str, archive: str, archive_parts: Sequence[str], depth: int,
-               budget: list[int], known: Mapping[str, Student]) -> bool:
+               budget: list[int]) -> bool:
         """Add one member's entry (or its nested archive's); False when the archive's unpacked
         budget is spent (the rest of it is not read)."""
         label = f"{archive}!{display_name('/'.join(member))}"
         parts = (*archive_parts, *member)
+        if reason == _METADATA_READ and not info.flag_bits & 0x1:
+            data, problem = (None, too_large(label, info.file_size, declared=True)) if (
+                info.file_size > MAX_SUBMISSION_BYTES) else self._read_member(zf, info, label)
+            if data is not None:
+                budget[0] -= len(data)
+            self.read_metadata(parts, data, problem)
         if reason:
-            self.add(label, parts, known, skipped=reason)
-            return True
+            self.add(label, parts, skipped=reason)
+            return budget[0] >= 0
         if info.flag_bits & 0x1:
-            self.add(label, parts, known, error=f"cannot read {label}: encrypted (password)")
+            self.add(label, parts, error=f"cannot read {label}: encrypted (password)")
             return True
         if info.file_size > MAX_SUBMISSION_BYTES:
-            self.add(label, parts, known, error=too_large(label, info.file_size, declared=True))
+            self.add(label, parts, error=too_large(label, info.file_size, declared=True))
             return True
         nested = _is_zip(member[-1])
         if nested and depth >= self.limits.nesting:
-            self.add(label, parts, known, error=(
+            self.add(label, parts, error=(
                 f"refused {label}: an archive nested more than {self.limits.nesting} deep"))
             return True
-        try:
-            with zf.open(info) as fh:
-                data = fh.read(MAX_SUBMISSION_BYTES + 1)
-        except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, ValueError,
-                NotImplementedError, zlib.error, struct.error) as exc:
-            self.add(label, parts, known, error=f"cannot read {label}: damaged ({_reason(exc)})")
+        data, problem = self._read_member(zf, info, label)
+        if data is None:
+            self.add(label, parts, error=problem)
             return True
         budget[0] -= len(data)
         if budget[0] < 0:
-            self.add(archive, archive_parts, known, error=(
+            self.add(archive, archive_parts, error=(
                 f"refused the rest of {archive}: it unpacks to more than "
                 f"{self.limits.archive_bytes / 2**20:,.1f} MiB (a zip bomb?)"))
             return False
         if len(data) > MAX_SUBMISSION_BYTES:
-            self.add(label, parts, known, error=too_large(label, len(data)) + (
+            self.add(label, parts, error=too_large(label, len(data)) + (
                 f" (the archive declared {info.file_size:,} bytes)"))
             return True
         if nested:
-            return self.archive(io.BytesIO(data), label, parts, depth + 1, budget, known)
-        self.add(label, parts, known, data=data, html=_is_html(member[-1]))
+            return self.archive(io.BytesIO(data), label, parts, depth + 1, budget)
+        self.add(label, parts, data=data, html=_is_html(member[-1]))
         return True
 
 
@@ -516,22 +600,30 @@ def _parts(path: str) -> tuple[str, ...]:
     return tuple(p for p in re.split(r"[\\/]+", path) if p not in ("", "."))
 
 
-def _member_parts(name: str) -> tuple[str, ...]:
-    parts = tuple(p for p in re.split(r"[\\/]+", name) if p not in ("", "."))
-    return parts or ("(unnamed)",)
+def _base_name(path: str) -> tuple[str, ...]:
+    """The name of a path given, as the first part of everything found in it (the folders above
+    it are the instructor's, never a student's name)."""
+    try:
+        name = os.path.basename(os.path.normpath(os.path.abspath(path)))
+    except (ValueError, TypeError):
+        name = os.path.basename(path)
+    return (name,) if name else ()
 
 
-def _nearest(metadata: Mapping[str, Mapping[str, Student]], folder: str) -> dict[str, Student]:
-    """The Gradescope metadata of `folder` or its nearest ancestor that has one."""
-    path = folder
-    while True:
-        if path in metadata:
-            return dict(metadata[path])
-        parent = os.path.dirname(path)
-        if not parent or parent == path:
-            return {}
-        path = parent
+_DRIVE = re.compile(r"^[A-Za-z]:")
 
+
+def _member_parts(name: str) -> tuple[tuple[str, ...], str]:
+    """An archive member's path parts and what is wrong with its name ("" when nothing):
+    an empty name, an absolute path or one that climbs out with ".." is its own error row."""
+    if not name.strip("/\\"):
+        return ("(unnamed)",), "a member with an empty name"
+    if name[:1] in ("/", "\\") or _DRIVE.match(name):
+        return _parts(_DRIVE.sub("", name)) or ("(unnamed)",), "a member with an absolute path"
+    parts = _parts(name)
+    if ".." in parts:
+        return parts, "a member whose path climbs out with '..'"
+    return parts or ("(unnamed)",), ""
 
 
 _EOCD = b"PK\x05\x06"
@@ -590,4 +682,4 @@ def collect(
                            [Path(o) for o in output_folders])
     for raw in paths:
         collector.given(raw)
-    return collector.entries
+    return collector.identify()

@@ -7,11 +7,13 @@ them is :mod:`dicejack.grade.inputs`, grades back to an LMS :mod:`dicejack.grade
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-__all__ = ["Student", "lms_student", "gradescope_students", "receipt_reason",
-           "GRADESCOPE_METADATA"]
+__all__ = ["Student", "LMS_NAMES", "MAX_METADATA_BYTES", "MetadataError", "safe_text",
+           "name_matches", "deciding_name", "batch_lms", "resolve", "lms_student",
+           "gradescope_students", "receipt_reason", "GRADESCOPE_METADATA"]
 
 
 @dataclass(frozen=True)
@@ -46,91 +48,159 @@ GRADESCOPE = re.compile(r"^submission_(?P<id>\d+)$")
 GRADESCOPE_METADATA = "submission_metadata.yml"
 
 
+#: The LMSs whose names are read, in the order a tie between them is reported.
+LMS_NAMES = ("canvas", "moodle", "gradescope", "blackboard")
+#: Larger Gradescope metadata files are not parsed (a 1,000-student export is about 0.5 MiB).
+MAX_METADATA_BYTES = 16 * 2**20
+
+
+def safe_text(text: str) -> str:
+    """`text` with every character that is not printable (controls, escapes, bidirectional
+    overrides, zero-width marks, lone surrogates) as a backslash escape: a name shown or written
+    anywhere looks like what it is."""
+    return "".join(c if c.isprintable() or c == " " else f"\\x{ord(c):02x}" if ord(c) < 256
+                   else f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}"
+                   for c in text)
+
+
+def _student(id_: str, name: str, lms: str) -> Student:
+    return Student(safe_text(id_), safe_text(name), lms)
+
+
+def name_matches(part: str, *, folder: bool, gradescope: Mapping[str, Student] | None = None
+                 ) -> dict[str, Student]:
+    """Every LMS whose pattern the one name `part` matches, with the student it names.
+
+    Moodle names files and folders; Canvas and Blackboard name files (a student's .zip
+    included), never folders; Gradescope names folders (``submission_<id>``), resolved through
+    `gradescope` (the export's metadata, :func:`gradescope_students`) when given."""
+    found: dict[str, Student] = {}
+    m = MOODLE.match(part)
+    if m:
+        name = m["name"].strip()  # "Participant" under blind marking: no name
+        found["moodle"] = _student(m["id"], "" if name == "Participant" else name, "moodle")
+    if folder:
+        m = GRADESCOPE.match(part)
+        if m:
+            known = (gradescope or {}).get(part)
+            found["gradescope"] = known if known is not None else _student(part, "", "gradescope")
+        return found
+    m = BLACKBOARD.match(part)
+    if m:
+        found["blackboard"] = _student(m["id"], "", "blackboard")
+    m = CANVAS_ANON.match(part)
+    if m:
+        found["canvas"] = _student(m["id"], "", "canvas")
+    else:
+        m = CANVAS_TEXT.match(part) or CANVAS_FILE.match(part)
+        if m:
+            found["canvas"] = _student(m["id"], m["name"], "canvas")
+    return found
+
+
+def deciding_name(parts: Sequence[str], gradescope: Mapping[str, Student] | None = None
+                  ) -> tuple[int, dict[str, Student]]:
+    """The outermost of `parts` (the path inside the download, the name given first, the file
+    name last) that an LMS pattern matches, and its matches; ``(-1, {})`` when none does.
+
+    Outermost first: the LMS named the top of each student's submission; whatever lies inside
+    it (a student's own folders, archives and files) belongs to that student, whatever it is
+    called. A part is a folder unless it is the last or a .zip archive."""
+    last = len(parts) - 1
+    for i, part in enumerate(parts):
+        folder = i < last and not part.lower().endswith(".zip")
+        found = name_matches(part, folder=folder, gradescope=gradescope)
+        if found:
+            return i, found
+    return -1, {}
+
+
+def batch_lms(decisions: Iterable[Mapping[str, Student]]) -> str:
+    """The LMS of a batch: the one whose names alone decide the most files (names two LMSs both
+    match are not counted); "" when no name decides or two LMSs tie."""
+    counts = Counter(next(iter(d)) for d in decisions if len(d) == 1)
+    if not counts:
+        return ""
+    ranked = counts.most_common()
+    if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
+        return ""
+    return ranked[0][0]
+
+
+def resolve(matches: Mapping[str, Student], lms: str) -> tuple[Student | None, bool]:
+    """The student of a deciding name's `matches` in a batch of `lms`, and whether the name is
+    ambiguous (two LMSs match and the batch does not say which: no student, a flagged row)."""
+    if len(matches) == 1:
+        return next(iter(matches.values())), False
+    if lms in matches:
+        return matches[lms], False
+    return None, bool(matches)
+
+
 def lms_student(parts: Sequence[str], gradescope: Mapping[str, Student] | None = None
                 ) -> Student | None:
-    """The student a file belongs to, from its path components `parts` (folders, archives and
-    members, the file name last), nearest first; None when no LMS pattern matches.
-
-    Canvas and Blackboard name files (the last part, or an archive inside a download); Moodle
-    names files or folders; Gradescope folders, resolved through `gradescope` (the export's
-    metadata, :func:`gradescope_students`) when given."""
-    last = len(parts) - 1
-    for i in range(last, -1, -1):
-        part = parts[i]
-        m = MOODLE.match(part)
-        if m:
-            name = m["name"].strip()  # "Participant" under blind marking: no name
-            return Student(m["id"], "" if name == "Participant" else name, "moodle")
-        if i == last or part.lower().endswith(".zip"):
-            m = BLACKBOARD.match(part)
-            if m:
-                return Student(m["id"], "", "blackboard")
-            m = CANVAS_ANON.match(part)
-            if m:
-                return Student(m["id"], "", "canvas")
-            m = CANVAS_TEXT.match(part) or CANVAS_FILE.match(part)
-            if m:
-                return Student(m["id"], m["name"], "canvas")
-        elif GRADESCOPE.match(part):
-            known = (gradescope or {}).get(part)
-            return known if known is not None else Student(part, "", "gradescope")
-    return None
+    """The student one file belongs to, from its path inside the download `parts` (the name
+    given first, the file name last): :func:`deciding_name` alone, as a batch of one file;
+    None when no LMS pattern matches or two LMSs match the deciding name."""
+    return resolve(deciding_name(parts, gradescope)[1], "")[0]
 
 
-_YAML_ITEM = re.compile(r"^(?P<indent>\s*)(?P<dash>-\s+)?:(?P<key>[a-z_]+):\s*(?P<value>.*)$")
+class MetadataError(ValueError):
+    """A Gradescope metadata file that is not read (too large, not YAML, PyYAML missing)."""
 
 
-def _yaml_scalar(text: str) -> str:
-    text = text.strip()
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
-        text = text[1:-1]
-    return "" if text in ("~", "null") else text
+def _yaml_value(value: object) -> str:
+    if not isinstance(value, str):
+        return ""
+    value = value.strip()
+    return "" if value in ("~", "null", "Null", "NULL") else value
 
 
-def gradescope_students(text: str) -> dict[str, Student]:
+def _field(entry: Mapping[object, object], key: str) -> object:
+    """`entry`'s value of a Ruby symbol key (``:sid:`` in the file is the key ``:sid``)."""
+    return entry.get(f":{key}", entry.get(key))
+
+
+def gradescope_students(text: str | bytes) -> dict[str, Student]:
     """``{"submission_<id>": Student}`` from a Gradescope export's submission_metadata.yml:
     each submitter's SID, else e-mail, else name (group members `;`-separated).
 
-    Only the few lines needed are read (top-level ``submission_<id>:`` keys and their
-    ``:submitters:`` items' ``:sid:``, ``:email:``, ``:name:``); nothing is evaluated."""
-    out: dict[str, list[dict[str, str]]] = {}
-    current: str | None = None
-    block: int | None = None  # indentation of the :submitters: key, while inside it
-    for line in text.splitlines():
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        indent = len(line) - len(line.lstrip())
-        if indent == 0:
-            key = line.rstrip().removesuffix(":")
-            current = key if GRADESCOPE.match(key) and line.rstrip().endswith(":") else None
-            block = None
-            if current is not None:
-                out.setdefault(current, [])
-            continue
-        if current is None:
-            continue
-        m = _YAML_ITEM.match(line)
-        if block is None:
-            if m and m["key"] == "submitters" and not m["dash"]:
-                block = indent
-            continue
-        stripped = line.lstrip()
-        if indent < block or (indent == block and not stripped.startswith("-")):
-            block = None
-            if m and m["key"] == "submitters" and not m["dash"]:
-                block = indent
-            continue
-        if m is None:
-            continue
-        if m["dash"] or not out[current]:
-            out[current].append({})
-        out[current][-1][m["key"]] = _yaml_scalar(m["value"])
+    Parsed by PyYAML's base loader (every scalar a string, no tag run, anchors and aliases
+    shared, never copied), within MAX_METADATA_BYTES; MetadataError (one line) when the file is
+    too large, is not YAML, or PyYAML is not installed."""
+    size = len(text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text)
+    if size > MAX_METADATA_BYTES:
+        raise MetadataError(f"{size / 2**20:,.1f} MiB, over the "
+                            f"{MAX_METADATA_BYTES // 2**20} MiB limit")
+    try:
+        import yaml
+    except ImportError:
+        raise MetadataError("PyYAML is not installed (pip install 'dicejack[gradescope]')"
+                            ) from None
+    loader = getattr(yaml, "CBaseLoader", yaml.BaseLoader)
+    try:
+        data = yaml.load(text, Loader=loader)  # noqa: S506 - the base loader runs no tag
+    except (yaml.YAMLError, RecursionError, ValueError, UnicodeError) as exc:
+        reason = " ".join(str(exc).split())[:160] or type(exc).__name__
+        raise MetadataError(f"not readable YAML ({reason})") from None
+    if data is None or data == "":
+        return {}
+    if not isinstance(data, dict):
+        raise MetadataError("not a mapping of submission_<id> to their submitters")
     students = {}
-    for key, people in out.items():
-        ids = [p.get("sid") or p.get("email") or p.get("name") or "" for p in people]
+    for key, entry in data.items():
+        if not (isinstance(key, str) and GRADESCOPE.match(key) and isinstance(entry, dict)):
+            continue
+        people = _field(entry, "submitters")
+        if not isinstance(people, list):
+            continue
+        people = [p for p in people if isinstance(p, dict)]
+        fields = [{k: _yaml_value(_field(p, k)) for k in ("sid", "email", "name")}
+                  for p in people]
+        ids = [f["sid"] or f["email"] or f["name"] for f in fields]
         if any(ids):
-            students[key] = Student(";".join(i or key for i in ids),
-                                    "; ".join(p.get("name", "") for p in people), "gradescope")
+            students[key] = _student(";".join(i or key for i in ids),
+                                     "; ".join(f["name"] for f in fields), "gradescope")
     return students
 
 

@@ -42,7 +42,8 @@ FLAG_DEDUCTIONS: dict[str, float] = {
 #: Flags that send a submission to review even when everything else passes.
 REVIEW_FLAGS = frozenset(
     {"transposed", "prob-out-of-range", "policy-out-of-range", "data-without-policy", "no-data",
-     "policy-not-integer", "untestable", "inconsistent", "low-quality", "copied"}
+     "policy-not-integer", "untestable", "inconsistent", "low-quality", "copied",
+     "identity-ambiguous"}
 )
 #: Flags that fail a submission: nothing in the tables can be graded.
 FAIL_FLAGS = frozenset({"no-data"})
@@ -63,6 +64,8 @@ FLAG_HELP: dict[str, str] = {
     "inconsistent": f"consistency p-value below {P_REVIEW}",
     "low-quality": "a quality metric earns less than half its points against the reference runs",
     "copied": "the tables are closer to another submission's than independent runs ever are",
+    "identity-ambiguous": "the file's name matches two LMSs' patterns and the batch does not "
+    "say which LMS it came from: no student is assumed",
 }
 #: What to check first, per flag (the per-student report).
 FLAG_HINTS: dict[str, str] = {
@@ -85,6 +88,8 @@ FLAG_HINTS: dict[str, str] = {
     "low-quality": "the learned policy or estimates are worse than the handout's algorithm gets at "
     "these settings; look at the worst states below.",
     "copied": "the instructor should compare the submissions named under similar_to.",
+    "identity-ambiguous": "the instructor should enter this grade by hand: the file's name does "
+    "not say whose it is.",
 }
 
 
