@@ -115,7 +115,7 @@ def _state_axes(ax: Any, low: int, title: str) -> None:
     """Title, axis labels and ticks of an LxL state heatmap (rows X, columns Y), drawn after
     its image."""
     m = mpl()
-    ax.set_title(title, fontsize=10)
+    ax.set_title(title, fontsize=10, parse_math=False)
     ax.set_xlabel("Y (opponent's score)")
     ax.set_ylabel("X (mover's score)")
     states = m.ticker.FixedLocator(np.arange(0, low, 1 if low <= 20 else 5))
@@ -264,14 +264,14 @@ def curves_figure(
                 ax.set_ylim(*panel.ylim)
             if panel.hline is not None:
                 ax.axhline(panel.hline, color="0.4", linestyle="--", linewidth=1)
-            ax.set_title(panel.title, fontsize=10)
+            ax.set_title(panel.title, fontsize=10, parse_math=False)
             ax.set_xlabel("games played (NGAMES)")
             ax.set_ylabel(panel.ylabel)
             if p == 0:
                 ax.legend(fontsize=8, loc="best")
             flat_ticks(m, ax, grid_alpha=0.3)
         if suptitle:
-            fig.suptitle(suptitle, fontsize=11, y=1 - 0.12 / _CURVE_H, va="top")
+            fig.suptitle(suptitle, fontsize=11, y=1 - 0.12 / _CURVE_H, va="top", parse_math=False)
     return fig
 
 
@@ -401,7 +401,7 @@ class SubmissionHeatmaps:
             bar = fig.colorbar(self._scores, ax=axes[1], fraction=0.046, pad=0.04)
             bar.set_label("estimate's normal score among reference runs")
             _state_axes(axes[1], game.low, "Estimate vs reference runs (red: higher, blue: lower)")
-            self._title = fig.suptitle("", fontsize=11)
+            self._title = fig.suptitle("", fontsize=11, parse_math=False)  # names are text
             fig.subplots_adjust(left=0.05, right=0.94, bottom=0.12, top=0.86, wspace=0.75)
         self._fig = fig
 

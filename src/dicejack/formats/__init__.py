@@ -3,6 +3,8 @@
 Modules, each owning one thing:
   json_output.py JSON text as every command and file writes it (json_text, json_safe: null for
                  NaN and infinities)
+  escape.py      untrusted text (names) shown as characters, never interpreted: terminal,
+                 spreadsheet cells, Markdown, HTML (safe_text, spreadsheet_cell, markdown_code...)
   atomic.py      writing files safely (temporary file in the target folder, fsync, rename:
                  write_atomic, savez_atomic) and the one output-path check every command uses
                  (check_output_file, ensure_output_folder)
@@ -32,7 +34,8 @@ from typing import Any
 from dicejack import DicejackError
 
 #: The modules whose `__all__` names are re-exported, in the order they are searched.
-_MODULES = ("atomic", "json_output", "sizes", "npz", "tables", "submission", "learner_runs")
+_MODULES = ("atomic", "json_output", "escape", "sizes", "npz", "tables", "submission",
+            "learner_runs")
 
 
 class FormatError(DicejackError):

@@ -110,7 +110,6 @@ from dicejack.grade.lms_names import (
     name_matches,
     receipt_reason,
     resolve,
-    safe_text,
 )
 from dicejack.grade.printed import graded_learned, graded_tables, printed_decimals
 from dicejack.grade.references import (
@@ -199,6 +198,6 @@ __all__ = [
     "student_scores", "write_gradescope", "write_lms_csv", "CANVAS_HEADER", "GENERIC_HEADER",
     "MAX_SCORE", "MOODLE_HEADER", "check_gradescope_path", "check_lms_path",
     "GRADESCOPE_METADATA", "receipt_reason", "resolved_path", "LMS_NAMES", "MAX_METADATA_BYTES",
-    "MetadataError", "batch_lms", "deciding_name", "name_matches", "resolve", "safe_text",
+    "MetadataError", "batch_lms", "deciding_name", "name_matches", "resolve",
     "check_inputs_exist",
 ]

@@ -25,6 +25,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import BinaryIO
 
+from dicejack.formats.escape import safe_text
 from dicejack.grade.lms_names import (
     GRADESCOPE,
     GRADESCOPE_METADATA,
@@ -36,7 +37,6 @@ from dicejack.grade.lms_names import (
     gradescope_students,
     receipt_reason,
     resolve,
-    safe_text,
 )
 
 __all__ = ["MAX_SUBMISSION_BYTES", "MAX_ARCHIVE_BYTES", "MAX_ARCHIVE_MEMBERS", "MAX_FOLDER_FILES",
@@ -91,7 +91,7 @@ def _only_escapes(text: str) -> bool:
 def display_name(path: str | os.PathLike[str] | bytes) -> str:
     """`path` as one printable line of valid UTF-8: undecodable bytes and lone surrogates as
     backslash escapes, control and bidirectional-override characters (newlines, NUL, ESC,
-    U+202E) as ``\\xNN`` / ``\\uNNNN`` (:func:`~dicejack.grade.lms_names.safe_text`); other
+    U+202E) as ``\\xNN`` / ``\\uNNNN`` (:func:`dicejack.formats.safe_text`); other
     text (CJK...) kept."""
     raw = os.fsdecode(path) if isinstance(path, bytes) else str(path)
     text = raw.encode("utf-8", "surrogateescape" if _only_escapes(raw) else "backslashreplace")

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dicejack import __version__, formats
+from dicejack.formats.escape import spreadsheet_cell
 from dicejack.grade.rubric import (
     CONSISTENCY_POINTS,
     FLAG_HELP,
@@ -124,12 +125,6 @@ def student_scores(grades: Iterable[Grade]) -> list[StudentScore]:
     return out
 
 
-def _cell(text: str) -> str:
-    """A text cell a spreadsheet will not run as a formula (as in the gradebook)."""
-    text = " ".join(str(text).split())
-    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
-
-
 def _score(value: float | None) -> str:
     return "" if value is None or not math.isfinite(value) else f"{value:.1f}"
 
@@ -153,27 +148,28 @@ def lms_csv(grades: Iterable[Grade], lms_format: str = "generic", *,
     if lms_format == "generic":
         w.writerow(GENERIC_HEADER)
         for r in rows:
-            w.writerow([_cell(r.student), _score(r.score), f"{MAX_SCORE:.0f}", _cell(r.name),
-                        r.verdict, _cell(";".join(r.submissions)), _cell(r.note)])
+            w.writerow([spreadsheet_cell(r.student), _score(r.score), f"{MAX_SCORE:.0f}",
+                        spreadsheet_cell(r.name), r.verdict,
+                        spreadsheet_cell(";".join(r.submissions)), spreadsheet_cell(r.note)])
     elif lms_format == "canvas":
-        w.writerow([*CANVAS_HEADER, _cell(assignment)])
+        w.writerow([*CANVAS_HEADER, spreadsheet_cell(assignment)])
         w.writerow(["Points Possible", "", "", "", "", f"{MAX_SCORE:.0f}"])
         for r in rows:
             canvas = r.lms == "canvas"
-            w.writerow([_cell(r.name or r.student), r.student if canvas else "", "",
-                        "" if canvas else _cell(r.student), "", _score(r.score)])
+            w.writerow([spreadsheet_cell(r.name or r.student), r.student if canvas else "", "",
+                        "" if canvas else spreadsheet_cell(r.student), "", _score(r.score)])
     else:
         stamp = (now or dt.datetime.now()).strftime("%Y-%m-%d %H:%M:%S")
         w.writerow(MOODLE_HEADER)
         for r in rows:
-            ident = f"Participant {r.student}" if r.lms == "moodle" else _cell(r.student)
-            w.writerow([ident, _cell(r.name), _score(r.score), stamp])
+            ident = f"Participant {r.student}" if r.lms == "moodle" else spreadsheet_cell(r.student)
+            w.writerow([ident, spreadsheet_cell(r.name), _score(r.score), stamp])
     return buffer.getvalue()
 
 
 def _lms_first_lines(assignment: str = "dicejack") -> tuple[bytes, ...]:
     lines = []
-    for header in (GENERIC_HEADER, (*CANVAS_HEADER, _cell(assignment)), MOODLE_HEADER):
+    for header in (GENERIC_HEADER, (*CANVAS_HEADER, spreadsheet_cell(assignment)), MOODLE_HEADER):
         buffer = io.StringIO()
         csv.writer(buffer, lineterminator="\n").writerow(header)
         lines.append(buffer.getvalue().encode())

@@ -11,7 +11,9 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-__all__ = ["Student", "LMS_NAMES", "MAX_METADATA_BYTES", "MetadataError", "safe_text",
+from dicejack.formats.escape import safe_text
+
+__all__ = ["Student", "LMS_NAMES", "MAX_METADATA_BYTES", "MetadataError",
            "name_matches", "deciding_name", "batch_lms", "resolve", "lms_student",
            "gradescope_students", "receipt_reason", "GRADESCOPE_METADATA"]
 
@@ -52,15 +54,6 @@ GRADESCOPE_METADATA = "submission_metadata.yml"
 LMS_NAMES = ("canvas", "moodle", "gradescope", "blackboard")
 #: Larger Gradescope metadata files are not parsed (a 1,000-student export is about 0.5 MiB).
 MAX_METADATA_BYTES = 16 * 2**20
-
-
-def safe_text(text: str) -> str:
-    """`text` with every character that is not printable (controls, escapes, bidirectional
-    overrides, zero-width marks, lone surrogates) as a backslash escape: a name shown or written
-    anywhere looks like what it is."""
-    return "".join(c if c.isprintable() or c == " " else f"\\x{ord(c):02x}" if ord(c) < 256
-                   else f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}"
-                   for c in text)
 
 
 def _student(id_: str, name: str, lms: str) -> Student:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from dicejack import compare, figures, formats, parallel
+from dicejack.formats.escape import markdown_code, markdown_text, safe_text, spreadsheet_cell
 from dicejack.grade.inputs import resolved_path
 from dicejack.grade.rubric import (
     CONSISTENCY_POINTS,
@@ -159,12 +160,6 @@ def prepare_reports_folder(folder: Path | None) -> None:
             raise GradeError(str(exc)) from None
 
 
-def _csv_text(text: str) -> str:
-    """A text cell a spreadsheet will not run as a formula."""
-    text = " ".join(str(text).split())
-    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
-
-
 def _num(value: float, fmt: str) -> str:
     return format(value, fmt) if value is not None and np.isfinite(value) else ""
 
@@ -183,7 +178,7 @@ def gradebook_csv(grades: Iterable[Grade]) -> str:
     for row in gradebook_records(grades):
         writer.writerow([
             _num(row[k], _NUMBER_FORMATS[k]) if k in _NUMBER_FORMATS else
-            row[k] if k == "status" else _csv_text(row[k]) for k in GRADEBOOK_HEADER])
+            row[k] if k == "status" else spreadsheet_cell(row[k]) for k in GRADEBOOK_HEADER])
     return buffer.getvalue()
 
 
@@ -226,7 +221,7 @@ def summary_text(grades: Sequence[Grade]) -> str:
         tail = (";".join(g.flags) if g.status == "ok" else
                 f"skipped: {g.error}" if g.status == "skipped" else f"error: {g.error}")
         score = f"{g.score:5.1f}" if g.status != "skipped" else f"{'':5}"
-        lines.append(f"{name:<{width}}  {score}  {g.verdict:<7}  {p:>8}  {tail}")
+        lines.append(f"{name:<{width}}  {score}  {g.verdict:<7}  {p:>8}  {safe_text(tail)}")
     counts = {v: sum(1 for g in grades if g.status == "ok" and g.verdict == v)
               for v in ("pass", "review", "fail")}
     errors = sum(1 for g in grades if g.status == "error")
@@ -303,25 +298,27 @@ def report_markdown(refs: References, g: Grade, image: str | None = None) -> str
     """One submission's report: score, verdict, flags, metrics against the reference runs'
     percentiles, the consistency test, the worst states and the heatmap."""
     cfg = refs.config
-    lines = [f"# Grade: `{g.submission}`", ""]
+    lines = [f"# Grade: {markdown_code(g.submission)}", ""]
     if g.status != "ok":
-        lines += ["**Could not be graded: score 0 / 100, fail.**", "", f"Reason: {g.error}", ""]
+        lines += ["**Could not be graded: score 0 / 100, fail.**", "",
+                  f"Reason: {markdown_text(g.error)}", ""]
         return "\n".join(lines)
     lines += [
         f"**Score {g.score:.1f} / 100 — {g.verdict}.**", "",
         plain_summary(g), "",
         f"Graded against {cfg.describe()}.", "",
         f"Layout read: `{g.layout or 'unknown'}`."
-        + (f" Reader's notes: {g.notes}." if g.notes else ""), "",
+        + (f" Reader's notes: {markdown_text(g.notes)}." if g.notes else ""), "",
     ]
     if g.flags:
         lines.append("Flags, and what to check first:")
         for f in g.flags:
             hint = FLAG_HINTS.get(f, "")
-            lines.append(f"- `{f}`: {FLAG_HELP.get(f, 'reported by the reader')}."
+            lines.append(f"- {markdown_code(f)}: {FLAG_HELP.get(f, 'reported by the reader')}."
                          + (f" {hint}" if hint else ""))
             if f == "copied" and g.similar_to:
-                lines.append("  Similar to: " + ", ".join(f"`{n}`" for n in g.similar_to) + ".")
+                lines.append("  Similar to: " + ", ".join(markdown_code(n) for n in g.similar_to)
+                             + ".")
         for fix, score in g.what_if.items():
             lines.append(f"- With the tables {fix}, the score would be {score:.1f} / 100.")
         lines.append("")
