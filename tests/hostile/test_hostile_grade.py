@@ -342,27 +342,33 @@ def test_reports_never_replace_a_file_they_did_not_write(tmp_path):
     reports.mkdir()
     bob = tmp_path / "bob.txt"
     bob.write_text(submission_text(seed=5))
-    # A submission inside the reports folder named like bob's report, even one that looks like
-    # a dicejack report, and a foreign file named like alice's report and heatmap.
+    # A submission inside the reports folder: refused before any work, in one line.
     inside = reports / "bob.txt.md"
     inside.write_text("# Grade: `fake`\n" + submission_text(seed=6))
+    with pytest.raises(grade.GradeError, match=r"^--reports .*reports holds the submission .*"
+                       r"bob\.txt\.md; give a reports folder outside what is graded$"):
+        grade.grade_files(CFG, [bob, inside], out=tmp_path / "g.csv", reports=reports,
+                          cache_dir=tmp_path)
+    assert not (tmp_path / "g.csv").exists()
+    inside.unlink()
+    # A foreign file named like alice's report and heatmap: the reports take other names.
     alice = tmp_path / "alice.txt"
     alice.write_text(submission_text(seed=8))
     (reports / "alice.txt.md").write_text("my notes")
     (reports / "alice.txt-2.png").write_bytes(b"not ours")
     before = {p.name: p.read_bytes() for p in reports.iterdir()}
     with pytest.warns(grade.GradeWarning, match="written as") as rec:
-        grade.grade_files(CFG, [bob, inside, alice], out=tmp_path / "g.csv", reports=reports,
+        grade.grade_files(CFG, [bob, alice], out=tmp_path / "g.csv", reports=reports,
                           cache_dir=tmp_path)
     assert all("\n" not in str(w.message) for w in rec)
     for name, content in before.items():
         assert (reports / name).read_bytes() == content, name
-    assert (reports / "bob.txt-2.md").is_file() and (reports / "alice.txt-3.md").is_file()
+    assert (reports / "bob.txt.md").is_file() and (reports / "alice.txt-3.md").is_file()
     # A second run replaces its own reports and creates no new names.
     names = sorted(p.name for p in reports.iterdir())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", grade.GradeWarning)
-        grade.grade_files(CFG, [bob, inside, alice], out=tmp_path / "g.csv", reports=reports,
+        grade.grade_files(CFG, [bob, alice], out=tmp_path / "g.csv", reports=reports,
                           cache_dir=tmp_path)
     assert sorted(p.name for p in reports.iterdir()) == names
 

@@ -92,6 +92,7 @@ from dicejack.grade.lms import (
     check_gradescope_path,
     check_lms_path,
     gradescope_results,
+    is_lms_csv,
     lms_csv,
     student_scores,
     write_gradescope,
@@ -199,5 +200,5 @@ __all__ = [
     "MAX_SCORE", "MOODLE_HEADER", "check_gradescope_path", "check_lms_path",
     "GRADESCOPE_METADATA", "receipt_reason", "resolved_path", "LMS_NAMES", "MAX_METADATA_BYTES",
     "MetadataError", "batch_lms", "deciding_name", "name_matches", "resolve",
-    "check_inputs_exist",
+    "check_inputs_exist", "is_lms_csv",
 ]

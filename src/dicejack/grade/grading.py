@@ -31,6 +31,7 @@ from dicejack.grade.inputs import (
     display_name,
     html_text,
     read_regular,
+    resolved_path,
     too_large,
 )
 from dicejack.grade.lms import (
@@ -393,6 +394,7 @@ def grade_files(
     _distinct_outputs(given)
     out_path, lms_path, gs_path = (given.get(k) for k in targets)
     report_dir = Path(reports) if reports is not None else None
+    _reports_apart(report_dir, given, paths)
     entries = collect(paths, limits=limits, outputs=list(given.values()),
                       output_folders=[report_dir] if report_dir is not None else [])
     submissions = [e for e in entries if not e.skipped]
@@ -441,6 +443,28 @@ def check_inputs_exist(paths: Sequence[str | os.PathLike[str] | bytes]) -> None:
             raise GradeError(f"no such file or folder: {name}{pattern}") from None
         except (OSError, ValueError, TypeError):
             continue  # it exists but cannot be looked at: its row says why
+
+
+def _reports_apart(folder: Path | None, given: dict[str, Path],
+                   paths: Sequence[str | os.PathLike[str] | bytes]) -> None:
+    """Refuse a reports folder that is, or holds, a submission given (the run would skip every
+    submission as its own output), and an output file inside it (a report could replace it)."""
+    if folder is None:
+        return
+    where = resolved_path(folder)
+    if where is None:
+        return
+    for raw in paths:
+        path = resolved_path(raw)
+        if path is not None and (path == where or where in path.parents):
+            raise GradeError(f"--reports {display_name(folder)} holds the submission "
+                             f"{display_name(raw)}; give a reports folder outside what is "
+                             "graded")
+    for option, out in given.items():
+        path = resolved_path(out)
+        if path is not None and where in path.parents:
+            raise GradeError(f"{option} {display_name(out)} is inside the --reports folder, "
+                             "where a report could replace it; write it elsewhere")
 
 
 def _distinct_outputs(given: dict[str, Path]) -> None:

@@ -36,7 +36,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["LMS_FORMATS", "GENERIC_HEADER", "CANVAS_HEADER", "MOODLE_HEADER", "MAX_SCORE",
            "GRADESCOPE_VISIBILITY", "StudentScore", "student_scores", "lms_csv", "write_lms_csv",
-           "check_lms_path", "gradescope_results", "write_gradescope", "check_gradescope_path"]
+           "check_lms_path", "is_lms_csv", "gradescope_results", "write_gradescope",
+           "check_gradescope_path"]
 
 #: Scores are out of this many points.
 MAX_SCORE = 100.0
@@ -167,21 +168,38 @@ def lms_csv(grades: Iterable[Grade], lms_format: str = "generic", *,
     return buffer.getvalue()
 
 
-def _lms_first_lines(assignment: str = "dicejack") -> tuple[bytes, ...]:
-    lines = []
-    for header in (GENERIC_HEADER, (*CANVAS_HEADER, spreadsheet_cell(assignment)), MOODLE_HEADER):
-        buffer = io.StringIO()
-        csv.writer(buffer, lineterminator="\n").writerow(header)
-        lines.append(buffer.getvalue().encode())
-    return tuple(lines)
+def _csv_line(row: Sequence[str]) -> str:
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerow(row)
+    return buffer.getvalue()
 
 
-def check_lms_path(path: Path | None, inputs: Sequence[str | os.PathLike[str] | bytes] = (),
-                   assignment: str = "dicejack") -> None:
+def is_lms_csv(head: bytes) -> bool:
+    """True when `head` (a file's first bytes) begins an LMS grades CSV this tool writes, in any
+    format and for any assignment name: the generic or Moodle header line exactly, or the
+    Canvas header (its five columns and one assignment column) followed by our "Points
+    Possible" line (a Canvas gradebook export has more columns and is never taken for ours)."""
+    text = head.decode("utf-8", "replace")
+    if text.startswith((_csv_line(GENERIC_HEADER), _csv_line(MOODLE_HEADER))):
+        return True
+    lines = text.split("\n", 2)
+    if len(lines) < 3:
+        return False
+    try:
+        first, second = (next(csv.reader([line])) for line in lines[:2])
+    except (csv.Error, StopIteration):
+        return False
+    return (tuple(first[:5]) == CANVAS_HEADER and len(first) == 6
+            and second == ["Points Possible", "", "", "", "", f"{MAX_SCORE:.0f}"])
+
+
+def check_lms_path(path: Path | None, inputs: Sequence[str | os.PathLike[str] | bytes] = ()
+                   ) -> None:
     """Refuse --lms-csv before any work (:func:`~dicejack.grade.writers.check_output_path`): an
-    existing file is replaced only when empty or an earlier LMS CSV of this tool."""
+    existing file is replaced only when empty or an earlier LMS CSV of this tool
+    (:func:`is_lms_csv`, whatever the assignment was called)."""
     check_output_path(path, option="--lms-csv", what="a dicejack LMS grades CSV",
-                      ours=_lms_first_lines(assignment), inputs=inputs,
+                      recognise=is_lms_csv, inputs=inputs,
                       hint="give a file name such as grades.csv")
 
 

@@ -14,7 +14,7 @@ import re
 import stat
 import textwrap
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -87,19 +87,25 @@ def same_as_any(path: Path, inputs: Iterable[str | os.PathLike[str] | bytes]) ->
     return _Inputs(inputs).match(path)
 
 
-def _starts_with(path: Path, prefix: bytes) -> bool:
-    """True when `path` is a regular file whose content starts with `prefix` (read without
-    blocking; nothing else is read)."""
+def _head(path: Path, size: int) -> bytes | None:
+    """The first `size` bytes of `path` when it is a regular file (read without blocking;
+    nothing else is read), else None."""
     try:
         if not path.is_file():
-            return False
+            return None
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
         try:
-            return os.read(fd, len(prefix)) == prefix
+            return os.read(fd, size)
         finally:
             os.close(fd)
     except (OSError, ValueError):
-        return False
+        return None
+
+
+def _starts_with(path: Path, prefix: bytes) -> bool:
+    """True when `path` is a regular file whose content starts with `prefix`."""
+    head = _head(path, len(prefix))
+    return head is not None and head == prefix
 
 
 _GRADEBOOK_FIRST_LINES = tuple((",".join(h) + "\n").encode()
@@ -108,14 +114,15 @@ _REPORT_FIRST_BYTES = b"# Grade: `"
 
 
 def check_output_path(
-    out: Path | None, *, option: str, what: str, ours: Sequence[bytes],
+    out: Path | None, *, option: str, what: str, ours: Sequence[bytes] = (),
     inputs: Sequence[str | os.PathLike[str] | bytes] = (), hint: str = "",
+    recognise: Callable[[bytes], bool] | None = None,
 ) -> None:
     """Refuse an output path before any work: one that cannot be written (a folder, a missing
     folder: :func:`dicejack.formats.check_output_file`), one that is a submission of `inputs`
     (by any spelling or link), and an existing file that is not empty and does not start with
-    one of `ours` (the first bytes this tool writes there): a run replaces only its own
-    previous output."""
+    one of `ours` (the first bytes this tool writes there) nor is recognised by `recognise`
+    (given its first 64 KiB): a run replaces only its own previous output."""
     if out is None:
         return
     try:
@@ -135,7 +142,8 @@ def check_output_path(
     if not stat.S_ISREG(st.st_mode):
         raise GradeError(f"{option} {out} exists and is not a regular file; give another "
                          f"{option}")
-    if st.st_size and not any(_starts_with(out, first) for first in ours):
+    if st.st_size and not any(_starts_with(out, first) for first in ours) and not (
+            recognise is not None and recognise(_head(out, 2**16) or b"")):
         raise GradeError(f"{option} {out} exists and is not {what}; move it away or give "
                          f"another {option}")
 
