@@ -2,6 +2,7 @@
 Gradescope results.json); one file alone gets its report on the terminal."""
 
 import sys
+from collections import Counter
 from pathlib import Path
 
 import typer
@@ -117,6 +118,13 @@ def grade_cmd(
             write_output(gr.report_text(refs, g), None)
     else:
         write_output(gr.summary_text(grades), None)
+    named = Counter(g.lms for g in grades if g.lms)
+    ambiguous = sum("identity-ambiguous" in g.flags for g in grades)
+    if named or ambiguous:
+        which = ", ".join(f"{lms} names for {n} file{'s' * (n != 1)}" for lms, n in
+                          named.most_common())
+        doubt = f"; {ambiguous} ambiguous (flagged identity-ambiguous)" if ambiguous else ""
+        typer.echo(f"students: {which or 'none'}{doubt}", err=True)
     written = [str(p) for p in (out, lms_csv, gradescope) if p is not None]
     if reports is not None:
         written.append(f"{len(graded)} reports in {reports}/")
