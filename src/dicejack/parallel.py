@@ -16,6 +16,7 @@ import concurrent.futures as cf
 import contextlib
 import functools
 import os
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -37,6 +38,10 @@ __all__ = [
 #: Seconds to wait for a Dask scheduler before giving up: bounds the whole handshake (a server that
 #: accepts the connection and never answers, or answers garbage, gives an ExecutorError in time).
 DASK_CONNECT_TIMEOUT = 10
+
+
+class WorkersWarning(UserWarning):
+    """More workers were asked for than the machine has: fewer are used."""
 
 
 class ExecutorError(DicejackError):
@@ -74,13 +79,11 @@ def open_executor(workers: int | None = None, dask: str | None = None) -> Iterat
         finally:
             client.close()
         return
-    if workers is not None and workers < 1:
-        raise ExecutorError(f"workers must be >= 1, got {workers}")
+    workers = worker_count(workers)
     if workers == 1:
         yield InlineExecutor()
         return
-    pool = cf.ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1,
-                                  initializer=_ignore_interrupts)
+    pool = cf.ProcessPoolExecutor(max_workers=workers, initializer=_ignore_interrupts)
     try:
         yield pool
     except BaseException:
@@ -88,6 +91,31 @@ def open_executor(workers: int | None = None, dask: str | None = None) -> Iterat
         raise
     else:
         pool.shutdown(wait=True)
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity where the system says, else the count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def worker_count(workers: int | None) -> int:
+    """The local worker processes to start for `workers` (None: one per CPU): never more than
+    the CPUs available (more only queue, and thousands would exhaust the process table); a
+    WorkersWarning says so when `workers` is capped. ExecutorError below 1."""
+    if workers is not None and (isinstance(workers, bool) or workers < 1):
+        raise ExecutorError(f"workers must be >= 1, got {workers}")
+    cpus = available_cpus()
+    if workers is None:
+        return cpus
+    if workers > cpus:
+        warnings.warn(f"--workers {workers:,}: this machine has {cpus} CPU"
+                      f"{'s' * (cpus != 1)}; using {cpus} worker{'s' * (cpus != 1)}",
+                      WorkersWarning, stacklevel=3)
+        return cpus
+    return int(workers)
 
 
 def _ignore_interrupts() -> None:

@@ -9,8 +9,11 @@ typer reads them on every start, and strings would cost a compile and an eval ea
 """
 
 import _signal  # the C module, built in: `signal` itself takes ~30 ms to import
+import contextlib
 import os
 import sys
+import warnings
+from collections.abc import Iterator
 
 
 def _quiet_exit(signum: int, frame: object) -> None:  # pragma: no cover - timing dependent
@@ -52,6 +55,26 @@ def _usage_error_types() -> tuple[type[BaseException], ...]:
     return tuple(found)
 
 
+@contextlib.contextmanager
+def _notes() -> Iterator[None]:
+    """The library's warnings (dicejack's own categories: fewer workers than asked, a report
+    renamed...) as one line ``note: ...`` each on stderr, not Python's two-line format."""
+    shown = warnings.showwarning
+
+    def show(message: Warning | str, category: type[Warning], *args: object, **kw: object
+             ) -> None:
+        if category.__module__.startswith("dicejack"):
+            typer.echo(f"note: {one_line(message)}", err=True)
+        else:
+            shown(message, category, *args, **kw)  # type: ignore[arg-type]
+
+    warnings.showwarning = show
+    try:
+        yield
+    finally:
+        warnings.showwarning = shown
+
+
 def main(argv: list[str] | None = None) -> int:
     """Console-script entry point: runs the app, mapping every error to one line and exit 2.
 
@@ -62,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     usage_errors = _usage_error_types()
     try:
         interrupts.UNREPORTED.clear()
-        with interrupts.as_interrupts():
+        with interrupts.as_interrupts(), _notes():
             # Without standalone mode, click returns (not raises) the code of a typer.Exit.
             result = app(args=argv, standalone_mode=False, prog_name="dicejack")
         if interrupts.UNREPORTED:

@@ -15,6 +15,7 @@ are recomputed from the state, which the learner's own ``restore`` checks.
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,6 +38,9 @@ LEARNER_RUN_VERSION = 1
 #: Most checkpoints a run file may hold.
 _SNAPSHOT_LIMIT = 100_000
 _STATE = "state__"
+#: The members of every run file besides the learner's state (``state__<key>``).
+_MEMBERS = ("kind", "version", "learner", "params", "game", "games", "seed", "moves",
+            "snapshot_games", "snapshot_best", "snapshot_probability", "snapshot_visits")
 
 
 def save_learner_run(path: str | os.PathLike[str], run: Run) -> None:
@@ -113,11 +117,14 @@ def _json_object(key: str, text: str, depth: int = 1) -> dict[str, Any]:
 def load_learner_run(path: str | os.PathLike[str]) -> Run:
     """Read and check a run written by :func:`save_learner_run` (or a handout learner run file
     from `dicejack learn --out`); FormatError (one line) if anything is off. Every member's
-    header is checked against the game before its data is read; the state is checked by the
-    learner's own restore."""
+    header is checked against the game before its data is read, members other than the learner's
+    own (:data:`_MEMBERS` and its STATE_KEYS) are refused unread, and so is a file whose arrays
+    would need more memory than a real run may (:data:`dicejack.learner.LEARNER_BYTES_LIMIT`);
+    the state is checked by the learner's own restore."""
     from dicejack import learners
     from dicejack.formats.tables import RUN_NPZ_KIND, load_run_npz
     from dicejack.game import Game
+    from dicejack.learner import check_table_sizes
 
     path = Path(path)
 
@@ -153,15 +160,29 @@ def load_learner_run(path: str | os.PathLike[str]) -> Run:
             games, seed, moves = (_scalar(members, k, "iu") for k in ("games", "seed", "moves"))
             if games < 0 or seed < 0 or moves < -1:
                 raise bad("negative games, seed or moves")
-            state = {}
-            for key in members.infos:
-                if key.startswith(_STATE):
-                    value = _read(members, key, (None, game.table_shape), "iufU")
-                    state[key[len(_STATE):]] = value.item() if value.shape == () else value
+            keys = getattr(learners.learner_class(name), "STATE_KEYS", None)
+            allowed = set(_MEMBERS) | ({_STATE + k for k in keys} if keys is not None else set())
+            unknown = sorted(k for k in members.infos if k not in allowed and not (
+                keys is None and k.startswith(_STATE)))
+            if unknown:
+                more = f" and {len(unknown) - 3:,} more" if len(unknown) > 3 else ""
+                raise bad(f"unknown members {', '.join(map(repr, unknown[:3]))}{more}")
             (n,), _ = members.header("snapshot_games")
             if n > _SNAPSHOT_LIMIT:
                 raise bad(f"{n} snapshots, over the limit of {_SNAPSHOT_LIMIT}")
             marks = _read(members, "snapshot_games", ((n,),), "iu")
+            if np.any(marks < 0) or np.any(marks > games) or np.any(np.diff(marks) <= 0):
+                raise bad(f"snapshots not at increasing game counts within 0..{games}")
+            table = game.table_shape
+            states = [k for k in members.infos if k.startswith(_STATE)]
+            declared = sum(math.prod(members.header(k)[0]) * 8 for k in states) + (
+                3 * n * math.prod(game.shape) * 8)
+            check_table_sizes(game, declared, f"the run file's learner {name}",
+                              "state and snapshots")
+            state = {}
+            for key in states:
+                value = _read(members, key, (None, table), "iufU")
+                state[key[len(_STATE):]] = value.item() if value.shape == () else value
             best = _read(members, "snapshot_best", ((n, *game.shape),), "iu")
             prob = _read(members, "snapshot_probability", ((n, *game.shape),), "f")
             visits = _read(members, "snapshot_visits", ((n, *game.shape),), "iu")
@@ -179,7 +200,8 @@ def load_learner_run(path: str | os.PathLike[str]) -> Run:
         for i, g in enumerate(marks.tolist()):
             if not 0 <= g <= games:
                 raise bad(f"snapshot at {g} games, beyond the run's {games}")
-            snapshots[int(g)] = learners.Tables.checked(game, (best[i], prob[i], visits[i]))
+            snapshots[int(g)] = learners.Tables.checked(game, (best[i], prob[i], visits[i]),
+                                                        copy=False)
     except FormatError:
         raise
     except DicejackError as exc:

@@ -289,6 +289,19 @@ def _check_rng_state(state: Any) -> dict[str, Any]:
     return state
 
 
+#: The members a handout run file may hold (anything else is refused unread).
+_RUN_MEMBERS = frozenset({"kind", "version", "params", "m", "games", "moves", "seed", "tie_break",
+                          "rng_state", "win", "lose", "snapshot_games", "snapshot_win",
+                          "snapshot_lose"})
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    """A count table just read, as int64 and read-only (no copy when it is int64 already)."""
+    a = a.astype(np.int64, copy=False)
+    a.setflags(write=False)
+    return a
+
+
 def load_run_npz(path: str | os.PathLike[str]) -> LearnRun:
     """Read and check a run written by :func:`save_run_npz`; FormatError if anything is off.
 
@@ -341,18 +354,30 @@ def load_run_npz(path: str | os.PathLike[str]) -> LearnRun:
                 raise bad(f"unknown tie_break {tie_break!r}")
             if games < 0 or moves < 0 or not 0 <= seed < learner.SEED_LIMIT:
                 raise bad("negative games, moves or seed")
+            unknown = sorted(k for k in members.infos if k not in _RUN_MEMBERS)
+            if unknown:
+                more = f" and {len(unknown) - 3:,} more" if len(unknown) > 3 else ""
+                raise bad(f"unknown members {', '.join(map(repr, unknown[:3]))}{more}")
             shape = game.table_shape
-            win = _read(members, "win", shape, "iu")
-            lose = _read(members, "lose", shape, "iu")
             if "snapshot_games" in members.infos:
                 (n,), _ = members.header("snapshot_games")
                 if n > _SNAPSHOT_LIMIT:
                     raise bad(f"{n} snapshots, over the limit of {_SNAPSHOT_LIMIT}")
                 snap_games = _read(members, "snapshot_games", (n,), "iu")
-                snap_win = _read(members, "snapshot_win", (n, *shape), "iu")
-                snap_lose = _read(members, "snapshot_lose", (n, *shape), "iu")
+                if (np.any(snap_games < 0) or np.any(snap_games > games)
+                        or np.any(np.diff(snap_games) <= 0)):
+                    raise bad(f"snapshots not at increasing game counts within 0..{games}")
             else:
-                snap_games = np.zeros(0, dtype=np.int64)
+                n, snap_games = 0, np.zeros(0, dtype=np.int64)
+            # the memory a real run with these snapshots holds (win, lose, f cache, snapshots)
+            learner.check_table_sizes(game, (3 + 2 * n) * game.table_bytes,
+                                      "the run file's learner", "win/lose tables and snapshots")
+            win = _frozen(_read(members, "win", shape, "iu"))
+            lose = _frozen(_read(members, "lose", shape, "iu"))
+            if n:
+                snap_win = _frozen(_read(members, "snapshot_win", (n, *shape), "iu"))
+                snap_lose = _frozen(_read(members, "snapshot_lose", (n, *shape), "iu"))
+            else:
                 snap_win = snap_lose = np.zeros((0, *shape), dtype=np.int64)
         except FormatError:
             raise
@@ -373,12 +398,10 @@ def load_run_npz(path: str | os.PathLike[str]) -> LearnRun:
     for i, g in enumerate(snap_games.tolist()):
         if not 0 <= g <= games:
             raise bad(f"snapshot at {g} games, beyond the run's {games}")
-        snapshots[int(g)] = (
-            learner.frozen_counts(snap_win[i]), learner.frozen_counts(snap_lose[i])
-        )
+        snapshots[int(g)] = (snap_win[i], snap_lose[i])  # read-only views, no copy
     return learner.LearnRun(
-        game=game, m=m, games=games, seed=seed, win=learner.frozen_counts(win),
-        lose=learner.frozen_counts(lose), rng_state=bitgen.state, tie_break=tie_break,
+        game=game, m=m, games=games, seed=seed, win=win,
+        lose=lose, rng_state=bitgen.state, tie_break=tie_break,
         moves=moves,
         snapshots=snapshots,
     )

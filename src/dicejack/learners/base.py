@@ -75,10 +75,12 @@ class Tables:
     visits: np.ndarray
 
     @classmethod
-    def checked(cls, game: Game, tables: Any) -> Tables:
+    def checked(cls, game: Game, tables: Any, *, copy: bool = True) -> Tables:
         """Tables (or a (best, probability, visits) triple) as read-only copies, checked against
         `game`: shapes (low, low), best in 0..NDice, probability in [0, 1] or -1, visits >= 0,
-        and no data (best 0) exactly where the probability is -1."""
+        and no data (best 0) exactly where the probability is -1. copy=False: arrays already of
+        the right dtype are made read-only in place (the caller gives up writing them; a file
+        reader saves a copy of every snapshot)."""
         if isinstance(tables, Tables):
             parts = (tables.best, tables.probability, tables.visits)
         elif isinstance(tables, (tuple, list)) and len(tables) == 3:
@@ -99,9 +101,9 @@ class Tables:
             elif a.dtype.kind not in "iu":
                 raise LearnerError(f"the {name} table has dtype {a.dtype}, not integers")
             arrays.append(a)
-        best = np.array(arrays[0], dtype=np.int64)
-        prob = np.array(arrays[1], dtype=np.float64)
-        visits = np.array(arrays[2], dtype=np.int64)
+        best = np.array(arrays[0], dtype=np.int64, copy=copy or None)
+        prob = np.array(arrays[1], dtype=np.float64, copy=copy or None)
+        visits = np.array(arrays[2], dtype=np.int64, copy=copy or None)
         if best.min(initial=0) < 0 or best.max(initial=0) > game.n_dice:
             raise LearnerError(f"the best table has values outside 0..{game.n_dice}")
         unknown = prob == -1

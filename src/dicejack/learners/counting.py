@@ -82,6 +82,9 @@ class CountingLearner(SelfPlaying):
     (:func:`f_cache`). The loops update these arrays in place.
     """
 
+    #: The keys of :meth:`state` (a run file holds exactly these; others are refused unread).
+    STATE_KEYS = ("win", "lose", "games", "moves", "rng_state")
+
     #: float64 tables of the game's per-action shape the learner holds (memory check).
     TABLES = 3
 

@@ -35,6 +35,8 @@ class Handout(Bundled):
     """
 
     NAME = "handout"
+    #: The keys of :meth:`state` (a run file holds exactly these; others are refused unread).
+    STATE_KEYS = ("win", "lose", "games", "moves", "rng_state")
     SUMMARY = "the handout's counting learner (p_J explore rule)"
     PARAMS = (
         Param("m", 100.0, "M, the handout's explore/exploit constant", low=0.0),

@@ -51,6 +51,8 @@ class QLearning(SelfPlaying):
     """
 
     NAME = "q-learning"
+    #: The keys of :meth:`state` (a run file holds exactly these; others are refused unread).
+    STATE_KEYS = ("q", "visits", "games", "moves", "rng_state")
     SUMMARY = "tabular Q-learning, target 1 - max Q of the opponent's next state"
     PARAMS = (
         *EPSILON_PARAMS,

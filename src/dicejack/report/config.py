@@ -28,6 +28,7 @@ __all__ = [
     "DEFAULT_SEEDS",
     "SEEDS_LIMIT",
     "TOTAL_GAMES_LIMIT",
+    "SERIES_LIMIT",
     "DEFAULT_M",
     "DEFAULT_GAMES",
     "series_125",
@@ -70,9 +71,11 @@ DEFAULT_GAMES = series_125(100, 10**6)
 
 #: Most learner runs per M in one report.
 SEEDS_LIMIT = 10_000
-#: Most games a whole report may play (seeds x M values x the last checkpoint): about two days on
-#: one core.
-TOTAL_GAMES_LIMIT = 10**12
+#: Most games a whole report may play (seeds x series x the last checkpoint): about five hours on
+#: one core at the handout's rate; a longer study is refused up front with its size and time.
+TOTAL_GAMES_LIMIT = 10**11
+#: Most series (learner x parameter combinations) in one report: more would be unreadable curves.
+SERIES_LIMIT = 200
 
 
 def _check_limit(games: int) -> None:
@@ -270,6 +273,9 @@ def _param_values(name: str, key: str, text: str, item: str) -> list[Any]:
         raise ReportError(f"--param {item}: learner {name} has no parameter {key!r}; its "
                           f"parameters: {valid}")
     parts = [p.strip() for p in text.split(",")]
+    if len(parts) > SERIES_LIMIT:
+        raise ReportError(f"--param {key}=...: {len(parts):,} values; the limit is "
+                          f"{SERIES_LIMIT:,} series in one report")
     if not all(parts):
         raise ReportError(f"--param {item}: give a value, or a comma list of values, after '='")
     try:
@@ -331,6 +337,13 @@ def parse_series(
                 what = "M (-m and --param m)" if (name, pname) == ("handout", "m") else pname
                 raise ReportError(f"{name} parameter {what} given twice")
             settings[name][pname] = _param_values(name, pname, text, item)
+    counts = {n: math.prod(len(v) for v in settings[n].values()) for n in names}
+    total = sum(counts.values())
+    if total > SERIES_LIMIT:
+        shown = " + ".join(f"{n} {' x '.join(str(len(v)) for v in settings[n].values()) or 1}"
+                           for n in names)
+        raise ReportError(f"--param and -m ask for {total:,} series ({shown}); the limit is "
+                          f"{SERIES_LIMIT:,} series in one report")
     out: list[SeriesSpec] = []
     for name in names:
         keys = [p.name for p in learners.parameters(name) if p.name in settings[name]]
@@ -375,6 +388,9 @@ class ReportConfig:
             series = tuple(self.series)
             if not series:
                 raise ReportError("no series given")
+            if len(series) > SERIES_LIMIT:
+                raise ReportError(f"{len(series):,} series; the limit is {SERIES_LIMIT:,} series "
+                                  "in one report")
             bad = [s for s in series if not isinstance(s, SeriesSpec)]
             if bad:
                 raise ReportError(f"series must be SeriesSpec, got {type(bad[0]).__name__}")
