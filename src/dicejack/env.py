@@ -13,7 +13,8 @@ this module raises :class:`GymMissingError` (a one-line :class:`dicejack.Dicejac
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple, cast
 
 import numpy as np
@@ -145,7 +146,10 @@ def opponent_policy(game: Game, opponent: Any) -> OpponentFn | None:
         arr = np.asarray(opponent)
     except (TypeError, ValueError) as e:
         raise EnvError(f"the opponent is not a table of dice: {e}") from None
-    if arr.dtype == object or arr.shape not in (game.shape, game.table_shape):
+    if arr.dtype.kind not in "iuf":
+        raise EnvError(f"an opponent table must hold numbers (J per state, or probabilities "
+                       f"per action), got {arr.dtype} values")
+    if arr.shape not in (game.shape, game.table_shape):
         raise EnvError(
             f"an opponent table must be {game.low}x{game.low} (J per state) or "
             f"{game.low}x{game.low}x{game.n_dice + 1} (an action distribution) for LTarget="
@@ -261,6 +265,7 @@ class DiceJackEnv(gymnasium.Env):
         self.game = game
         self.render_mode = render_mode
         self.agent_first = _check_probability("agent_first", agent_first)
+        self._running = ""  # "reset" or "step" while one runs (re-entry is refused)
         self._opponent = opponent_policy(game, opponent)
         self.self_play = self._opponent is None
         self.opponent = opponent if isinstance(opponent, str) else type(opponent).__name__
@@ -284,6 +289,10 @@ class DiceJackEnv(gymnasium.Env):
     ) -> tuple[tuple[int, int], dict[str, Any]]:
         """Start a game at <0, 0> (see the class docstring); `options` may hold
         "agent_first" (bool) for this episode."""
+        with self._not_reentered("reset"):
+            return self._reset(seed, options)
+
+    def _reset(self, seed: int | None, options: Any) -> tuple[tuple[int, int], dict[str, Any]]:
         super().reset(seed=seed)
         agent_first = self._agent_first_option(options)
         if agent_first is None:
@@ -317,6 +326,23 @@ class DiceJackEnv(gymnasium.Env):
     def step(self, action: Any) -> tuple[tuple[int, int], float, bool, bool, dict[str, Any]]:
         """The mover (the agent, or in self-play the player to move) rolls `action` dice; against
         an opponent, the opponent then replies unless the game is over."""
+        with self._not_reentered("step"):
+            return self._step(action)
+
+    @contextlib.contextmanager
+    def _not_reentered(self, call: str) -> Iterator[None]:
+        """EnvError when reset() or step() is called while one is running (an opponent callable
+        that plays the environment itself): the episode would be corrupted."""
+        if self._running:
+            raise EnvError(f"{call}() called while {self._running}() is running (from the "
+                           "opponent's callable?); the environment is not re-entrant")
+        self._running = call
+        try:
+            yield
+        finally:
+            self._running = ""
+
+    def _step(self, action: Any) -> tuple[tuple[int, int], float, bool, bool, dict[str, Any]]:
         if not self._started:
             raise EnvError("call reset() before step()")
         if self._winner is not None:
@@ -369,6 +395,10 @@ class DiceJackEnv(gymnasium.Env):
         return "\n".join(lines) + "\n"
 
     def _agent_first_option(self, options: dict[str, Any] | None) -> bool | None:
+        if options is None:
+            return None
+        if not isinstance(options, Mapping):
+            raise EnvError(f"reset options must be a dict, got {type(options).__name__}")
         if not options:
             return None
         unknown = sorted(set(options) - {"agent_first"})
@@ -487,9 +517,13 @@ def greedy_tables(
 
 def _float_table(name: str, value: Any, shape: tuple[int, ...]) -> np.ndarray:
     try:
-        a = np.asarray(value, dtype=np.float64)
+        raw = np.asarray(value)
+        if raw.dtype.kind not in "iuf":
+            raise TypeError(raw.dtype)
+        a = raw.astype(np.float64, copy=False)
     except (TypeError, ValueError):
-        raise EnvError(f"{name} must be a numeric array of shape {shape}") from None
+        raise EnvError(f"{name} must be a numeric array (integers or floats, not bool or "
+                       f"object) of shape {shape}") from None
     if a.shape != shape:
         raise EnvError(f"{name} must have shape {shape}, got {a.shape}")
     if not np.all(np.isfinite(a)):
