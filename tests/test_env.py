@@ -307,7 +307,7 @@ def test_render_without_mode_warns_and_returns_none():
         ({"opponent": np.full((10, 10), 3)}, "policy has 3 dice at <0,0>; must be 1..2"),
         ({"opponent": np.full((10, 10), 1.5)}, "whole numbers of dice"),
         ({"opponent": np.full((10, 10, 3), 0.5)}, "action distribution"),
-        ({"opponent": [["a"]]}, "must be 10x10"),
+        ({"opponent": [["a"]]}, "must hold numbers"),
         ({"game": (4, 10, 12, 2)}, "game must be a dicejack.game.Game"),
         ({"render_mode": "human"}, "render_mode must be None or 'ansi'"),
         ({"agent_first": 1.5}, "agent_first must be a probability"),
