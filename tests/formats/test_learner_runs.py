@@ -102,7 +102,7 @@ def saved(tmp_path):
         ({"state__visits": None}, "has no 'visits'"),
         ({"state__rng_state": np.array("{}")}, "PCG64"),
         ({"snapshot_best": np.full((1, 9, 9), 5)}, "outside 0..2"),
-        ({"snapshot_games": np.array([500])}, "snapshots not at increasing game counts within 0..200"),
+        ({"snapshot_games": np.array([500])}, "increasing game counts within 0..200"),
         ({"snapshot_visits": None}, "missing snapshot_visits"),
         ({"moves": np.zeros(10**5, np.int64)}, "moves has shape"),
         ({"learner": np.array("x" * 5000)}, "learner has dtype"),
