@@ -21,7 +21,6 @@ import zipfile
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import BinaryIO
 
@@ -38,14 +37,28 @@ from dicejack.grade.lms_names import (
     receipt_reason,
     resolve,
 )
+from dicejack.grade.reading import (
+    MAX_SUBMISSION_BYTES,
+    NotRegularFile,
+    html_text,
+    open_regular,
+    read_regular,
+)
+from dicejack.grade.skip_rules import (
+    METADATA_READ,
+    SKIPPED_EXTENSIONS,
+    SKIPPED_FILES,
+    SKIPPED_FOLDERS,
+    is_html,
+    is_zip,
+    skip_reason,
+)
 
 __all__ = ["MAX_SUBMISSION_BYTES", "MAX_ARCHIVE_BYTES", "MAX_ARCHIVE_MEMBERS", "MAX_FOLDER_FILES",
            "MAX_NESTING", "SKIPPED_EXTENSIONS", "SKIPPED_FOLDERS", "SKIPPED_FILES",
            "InputLimits", "Entry", "NotRegularFile", "collect", "skip_reason", "read_regular",
            "html_text", "display_name", "is_one_file", "too_large", "resolved_path"]
 
-#: Larger submission files (and archive members) are refused unread.
-MAX_SUBMISSION_BYTES = 10 * 2**20
 #: Most bytes read from one archive given (its nested archives included).
 MAX_ARCHIVE_BYTES = 256 * 2**20
 #: Most members one archive may hold (a Canvas download of 300 students holds about 1,000).
@@ -105,144 +118,6 @@ def too_large(label: str, size: int, declared: bool = False) -> str:
             f"{MAX_SUBMISSION_BYTES // 2**20} MiB limit")
 
 
-# -------------------------------------------------------------------- what is skipped
-#: File endings that are never a program's printed output, with why (files found in folders
-#: and archives only: a file named on the command line is always graded).
-SKIPPED_EXTENSIONS: dict[str, str] = {
-    **dict.fromkeys((".pdf", ".doc", ".docx", ".odt", ".rtf", ".pages", ".xls", ".xlsx",
-                     ".ods", ".ppt", ".pptx", ".key"),
-                    "a document, not the program's printed output (save that as .txt)"),
-    **dict.fromkeys((".png", ".jpg", ".jpeg", ".gif", ".bmp", ".svg", ".tif", ".tiff", ".webp",
-                     ".heic"), "an image, not the program's printed output"),
-    **dict.fromkeys((".py", ".c", ".h", ".cc", ".cpp", ".hpp", ".cxx", ".java", ".cs", ".js",
-                     ".ts", ".go", ".rs", ".rb", ".m", ".r", ".jl", ".f90", ".swift", ".kt",
-                     ".scala", ".hs", ".ml", ".sh", ".ipynb", ".mat", ".makefile"),
-                    "source code, not the program's printed output"),
-    **dict.fromkeys((".o", ".obj", ".class", ".jar", ".pyc", ".so", ".dll", ".exe", ".dylib",
-                     ".a", ".lib", ".bin", ".npz", ".npy", ".pkl", ".pickle"),
-                    "a compiled or binary file, not the program's printed output"),
-    **dict.fromkeys((".tar", ".gz", ".tgz", ".bz2", ".xz", ".7z", ".rar"),
-                    "an archive dicejack does not open (only .zip)"),
-}
-_METADATA_READ = "the Gradescope export's metadata (read for the student identifiers)"
-#: Folders never searched (besides every folder whose name starts with a dot).
-SKIPPED_FOLDERS: dict[str, str] = {
-    "__MACOSX": "macOS archive metadata",
-    "__pycache__": "a Python cache folder",
-    "node_modules": "a JavaScript packages folder",
-    "venv": "a Python environment",
-}
-#: System files (besides every file whose name starts with a dot).
-SKIPPED_FILES: dict[str, str] = {
-    "thumbs.db": "a Windows thumbnail cache",
-    "desktop.ini": "a Windows folder setting",
-    GRADESCOPE_METADATA: _METADATA_READ,  # one that is not read says why instead
-}
-
-
-def skip_reason(name: str, folder: bool = False) -> str:
-    """Why a file (or folder) found while searching is not graded; "" when it is."""
-    if folder:
-        if name.startswith("."):
-            return "a hidden folder, not searched"
-        reason = SKIPPED_FOLDERS.get(name)
-        return f"{reason}, not searched" if reason else ""
-    if name.startswith("._"):
-        return "macOS metadata (AppleDouble), not a file of the submission"
-    if name.startswith("."):
-        return "a hidden file"
-    if name.startswith("~$"):
-        return "an Office lock file"
-    reason = SKIPPED_FILES.get(name.lower())
-    if reason:
-        return reason
-    return SKIPPED_EXTENSIONS.get(os.path.splitext(name)[1].lower(), "")
-
-
-def _is_zip(name: str) -> bool:
-    return name.lower().endswith(".zip")
-
-
-def _is_html(name: str) -> bool:
-    return name.lower().endswith((".html", ".htm"))
-
-
-# ------------------------------------------------------------------------ reading files
-class NotRegularFile(Exception):
-    """The path is not a regular file once opened (a FIFO or device swapped in)."""
-
-
-def _open_regular(path: str | bytes | os.PathLike[str]) -> int:
-    """A file descriptor of `path`, opened without blocking, refused (NotRegularFile) unless it
-    is a regular file once open."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-    fd = os.open(path, flags)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise NotRegularFile
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
-
-
-def read_regular(path: str | bytes | os.PathLike[str], limit: int = MAX_SUBMISSION_BYTES
-                 ) -> bytes:
-    """At most `limit` + 1 bytes of `path`, opened without blocking (NotRegularFile unless a
-    regular file once open; OSError as the system says)."""
-    fd = _open_regular(path)
-    try:
-        chunks, left = [], limit + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 2**20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
-
-
-class _TextOfPage(HTMLParser):
-    _BLOCKS = frozenset({"p", "div", "br", "tr", "li", "pre", "table", "h1", "h2", "h3", "h4",
-                         "h5", "h6", "section", "article", "body", "blockquote", "hr"})
-    _SKIP = frozenset({"script", "style", "head", "title"})
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self.skip = 0
-
-    def handle_starttag(self, tag: str, attrs: object) -> None:
-        if tag in self._SKIP:
-            self.skip += 1
-        elif tag in self._BLOCKS:
-            self.parts.append("\n")
-        elif tag in ("td", "th"):
-            self.parts.append(" ")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in self._SKIP:
-            self.skip = max(0, self.skip - 1)
-        elif tag in self._BLOCKS:
-            self.parts.append("\n")
-
-    def handle_data(self, data: str) -> None:
-        if not self.skip:
-            self.parts.append(data.replace("\xa0", " "))
-
-
-def html_text(data: bytes | str) -> str:
-    """The text of a web page (an LMS text entry: Canvas `_text.html`, Moodle `onlinetext.html`),
-    a line per paragraph, row or break, table cells apart; nothing in it is run."""
-    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
-    parser = _TextOfPage()
-    parser.feed(text)
-    parser.close()
-    return "".join(parser.parts)
-
-
 # --------------------------------------------------------------------- collecting
 def is_one_file(paths: Sequence[str | bytes | os.PathLike[str]]) -> bool:
     """True when `paths` is one path that is not a folder nor a .zip archive: a student checking
@@ -255,7 +130,7 @@ def is_one_file(paths: Sequence[str | bytes | os.PathLike[str]]) -> bool:
         folder = os.path.isdir(raw)
     except (OSError, ValueError, TypeError):
         folder = False
-    return not folder and not _is_zip(name)
+    return not folder and not is_zip(name)
 
 
 _Key = tuple[int, tuple[str, ...]]  # (which path given, the parts inside it)
@@ -279,7 +154,7 @@ class _Collector:
 
     def add(self, label: str, parts: Sequence[str], **kw: object) -> None:
         key = (self.index, tuple(parts))
-        if kw.get("skipped") == _METADATA_READ and key in self.metadata_rows:
+        if kw.get("skipped") == METADATA_READ and key in self.metadata_rows:
             kw["skipped"] = self.metadata_rows[key]
         self.entries.append(Entry(label=label, **kw))  # type: ignore[arg-type]
         self.keys.append(key)
@@ -351,10 +226,10 @@ class _Collector:
             st = None  # grading the file says why it cannot be read
         if st is not None and stat.S_ISDIR(st.st_mode):
             self.folder(name, label, base)
-        elif st is not None and stat.S_ISREG(st.st_mode) and _is_zip(name):
+        elif st is not None and stat.S_ISREG(st.st_mode) and is_zip(name):
             self.archive_file(raw, label, base)
         else:
-            self.add(label, base, path=raw, html=_is_html(name))
+            self.add(label, base, path=raw, html=is_html(name))
 
     # ---- folders
     def folder(self, root: str, label: str, base: tuple[str, ...]) -> None:
@@ -419,7 +294,7 @@ class _Collector:
             if resolved is not None and (resolved in self.outputs or any(
                     folder in resolved.parents for folder in self.output_folders)):
                 reason = "dicejack's own output of this run, not a submission"
-        if name == GRADESCOPE_METADATA and reason == _METADATA_READ:
+        if name == GRADESCOPE_METADATA and reason == METADATA_READ:
             try:
                 data, problem = read_regular(path, MAX_METADATA_BYTES), ""
             except (OSError, NotRegularFile, ValueError) as exc:
@@ -428,7 +303,7 @@ class _Collector:
         if reason:
             self.add(label, parts, skipped=reason)
             return
-        if _is_zip(name):
+        if is_zip(name):
             try:
                 st = os.stat(path)
             except OSError:
@@ -436,13 +311,13 @@ class _Collector:
             if st is not None and stat.S_ISREG(st.st_mode):
                 self.archive_file(path, label, parts)
                 return
-        self.add(label, parts, path=path, html=_is_html(name))
+        self.add(label, parts, path=path, html=is_html(name))
 
     # ---- archives
     def archive_file(self, raw: str | bytes | os.PathLike[str], label: str,
                      parts: Sequence[str]) -> None:
         try:
-            fd = _open_regular(raw)
+            fd = open_regular(raw)
         except NotRegularFile:
             self.add(label, parts, error=f"cannot read {label}: not a regular file")
             return
@@ -509,7 +384,7 @@ class _Collector:
                 plan.append((info, member, reason, False))
             for key, reason in folders_skipped.items():
                 self.note(f"{label}!{display_name(key)}", skipped=reason)
-            candidates = [i for i, _, r, bad in plan if not bad and r in ("", _METADATA_READ)
+            candidates = [i for i, _, r, bad in plan if not bad and r in ("", METADATA_READ)
                           and i.file_size <= MAX_SUBMISSION_BYTES]
             total = sum(i.file_size for i in candidates)
             if total > budget[0]:
@@ -541,7 +416,7 @@ class _Collector:
         budget is spent (the rest of it is not read)."""
         label = f"{archive}!{display_name('/'.join(member))}"
         parts = (*archive_parts, *member)
-        if reason == _METADATA_READ and not info.flag_bits & 0x1:
+        if reason == METADATA_READ and not info.flag_bits & 0x1:
             data, problem = (None, too_large(label, info.file_size, declared=True)) if (
                 info.file_size > MAX_SUBMISSION_BYTES) else self._read_member(zf, info, label)
             if data is not None:
@@ -556,7 +431,7 @@ class _Collector:
         if info.file_size > MAX_SUBMISSION_BYTES:
             self.add(label, parts, error=too_large(label, info.file_size, declared=True))
             return True
-        nested = _is_zip(member[-1])
+        nested = is_zip(member[-1])
         if nested and depth >= self.limits.nesting:
             self.add(label, parts, error=(
                 f"refused {label}: an archive nested more than {self.limits.nesting} deep"))
@@ -577,7 +452,7 @@ class _Collector:
             return True
         if nested:
             return self.archive(io.BytesIO(data), label, parts, depth + 1, budget)
-        self.add(label, parts, data=data, html=_is_html(member[-1]))
+        self.add(label, parts, data=data, html=is_html(member[-1]))
         return True
 
 
