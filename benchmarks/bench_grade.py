@@ -26,8 +26,9 @@ from pathlib import Path
 
 import numpy as np
 
-from dicejack import formats, grade, learner
+from dicejack import formats, grade
 from dicejack.game import Game
+from dicejack.learners import handout
 
 GAME = Game(6, 15, 17, 2)
 M = 100.0
@@ -53,7 +54,7 @@ def _layouts(best: np.ndarray, prob: np.ndarray) -> list[str]:
 def make_submissions(folder: Path, n: int, games: int) -> list[Path]:
     paths = []
     for seed in range(1, n + 1):
-        run = learner.learn(GAME, M, games, seed)
+        run = handout.learn(GAME, M, games, seed)
         text = _layouts(*run.tables)[seed % 5]
         path = folder / f"student{seed:03d}.txt"
         path.write_text(text)
@@ -75,7 +76,7 @@ def main() -> None:
     ap.add_argument("--reports", action="store_true", help="also write the Markdown reports")
     args = ap.parse_args()
     config = grade.GradeConfig(GAME, M, args.games, references=args.references)
-    learner.learn(GAME, M, 10, 0)  # numba kernels compiled / loaded before any timing
+    handout.learn(GAME, M, 10, 0)  # numba kernels compiled / loaded before any timing
     grade.reference_run((6, 15, 17, 2), M, 10, 0)
 
     with tempfile.TemporaryDirectory() as tmp:

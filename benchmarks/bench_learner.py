@@ -21,8 +21,8 @@ import time
 import numba
 import numpy as np
 
-from dicejack import learner
 from dicejack.game import Game
+from dicejack.learners import handout
 
 GAMES = [
     # game, compiled long run, reference run (games)
@@ -43,7 +43,7 @@ def timed(game: Game, games: int, engine: str, repeats: int = 1) -> tuple[float,
     seconds = 0.0
     played = moves = 0
     for _ in range(repeats):
-        session = learner.Session(game, M, SEED, engine=engine)
+        session = handout.Session(game, M, SEED, engine=engine)
         started = time.process_time()
         session.play(games)
         seconds += time.process_time() - started
@@ -61,8 +61,8 @@ def main() -> None:
     scale = 10 if args.quick else 1
 
     for game, _, _ in GAMES:  # compile or load from cache, and warm the reference
-        learner.learn(game, M, 10, SEED)
-        learner.learn(game, M, 10, SEED, engine="python")
+        handout.learn(game, M, 10, SEED)
+        handout.learn(game, M, 10, SEED, engine="python")
 
     print(f"dicejack learner benchmark: M={M:g}, seed {SEED}, numba {numba.__version__}, "
           f"numpy {np.__version__}, {os.cpu_count()} CPUs; rates per CPU-second")

@@ -19,8 +19,9 @@ import tempfile
 import time
 from collections.abc import Callable
 
-from dicejack import compare, learner, report
+from dicejack import compare, report
 from dicejack.game import Game
+from dicejack.learners import handout
 
 
 def main() -> None:
@@ -58,7 +59,7 @@ def main() -> None:
           f"= {t['plot'] / t['runs_wall']:.2f}x")
 
     truth = compare.truth(game)
-    run = learner.learn(game, 100.0, 10_000, seed=1)
+    run = handout.learn(game, 100.0, 10_000, seed=1)
     learned = compare.as_learned(game, run)
     assert compare.compare(game, None, run).metrics == compare.metric_values(truth, learned)
     fast_s = _cpu(lambda: compare.metric_values(truth, learned), 200)

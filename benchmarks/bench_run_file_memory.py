@@ -12,8 +12,9 @@ import tempfile
 import tracemalloc
 from pathlib import Path
 
-from dicejack import formats, learner, learners
+from dicejack import formats, learners
 from dicejack.game import Game
+from dicejack.learners import handout
 
 GAME = Game(n_sides=6, low=300, high=310, n_dice=2)
 MARKS = list(range(100, 1300, 100))
@@ -32,8 +33,10 @@ def peak(fn, *args, **kw):
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        handout, handout_peak = peak(learner.learn, GAME, 100.0, MARKS[-1], 1, checkpoints=MARKS)
-        formats.save_run_npz(folder / "handout.npz", handout)
+        handout_run, handout_peak = peak(
+            handout.learn, GAME, 100.0, MARKS[-1], 1, checkpoints=MARKS
+        )
+        formats.save_run_npz(folder / "handout.npz", handout_run)
         ucb, ucb_peak = peak(learners.learn, GAME, "ucb", MARKS[-1], seed=1, checkpoints=MARKS)
         formats.save_learner_run(folder / "ucb.npz", ucb)
         print(f"{'file / loader':<34} {'load MiB':>9} {'learn MiB':>10} {'ratio':>6}")

@@ -121,11 +121,12 @@ def _heavy_imports(*args: str, cwd=None) -> tuple[int, str, bool]:
 
 
 def test_solve_and_compare_of_a_small_game_load_no_compiler_and_help_no_numpy(tmp_path):
-    from dicejack import formats, learner
+    from dicejack import formats
+    from dicejack.learners import handout
 
     assert _heavy_imports("solve") == (0, "-", True)
     assert _heavy_imports("solve", "--exact", "--format", "json") == (0, "-", True)
-    formats.save_run_npz(tmp_path / "run.npz", learner.learn(Game(6, 15, 17, 2), 100.0, 200, 1))
+    formats.save_run_npz(tmp_path / "run.npz", handout.learn(Game(6, 15, 17, 2), 100.0, 200, 1))
     assert _heavy_imports("compare", "run.npz", cwd=tmp_path) == (0, "-", True)
     assert _heavy_imports("--help") == (0, "-", False)  # plain click help: no rich either
     assert _heavy_imports("--version") == (0, "-", False)
@@ -246,7 +247,8 @@ def test_at_a_terminal_a_big_output_is_asked_for(capsys, tmp_path, monkeypatch, 
 
 
 def test_size_estimates_are_close_upper_bounds(tmp_path):
-    from dicejack import formats, learner
+    from dicejack import formats
+    from dicejack.learners import handout
 
     game = Game(6, 60, 65, 4)
     sol = solver.solve(game)
@@ -254,7 +256,7 @@ def test_size_estimates_are_close_upper_bounds(tmp_path):
                       ("csv", formats.solution_csv(sol))):
         actual = len(text.encode())
         assert actual <= formats.solution_bytes(game, fmt) <= 1.6 * actual + 2**16, fmt
-    run_ = learner.learn(game, 10.0, 3000, 1)
+    run_ = handout.learn(game, 10.0, 3000, 1)
     for fmt, text in (("text", formats.learn_text(run_)), ("json", formats.learn_json(run_)),
                       ("csv", formats.learn_csv(run_))):
         actual = len(text.encode())

@@ -10,9 +10,10 @@ import json
 import numpy as np
 import pytest
 
-from dicejack import compare, formats, learner, learners
+from dicejack import compare, formats, learners
 from dicejack.cli import app, main
 from dicejack.game import Game
+from dicejack.learners import handout
 
 #: Small enough that a few hundred games visit most states; large enough to have decisive ones.
 SMALL = Game(4, 9, 10, 2)
@@ -79,7 +80,7 @@ def test_learn_prints_the_librarys_tables_for_every_learner(capsys, name):
 def test_default_learner_is_the_handouts_and_its_output_is_unchanged(capsys):
     code, plain, _ = run(capsys, "learn", *GAME_ARGS, "--games", 300, "--seed", 3)
     assert code == 0
-    assert plain == formats.learn_text(learner.learn(SMALL, 100.0, 300, 3))
+    assert plain == formats.learn_text(handout.learn(SMALL, 100.0, 300, 3))
     code, named, _ = run(capsys, "learn", "--learner", "handout", *GAME_ARGS, "--games", 300,
                          "--seed", 3)
     assert code == 0 and named == plain
@@ -176,7 +177,7 @@ def test_resume_refuses_options_that_contradict_the_file(capsys, tmp_path):
         assert path.read_bytes() == before
     # a handout run file cannot be resumed as another learner
     legacy = tmp_path / "legacy.npz"
-    formats.save_run_npz(legacy, learner.learn(SMALL, 100.0, 100, 1))
+    formats.save_run_npz(legacy, handout.learn(SMALL, 100.0, 100, 1))
     code, _, err = run(capsys, "learn", "--resume", legacy, "--learner", "ucb", "--games", 200)
     assert code == 2 and "is a run of learner handout, not ucb" in err
 
@@ -190,7 +191,7 @@ def test_a_handout_run_saved_by_the_library_resumes_on_the_command_line(capsys, 
     back = formats.load_learner_run(path)
     assert same_run(back, straight) and out == formats.run_text(straight)
     # the handout learner's own session gives the same tables
-    assert np.array_equal(back.tables[0], learner.learn(SMALL, 5.0, 700, 6).tables[0])
+    assert np.array_equal(back.tables[0], handout.learn(SMALL, 5.0, 700, 6).tables[0])
     code, _, err = run(capsys, "learn", "--resume", path, "--games", 900, "-m", 6)
     assert code == 2 and "--param m=6 disagrees" in err
 
@@ -266,8 +267,9 @@ def test_compare_learner_learns_then_compares(capsys):
     code, out, _ = run(capsys, "compare", "--learner", "handout", "-m", 4, *GAME_ARGS,
                        "--games", 800, "--seed", 2, "--format", "json")
     assert code == 0
-    handout = compare.compare(SMALL, None, learner.learn(SMALL, 4.0, 800, 2))
-    assert json.loads(out)["metrics"] == json.loads(formats.json_text(handout.as_dict()))["metrics"]
+    handout_result = compare.compare(SMALL, None, handout.learn(SMALL, 4.0, 800, 2))
+    expected = json.loads(formats.json_text(handout_result.as_dict()))["metrics"]
+    assert json.loads(out)["metrics"] == expected
 
 
 @pytest.mark.parametrize(

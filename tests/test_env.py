@@ -15,10 +15,11 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import dicejack.env as denv
-from dicejack import DicejackError, compare, learner, solver
-from dicejack.env import ENV_ID, DiceJackEnv, EnvError, greedy_tables, roll_total
+import dicejack.envs.gym_env as denv
+from dicejack import DicejackError, compare, solver
+from dicejack.envs.gym_env import ENV_ID, DiceJackEnv, EnvError, greedy_tables, roll_total
 from dicejack.game import Game
+from dicejack.learners import formulas
 
 ROOT = Path(__file__).resolve().parent.parent
 HANDOUT = Game(n_sides=6, low=15, high=17, n_dice=2)
@@ -64,7 +65,7 @@ def test_import_without_gymnasium_is_a_one_line_dicejack_error():
     code = (
         "import sys; sys.modules['gymnasium'] = None\n"
         "from dicejack import DicejackError\n"
-        "try:\n    import dicejack.env\n"
+        "try:\n    import dicejack.envs.gym_env\n"
         "except DicejackError as e:\n"
         "    print(type(e).__name__, isinstance(e, ImportError)); print(e)\n"
     )
@@ -72,14 +73,14 @@ def test_import_without_gymnasium_is_a_one_line_dicejack_error():
     assert out.stderr == ""
     assert out.stdout.splitlines() == [
         "GymMissingError True",
-        "dicejack.env needs gymnasium, which dicejack does not install: "
+        "dicejack.envs.gym_env needs gymnasium, which dicejack does not install: "
         "pip install 'dicejack[gym]'",
     ]
 
 
 def test_registered_with_the_handout_game_and_reimport_is_silent():
     spec = gym.spec(ENV_ID)
-    assert spec.entry_point == "dicejack.env:DiceJackEnv"
+    assert spec.entry_point == "dicejack.envs.gym_env:DiceJackEnv"
     assert spec.kwargs["game"] == HANDOUT
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -87,7 +88,7 @@ def test_registered_with_the_handout_game_and_reimport_is_silent():
     # A re-import (reload) in a fresh process, warnings as errors: silent, still one spec.
     code = (
         "import importlib, warnings; warnings.simplefilter('error')\n"
-        "import gymnasium, dicejack.env as e; importlib.reload(e); e.register()\n"
+        "import gymnasium, dicejack.envs.gym_env as e; importlib.reload(e); e.register()\n"
         "print(sum(k.startswith('dicejack/') for k in gymnasium.registry))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
@@ -101,8 +102,8 @@ def test_registered_with_the_handout_game_and_reimport_is_silent():
     assert env.action_space == gym.spaces.Discrete(2, start=1)
     obs, info = env.reset(seed=0)
     assert obs == (0, 0) and info["scores"] == (0, 0) and info["agent_first"] is True
-    # The module:id form imports dicejack.env by itself.
-    assert gym.make(f"dicejack.env:{ENV_ID}", game=SMALL).unwrapped.game == SMALL
+    # The module:id form imports dicejack.envs.gym_env by itself.
+    assert gym.make(f"dicejack.envs.gym_env:{ENV_ID}", game=SMALL).unwrapped.game == SMALL
 
 
 # ---------------------------------------------------------------------------- check_env
@@ -374,7 +375,7 @@ def test_greedy_tables_match_the_learner_on_counts():
     plays = win + lose
     q = np.where(plays > 0, win / np.maximum(plays, 1), 0.0)
     best, prob = greedy_tables(SMALL, q, visits=plays)
-    want_best, want_prob = learner.learned_tables(win, lose)
+    want_best, want_prob = formulas.learned_tables(win, lose)
     np.testing.assert_array_equal(best, want_best)
     np.testing.assert_array_equal(prob, want_prob)
     assert best[2, 3] == 0 and prob[2, 3] == -1 and best[4, 5] == 1

@@ -11,9 +11,12 @@ import re
 import numpy as np
 import pytest
 
-from dicejack import explain, formats, formulas, learner, trace
+from dicejack import formats
 from dicejack.cli import main
 from dicejack.game import Game
+from dicejack.learners import formulas, handout
+from dicejack.learners.handout import explain, trace
+from dicejack.learners.handout import reference as handout_reference
 
 HANDOUT = Game(n_sides=6, low=15, high=17, n_dice=2)
 THREE_DICE = Game(n_sides=6, low=15, high=17, n_dice=3)
@@ -128,12 +131,13 @@ def test_the_explained_numbers_are_the_ones_the_learner_used(game, m, tie_break)
             u = c.cumulative  # the handout's sampler on the recorded draw gives the J rolled
             assert c.dice == next((i for i in range(1, c.k) if c.draw < u[i]), c.k)
             ties += c.tie_draw is not None
-        expected = learner.updated_counts([(mv.x, mv.y, mv.dice) for mv in tg.moves], tg.winner)
-        learner.record_game(win, lose, [(mv.x, mv.y, mv.dice) for mv in tg.moves], tg.winner)
+        moves = [(mv.x, mv.y, mv.dice) for mv in tg.moves]
+        expected = handout_reference.updated_counts(moves, tg.winner)
+        handout_reference.record_game(win, lose, moves, tg.winner)
         assert [(u.table == "WinCount", u.x, u.y, u.j) for u in tg.updates] == expected
         assert all(u.count == (win if u.table == "WinCount" else lose)[u.x, u.y, u.j]
                    for u in tg.updates)
-    run = learner.learn(game, m, games, seed, tie_break=tie_break)
+    run = handout.learn(game, m, games, seed, tie_break=tie_break)
     assert np.array_equal(win, run.win) and np.array_equal(lose, run.lose)
     if tie_break == "random":
         assert ties > 0  # new states tie at f_J = 0.5: the random tie-break draws
@@ -197,6 +201,6 @@ def test_cli_explain_replays_the_run_and_leaves_its_tables_alone(capsys):
 
 def test_cli_explain_after_resume_starts_at_the_next_game(capsys, tmp_path):
     path = tmp_path / "run.npz"
-    formats.save_run_npz(path, learner.learn(HANDOUT, 100.0, 50, 2))
+    formats.save_run_npz(path, handout.learn(HANDOUT, 100.0, 50, 2))
     code, out, _ = cli(capsys, "--resume", path, "--games", 60, "--trace", 1, "--explain")
     assert code == 0 and "Game 51:" in out and "Game 1:" not in out

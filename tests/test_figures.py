@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from dicejack import compare, figures, learner
+from dicejack import compare, figures
 from dicejack.game import Game
+from dicejack.learners import handout
 
 TINY = Game(n_sides=3, low=6, high=7, n_dice=2)
 GAMES = (10, 100, 1000, 10_000)
@@ -111,7 +112,7 @@ def test_probability_error_panels_are_log_scaled():
 
 def test_learned_figure_panels_numbers_and_legend():
     t = compare.truth(TINY)
-    learned = compare.as_learned(TINY, learner.learn(TINY, 10.0, 30, seed=2))
+    learned = compare.as_learned(TINY, handout.learn(TINY, 10.0, 30, seed=2))
     fig = figures.learned_figure(t, learned, "Learned policy, M = 10")
     maps = [ax for ax in fig.axes if ax.get_title()]
     assert [ax.get_title() for ax in maps] == [
@@ -149,7 +150,7 @@ def test_large_boards_are_not_numbered_and_ticks_step_by_five():
 
 def test_submission_heatmaps_draw_the_data_they_are_given(tmp_path):
     t = compare.truth(TINY)
-    run = learner.learn(TINY, 10.0, 200, seed=1)
+    run = handout.learn(TINY, 10.0, 200, seed=1)
     classes = compare.state_classes(t, compare.as_learned(TINY, run))
     rng = np.random.default_rng(0)
     scores = rng.normal(size=TINY.shape)
@@ -178,7 +179,7 @@ def test_plot_figures_draws_every_report_figure(tmp_path):
     learned = [
         figures.LearnedFigure(f"learned_m{m:g}.png", f"Learned policy, M = {m:g}",
                               f"Learned tables (M = {m:g})",
-                              compare.as_learned(TINY, learner.learn(TINY, m, 100, seed)))
+                              compare.as_learned(TINY, handout.learn(TINY, m, 100, seed)))
         for m, seed in ((1.0, 3), (50.0, 4))
     ]
     figs = figures.plot_figures(tmp_path / "figures", t, GAMES,

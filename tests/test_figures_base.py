@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from dicejack import figures_base as base
+from dicejack.figures import base
 
 
 @pytest.mark.parametrize("value, text", [

@@ -1,10 +1,10 @@
-"""dicejack.frames: rows to a pandas DataFrame, and a one-line error without pandas."""
+"""dicejack.runtime.frames: rows to a pandas DataFrame, and a one-line error without pandas."""
 
 import sys
 
 import pytest
 
-from dicejack import frames
+from dicejack.runtime import frames
 
 
 def test_rows_become_columns_in_order():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import signal
 
-from dicejack import interrupts
+from dicejack.runtime import interrupts
 
 
 def test_exit_code_tells_sigterm_from_sigint():

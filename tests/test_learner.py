@@ -8,12 +8,14 @@ import json
 import numpy as np
 import pytest
 
-from dicejack import formats, learner
+from dicejack import formats
 from dicejack.cli import app, main
 from dicejack.formats import FormatError
 from dicejack.game import Game, GameError
-from dicejack.learner import LearnerError
-from dicejack.trace import replay_game
+from dicejack.learners import checks, formulas, handout, playing
+from dicejack.learners.checks import LearnerError
+from dicejack.learners.handout import reference as handout_reference
+from dicejack.learners.handout.trace import replay_game
 
 HANDOUT = Game(n_sides=6, low=15, high=17, n_dice=2)
 
@@ -22,7 +24,7 @@ def tables(game: Game) -> tuple[np.ndarray, np.ndarray]:
     return np.zeros(game.table_shape, np.int64), np.zeros(game.table_shape, np.int64)
 
 
-def same_run(a: learner.LearnRun, b: learner.LearnRun) -> bool:
+def same_run(a: handout.LearnRun, b: handout.LearnRun) -> bool:
     return (
         np.array_equal(a.win, b.win)
         and np.array_equal(a.lose, b.lose)
@@ -45,7 +47,7 @@ def test_handout_game_1_update():
     moves, winner = replay_game(HANDOUT, [(5, 6), (3, 4), (5, 5)])
     assert moves == [(0, 0, 2), (0, 11, 2), (11, 7, 2)] and winner == "B"
     win, lose = tables(HANDOUT)
-    learner.record_game(win, lose, moves, winner)
+    handout_reference.record_game(win, lose, moves, winner)
     assert changed_cells(win, lose) == {
         ("Lose", 0, 0, 2): 1,
         ("Lose", 11, 7, 2): 1,
@@ -59,7 +61,7 @@ def test_handout_game_3_update():
     moves, winner = replay_game(HANDOUT, rolls)
     assert winner == "A"
     win, lose = tables(HANDOUT)
-    learner.record_game(win, lose, moves, winner)
+    handout_reference.record_game(win, lose, moves, winner)
     assert changed_cells(win, lose) == {
         ("Win", 0, 0, 2): 1,
         ("Lose", 0, 7, 2): 1,
@@ -75,54 +77,54 @@ def test_handout_game_3_update():
 def test_other_bad_inputs():
     win, lose = tables(HANDOUT)
     with pytest.raises(LearnerError, match="x must"):
-        learner.action_probabilities(win, lose, 15, 0, 1.0)
+        formulas.action_probabilities(win, lose, 15, 0, 1.0)
     with pytest.raises(LearnerError, match="shape"):
-        learner.action_probabilities(win[:, :, :2], lose, 0, 0, 1.0)
+        formulas.action_probabilities(win[:, :, :2], lose, 0, 0, 1.0)
     for bad in (-1, 1.5, "10"):
         with pytest.raises(LearnerError, match="games"):
-            learner.learn(HANDOUT, 1.0, bad, 1)
+            handout.learn(HANDOUT, 1.0, bad, 1)
     with pytest.raises(LearnerError, match="seed"):
-        learner.learn(HANDOUT, 1.0, 1, -3)
+        handout.learn(HANDOUT, 1.0, 1, -3)
     with pytest.raises(LearnerError, match="tie_break"):
-        learner.learn(HANDOUT, 1.0, 1, 1, tie_break="highest")
+        handout.learn(HANDOUT, 1.0, 1, 1, tie_break="highest")
     with pytest.raises(LearnerError, match="engine"):
-        learner.learn(HANDOUT, 1.0, 1, 1, engine="c")
+        handout.learn(HANDOUT, 1.0, 1, 1, engine="c")
     with pytest.raises(LearnerError, match="checkpoints"):
-        learner.learn(HANDOUT, 1.0, 10, 1, checkpoints=(11,))
+        handout.learn(HANDOUT, 1.0, 10, 1, checkpoints=(11,))
 
 
 def test_games_too_large_for_the_learner():
     with pytest.raises(LearnerError, match="too large for the learner"):
-        learner.learn(Game(6, 8000, 8000, 6), 1.0, 1, 1)
+        handout.learn(Game(6, 8000, 8000, 6), 1.0, 1, 1)
     with pytest.raises(LearnerError, match="NDice=3000 is too large"):
-        learner.learn(Game(6, 20, 20, 3000), 1.0, 1, 1)
+        handout.learn(Game(6, 20, 20, 3000), 1.0, 1, 1)
 
 
 def test_table_size_limits_name_the_learner_and_its_tables():
     big = Game(6, 8000, 8000, 6)  # 8000 * 8000 * 7 int64 cells: 3.3 GiB per table
-    learner.check_table_sizes(big, 2 * big.table_bytes, "ucb")  # 6.7 GiB: within 8 GiB
+    checks.check_table_sizes(big, 2 * big.table_bytes, "ucb")  # 6.7 GiB: within 8 GiB
     with pytest.raises(LearnerError, match=r"^game too large for ucb: its tables need 10\.0 GiB, "
                        r"over the 8 GiB limit$"):
-        learner.check_table_sizes(big, 3 * big.table_bytes, "ucb")
+        checks.check_table_sizes(big, 3 * big.table_bytes, "ucb")
     with pytest.raises(LearnerError, match="the learner: its win/lose tables and snapshots need"):
-        learner.learn(Game(6, 1000, 1000, 6), 1.0, 100, 1, checkpoints=range(1, 101),
+        handout.learn(Game(6, 1000, 1000, 6), 1.0, 100, 1, checkpoints=range(1, 101),
                       engine="python")
     with pytest.raises(LearnerError, match=r"NDice=3000 is too large for ucb's exact dice-sum "
                        r"tables \(\(NDice\+1\)\*\(NDice\*NSides\+1\) = 54021001 entries"):
-        learner.check_table_sizes(Game(6, 20, 20, 3000), 0, "ucb")
+        checks.check_table_sizes(Game(6, 20, 20, 3000), 0, "ucb")
 
 
 def test_run_target_checks_the_total_and_the_checkpoints():
-    assert learner.run_target(100, 40, (100, 50, 40, 50)) == (100, [40, 50, 100])
-    assert learner.run_target(40, 40) == (40, [])
+    assert playing.run_target(100, 40, (100, 50, 40, 50)) == (100, [40, 50, 100])
+    assert playing.run_target(40, 40) == (40, [])
     with pytest.raises(LearnerError, match="already has 40 games; games must be >= that"):
-        learner.run_target(39, 40)
+        playing.run_target(39, 40)
     with pytest.raises(LearnerError, match="checkpoints must lie in 40..100, got 30, 101"):
-        learner.run_target(100, 40, (30, 101))
+        playing.run_target(100, 40, (30, 101))
     with pytest.raises(LearnerError, match="more than the limit"):
-        learner.run_target(10**13, 0)
+        playing.run_target(10**13, 0)
     with pytest.raises(LearnerError, match="games must be a whole number"):
-        learner.run_target(1.5, 0)
+        playing.run_target(1.5, 0)
 
 
 # ----------------------------------------------------------------- learned tables output
@@ -146,8 +148,8 @@ def test_run_target_checks_the_total_and_the_checkpoints():
     ids=lambda v: v.label() if isinstance(v, Game) else str(v),
 )
 def test_compiled_equals_reference(game, m, games, tie_break):
-    fast = learner.learn(game, m, games, 11, tie_break=tie_break, checkpoints=(games // 3,))
-    slow = learner.learn(game, m, games, 11, tie_break=tie_break, checkpoints=(games // 3,),
+    fast = handout.learn(game, m, games, 11, tie_break=tie_break, checkpoints=(games // 3,))
+    slow = handout.learn(game, m, games, 11, tie_break=tie_break, checkpoints=(games // 3,),
                          engine="python")
     assert same_run(fast, slow)
     assert fast.moves > games
@@ -160,9 +162,9 @@ def test_compiled_equals_reference(game, m, games, tie_break):
 
 
 def test_generator_state_is_shared_with_numba():
-    session = learner.Session(HANDOUT, 100.0, 5)
+    session = handout.Session(HANDOUT, 100.0, 5)
     session.play(10)
-    reference = learner.Session(HANDOUT, 100.0, 5, engine="python")
+    reference = handout.Session(HANDOUT, 100.0, 5, engine="python")
     reference.play(10)
     assert session.rng.bit_generator.state == reference.rng.bit_generator.state
     assert session.rng.random() == reference.rng.random()
@@ -170,35 +172,35 @@ def test_generator_state_is_shared_with_numba():
 
 @pytest.mark.parametrize("engine", ["numba", "python"])
 def test_chunks_checkpoints_and_resume_do_not_change_results(engine):
-    straight = learner.learn(HANDOUT, 10.0, 600, 3, engine=engine)
-    session = learner.Session(HANDOUT, 10.0, 3, engine=engine)
+    straight = handout.learn(HANDOUT, 10.0, 600, 3, engine=engine)
+    session = handout.Session(HANDOUT, 10.0, 3, engine=engine)
     for n in (1, 0, 7, 92, 250, 250):
         session.play(n)
     assert same_run(session.result(), straight)
-    marked = learner.learn(HANDOUT, 10.0, 600, 3, checkpoints=(600, 50, 0, 50), engine=engine)
+    marked = handout.learn(HANDOUT, 10.0, 600, 3, checkpoints=(600, 50, 0, 50), engine=engine)
     assert same_run(marked, straight) and sorted(marked.snapshots) == [0, 50, 600]
-    short = learner.learn(HANDOUT, 10.0, 50, 3, engine=engine)
+    short = handout.learn(HANDOUT, 10.0, 50, 3, engine=engine)
     assert np.array_equal(marked.snapshots[50][0], short.win)
     assert np.array_equal(marked.snapshots[50][1], short.lose)
     assert not marked.snapshots[0][0].any()
-    resumed = learner.resume(short, 600, checkpoints=(100,), engine=engine)
+    resumed = handout.resume(short, 600, checkpoints=(100,), engine=engine)
     assert same_run(resumed, straight)
     assert sorted(resumed.snapshots) == [100]
 
 
 def test_random_tie_break_uses_an_extra_uniform_only_on_ties():
     one = Game(6, 15, 17, 1)  # a single J never ties
-    assert same_run(learner.learn(one, 5.0, 200, 2), learner.learn(one, 5.0, 200, 2,
+    assert same_run(handout.learn(one, 5.0, 200, 2), handout.learn(one, 5.0, 200, 2,
                                                                    tie_break="random"))
     # K = 2 at the fresh <0,0>: f = (0.5, 0.5) tie, so the streams part after the first move.
-    a = learner.learn(HANDOUT, 5.0, 1, 2)
-    b = learner.learn(HANDOUT, 5.0, 1, 2, tie_break="random")
+    a = handout.learn(HANDOUT, 5.0, 1, 2)
+    b = handout.learn(HANDOUT, 5.0, 1, 2, tie_break="random")
     assert a.rng_state != b.rng_state
 
 
 def test_roll_totals_follow_the_exact_distribution():
     game = Game(6, 60, 60, 2)  # the first roll never ends the game
-    run = learner.learn(game, 1e9, 12_000, 4)  # M huge: J nearly uniform
+    run = handout.learn(game, 1e9, 12_000, 4)  # M huge: J nearly uniform
     visits = run.win[0, :, 1:].sum(axis=1) + run.lose[0, :, 1:].sum(axis=1)  # B at <0, t>
     probs = 0.5 * game.sum_probability_table[1, :13] + 0.5 * game.sum_probability_table[2, :13]
     expected = 12_000 * probs
@@ -208,7 +210,7 @@ def test_roll_totals_follow_the_exact_distribution():
 
 
 def test_learning_improves_play_at_the_start():
-    run = learner.learn(HANDOUT, 100.0, 100_000, 1)
+    run = handout.learn(HANDOUT, 100.0, 100_000, 1)
     best, prob = run.best_dice(), run.win_probability()
     assert best[0, 0] == 2 and 0.5 < prob[0, 0] < 0.6  # the exact answer is 2 dice, about 0.55
     assert not best.flags.writeable and not run.win.flags.writeable
@@ -216,15 +218,15 @@ def test_learning_improves_play_at_the_start():
 
 # ------------------------------------------------------------------------------ run files
 def test_run_file_round_trip_and_resume(tmp_path):
-    run = learner.learn(HANDOUT, 7.5, 300, 12, checkpoints=(100,), tie_break="random")
+    run = handout.learn(HANDOUT, 7.5, 300, 12, checkpoints=(100,), tie_break="random")
     path = tmp_path / "run.npz"
     formats.save_run_npz(path, run)
     back = formats.load_run_npz(path)
     assert same_run(back, run) and back.game == HANDOUT and back.m == 7.5 and back.seed == 12
     assert back.tie_break == "random" and sorted(back.snapshots) == [100]
     assert np.array_equal(back.snapshots[100][0], run.snapshots[100][0])
-    straight = learner.learn(HANDOUT, 7.5, 900, 12, tie_break="random")
-    assert same_run(learner.resume(back, 900), straight)
+    straight = handout.learn(HANDOUT, 7.5, 900, 12, tie_break="random")
+    assert same_run(handout.resume(back, 900), straight)
 
 
 def test_bad_run_files(tmp_path):
@@ -234,7 +236,7 @@ def test_bad_run_files(tmp_path):
     junk.write_bytes(b"not a zip file at all")
     with pytest.raises(FormatError, match="not a valid .npz"):
         formats.load_run_npz(junk)
-    run = learner.learn(HANDOUT, 1.0, 20, 1)
+    run = handout.learn(HANDOUT, 1.0, 20, 1)
     good = tmp_path / "good.npz"
     formats.save_run_npz(good, run)
     cut = tmp_path / "cut.npz"
@@ -268,7 +270,7 @@ def test_cli_text_json_csv(capsys):
     code, out, err = cli(capsys, "--games", 2000, "--seed", 3)
     assert code == 0 and err == ""
     assert "Best number of dice" in out and "Estimated win probability" in out
-    run = learner.learn(HANDOUT, 100.0, 2000, 3)
+    run = handout.learn(HANDOUT, 100.0, 2000, 3)
     assert out == formats.learn_text(run)
     code, out, _ = cli(capsys, "--games", 2000, "--seed", 3, "--format", "json", "--dice", 2)
     data = json.loads(out)
@@ -288,8 +290,8 @@ def test_cli_out_and_resume(tmp_path, capsys):
     assert code == 0 and "wrote" in err and path.exists()
     code, out, err = cli(capsys, "--resume", path, "--games", 1000, "--out", path)
     assert code == 0
-    assert same_run(formats.load_run_npz(path), learner.learn(HANDOUT, 2.5, 1000, 1))
-    assert out == formats.learn_text(learner.learn(HANDOUT, 2.5, 1000, 1))
+    assert same_run(formats.load_run_npz(path), handout.learn(HANDOUT, 2.5, 1000, 1))
+    assert out == formats.learn_text(handout.learn(HANDOUT, 2.5, 1000, 1))
 
 
 def test_cli_trace_does_not_change_tables(capsys):
@@ -329,7 +331,7 @@ def test_cli_bad_input(args, message, capsys, tmp_path, monkeypatch):
 
 def test_cli_bad_resume_never_overwrites(tmp_path, capsys):
     path = tmp_path / "run.npz"
-    formats.save_run_npz(path, learner.learn(HANDOUT, 3.0, 100, 1))
+    formats.save_run_npz(path, handout.learn(HANDOUT, 3.0, 100, 1))
     before = path.read_bytes()
     for args, message in [
         (["--dice", 3], "different run"),
@@ -347,7 +349,7 @@ def test_cli_bad_resume_never_overwrites(tmp_path, capsys):
 
 def test_cli_ctrl_c_saves_a_resumable_run(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    real_play = learner.Session.play
+    real_play = handout.Session.play
     calls = {"n": 0}
 
     def play_then_interrupt(self, games):
@@ -356,7 +358,7 @@ def test_cli_ctrl_c_saves_a_resumable_run(tmp_path, capsys, monkeypatch):
         if calls["n"] == 2:
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(learner.Session, "play", play_then_interrupt)
+    monkeypatch.setattr(handout.Session, "play", play_then_interrupt)
     # The command's own exit code (typer returns it in non-standalone mode).
     code = app(["learn", "--games", "200000", "--seed", "8"], standalone_mode=False,
                prog_name="dicejack")
@@ -366,11 +368,11 @@ def test_cli_ctrl_c_saves_a_resumable_run(tmp_path, capsys, monkeypatch):
     assert saved.exists() and f"--resume {saved.name} --games 200000" in err
     partial = formats.load_run_npz(saved)
     assert 0 < partial.games < 200_000
-    assert same_run(partial, learner.learn(HANDOUT, 100.0, partial.games, 8))
-    monkeypatch.setattr(learner.Session, "play", real_play)
+    assert same_run(partial, handout.learn(HANDOUT, 100.0, partial.games, 8))
+    monkeypatch.setattr(handout.Session, "play", real_play)
     code, _, _ = cli(capsys, "--resume", saved, "--games", 200_000, "--out", saved)
     assert code == 0
-    assert same_run(formats.load_run_npz(saved), learner.learn(HANDOUT, 100.0, 200_000, 8))
+    assert same_run(formats.load_run_npz(saved), handout.learn(HANDOUT, 100.0, 200_000, 8))
 
 
 def learner_interrupted_name() -> str:
@@ -381,6 +383,6 @@ def learner_interrupted_name() -> str:
 
 def test_game_errors_are_dicejack_errors():
     with pytest.raises(GameError):
-        learner.learn(Game(6, 15, 17, 2).__class__(6, 15, 14, 2), 1.0, 1, 1)
+        handout.learn(Game(6, 15, 17, 2).__class__(6, 15, 14, 2), 1.0, 1, 1)
 
 

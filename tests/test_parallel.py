@@ -9,8 +9,9 @@ import time
 import numpy as np
 import pytest
 
-from dicejack import compare, parallel
+from dicejack import compare
 from dicejack.game import Game
+from dicejack.runtime import parallel
 
 
 def slow_square(i: int, n: int) -> tuple[int, int]:
@@ -89,8 +90,8 @@ def test_progress_bar_counts_on_stderr(capsys):
 
 def test_truth_for_solves_once_per_process():
     game = Game(n_sides=3, low=6, high=7, n_dice=2)
-    t = parallel.truth_for((3, 6, 7, 2))
-    assert parallel.truth_for([3, 6, 7, 2]) is t
-    assert parallel.truth_for(tuple(np.int64(v) for v in (3, 6, 7, 2))) is t
+    t = compare.truth_for((3, 6, 7, 2))
+    assert compare.truth_for([3, 6, 7, 2]) is t
+    assert compare.truth_for(tuple(np.int64(v) for v in (3, 6, 7, 2))) is t
     assert t.game == game and t.p00 == compare.truth(game).p00
-    assert parallel.truth_for((3, 6, 8, 2)) is not t
+    assert compare.truth_for((3, 6, 8, 2)) is not t

@@ -6,9 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dicejack import formats, learner, trace
 from dicejack.game import Game
-from dicejack.learner import LearnerError
+from dicejack.learners import handout
+from dicejack.learners.checks import LearnerError
+from dicejack.learners.handout import reference as handout_reference
+from dicejack.learners.handout import trace
 
 HANDOUT = Game(n_sides=6, low=15, high=17, n_dice=2)
 
@@ -36,7 +38,7 @@ def test_handout_game_2_and_trace_wording():
         ),
         winner,
     )
-    assert formats.trace_text([traced]).splitlines() == [
+    assert trace.trace_text([traced]).splitlines() == [
         "Game 2:",
         "Player A rolls 2 dice, which come up 3 and 4. A total: 7.",
         "Player B rolls 2 dice, which come up 5 and 6. B total: 11.",
@@ -47,7 +49,7 @@ def test_handout_game_2_and_trace_wording():
 
 def test_updated_counts_and_replay_trace_follow_the_handouts_game_1():
     moves, winner = trace.replay_game(HANDOUT, [(5, 6), (3, 4), (5, 5)])
-    assert learner.updated_counts(moves, winner) == [
+    assert handout_reference.updated_counts(moves, winner) == [
         (False, 0, 0, 2), (True, 0, 11, 2), (False, 11, 7, 2)]
     win, lose = tables(HANDOUT)
     traced = trace.replay_trace(HANDOUT, 100.0, [(5, 6), (3, 4), (5, 5)], win, lose)
@@ -74,7 +76,7 @@ def test_replay_game_rejects_bad_scripts():
     with pytest.raises(LearnerError, match="before the game"):
         trace.replay_game(HANDOUT, [(5, 6)])
     with pytest.raises(LearnerError, match="winner"):
-        learner.record_game(*tables(HANDOUT), [(0, 0, 1)], "C")
+        handout_reference.record_game(*tables(HANDOUT), [(0, 0, 1)], "C")
 
 
 # ------------------------------------------------------------------------------ traces
@@ -87,20 +89,10 @@ def test_trace_replays_the_first_games_without_touching_learning():
             assert mv.player == "AB"[i % 2] and len(mv.faces) == mv.dice
             assert all(1 <= v <= 6 for v in mv.faces) and sum(mv.faces) == mv.total
             assert mv.score == mv.x + mv.total
-        learner.record_game(win, lose, [(mv.x, mv.y, mv.dice) for mv in tg.moves], tg.winner)
-    run = learner.learn(HANDOUT, 100.0, 5, 9)
+        moves = [(mv.x, mv.y, mv.dice) for mv in tg.moves]
+        handout_reference.record_game(win, lose, moves, tg.winner)
+    run = handout.learn(HANDOUT, 100.0, 5, 9)
     assert np.array_equal(win, run.win) and np.array_equal(lose, run.lose)
     later = trace.trace(HANDOUT, 100.0, 2, 9, start=run)
     assert [tg.number for tg in later] == [6, 7]
     assert trace.trace(HANDOUT, 100.0, 5, 9) == traced  # faces are reproducible too
-
-
-def test_trace_names_stay_reachable_from_learner():
-    for name in trace.__all__:
-        assert getattr(learner, name) is getattr(trace, name)
-        assert name in dir(learner)
-    from dicejack.learner import Choice, replay_trace
-
-    assert Choice is trace.Choice and replay_trace is trace.replay_trace
-    with pytest.raises(AttributeError, match="no_such_name"):
-        learner.no_such_name  # noqa: B018

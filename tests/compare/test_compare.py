@@ -8,9 +8,10 @@ import math
 import numpy as np
 import pytest
 
-from dicejack import compare, formats, learner, solver
+from dicejack import compare, formats, solver
 from dicejack.cli import main
 from dicejack.game import Game
+from dicejack.learners import formulas, handout
 
 # The tiny game used for hand computation: a two-sided die (1 or 2), target exactly 2, up to 2
 # dice; states <x, y> with x, y in {0, 1}.
@@ -125,7 +126,7 @@ def test_empty_sets_give_nan_not_errors(tiny_truth):
 
 
 def test_wrong_states_are_listed_worst_regret_first(handout_truth):
-    run = learner.learn(HANDOUT, 100.0, 3000, seed=5)
+    run = handout.learn(HANDOUT, 100.0, 3000, seed=5)
     c = compare.compare(HANDOUT, handout_truth, run)
     regrets = [w.regret for w in c.wrong_decisive]
     assert regrets and regrets == sorted(regrets, reverse=True)
@@ -136,9 +137,9 @@ def test_wrong_states_are_listed_worst_regret_first(handout_truth):
 
 
 def test_counts_go_through_the_learners_pure_function(handout_truth):
-    run = learner.learn(HANDOUT, 100.0, 2000, seed=2)
+    run = handout.learn(HANDOUT, 100.0, 2000, seed=2)
     learned = compare.as_learned(HANDOUT, run)
-    best, prob = learner.learned_tables(run.win, run.lose)
+    best, prob = formulas.learned_tables(run.win, run.lose)
     np.testing.assert_array_equal(learned.best, best)
     np.testing.assert_array_equal(learned.probability, prob)
     assert compare.compare(HANDOUT, handout_truth, run).metrics == compare.metric_values(
@@ -151,7 +152,7 @@ def test_counts_go_through_the_learners_pure_function(handout_truth):
 
 
 def test_score_is_the_exact_evaluation_of_the_greedy_policy(handout_truth):
-    run = learner.learn(HANDOUT, 100.0, 1000, seed=9)
+    run = handout.learn(HANDOUT, 100.0, 1000, seed=9)
     learned = compare.as_learned(HANDOUT, run)
     greedy = compare.greedy_distribution(handout_truth, learned)
     sol = handout_truth.solution
@@ -163,7 +164,7 @@ def test_score_is_the_exact_evaluation_of_the_greedy_policy(handout_truth):
 def test_tables_from_another_game_are_refused(handout_truth):
     with pytest.raises(compare.CompareError, match="another game"):
         compare.compare(HANDOUT, handout_truth, (np.ones((10, 10)), np.zeros((10, 10))))
-    run = learner.learn(TINY, 10.0, 10, seed=1)
+    run = handout.learn(TINY, 10.0, 10, seed=1)
     with pytest.raises(compare.CompareError, match="another game"):
         compare.compare(HANDOUT, handout_truth, run)
 
@@ -177,7 +178,7 @@ def run_cli(capsys, *args: str) -> tuple[int, str, str]:
 
 def test_compare_command_on_a_run_file(tmp_path, capsys):
     path = tmp_path / "run.npz"
-    formats.save_run_npz(path, learner.learn(HANDOUT, 100.0, 5000, seed=1))
+    formats.save_run_npz(path, handout.learn(HANDOUT, 100.0, 5000, seed=1))
     code, out, err = run_cli(capsys, "compare", str(path))
     assert code == 0, err
     assert "agreement_decisive" in out and "P*(0,0) = 0.576273" in out
@@ -215,12 +216,12 @@ def test_compare_command_bad_input(tmp_path, capsys):
 
 # ------------------------------------------------------------------- what users have at hand
 def test_raw_count_tables_are_accepted(handout_truth):
-    run = learner.learn(HANDOUT, 100.0, 2000, seed=4)
+    run = handout.learn(HANDOUT, 100.0, 2000, seed=4)
     expected = compare.compare(HANDOUT, handout_truth, run).metrics
     assert compare.compare(HANDOUT, handout_truth, (run.win, run.lose)).metrics == expected
     lists = (run.win.tolist(), run.lose.tolist())
     assert compare.compare(HANDOUT, handout_truth, lists).metrics == expected
-    best, prob = learner.learned_tables(run.win, run.lose)
+    best, prob = formulas.learned_tables(run.win, run.lose)
     assert compare.compare(HANDOUT, handout_truth, (best, prob)).metrics == expected
     for bad in [(run.win, prob), (best, run.lose), (run.win[0], run.lose[0, 0])]:
         with pytest.raises(compare.CompareError, match=r"\(best, probability\), each 15x15, "

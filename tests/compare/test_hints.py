@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dicejack import compare, learner
+from dicejack import compare
 from dicejack.compare import hints
 from dicejack.game import Game
+from dicejack.learners import formulas, handout
 
 # The tiny game of tests/test_compare.py, computed by hand there: a two-sided die, target exactly
 # 2, up to 2 dice. P* = [[5/8, 3/4], [1/2, 1/2]], optimal J = 1 everywhere; <1,0> unreachable.
@@ -47,8 +48,8 @@ def test_hints_on_the_hand_computed_tiny_game(tiny_truth):
 
 
 def test_hints_on_learned_tables(handout_truth):
-    run = learner.learn(HANDOUT, 100.0, 100_000, seed=3)
-    best, prob = learner.learned_tables(run.win, run.lose)
+    run = handout.learn(HANDOUT, 100.0, 100_000, seed=3)
+    best, prob = formulas.learned_tables(run.win, run.lose)
     as_printed = hints.table_hints(handout_truth, best, prob)
     assert not as_printed.transposed and not as_printed.zero_based
     flipped = hints.table_hints(handout_truth, best.T, prob.T)

@@ -9,10 +9,11 @@ import zipfile
 import numpy as np
 import pytest
 
-from dicejack import formats, learner, learners
+from dicejack import formats, learners
 from dicejack.formats import FormatError
 from dicejack.formats.learner_runs import load_learner_run, save_learner_run
 from dicejack.game import Game
+from dicejack.learners import handout
 
 HANDOUT = Game(6, 15, 17, 2)
 SMALL = Game(4, 9, 10, 2)
@@ -41,7 +42,7 @@ def test_round_trip_and_resume(tmp_path, name):
 
 
 def test_the_handout_learners_own_run_file_loads(tmp_path):
-    own = learner.learn(HANDOUT, 20.0, 400, 2, checkpoints=(40,), tie_break="random")
+    own = handout.learn(HANDOUT, 20.0, 400, 2, checkpoints=(40,), tie_break="random")
     path = tmp_path / "run.npz"
     formats.save_run_npz(path, own)
     run = load_learner_run(path)

@@ -11,7 +11,7 @@ import json
 import numpy as np
 import pytest
 
-from dicejack import learner, solver
+from dicejack import solver
 from dicejack.formats import (
     format_table,
     learn_csv,
@@ -23,9 +23,10 @@ from dicejack.formats import (
     solution_csv,
     solution_json,
     solution_text,
-    trace_text,
 )
 from dicejack.game import Game
+from dicejack.learners import handout
+from dicejack.learners.handout import trace
 
 SMALL = Game(n_sides=4, low=5, high=6, n_dice=2)
 
@@ -41,7 +42,7 @@ def test_format_table_layout() -> None:
 
 def test_params_header_round_trip() -> None:
     sol = solver.solve(SMALL)
-    run = learner.learn(SMALL, 10.0, 200, seed=1)
+    run = handout.learn(SMALL, 10.0, 200, seed=1)
     for text in (solution_text(sol), learn_text(run)):
         assert read_params_header(text) == SMALL.params()
     assert read_params_header("NSides=6, LTarget=15; UTarget=17 NDice=2") == {
@@ -56,7 +57,7 @@ def test_printed_tables_read_back_as_a_submission() -> None:
     sub = read_submission_text(solution_text(sol), SMALL.low, SMALL.n_dice)
     assert np.array_equal(sub.policy, sol.best) and sub.flags == ()
     assert np.allclose(sub.probability, sol.p, atol=5e-5)
-    run = learner.learn(SMALL, 10.0, 200, seed=1)
+    run = handout.learn(SMALL, 10.0, 200, seed=1)
     best, prob = run.tables
     sub = read_submission_text(learn_text(run), SMALL.low, SMALL.n_dice)
     assert np.array_equal(sub.policy, best) and np.array_equal(sub.no_data, prob == -1)
@@ -79,7 +80,7 @@ def test_solution_csv_and_npz(tmp_path) -> None:
 
 
 def test_learn_json_and_csv() -> None:
-    run = learner.learn(SMALL, 10.0, 300, seed=2)
+    run = handout.learn(SMALL, 10.0, 300, seed=2)
     data = json.loads(learn_json(run))
     assert data["games"] == 300 and data["seed"] == 2 and data["win_count"] == run.win.tolist()
     lines = learn_csv(run).splitlines()
@@ -88,8 +89,8 @@ def test_learn_json_and_csv() -> None:
 
 
 def test_trace_text_is_in_the_handouts_words() -> None:
-    traced = learner.trace(SMALL, 10.0, 2, seed=4)
-    lines = trace_text(traced).splitlines()
+    traced = trace.trace(SMALL, 10.0, 2, seed=4)
+    lines = trace.trace_text(traced).splitlines()
     assert lines[0] == "Game 1:" and lines[1].startswith("Player A rolls ")
     assert lines[1].endswith(".") and "Game 2:" in lines
     last = [line for line in lines if line.endswith(("wins.", "loses."))]

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import numpy as np
 
-from dicejack import formats, grade, learner
+from dicejack import formats, grade
 from dicejack.game import Game
+from dicejack.learners import formulas, handout
 
 GAME = Game(n_sides=4, low=8, high=9, n_dice=2)
 M = 100.0
@@ -41,8 +42,8 @@ submission_333:
 
 
 def tables(m: float = M, seed: int = 1, games: int = GAMES, **kw) -> tuple[np.ndarray, np.ndarray]:
-    run = learner.learn(GAME, m, games, seed, **kw)
-    return learner.learned_tables(run.win, run.lose)
+    run = handout.learn(GAME, m, games, seed, **kw)
+    return formulas.learned_tables(run.win, run.lose)
 
 
 def grade_of(refs, best, prob, **kw) -> grade.Grade:

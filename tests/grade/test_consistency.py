@@ -8,8 +8,9 @@ from bisect import bisect_right
 import numpy as np
 import pytest
 
-from dicejack import grade, learner
+from dicejack import grade
 from dicejack.game import Game
+from dicejack.learners import formulas
 
 from .support import CONFIG, GAME, GAMES, M, grade_of, tables
 
@@ -118,7 +119,7 @@ def _learn_variant(game: Game, m: float, games: int, seed: int, wrong: bool):
             a, b, mover = b, a + total, 1 - mover
         for i, (x, y, j) in enumerate(moves):
             (win if i % 2 == winner else lose)[x][y][j] += 1
-    return learner.learned_tables(np.array(win), np.array(lose))
+    return formulas.learned_tables(np.array(win), np.array(lose))
 
 
 def test_python_variant_matches_the_learner():

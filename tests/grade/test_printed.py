@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dicejack import grade, learner
+from dicejack import grade
 from dicejack.game import Game
+from dicejack.learners import formulas, handout
 
 from .support import GAME, GAMES, M, grade_of, tables
 
@@ -25,8 +26,8 @@ def test_graded_tables_read_every_no_data_convention_as_zero():
 
 def _print_conventions(run, rng):
     """dicejack's tables printed in the ways the handout leaves open."""
-    best, prob = learner.learned_tables(run.win, run.lose)
-    tied = learner.tied_best(run.win, run.lose)
+    best, prob = formulas.learned_tables(run.win, run.lose)
+    tied = formulas.tied_best(run.win, run.lose)
     random_tie = best.copy()
     for x, y in zip(*np.nonzero(tied.sum(axis=-1) > 1), strict=True):
         random_tie[x, y] = rng.choice(np.flatnonzero(tied[x, y]))
@@ -46,7 +47,7 @@ def test_printing_conventions_get_the_same_grade(refs):
     """Every convention the handout leaves open gives exactly the same statistic and score."""
     rng = np.random.default_rng(3)
     for seed in (21, 22, 23):
-        run = learner.learn(GAME, M, GAMES, seed, tie_break="random")
+        run = handout.learn(GAME, M, GAMES, seed, tie_break="random")
         grades = {name: grade_of(refs, b, p, no_data=np.isnan(p) | (p == -1))
                   for name, (b, p) in _print_conventions(run, rng).items()}
         first = grades["lowest J, -1"]

@@ -25,9 +25,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dicejack import formats, learner
+from dicejack import formats
 from dicejack.formats import FormatError
 from dicejack.game import Game
+from dicejack.learners import handout
 
 GAME = Game(n_sides=6, low=15, high=17, n_dice=2)
 FAST = settings(
@@ -48,7 +49,7 @@ def one_line_error(excinfo: pytest.ExceptionInfo[FormatError]) -> str:
 def run_arrays(tmp_path_factory) -> dict[str, np.ndarray]:
     """The members of a valid run file (with one checkpoint)."""
     path = tmp_path_factory.mktemp("run") / "good.npz"
-    formats.save_run_npz(path, learner.learn(GAME, 2.0, 40, 3, checkpoints=(20,)))
+    formats.save_run_npz(path, handout.learn(GAME, 2.0, 40, 3, checkpoints=(20,)))
     with np.load(path) as npz:
         return {key: npz[key] for key in npz.files}
 
@@ -211,7 +212,7 @@ def test_truncated_and_corrupted_bytes(tmp_path_factory, data):
     tmp = tmp_path_factory.mktemp("bytes")
     good = tmp / "good.npz"
     if not good.exists():
-        formats.save_run_npz(good, learner.learn(GAME, 2.0, 40, 3, checkpoints=(20,)))
+        formats.save_run_npz(good, handout.learn(GAME, 2.0, 40, 3, checkpoints=(20,)))
     raw = bytearray(good.read_bytes())
     if data.draw(st.booleans()):
         raw = raw[: data.draw(st.integers(0, len(raw) - 1))]

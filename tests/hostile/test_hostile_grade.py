@@ -16,8 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dicejack import formats, grade, learner
+from dicejack import formats, grade
 from dicejack.game import Game
+from dicejack.learners import formulas, handout
 
 GAME = Game(n_sides=4, low=8, high=9, n_dice=2)
 CFG = grade.GradeConfig(GAME, 100.0, 3000, references=10, calibration=10, seed=4242)
@@ -27,8 +28,8 @@ HYP = settings(max_examples=40, deadline=None,
 
 
 def submission_text(seed: int) -> str:
-    run = learner.learn(GAME, 100.0, 3000, seed)
-    best, prob = learner.learned_tables(run.win, run.lose)
+    run = handout.learn(GAME, 100.0, 3000, seed)
+    best, prob = formulas.learned_tables(run.win, run.lose)
     p4 = np.where(prob >= 0, np.round(prob, 4), -1.0)
     return (formats.format_table(best, "Best number of dice:", kind="int") + "\n"
             + formats.format_table(p4, "Win probability:"))

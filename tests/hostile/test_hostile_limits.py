@@ -16,8 +16,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dicejack import formats, learner, learners
+from dicejack import formats, learners
 from dicejack.game import Game
+from dicejack.learners import handout
 
 CLI = "import sys; from dicejack.cli import main; sys.exit(main(sys.argv[1:]))"
 
@@ -86,8 +87,8 @@ def real(tmp_path_factory):
     """A real handout run and a real UCB run of GAME with 12 checkpoints, saved, and the peak
     memory each took to learn."""
     folder = tmp_path_factory.mktemp("runs")
-    handout, handout_peak = peak(learner.learn, GAME, 100.0, MARKS[-1], 1, checkpoints=MARKS)
-    formats.save_run_npz(folder / "handout.npz", handout)
+    handout_run, handout_peak = peak(handout.learn, GAME, 100.0, MARKS[-1], 1, checkpoints=MARKS)
+    formats.save_run_npz(folder / "handout.npz", handout_run)
     ucb, ucb_peak = peak(learners.learn, GAME, "ucb", MARKS[-1], seed=1, checkpoints=MARKS)
     formats.save_learner_run(folder / "ucb.npz", ucb)
     return folder, handout_peak, ucb_peak
@@ -152,7 +153,7 @@ def test_snapshots_are_checked_before_they_are_read(real, tmp_path):
 def test_a_crafted_run_with_many_valid_snapshots_costs_what_that_real_run_costs(real, tmp_path):
     folder, handout_peak, _ = real
     run = formats.load_run_npz(folder / "handout.npz")
-    learned, learning_peak = peak(learner.learn, GAME, 100.0, 1200, 2, checkpoints=range(
+    learned, learning_peak = peak(handout.learn, GAME, 100.0, 1200, 2, checkpoints=range(
         100, 1300, 100))
     data = _members(folder / "handout.npz")
     crafted = tmp_path / "twelve.npz"
@@ -166,7 +167,7 @@ def test_a_crafted_run_with_many_valid_snapshots_costs_what_that_real_run_costs(
 # --------------------------------------------------------------------------- 3. the env
 def test_the_env_refuses_what_it_cannot_use():
     pytest.importorskip("gymnasium")
-    from dicejack.env import DiceJackEnv, EnvError, greedy_tables
+    from dicejack.envs.gym_env import DiceJackEnv, EnvError, greedy_tables
     from dicejack.game import HANDOUT_GAME as game
 
     env = DiceJackEnv(game)

@@ -14,9 +14,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dicejack import formats, grade, learner
+from dicejack import formats, grade
 from dicejack.cli import main
 from dicejack.game import Game
+from dicejack.learners import formulas, handout
 
 GAME = Game(n_sides=4, low=8, high=9, n_dice=2)
 CFG = grade.GradeConfig(GAME, 100.0, 3000, references=10, calibration=10, seed=4242)
@@ -28,8 +29,8 @@ HOSTILE = ["cost_$5_to_$6.txt", "run_$1_$2.txt", "<img src=x onerror=alert(1)>.t
 
 
 def submission_text(seed: int) -> str:
-    run = learner.learn(GAME, 100.0, 3000, seed)
-    best, prob = learner.learned_tables(run.win, run.lose)
+    run = handout.learn(GAME, 100.0, 3000, seed)
+    best, prob = formulas.learned_tables(run.win, run.lose)
     p4 = np.where(prob >= 0, np.round(prob, 4), -1.0)
     return (formats.format_table(best, "Best number of dice:", kind="int") + "\n"
             + formats.format_table(p4, "Win probability:"))

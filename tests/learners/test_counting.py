@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from dicejack import learners
-from dicejack.formulas import learned_tables
 from dicejack.learners import LearnerError
 from dicejack.learners.counting import check_counts, count_tables, f_cache
+from dicejack.learners.formulas import learned_tables
 
 from .support import HANDOUT, TINY
 

@@ -1,19 +1,20 @@
-"""The handout's learner behind the interface keeps every guarantee of dicejack.learner: the same
-tables for the same seed, the reference loop, exact resumption, its own run type."""
+"""The handout's learner behind the interface keeps every guarantee of its own session
+(dicejack.learners.handout.learn): the same tables for the same seed, the reference loop, exact
+resumption, its own run type."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from dicejack import learner, learners
-from dicejack.learners import Handout, LearnerError
+from dicejack import learners
+from dicejack.learners import Handout, LearnerError, handout
 from dicejack.learners.counting import count_tables
 
 from .support import HANDOUT, TINY, same_state
 
 
-def same_learn_run(a: learner.LearnRun, b: learner.LearnRun) -> bool:
+def same_learn_run(a: handout.LearnRun, b: handout.LearnRun) -> bool:
     return (np.array_equal(a.win, b.win) and np.array_equal(a.lose, b.lose) and a.games == b.games
             and a.moves == b.moves and a.rng_state == b.rng_state)
 
@@ -21,7 +22,7 @@ def same_learn_run(a: learner.LearnRun, b: learner.LearnRun) -> bool:
 @pytest.mark.parametrize("engine", ["numba", "python"])
 @pytest.mark.parametrize("m, tie_break", [(100.0, "lowest"), (0.5, "random"), (0.0, "lowest")])
 def test_same_tables_as_the_handout_learner(engine, m, tie_break):
-    own = learner.learn(HANDOUT, m, 800, 6, checkpoints=(80,), tie_break=tie_break,
+    own = handout.learn(HANDOUT, m, 800, 6, checkpoints=(80,), tie_break=tie_break,
                         engine=engine)
     run = learners.learn(HANDOUT, "handout", 800, 6, checkpoints=(80,), m=m,
                          tie_break=tie_break, engine=engine)
@@ -36,11 +37,11 @@ def test_same_tables_as_the_handout_learner(engine, m, tie_break):
 def test_learn_run_and_from_learn_run():
     obj = learners.make(HANDOUT, "handout", 2, m=10.0)
     obj.play(300)
-    assert same_learn_run(obj.learn_run(), learner.learn(HANDOUT, 10.0, 300, 2))
-    started = Handout.from_learn_run(learner.learn(HANDOUT, 10.0, 100, 2))
+    assert same_learn_run(obj.learn_run(), handout.learn(HANDOUT, 10.0, 300, 2))
+    started = Handout.from_learn_run(handout.learn(HANDOUT, 10.0, 100, 2))
     started.play(200)
     assert same_state(started.state(), obj.state()) and started.params["m"] == 10.0
-    assert isinstance(obj.session, learner.Session)
+    assert isinstance(obj.session, handout.Session)
 
 
 def test_state_restores_exactly():

@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dicejack import compare, learners
-from dicejack.formulas import learned_tables
 from dicejack.game import Game
 from dicejack.learners import LearnerError, Tables
+from dicejack.learners.formulas import learned_tables
 
 from .support import HANDOUT, TINY, same_state
 

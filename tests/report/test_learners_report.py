@@ -12,7 +12,7 @@ import shlex
 import numpy as np
 import pytest
 
-from dicejack import compare, figures, learners, parallel, report
+from dicejack import compare, figures, learners, report
 from dicejack.cli import main
 from dicejack.game import Game
 
@@ -130,7 +130,7 @@ def test_several_learners_in_one_study_measure_each_learners_own_runs(study):
                                              "q-learning alpha=1/n", "ucb"]
     assert [(r.series.label, r.seed) for r in study.runs] == [
         (s.label, seed) for s in cfg.series for seed in (4, 5, 6)]
-    t = parallel.truth_for((3, 6, 7, 2))
+    t = compare.truth_for((3, 6, 7, 2))
     q = study.spec("q-learning alpha=0.1")
     run = learners.learn(TINY, "q-learning", 100, 5, checkpoints=GAMES, alpha=0.1)
     for i, n in enumerate(GAMES):

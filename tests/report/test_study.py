@@ -8,8 +8,10 @@ import sys
 import numpy as np
 import pytest
 
-from dicejack import compare, frames, learner, parallel, report
+from dicejack import compare, report
 from dicejack.game import Game
+from dicejack.learners import handout
+from dicejack.runtime import frames, parallel
 
 TINY = Game(n_sides=3, low=6, high=7, n_dice=2)
 
@@ -33,8 +35,8 @@ def test_interval_is_the_student_t_interval():
 def test_a_run_measures_every_metric_at_every_checkpoint():
     r = report.run_one((3, 6, 7, 2), 10.0, 5, (10, 30, 100))
     assert r.values.shape == (3, len(compare.METRIC_NAMES)) and r.games == (10, 30, 100)
-    t = parallel.truth_for((3, 6, 7, 2))
-    run = learner.learn(TINY, 10.0, 100, 5, checkpoints=(10, 30))
+    t = compare.truth_for((3, 6, 7, 2))
+    run = handout.learn(TINY, 10.0, 100, 5, checkpoints=(10, 30))
     win, lose = run.snapshots[30]
     metrics = compare.metric_values(t, compare.learned_from_counts(TINY, win, lose))
     np.testing.assert_array_equal(r.values[1], [metrics[n] for n in compare.METRIC_NAMES])

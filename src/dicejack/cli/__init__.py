@@ -34,10 +34,11 @@ import signal  # noqa: E402
 
 import typer  # noqa: E402
 
-from dicejack import DicejackError, interrupts, one_line  # noqa: E402
+from dicejack import DicejackError, one_line  # noqa: E402
 from dicejack.cli import compare, grade, learn, report, solve  # noqa: E402,F401  (registers commands)
 from dicejack.cli.common import UsageError, app  # noqa: E402,F401
 from dicejack.cli.learn import INTERRUPTED_RUN  # noqa: E402,F401
+from dicejack.runtime import interrupts  # noqa: E402
 
 
 def _usage_error_types() -> tuple[type[BaseException], ...]:

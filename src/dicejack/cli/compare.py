@@ -181,13 +181,15 @@ def _learn_for_compare(
 ) -> "tuple[Game, object]":
     """(game, run): `name` with its parameters learned for `compare --learner` (progress bar on
     stderr; Ctrl-C stops it, nothing is saved)."""
-    from dicejack import learner, learners, parallel
+    from dicejack import learners
     from dicejack.game import HANDOUT_GAME
+    from dicejack.learners import checks
+    from dicejack.runtime import parallel
 
     games = 100_000 if games is None else games
     if games < 0:
         raise UsageError(f"--games must be >= 0, got {games}")
-    learner.check_games_limit(games, "--games")
+    checks.check_games_limit(games, "--games")
     params = learner_params(name, items, m, None)
     game = _game_from_options(given, None) or HANDOUT_GAME
     update, close = parallel.games_progress_bar(games, 0)

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 import typer
 from typer.core import TyperCommand
 
-from dicejack import interrupts
 from dicejack.cli.common import (
     ForceOpt,
     UsageError,
@@ -24,11 +23,12 @@ from dicejack.cli.common import (
     make_game,
     write_output,
 )
+from dicejack.runtime import interrupts
 
 if TYPE_CHECKING:
     from dicejack.game import Game
-    from dicejack.learner import LearnRun
     from dicejack.learners import Run
+    from dicejack.learners.handout.session import LearnRun
 
 
 class LearnFormat(str, Enum):
@@ -119,8 +119,8 @@ def learner_params(
 
 def load_run_file(path: Path) -> "LearnRun | Run":
     """A saved run: the handout learner's own file (`learn --out` without --learner, or any
-    handout run file) as a :class:`dicejack.learner.LearnRun`, or a run of any bundled learner
-    (:func:`dicejack.formats.save_learner_run`) as a :class:`dicejack.learners.Run`;
+    handout run file) as a :class:`dicejack.learners.handout.LearnRun`, or a run of any bundled
+    learner (:func:`dicejack.formats.save_learner_run`) as a :class:`dicejack.learners.Run`;
     FormatError (one line) when it is neither."""
     from dicejack import formats
 
@@ -141,7 +141,7 @@ def play_saving_on_interrupt(
     save: Callable[[Path, Any], None],
     first: Callable[[], None] | None = None,
 ) -> Any:
-    """Play `session` (a handout :class:`dicejack.learner.Session` or a
+    """Play `session` (a handout :class:`dicejack.learners.handout.Session` or a
     :class:`dicejack.learners.Session`) to `games` games under the progress bar, then
     save(out, run) when --out is given; returns the run.
 
@@ -149,7 +149,7 @@ def play_saving_on_interrupt(
     `save` to --out (when it is new or the resumed file) or to a free INTERRUPTED_RUN name, says
     how to resume, and exits 130 / 143; a signal during a save waits for the save to finish.
     """
-    from dicejack import parallel
+    from dicejack.runtime import parallel
 
     update, close = parallel.games_progress_bar(games, session.played)
     try:
@@ -240,11 +240,13 @@ def learn(
     dicejack learn --learner q-learning --param alpha=0.1 --games 100000 --out q.npz;
     dicejack learn --resume q.npz --games 1000000 --out q.npz
     """
-    from dicejack import formats, learner
+    from dicejack import formats
+    from dicejack.learners import checks, handout
+    from dicejack.learners.handout import trace as handout_trace
 
     if games < 0:
         raise UsageError(f"--games must be >= 0, got {games}")
-    learner.check_games_limit(games, "--games")
+    checks.check_games_limit(games, "--games")
     if trace < 0:
         raise UsageError(f"--trace must be >= 0, got {trace}")
     if explain and trace == 0:
@@ -257,12 +259,12 @@ def learn(
     start = None
     if resume is not None:
         loaded = load_run_file(resume)
-        file_learner = "handout" if isinstance(loaded, learner.LearnRun) else loaded.name
+        file_learner = "handout" if isinstance(loaded, handout.LearnRun) else loaded.name
         if learner_name is not None and learner_name != file_learner:
             raise UsageError(f"{resume} is a run of learner {file_learner}, not {learner_name}; "
                              "omit --learner to resume it")
         name = file_learner
-        start_any = None if isinstance(loaded, learner.LearnRun) else loaded
+        start_any = None if isinstance(loaded, handout.LearnRun) else loaded
         start = loaded if start_any is None else None
     else:
         name, start_any = learner_name or DEFAULT_LEARNER, None
@@ -298,20 +300,20 @@ def learn(
         game = make_game(6 if sides is None else sides, 15 if low is None else low,
                          17 if high is None else high, 2 if dice is None else dice)
     _confirm_run_outputs(formats.run_bytes, game, fmt, games, out, start, force)
-    session = learner.Session(
+    session = handout.Session(
         game, 100.0 if given["-m"] is None else given["-m"], 1 if seed is None else seed,
         tie_break=given["--tie-break"] or "lowest", start=start,
     )
 
     def show_trace() -> None:
-        traced = learner.trace(game, session.m, min(trace, games - session.played),
+        traced = handout_trace.trace(game, session.m, min(trace, games - session.played),
                                session.seed, tie_break=session.tie_break, start=start)
         if explain:
-            from dicejack.explain import explain_text
+            from dicejack.learners.handout.explain import explain_text
 
             shown = explain_text(game, session.m, traced, tie_break=session.tie_break)
         else:
-            shown = formats.trace_text(traced)
+            shown = handout_trace.trace_text(traced)
         typer.echo(shown, err=fmt is not LearnFormat.text, nl=False)
 
     run = play_saving_on_interrupt(session, games, out, resume, formats.save_run_npz,

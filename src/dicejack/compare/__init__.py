@@ -65,6 +65,7 @@ from dicejack.compare.truth import (
     CompareError,
     Truth,
     truth,
+    truth_for,
 )
 
 __all__ = [
@@ -79,6 +80,7 @@ __all__ = [
     "WrongState",
     "Comparison",
     "truth",
+    "truth_for",
     "learned_from_counts",
     "learned_from_tables",
     "as_learned",

@@ -74,8 +74,8 @@ def learned_from_tables(
 
 def learned_from_counts(game: Game, win: Any, lose: Any, *, source: str = "") -> Learned:
     """A :class:`Learned` from the learner's WinCount/LoseCount tables, through
-    :func:`dicejack.learner.learned_tables` (best J by estimate among J with data)."""
-    from dicejack import learner
+    :func:`dicejack.learners.formulas.learned_tables` (best J by estimate among J with data)."""
+    from dicejack.learners import formulas
 
     win = np.asarray(win)
     lose = np.asarray(lose)
@@ -84,7 +84,7 @@ def learned_from_counts(game: Game, win: Any, lose: Any, *, source: str = "") ->
             f"count tables have shape {win.shape} and {lose.shape}, but {game} needs "
             f"{game.table_shape}: a run from another game?"
         )
-    best, prob = learner.learned_tables(win, lose)
+    best, prob = formulas.learned_tables(win, lose)
     return learned_from_tables(game, best, prob, source=source)
 
 

@@ -1,8 +1,11 @@
 """The truth of a game for comparisons, computed once: its solution, the visit probabilities
-of optimal play and the state sets that encode the handout's caveats A-E (package docstring)."""
+of optimal play and the state sets that encode the handout's caveats A-E (package docstring);
+:func:`truth_for` keeps it once per process for workers that need a game's truth."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -94,3 +97,16 @@ def truth(game: Game, sol: Solution | None = None) -> Truth:
         if name != "optimal_dist":
             a.setflags(write=False)
     return Truth(game=game, solution=sol, **arrays)
+
+
+def truth_for(params: Sequence[int]) -> Truth:
+    """The :class:`Truth` of the game (n_sides, low, high, n_dice), once per
+    process: workers solve for themselves (cheap, and cheaper than shipping arrays; it also keeps
+    the array types numba sees the same in every process). The same object on every call."""
+    n_sides, low, high, n_dice = (int(v) for v in params)
+    return _solved(n_sides, low, high, n_dice)
+
+
+@functools.lru_cache(maxsize=4)
+def _solved(n_sides: int, low: int, high: int, n_dice: int) -> Truth:
+    return truth(Game(n_sides=n_sides, low=low, high=high, n_dice=n_dice))

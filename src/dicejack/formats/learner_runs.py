@@ -119,12 +119,13 @@ def load_learner_run(path: str | os.PathLike[str]) -> Run:
     from `dicejack learn --out`); FormatError (one line) if anything is off. Every member's
     header is checked against the game before its data is read, members other than the learner's
     own (:data:`_MEMBERS` and its STATE_KEYS) are refused unread, and so is a file whose arrays
-    would need more memory than a real run may (:data:`dicejack.learner.LEARNER_BYTES_LIMIT`);
-    the state is checked by the learner's own restore."""
+    would need more memory than a real run may
+    (:data:`dicejack.learners.checks.LEARNER_BYTES_LIMIT`); the state is checked by the learner's
+    own restore."""
     from dicejack import learners
     from dicejack.formats.tables import RUN_NPZ_KIND, load_run_npz
     from dicejack.game import Game
-    from dicejack.learner import check_table_sizes
+    from dicejack.learners.checks import check_table_sizes
 
     path = Path(path)
 

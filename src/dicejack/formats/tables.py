@@ -24,10 +24,9 @@ from dicejack.formats.atomic import savez_atomic
 from dicejack.formats.npz import SMALL_MEMBER_BYTES, NpzMembers, open_npz
 
 if TYPE_CHECKING:  # pragma: no cover
-    from dicejack.learner import LearnRun
     from dicejack.learners import Run
+    from dicejack.learners.handout.session import LearnRun
     from dicejack.solver import Solution
-    from dicejack.trace import TracedGame, TracedMove
 
 __all__ = [
     "RUN_NPZ_KIND",
@@ -39,7 +38,6 @@ __all__ = [
     "learn_json",
     "learn_text",
     "load_run_npz",
-    "move_sentence",
     "read_params_header",
     "run_csv",
     "run_dict",
@@ -50,7 +48,6 @@ __all__ = [
     "solution_dict",
     "solution_json",
     "solution_text",
-    "trace_text",
 ]
 
 
@@ -310,8 +307,8 @@ def load_run_npz(path: str | os.PathLike[str]) -> LearnRun:
     read, JSON fields are size- and depth-checked before parsing, a folder, FIFO or device is
     never opened.
     """
-    from dicejack import learner
     from dicejack.game import Game
+    from dicejack.learners import checks, formulas, handout
 
     path = Path(path)
 
@@ -344,15 +341,15 @@ def load_run_npz(path: str | os.PathLike[str]) -> LearnRun:
                     f"{RUN_NPZ_VERSION}"
                 )
             game = Game(**_small_json("params", small("params", "U")))
-            m = learner.check_m(float(small("m", "iuf")), game.n_dice)
+            m = formulas.check_m(float(small("m", "iuf")), game.n_dice)
             games, moves, seed = (int(small(k, "iu", 0)) for k in ("games", "moves", "seed"))
             tie_break = small("tie_break", "U", "lowest")
             rng_state = _check_rng_state(_small_json("rng_state", small("rng_state", "U")))
             bitgen = np.random.PCG64()
             bitgen.state = rng_state
-            if tie_break not in learner.TIE_BREAKS:
+            if tie_break not in handout.TIE_BREAKS:
                 raise bad(f"unknown tie_break {tie_break!r}")
-            if games < 0 or moves < 0 or not 0 <= seed < learner.SEED_LIMIT:
+            if games < 0 or moves < 0 or not 0 <= seed < checks.SEED_LIMIT:
                 raise bad("negative games, moves or seed")
             unknown = sorted(k for k in members.infos if k not in _RUN_MEMBERS)
             if unknown:
@@ -370,7 +367,7 @@ def load_run_npz(path: str | os.PathLike[str]) -> LearnRun:
             else:
                 n, snap_games = 0, np.zeros(0, dtype=np.int64)
             # the memory a real run with these snapshots holds (win, lose, f cache, snapshots)
-            learner.check_table_sizes(game, (3 + 2 * n) * game.table_bytes,
+            checks.check_table_sizes(game, (3 + 2 * n) * game.table_bytes,
                                       "the run file's learner", "win/lose tables and snapshots")
             win = _frozen(_read(members, "win", shape, "iu"))
             lose = _frozen(_read(members, "lose", shape, "iu"))
@@ -399,7 +396,7 @@ def load_run_npz(path: str | os.PathLike[str]) -> LearnRun:
         if not 0 <= g <= games:
             raise bad(f"snapshot at {g} games, beyond the run's {games}")
         snapshots[int(g)] = (snap_win[i], snap_lose[i])  # read-only views, no copy
-    return learner.LearnRun(
+    return handout.LearnRun(
         game=game, m=m, games=games, seed=seed, win=win,
         lose=lose, rng_state=bitgen.state, tie_break=tie_break,
         moves=moves,
@@ -515,33 +512,3 @@ def run_csv(run: Run) -> str:
         for y in range(run.game.low):
             out.write(f"{x},{y},{best[x, y]},{float(prob[x, y])!r},{visits[x, y]}\n")
     return out.getvalue()
-
-
-def _faces_text(faces: tuple[int, ...]) -> str:
-    if len(faces) == 1:
-        return f"which comes up {faces[0]}"
-    return "which come up " + ", ".join(map(str, faces[:-1])) + f" and {faces[-1]}"
-
-
-def move_sentence(move: TracedMove, winner: str | None = None) -> str:
-    """One move in the handout's words: 'Player A rolls 2 dice, which come up 3 and 4. A total:
-    7.'; with the game's `winner` (last move only), ' A wins.' or ' A loses.' after it."""
-    dice = "1 die" if move.dice == 1 else f"{move.dice} dice"
-    line = (
-        f"Player {move.player} rolls {dice}, {_faces_text(move.faces)}. "
-        f"{move.player} total: {move.score}."
-    )
-    if winner is not None:
-        line += f" {move.player} {'wins' if move.player == winner else 'loses'}."
-    return line
-
-
-def trace_text(games: list[TracedGame]) -> str:
-    """`learn --trace N`: games move by move in the handout's words."""
-    lines = []
-    for tg in games:
-        lines.append(f"Game {tg.number}:")
-        for mv in tg.moves:
-            lines.append(move_sentence(mv, tg.winner if mv is tg.moves[-1] else None))
-        lines.append("")
-    return "\n".join(lines)

@@ -18,6 +18,7 @@ lms_names          the LMS student identifier in file and folder names, Gradesco
 inputs             files, folders and zip archives -> entries with the LMS student identifier
 writers            gradebook CSV, terminal summary and report, per-student Markdown reports
 lms                grades back to an LMS: gradebook import CSV, Gradescope results.json
+record             the Grade of one submission and its worst states (below all that use it)
 grading            one output (arrays, text, file) -> Grade; a batch -> Gradebook + outputs
 =================  ==============================================================================
 
@@ -49,9 +50,7 @@ from dicejack.grade.copies import (
     table_distance,
 )
 from dicejack.grade.grading import (
-    Grade,
     Gradebook,
-    WorstState,
     check_inputs_exist,
     grade_entry,
     grade_file,
@@ -113,6 +112,7 @@ from dicejack.grade.lms_names import (
     resolve,
 )
 from dicejack.grade.printed import graded_learned, graded_tables, printed_decimals
+from dicejack.grade.record import Grade, WorstState
 from dicejack.grade.references import (
     INLINE_GAMES,
     ROUNDING_MATTERS,

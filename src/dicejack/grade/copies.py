@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from dicejack.grade.record import Grade
 from dicejack.grade.rubric import verdict_for
 
 if TYPE_CHECKING:  # pragma: no cover
-    from dicejack.grade.grading import Grade
     from dicejack.grade.references import References
 
 __all__ = ["pairwise_distances", "table_distance", "find_copies", "mark_copies",

@@ -12,13 +12,12 @@ import math
 import os
 import stat
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from dicejack import compare, formats, frames, one_line, parallel
+from dicejack import compare, formats, one_line
 from dicejack.game import DicejackError, Game
 from dicejack.grade.consistency import Consistency, consistency, looks_transposed
 from dicejack.grade.copies import mark_copies
@@ -43,6 +42,7 @@ from dicejack.grade.lms import (
     write_lms_csv,
 )
 from dicejack.grade.printed import graded_learned, graded_tables, printed_decimals
+from dicejack.grade.record import Grade, WorstState
 from dicejack.grade.references import References, reference_runs
 from dicejack.grade.rubric import (
     FLAG_DEDUCTIONS,
@@ -63,70 +63,11 @@ from dicejack.grade.writers import (
     write_gradebook,
     write_reports,
 )
+from dicejack.runtime import frames, parallel
 
 __all__ = ["Grade", "WorstState", "Gradebook", "grade_tables", "grade_text", "grade_file",
            "grade_entry", "grade_files", "worst_states", "display_name", "MAX_SUBMISSION_BYTES",
            "check_inputs_exist"]
-
-
-@dataclass(frozen=True)
-class WorstState:
-    """A usable state where the submission is least like the reference runs."""
-
-    x: int
-    y: int
-    contribution: float
-    estimate: float  # graded value: 0 = no data or estimate 0
-    reference_mean: float
-    reference_low: float  # 5th percentile of the reference estimates with data
-    reference_high: float  # 95th percentile
-    policy: int  # 0 = none graded
-    policy_share: float  # share of reference runs the printed J agrees with
-    optimal: tuple[int, ...]
-
-
-@dataclass(frozen=True, eq=False)
-class Grade:
-    """The grade of one submission (a gradebook row, plus what its report shows).
-
-    policy / probability: the tables as graded (:func:`graded_tables`). similar_to: the other
-    submissions of the batch it looks copied from or to (flag ``copied``). what_if: the score
-    the tables would get if fixed (``"transposed back"``, ``"J shifted by one"``), when a flag
-    suggests it. student, student_name, lms: who the file belongs to, from its LMS file name
-    (:func:`dicejack.grade.lms_names.lms_student`). A skipped file (status ``skipped``, verdict
-    "") says why in `error`.
-    """
-
-    submission: str
-    status: str  # "ok" | "error" | "skipped" (found in a folder or archive, not an output)
-    score: float = 0.0
-    verdict: str = "fail"
-    consistency: Consistency | None = None
-    metrics: dict[str, float] = field(default_factory=dict)
-    points: dict[str, float] = field(default_factory=dict)
-    percentiles: dict[str, float] = field(default_factory=dict)
-    layout: str = ""
-    flags: tuple[str, ...] = ()
-    error: str = ""
-    notes: str = ""
-    worst: tuple[WorstState, ...] = ()
-    policy: np.ndarray | None = field(default=None, repr=False)
-    probability: np.ndarray | None = field(default=None, repr=False)
-    similar_to: tuple[str, ...] = ()
-    what_if: dict[str, float] = field(default_factory=dict)
-    metric_points: dict[str, float] = field(default_factory=dict)  # quality points per metric
-    student: str = ""  # the LMS identifier in the file's name (docs/grading.md)
-    student_name: str = ""
-    lms: str = ""  # canvas | moodle | gradescope | blackboard | ""
-
-    @property
-    def decimals(self) -> int | None:
-        """The printed precision the references were rounded to (None: full precision)."""
-        return self.consistency.decimals if self.consistency is not None else None
-
-    @property
-    def consistency_p(self) -> float:
-        return self.consistency.p_value if self.consistency is not None else math.nan
 
 
 def _as_table(game: Game, name: str, a: Any) -> np.ndarray:

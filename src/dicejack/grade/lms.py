@@ -14,10 +14,12 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from dicejack import __version__, formats
 from dicejack.formats.escape import spreadsheet_cell
+from dicejack.grade.record import Grade
+from dicejack.grade.references import References
 from dicejack.grade.rubric import (
     CONSISTENCY_POINTS,
     FLAG_HELP,
@@ -29,10 +31,6 @@ from dicejack.grade.rubric import (
 )
 from dicejack.grade.settings import GradeError
 from dicejack.grade.writers import check_output_path, plain_summary, report_text
-
-if TYPE_CHECKING:  # pragma: no cover
-    from dicejack.grade.grading import Grade
-    from dicejack.grade.references import References
 
 __all__ = ["LMS_FORMATS", "GENERIC_HEADER", "CANVAS_HEADER", "MOODLE_HEADER", "MAX_SCORE",
            "GRADESCOPE_VISIBILITY", "StudentScore", "student_scores", "lms_csv", "write_lms_csv",

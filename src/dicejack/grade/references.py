@@ -1,6 +1,7 @@
 """The reference runs of the handout's learner that a submission is graded against, and the
-held-out calibration runs: computing them (through :mod:`dicejack.parallel`), caching them on disk
-and in memory, and what grading derives from them (usable states, agreement counts, the null)."""
+held-out calibration runs: computing them (through :mod:`dicejack.runtime.parallel`), caching them
+on disk and in memory, and what grading derives from them (usable states, agreement counts, the
+null)."""
 
 from __future__ import annotations
 
@@ -20,14 +21,15 @@ from typing import Any
 
 import numpy as np
 
-from dicejack import compare, formats, learner, one_line, parallel
-from dicejack.compare import METRIC_NAMES, Truth
+from dicejack import compare, formats, one_line
+from dicejack.compare import METRIC_NAMES, Truth, truth_for
 from dicejack.game import DicejackError, Game
 from dicejack.grade.consistency import NULL_SD_FLOOR, statistic_terms, usable_states
 from dicejack.grade.copies import COPY_DECIMALS, pairwise_distances
 from dicejack.grade.printed import graded_learned, graded_tables
 from dicejack.grade.settings import CACHE_VERSION, GradeConfig, GradeWarning
-from dicejack.parallel import truth_for
+from dicejack.learners import formulas, handout
+from dicejack.runtime import parallel
 
 __all__ = ["References", "reference_run", "reference_runs", "reference_tie_break",
            "compute_references", "forget_references",
@@ -55,15 +57,15 @@ def reference_run(
     """One reference learner run: (best, probability, tied, visits, metrics, CPU seconds).
 
     Top-level and given plain values only: this is what executors run. best is the lowest J of
-    the tied set `tied` ((L, L, K + 1), :func:`learner.tied_best`); visits[x, y] is T, the
+    the tied set `tied` ((L, L, K + 1), :func:`formulas.tied_best`); visits[x, y] is T, the
     number of times any J was played in <x, y>; metrics follow compare.METRIC_NAMES, of the
     tables as graded (:func:`graded_tables`).
     """
     t0 = time.thread_time()
     t = truth_for(tuple(params))
-    run = learner.learn(t.game, m, games, seed, tie_break=tie_break)
-    best, prob = learner.learned_tables(run.win, run.lose)
-    tied = learner.tied_best(run.win, run.lose)
+    run = handout.learn(t.game, m, games, seed, tie_break=tie_break)
+    best, prob = formulas.learned_tables(run.win, run.lose)
+    tied = formulas.tied_best(run.win, run.lose)
     visits = run.win.sum(axis=2) + run.lose.sum(axis=2)
     j, value, _ = graded_tables(t.game, best, prob)
     metrics = compare.metric_values(t, graded_learned(t.game, j, value))

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dicejack import learner
 from dicejack.game import DicejackError, Game
+from dicejack.learners import checks, formulas
 
 __all__ = ["GradeError", "GradeConfig", "DEFAULT_REFERENCES", "DEFAULT_CALIBRATION",
            "REFERENCE_SEED", "MIN_REFERENCES", "MAX_REFERENCES", "CACHE_VERSION",
@@ -57,8 +57,8 @@ class GradeConfig:
         if not isinstance(self.game, Game):
             raise GradeError(f"game must be a Game, got {type(self.game).__name__}")
         try:
-            object.__setattr__(self, "m", learner.check_m(self.m, self.game.n_dice))
-        except learner.LearnerError as exc:
+            object.__setattr__(self, "m", formulas.check_m(self.m, self.game.n_dice))
+        except checks.LearnerError as exc:
             raise GradeError(str(exc)) from None
         for name, low, high in (
             ("games", 1, 10**12),

@@ -16,13 +16,14 @@ import textwrap
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from dicejack import compare, figures, formats, parallel
+from dicejack import compare, figures, formats
 from dicejack.formats.escape import markdown_code, markdown_text, safe_text, spreadsheet_cell
 from dicejack.grade.inputs import resolved_path
+from dicejack.grade.record import Grade
+from dicejack.grade.references import References
 from dicejack.grade.rubric import (
     CONSISTENCY_POINTS,
     FLAG_HELP,
@@ -33,10 +34,7 @@ from dicejack.grade.rubric import (
     QUALITY_POINTS,
 )
 from dicejack.grade.settings import GradeError, GradeWarning
-
-if TYPE_CHECKING:  # pragma: no cover
-    from dicejack.grade.grading import Grade
-    from dicejack.grade.references import References
+from dicejack.runtime import parallel
 
 __all__ = ["GRADEBOOK_HEADER", "gradebook_csv", "gradebook_records", "write_gradebook",
            "summary_text", "report_names", "plain_summary", "report_markdown", "report_text",

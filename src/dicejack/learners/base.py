@@ -22,27 +22,26 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from dicejack.formulas import LearnerError
 from dicejack.game import Game
-from dicejack.learner import (
+from dicejack.learners.checks import (
+    CDF_ENTRIES_LIMIT,
+    LearnerError,
     check_count,
     check_games_limit,
     check_seed,
     check_table_sizes,
-    roll_guide,
 )
 
 __all__ = [
-    "LearnerError",
     "Tables",
     "Learner",
     "ResumableLearner",
     "Run",
     "Param",
     "EPSILON_PARAMS",
-    "check_count",
-    "check_seed",
     "check_learner_size",
+    "roll_guide",
+    "check_protocol",
     "roll_tables",
     "rng_state_text",
     "generator_from_text",
@@ -171,6 +170,22 @@ class ResumableLearner(Learner, Protocol):
     def restore(
         cls, game: Game, seed: int, params: Mapping[str, Any], state: Mapping[str, Any]
     ) -> ResumableLearner: ...
+
+
+# ------------------------------------------------------------------------------ protocol check
+_MEMBERS = ("name", "game", "seed", "played", "play", "tables")
+
+
+def check_protocol(obj: Any) -> None:
+    """LearnerError naming what `obj` lacks of the :class:`Learner` protocol."""
+    missing = [m for m in _MEMBERS if not hasattr(obj, m)]
+    if missing:
+        raise LearnerError(
+            f"{type(obj).__name__} is not a learner: it has no {', '.join(missing)} "
+            f"(see dicejack.learners.Learner)"
+        )
+    if not isinstance(obj.game, Game):
+        raise LearnerError(f"learner {obj.name}: its game is not a Game")
 
 
 # ---------------------------------------------------------------------------------------- run
@@ -330,6 +345,18 @@ def roll_tables(game: Game) -> tuple[np.ndarray, np.ndarray]:
     that search, which the kernels correct both ways (so any guide gives the exact total)."""
     cdf = np.ascontiguousarray(game.sum_cdf_table, dtype=np.float64)
     return cdf, roll_guide(cdf)
+
+
+def roll_guide(cdf: np.ndarray) -> np.ndarray:
+    """The compiled loops' start points for drawing a roll total with one uniform x:
+    guide[j, floor(x * G)] is where the search for the first t with x < cdf[j, t] begins; the
+    kernels correct it both ways, so the total is exactly :func:`dicejack.game.roll_total`'s.
+    4 buckets per possible total (fewer steps after the guess), within a size cap."""
+    buckets = cdf.shape[1] * (4 if cdf.size * 4 <= CDF_ENTRIES_LIMIT else 1)
+    levels = np.arange(buckets) / buckets
+    guide = np.stack([np.searchsorted(row, levels, side="right") for row in cdf])
+    return np.ascontiguousarray(np.minimum(guide, cdf.shape[1] - 1).astype(np.int64))
+
 
 
 # ------------------------------------------------------------------------------- state helpers

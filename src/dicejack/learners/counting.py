@@ -1,10 +1,10 @@
 """What the counting learners share (mc-epsilon, ucb, thompson; the handout's learner keeps its
-own :class:`dicejack.learner.Session`): the handout's WinCount/LoseCount tables, their greedy
-tables, their state, and the checks of a state to restore.
+own :class:`dicejack.learners.handout.Session`): the handout's WinCount/LoseCount tables, their
+greedy tables, their state, and the checks of a state to restore.
 
 Each counting learner differs only in how it picks J in a state (its `play_compiled` and
 `play_reference` loops); it counts, estimates and reports exactly as the handout's learner does
-(:func:`dicejack.formulas.learned_tables`), so differences in what they learn come from the
+(:func:`dicejack.learners.formulas.learned_tables`), so differences in what they learn come from the
 explore rule alone.
 """
 
@@ -15,10 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from dicejack.formulas import learned_tables
 from dicejack.game import Game
 from dicejack.learners.base import (
-    LearnerError,
     SelfPlaying,
     Tables,
     check_learner_size,
@@ -29,6 +27,8 @@ from dicejack.learners.base import (
     state_array,
     state_int,
 )
+from dicejack.learners.checks import LearnerError
+from dicejack.learners.formulas import learned_tables
 
 __all__ = ["CountingLearner", "check_counts", "count_tables", "f_cache"]
 

@@ -20,7 +20,7 @@ import math
 import numpy as np
 from numba import njit
 
-from dicejack.kernels import record_counts, roll
+from dicejack.learners.moves import record_counts, roll
 
 THIRD = 1.0 / 3.0
 

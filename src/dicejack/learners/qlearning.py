@@ -25,7 +25,6 @@ from dicejack.game import Game
 from dicejack.learners import reference
 from dicejack.learners.base import (
     EPSILON_PARAMS,
-    LearnerError,
     Param,
     SelfPlaying,
     Tables,
@@ -37,6 +36,7 @@ from dicejack.learners.base import (
     state_array,
     state_int,
 )
+from dicejack.learners.checks import LearnerError
 
 __all__ = ["QLearning"]
 

@@ -24,14 +24,13 @@ The package re-exports its modules' public names:
 * :mod:`dicejack.report.writers`: the report folder on disk (:func:`write_report`,
   :func:`make_report`).
 
-Executors and the progress bar live in :mod:`dicejack.parallel`, the figures in
+Executors and the progress bar live in :mod:`dicejack.runtime.parallel`, the figures in
 :mod:`dicejack.figures`; the names below from those two are kept here for existing callers.
 """
 
 from __future__ import annotations
 
 from dicejack.figures import CLASS_COLORS
-from dicejack.parallel import InlineExecutor, map_tasks, open_executor, progress_bar
 from dicejack.report.config import (
     DEFAULT_GAMES,
     DEFAULT_M,
@@ -76,6 +75,7 @@ from dicejack.report.writers import (
     make_report,
     write_report,
 )
+from dicejack.runtime.parallel import InlineExecutor, map_tasks, open_executor, progress_bar
 
 __all__ = [
     "ReportError",

@@ -19,8 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from dicejack import learner, learners
+from dicejack import learners
 from dicejack.game import HANDOUT_GAME, DicejackError, Game
+from dicejack.learners import checks, formulas
 
 __all__ = [
     "ReportError",
@@ -80,8 +81,8 @@ SERIES_LIMIT = 200
 
 def _check_limit(games: int) -> None:
     try:
-        learner.check_games_limit(games, "--games")
-    except learner.LearnerError as exc:
+        checks.check_games_limit(games, "--games")
+    except checks.LearnerError as exc:
         raise ReportError(str(exc)) from None
 
 
@@ -114,7 +115,7 @@ def parse_games(text: str) -> tuple[int, ...]:
 
 def check_games(games: Sequence[int]) -> tuple[int, ...]:
     """Validate checkpoint game counts: non-empty, positive, strictly increasing, at most
-    :data:`dicejack.learner.GAMES_LIMIT`."""
+    :data:`dicejack.learners.checks.GAMES_LIMIT`."""
     games = tuple(int(g) for g in games)
     if not games:
         raise ReportError("no game counts given")
@@ -150,8 +151,8 @@ def check_ms(ms: Sequence[float]) -> tuple[float, ...]:
     clean = []
     for m in ms:
         try:
-            clean.append(learner.check_m(float(m)))
-        except learner.LearnerError as exc:
+            clean.append(formulas.check_m(float(m)))
+        except checks.LearnerError as exc:
             raise ReportError(str(exc)) from None
     if len(set(clean)) != len(clean):
         raise ReportError(f"M values must be distinct, got {', '.join(f'{m:g}' for m in ms)}")
@@ -197,7 +198,7 @@ class SeriesSpec:
         try:
             full = learners.check_learner_params(self.learner, given)
             if "m" in given:
-                full["m"] = learner.check_m(full["m"])
+                full["m"] = formulas.check_m(full["m"])
         except learners.LearnerError as exc:
             raise ReportError(str(exc)) from None
         ordered = tuple((p.name, full[p.name]) for p in specs if p.name in given)
@@ -403,8 +404,8 @@ class ReportConfig:
             ms = tuple(dict.fromkeys(s.m for s in series if s.m is not None))
             try:
                 for m in ms:
-                    learner.check_m(m, self.game.n_dice)
-            except learner.LearnerError as exc:
+                    formulas.check_m(m, self.game.n_dice)
+            except checks.LearnerError as exc:
                 raise ReportError(str(exc)) from None
         object.__setattr__(self, "ms", ms)
         object.__setattr__(self, "series", series)
@@ -419,8 +420,8 @@ class ReportConfig:
         total = self.seeds * len(series) * self.games[-1]
         what = "M" if not self.comparison else "series"
         try:
-            learner.check_games_limit(total, limit=TOTAL_GAMES_LIMIT)
-        except learner.LearnerError as exc:
+            checks.check_games_limit(total, limit=TOTAL_GAMES_LIMIT)
+        except checks.LearnerError as exc:
             raise ReportError(
                 f"the study plays {self.seeds} seeds x {len(series)} {what} x "
                 f"{self.games[-1]:,} games: {exc}"

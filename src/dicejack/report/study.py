@@ -3,8 +3,8 @@
 Owns the numbers of a report, not its settings (:mod:`dicejack.report.config`) nor its files.
 :func:`run_one` is one learner run with every metric of :mod:`dicejack.compare` at every
 checkpoint; :func:`run_study` runs every (series, seed) of a :class:`ReportConfig` through
-:mod:`dicejack.parallel` and returns a :class:`Study`, which gives the mean and 95% interval over
-seeds of every metric and the games each series needs to reach a target
+:mod:`dicejack.runtime.parallel` and returns a :class:`Study`, which gives the mean and 95%
+interval over seeds of every metric and the games each series needs to reach a target
 (:meth:`Study.games_to_target`).
 
 Seeds: run i (i = 0..seeds-1) of every series uses seed ``first_seed + i`` (the same seeds for
@@ -27,9 +27,10 @@ from typing import Any
 
 import numpy as np
 
-from dicejack import compare, frames, learners, parallel
+from dicejack import compare, learners
 from dicejack.compare import METRIC_NAMES, Learned, Truth
 from dicejack.report.config import ReportConfig, ReportError, SeriesSpec
+from dicejack.runtime import frames, parallel
 
 __all__ = [
     "RunResult",
@@ -79,7 +80,7 @@ def run_one(
     Top-level, picklable, and given only plain values: this is what executors run.
     """
     spec = series if isinstance(series, SeriesSpec) else SeriesSpec.handout(series)
-    t = parallel.truth_for(params)
+    t = compare.truth_for(params)
     t0 = time.thread_time()
     run = learners.learn(t.game, spec.learner, games[-1], seed, checkpoints=games,
                          **spec.kwargs())
@@ -261,7 +262,7 @@ class Study:
 
     def to_frame(self, *, summary: bool = False) -> Any:
         """The study as a ``pandas.DataFrame`` (pandas is optional: a one-line
-        :class:`dicejack.frames.PandasMissingError` without it).
+        :class:`dicejack.runtime.frames.PandasMissingError` without it).
 
         By default one row per series x seed x checkpoint (:meth:`rows`: the series columns
         (``m``, or ``series, learner`` when learners are compared), ``seed, games`` and one per
@@ -309,13 +310,13 @@ def run_study(
     progress: bool = False,
 ) -> Study:
     """Run every (series, seed) of `config` through an executor (see
-    :func:`dicejack.parallel.open_executor`, or pass one) and collect the metrics. The numbers
-    do not depend on the executor."""
+    :func:`dicejack.runtime.parallel.open_executor`, or pass one) and collect the metrics. The
+    numbers do not depend on the executor."""
     timing: dict[str, float] = {}
     g = config.game
     params = (g.n_sides, g.low, g.high, g.n_dice)
     t0 = time.perf_counter()
-    truth = parallel.truth_for(params)
+    truth = compare.truth_for(params)
     timing["solve"] = time.perf_counter() - t0
     # One tiny run of each learner here first: it compiles (or loads from numba's cache) every
     # kernel once, before any worker starts; forked workers inherit the kernels and the game.

@@ -1,6 +1,7 @@
 """The handout's formulas, in plain Python: f_J, B, g, T, p_B and p_J of a state; the two output
 arrays (best J and its estimate) from the counts, and every J tied for best. The learner's
-compiled loop (:mod:`dicejack.kernels`) evaluates the same expressions in the same order, and
+compiled loop (:mod:`dicejack.learners.handout.kernel`) evaluates the same expressions in the same
+order, and
 tests hold it to these. Handout example (NDice 3, M 4, W = (0, 3, 1), L = (2, 1, 1)):
 p = (0.1481, 0.5556, 0.2963).
 
@@ -8,7 +9,7 @@ p = (0.1481, 0.5556, 0.2963).
 - B = argmax_J f_J, the lowest J on ties (or another J among the tied maxima);
 - g = sum of f_J over J != B, in increasing J; T = sum over J = 0..K of win + lose;
 - p_B = (T f_B + M) / (T f_B + K M);  p_J = (1 - p_B) (T f_J + M) / (g T + (K - 1) M), J != B,
-  with the corner cases of :mod:`dicejack.learner`'s docstring.
+  with the corner cases of :mod:`dicejack.learners.handout`'s docstring.
 """
 
 from __future__ import annotations
@@ -19,14 +20,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from dicejack.game import DicejackError
+from dicejack.learners.checks import LearnerError
 
 __all__ = ["LearnerError", "check_m", "check_tables", "move_probabilities", "estimates",
            "action_probabilities", "learned_tables", "tied_best"]
 
-
-class LearnerError(DicejackError, ValueError):
-    """Invalid learner input: M, game counts, seeds, checkpoints, tables or a run to resume."""
 
 
 def check_m(m: object, n_dice: int = 1) -> float:

@@ -1,7 +1,8 @@
-"""Numba-compiled hot loops of the handout's learner (its self-play, the roll and the count update).
+"""The handout learner's compiled self-play loop (numba), and the choice of J it inlines.
 
-Each kernel writes into arrays its caller preallocates and validates; the public, checked API is in
-`learner.py`, which also keeps a plain reference implementation beside these kernels.
+The loop writes into arrays its caller (:class:`dicejack.learners.handout.Session`) preallocates
+and validates; the roll and the count update are the shared :mod:`dicejack.learners.moves`; the
+plain reference tests hold it to is :mod:`dicejack.learners.handout.reference`.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-# --- learner --------------------------------------------------------------------------------
+from dicejack.learners.moves import record_counts, roll
 
 
 @njit(cache=True, inline="always")
@@ -74,44 +75,15 @@ def _choose_dice(fcache, a, b, k, best, fbest, m, x):
     return jj
 
 
-@njit(cache=True, inline="always")
-def roll(cdf, guide, jj, x):
-    """The total of jj dice from one uniform x: the first t with x < cdf[jj, t] (exactly
-    :func:`dicejack.game.roll_total`), searched from the guide's start in both directions."""
-    gsz = guide.shape[1]
-    t = guide[jj, min(int(x * gsz), gsz - 1)]
-    while t > jj and x < cdf[jj, t - 1]:
-        t -= 1
-    while not (x < cdf[jj, t]):
-        t += 1
-    return t
-
-
-@njit(cache=True, inline="always")
-def record_counts(win, lose, fcache, xs, ys, js, n, mover_won):
-    """The handout's update after a game of n moves (the last mover, index n-1, won when
-    `mover_won`), keeping the f cache of every updated cell in step ([.., 0] = T)."""
-    for i in range(n):
-        xi = xs[i]
-        yi = ys[i]
-        ji = js[i]
-        if (((n - 1 - i) & 1) == 0) == mover_won:
-            win[xi, yi, ji] += 1
-        else:
-            lose[xi, yi, ji] += 1
-        w = win[xi, yi, ji]
-        fcache[xi, yi, ji] = float(w) / float(w + lose[xi, yi, ji])
-        fcache[xi, yi, 0] += 1.0
-
-
 @njit(cache=True)
 def learner_self_play(
     win, lose, fcache, counters, cdf, guide, low, high, m, games, rng, random_ties
 ):
     """Self-play `games` games of the handout's counting learner, updating the tables in place.
 
-    Same algorithm, float operations and random-number order as the reference in `learner.py`
-    (see that module's docstring), so both give identical tables. Arrays:
+    Same algorithm, float operations and random-number order as the plain reference loop
+    (:mod:`.reference`; the rules in :mod:`.session`'s docstring), so both give identical tables.
+    Arrays:
       win, lose    int64 (L, L, K+1) counts;
       fcache       float64 (L, L, K+1): [x, y, 0] = T, [x, y, j] = f_j, kept in step with the
                    counts (one division per recorded move instead of K per move);

@@ -1,11 +1,10 @@
 """Traces of the handout's learner (`learn --trace`, `--explain`): its games move by move.
 
 :func:`trace` replays the next games of a run in the reference loop
-(:func:`dicejack.learner.play_one_python`) on copies of its tables and generator, recording every
-move's :class:`Choice` (the counts, f_J, B, T, p_J and draws it used) and every game's count
-updates; :func:`replay_trace` does the same for a game whose dice are given (the handout's
-examples, scripted with :func:`replay_game`). Tracing never changes what is learnt.
-These names are also reachable as ``dicejack.learner.trace`` etc. (DESIGN.md's Python API).
+(:func:`dicejack.learners.handout.reference.play_one_python`) on copies of its tables and
+generator, recording every move's :class:`Choice` (the counts, f_J, B, T, p_J and draws it used)
+and every game's count updates; :func:`replay_trace` does the same for a game whose dice are given
+(the handout's examples, scripted with :func:`replay_game`). Tracing never changes what is learnt.
 """
 
 from __future__ import annotations
@@ -17,7 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from dicejack.formulas import (
+from dicejack.game import CONTINUES, MOVER_WINS, Game
+from dicejack.learners.checks import check_count, check_games_limit
+from dicejack.learners.formulas import (
     LearnerError,
     check_m,
     check_tables,
@@ -25,16 +26,8 @@ from dicejack.formulas import (
     move_probabilities,
     other_sum,
 )
-from dicejack.game import CONTINUES, MOVER_WINS, Game
-from dicejack.learner import (
-    LearnRun,
-    Session,
-    check_count,
-    check_games_limit,
-    play_one_python,
-    record_game,
-    updated_counts,
-)
+from dicejack.learners.handout.reference import play_one_python, record_game, updated_counts
+from dicejack.learners.handout.session import LearnRun, Session
 
 __all__ = [
     "Choice",
@@ -44,6 +37,8 @@ __all__ = [
     "replay_game",
     "trace",
     "replay_trace",
+    "move_sentence",
+    "trace_text",
 ]
 
 
@@ -82,7 +77,7 @@ class Choice:
     @property
     def g(self) -> float:
         """g = sum of f_J over J != B, added in increasing J as
-        :func:`dicejack.formulas.move_probabilities` adds it (0 when K = 1)."""
+        :func:`dicejack.learners.formulas.move_probabilities` adds it (0 when K = 1)."""
         return other_sum(self.f, self.best, self.k) if self.k > 1 else 0.0
 
     @property
@@ -231,8 +226,8 @@ def trace(
 def _record_traced(
     win: Any, lose: Any, moves: Sequence[tuple[int, int, int]], winner: str
 ) -> tuple[CountUpdate, ...]:
-    """:func:`dicejack.learner.record_game`, returning the cells it incremented and their new
-    counts."""
+    """:func:`dicejack.learners.handout.reference.record_game`, returning the cells it incremented
+    and their new counts."""
     record_game(win, lose, moves, winner)
     return tuple(
         CountUpdate("WinCount" if won else "LoseCount", x, y, j,
@@ -252,7 +247,7 @@ def replay_trace(
 ) -> TracedGame:
     """A scripted game (`rolls` as in :func:`replay_game`) traced like :func:`trace`: at every
     move the handout's computation from the counts `win` and `lose` (zeros when None), which
-    are then updated in place as :func:`dicejack.learner.record_game` does.
+    are then updated in place as :func:`dicejack.learners.handout.reference.record_game` does.
 
     The dice are given, so a move's choice has no draws; B is the lowest J among tied f_J.
     Handout Game 3 from empty tables: WinCount[0,0,2], LoseCount[0,7,2], ... are incremented.
@@ -278,3 +273,34 @@ def replay_trace(
         traced.append(TracedMove("AB"[i % 2], x, y, j, faces, sum(faces), x + sum(faces), choice))
     updates = _record_traced(win, lose, moves, winner)
     return TracedGame(number, tuple(traced), winner, updates)
+
+
+# ------------------------------------------------------------------------ in words
+def _faces_text(faces: tuple[int, ...]) -> str:
+    if len(faces) == 1:
+        return f"which comes up {faces[0]}"
+    return "which come up " + ", ".join(map(str, faces[:-1])) + f" and {faces[-1]}"
+
+
+def move_sentence(move: TracedMove, winner: str | None = None) -> str:
+    """One move in the handout's words: 'Player A rolls 2 dice, which come up 3 and 4. A total:
+    7.'; with the game's `winner` (last move only), ' A wins.' or ' A loses.' after it."""
+    dice = "1 die" if move.dice == 1 else f"{move.dice} dice"
+    line = (
+        f"Player {move.player} rolls {dice}, {_faces_text(move.faces)}. "
+        f"{move.player} total: {move.score}."
+    )
+    if winner is not None:
+        line += f" {move.player} {'wins' if move.player == winner else 'loses'}."
+    return line
+
+
+def trace_text(games: list[TracedGame]) -> str:
+    """`learn --trace N`: games move by move in the handout's words."""
+    lines = []
+    for tg in games:
+        lines.append(f"Game {tg.number}:")
+        for mv in tg.moves:
+            lines.append(move_sentence(mv, tg.winner if mv is tg.moves[-1] else None))
+        lines.append("")
+    return "\n".join(lines)

@@ -1,12 +1,12 @@
 """`dicejack learn --explain`: the handout's computation at every move of a trace, in its notation.
 
-For each move of a traced game (:func:`dicejack.trace.trace`, or a scripted one from
-:func:`dicejack.trace.replay_trace`): the counts WinCount[X,Y,J] and LoseCount[X,Y,J], f_J, B,
-g, T, every p_J with the numbers put into the handout's formulas, the sums u_i of its sampler,
-the uniform draw x and the J it picks; after each game, the counts it incremented. The numbers
-are those the learner recorded while it played (:class:`dicejack.trace.Choice`), never
-recomputed, so a student can follow the handout's worked example line by line and find the
-first line where their own program differs.
+For each move of a traced game (:func:`dicejack.learners.handout.trace.trace`, or a scripted one
+from :func:`dicejack.learners.handout.trace.replay_trace`): the counts WinCount[X,Y,J] and
+LoseCount[X,Y,J], f_J, B, g, T, every p_J with the numbers put into the handout's formulas, the
+sums u_i of its sampler, the uniform draw x and the J it picks; after each game, the counts it
+incremented. The numbers are those the learner recorded while it played
+(:class:`dicejack.learners.handout.trace.Choice`), never recomputed, so a student can follow the
+handout's worked example line by line and find the first line where their own program differs.
 
 Numbers are shown as the handout shows them (4 decimals, trailing zeros dropped: 0.75, 0.5556;
 ``digits`` changes that), uniform draws with 6 decimals or as many more as it takes to tell x
@@ -17,9 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dicejack.formats.tables import move_sentence
 from dicejack.game import Game
-from dicejack.trace import Choice, TracedGame
+from dicejack.learners.handout.trace import Choice, TracedGame, move_sentence
 
 __all__ = ["explain_text", "explain_game", "explain_choice", "legend", "number_text"]
 

@@ -1,11 +1,12 @@
 """A Gymnasium environment of the handout's dice game, so that any agent can learn it.
 
-:class:`DiceJackEnv` (id ``dicejack/DiceJack-v0``, registered on ``import dicejack.env``) plays one
-agent against a fixed opponent policy, or against itself; its class docstring is the
-specification. :func:`greedy_tables` turns what an agent learned into the handout's two output
-arrays, which :func:`dicejack.compare.compare` and :func:`dicejack.solver.evaluate` take as they
-are. The rules come from :mod:`dicejack.game` (``Game.outcome``, ``Game.sum_cdf_table``); this
-module owns only the episode: whose turn it is, what the agent sees and what it is paid.
+:class:`DiceJackEnv` (id ``dicejack/DiceJack-v0``, registered on
+``import dicejack.envs.gym_env``) plays one agent against a fixed opponent policy, or against
+itself; its class docstring is the specification. :func:`greedy_tables` turns what an agent learned
+into the handout's two output arrays, which :func:`dicejack.compare.compare` and
+:func:`dicejack.solver.evaluate` take as they are. The rules come from :mod:`dicejack.game`
+(``Game.outcome``, ``Game.sum_cdf_table``); this module owns only the episode: whose turn it is,
+what the agent sees and what it is paid.
 
 gymnasium is not a dependency of dicejack: ``pip install 'dicejack[gym]'``. Without it, importing
 this module raises :class:`GymMissingError` (a one-line :class:`dicejack.DicejackError`).
@@ -23,7 +24,7 @@ from dicejack import DicejackError
 
 
 class GymMissingError(DicejackError, ImportError):
-    """:mod:`dicejack.env` was imported but gymnasium is not installed."""
+    """:mod:`dicejack.envs.gym_env` was imported but gymnasium is not installed."""
 
 
 try:
@@ -31,7 +32,7 @@ try:
     from gymnasium import spaces
 except ImportError:
     raise GymMissingError(
-        "dicejack.env needs gymnasium, which dicejack does not install: "
+        "dicejack.envs.gym_env needs gymnasium, which dicejack does not install: "
         "pip install 'dicejack[gym]'"
     ) from None
 
@@ -54,7 +55,7 @@ __all__ = [
     "register",
 ]
 
-#: The id under which ``import dicejack.env`` registers :class:`DiceJackEnv`.
+#: The id under which ``import dicejack.envs.gym_env`` registers :class:`DiceJackEnv`.
 ENV_ID = "dicejack/DiceJack-v0"
 #: The opponents named by a string.
 OPPONENTS = ("optimal", "uniform", "self")
@@ -225,7 +226,7 @@ class DiceJackEnv(gymnasium.Env):
     ## Arguments
     ```python
     import gymnasium as gym
-    import dicejack.env
+    import dicejack.envs.gym_env
     gym.make("dicejack/DiceJack-v0", game=Game(6, 15, 17, 2), opponent="optimal",
              agent_first=1.0, render_mode=None)
     ```
@@ -538,7 +539,7 @@ def register() -> None:
     if ENV_ID not in gymnasium.registry:
         gymnasium.register(
             id=ENV_ID,
-            entry_point="dicejack.env:DiceJackEnv",
+            entry_point="dicejack.envs.gym_env:DiceJackEnv",
             kwargs={"game": HANDOUT_GAME, "opponent": "optimal"},
         )
 

@@ -1,11 +1,11 @@
-"""Running many independent tasks: executors, the progress bar, and the per-process truth cache.
+"""Running many independent tasks: executors and the progress bar.
 
 Owns how work is spread, not what the work is. :func:`open_executor` gives an in-process
 executor (``--workers 1``), a local process pool, or a Dask cluster's executor (``--dask``; its
 workers need dicejack installed); :func:`map_tasks` runs ``fn(*task)`` for every task through one
 and returns the results in task order, with :func:`progress_bar` on stderr. A task's result must
-not depend on which executor ran it: tasks get plain, picklable values, and each process solves
-the game it needs once through :func:`truth_for` rather than receiving arrays.
+not depend on which executor ran it: tasks get plain, picklable values (each process solves the
+game it needs once, through :func:`dicejack.compare.truth_for`, rather than receiving arrays).
 
 rich and dask are imported only when a progress bar is shown or a cluster is used.
 """
@@ -14,15 +14,12 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
-import functools
 import os
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from dicejack import compare, one_line
-from dicejack.compare import Truth
-from dicejack.game import DicejackError, Game
+from dicejack import DicejackError, one_line
 
 __all__ = [
     "ExecutorError",
@@ -32,7 +29,6 @@ __all__ = [
     "progress_bar",
     "games_progress_bar",
     "map_tasks",
-    "truth_for",
 ]
 
 #: Seconds to wait for a Dask scheduler before giving up: bounds the whole handshake (a server that
@@ -270,16 +266,3 @@ def map_tasks(
         finally:
             stop()
     return [results[i] for i in range(len(tasks))]
-
-
-def truth_for(params: Sequence[int]) -> Truth:
-    """The :class:`~dicejack.compare.Truth` of the game (n_sides, low, high, n_dice), once per
-    process: workers solve for themselves (cheap, and cheaper than shipping arrays; it also keeps
-    the array types numba sees the same in every process). The same object on every call."""
-    n_sides, low, high, n_dice = (int(v) for v in params)
-    return _solved(n_sides, low, high, n_dice)
-
-
-@functools.lru_cache(maxsize=4)
-def _solved(n_sides: int, low: int, high: int, n_dice: int) -> Truth:
-    return compare.truth(Game(n_sides=n_sides, low=low, high=high, n_dice=n_dice))

@@ -12,7 +12,7 @@ runs.
 All heatmaps share one orientation: rows X (the mover's score), columns Y (the opponent's),
 <0,0> top left.
 
-How it stays fast and reproducible (:mod:`dicejack.figures_base`, the ground it draws on):
+How it stays fast and reproducible (:mod:`dicejack.figures.base`, the ground it draws on):
 matplotlib is imported on first drawing (importing this module is cheap) and never through
 pyplot, each figure gets its own Agg canvas, drawing runs under matplotlib's default style,
 every layout is fixed in inches, ticks and the per-cell numbers of a small heatmap are drawn as a
@@ -32,7 +32,7 @@ import numpy as np
 
 from dicejack import compare, formats
 from dicejack.compare import Learned, Truth
-from dicejack.figures_base import (
+from dicejack.figures.base import (
     PNG_METADATA,
     REPORT_DPI,
     axes_in_inches,
@@ -140,7 +140,7 @@ def _class_image(ax: Any, codes: np.ndarray, legend: Sequence[int]) -> Any:
 
 def _cell_numbers(ax: Any, labels: np.ndarray, dark: np.ndarray, fontsize: float = 6) -> None:
     """A label in the middle of each cell of an LxL heatmap ('' for none), white on dark cells
-    and black on light ones (one artist: see :func:`~dicejack.figures_base.text_collection`)."""
+    and black on light ones (one artist: see :func:`~dicejack.figures.base.text_collection`)."""
     cells = [(x, y) for (x, y), text in np.ndenumerate(labels) if text]
     if cells:
         m = mpl()

@@ -1,8 +1,8 @@
-"""handout: the handout's counting learner (:mod:`dicejack.learner`) behind the learner interface.
+"""The handout's counting learner behind the generic learner interface (the learner `handout`).
 
-An adapter over :class:`dicejack.learner.Session`, which does all the work: the same tables for
-the same seed as :func:`dicejack.learner.learn`, the same compiled loop held to the same
-reference (engine "python"), and the same exact resumption. Parameters: m (M, the handout's
+An adapter over :class:`dicejack.learners.handout.Session`, which does all the work: the same
+tables for the same seed as :func:`dicejack.learners.handout.learn`, the same compiled loop held to
+the same reference (engine "python"), and the same exact resumption. Parameters: m (M, the handout's
 explore/exploit constant) and tie_break (how B is chosen among tied f_J).
 """
 
@@ -11,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from dicejack import learner
-from dicejack.formulas import check_m
 from dicejack.game import Game
 from dicejack.learners.base import (
     Bundled,
@@ -23,6 +21,8 @@ from dicejack.learners.base import (
     state_int,
 )
 from dicejack.learners.counting import check_counts, count_tables
+from dicejack.learners.formulas import check_m
+from dicejack.learners.handout import session as handout_session
 
 __all__ = ["Handout"]
 
@@ -31,7 +31,7 @@ class Handout(Bundled):
     """The handout's learner as a :class:`~dicejack.learners.base.ResumableLearner`.
 
     ``Handout(game, seed=None, *, engine="numba", m=100.0, tie_break="lowest")``; `session` is
-    the underlying :class:`dicejack.learner.Session`.
+    the underlying :class:`dicejack.learners.handout.Session`.
     """
 
     NAME = "handout"
@@ -41,7 +41,7 @@ class Handout(Bundled):
     PARAMS = (
         Param("m", 100.0, "M, the handout's explore/exploit constant", low=0.0),
         Param("tie_break", "lowest", "B among tied f_J", kind="choice",
-              choices=learner.TIE_BREAKS),
+              choices=handout_session.TIE_BREAKS),
     )
 
     def __init__(
@@ -49,19 +49,19 @@ class Handout(Bundled):
     ) -> None:
         self.setup(game, seed, params, engine)
         self.params["m"] = check_m(self.params["m"], game.n_dice)
-        self.session = learner.Session(
+        self.session = handout_session.Session(
             game, self.params["m"], self.seed, tie_break=self.params["tie_break"], engine=engine
         )
 
     @classmethod
-    def from_learn_run(cls, run: learner.LearnRun, *, engine: str = "numba") -> Handout:
-        """The learner positioned where a :class:`dicejack.learner.LearnRun` stopped."""
+    def from_learn_run(cls, run: handout_session.LearnRun, *, engine: str = "numba") -> Handout:
+        """The learner positioned where a :class:`dicejack.learners.handout.LearnRun` stopped."""
         obj = cls(run.game, run.seed, engine=engine, m=run.m, tie_break=run.tie_break)
-        obj.session = learner.Session(run.game, engine=engine, start=run)
+        obj.session = handout_session.Session(run.game, engine=engine, start=run)
         return obj
 
-    def learn_run(self) -> learner.LearnRun:
-        """The run so far as the handout learner's own :class:`~dicejack.learner.LearnRun`
+    def learn_run(self) -> handout_session.LearnRun:
+        """The run so far as the handout learner's own :class:`~dicejack.learners.handout.LearnRun`
         (what `dicejack learn` saves), without snapshots."""
         return self.session.result()
 
@@ -80,7 +80,8 @@ class Handout(Bundled):
         self.session.play(games)
 
     def tables(self) -> Tables:
-        """The handout's two output arrays (:func:`dicejack.formulas.learned_tables`), visits."""
+        """The handout's two output arrays (:func:`~dicejack.learners.formulas.learned_tables`),
+        and the visits."""
         return count_tables(self.session.win, self.session.lose)
 
     def state(self) -> dict[str, Any]:
@@ -104,10 +105,10 @@ class Handout(Bundled):
         games, moves = state_int(state, "games"), state_int(state, "moves")
         win, lose = check_counts(game, state, games, moves)
         rng_state = generator_from_text(state.get("rng_state")).bit_generator.state
-        run = learner.LearnRun(
+        run = handout_session.LearnRun(
             game=game, m=obj.params["m"], games=games, seed=obj.seed,
-            win=learner.frozen_counts(win), lose=learner.frozen_counts(lose),
+            win=handout_session.frozen_counts(win), lose=handout_session.frozen_counts(lose),
             rng_state=rng_state, tie_break=obj.params["tie_break"], moves=moves,
         )
-        obj.session = learner.Session(game, engine=engine, start=run)
+        obj.session = handout_session.Session(game, engine=engine, start=run)
         return obj

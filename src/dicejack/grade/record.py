@@ -1,0 +1,76 @@
+"""The grade of one submission as a record: :class:`Grade` (a gradebook row, plus what its report
+shows) and :class:`WorstState`. Kept below every grade module that reads or writes grades
+(grading, copies, lms, writers), so that none of them imports another for the type."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dicejack.grade.consistency import Consistency
+
+__all__ = ["Grade", "WorstState"]
+
+
+@dataclass(frozen=True)
+class WorstState:
+    """A usable state where the submission is least like the reference runs."""
+
+    x: int
+    y: int
+    contribution: float
+    estimate: float  # graded value: 0 = no data or estimate 0
+    reference_mean: float
+    reference_low: float  # 5th percentile of the reference estimates with data
+    reference_high: float  # 95th percentile
+    policy: int  # 0 = none graded
+    policy_share: float  # share of reference runs the printed J agrees with
+    optimal: tuple[int, ...]
+
+
+
+@dataclass(frozen=True, eq=False)
+class Grade:
+    """The grade of one submission (a gradebook row, plus what its report shows).
+
+    policy / probability: the tables as graded (:func:`graded_tables`). similar_to: the other
+    submissions of the batch it looks copied from or to (flag ``copied``). what_if: the score
+    the tables would get if fixed (``"transposed back"``, ``"J shifted by one"``), when a flag
+    suggests it. student, student_name, lms: who the file belongs to, from its LMS file name
+    (:func:`dicejack.grade.lms_names.lms_student`). A skipped file (status ``skipped``, verdict
+    "") says why in `error`.
+    """
+
+    submission: str
+    status: str  # "ok" | "error" | "skipped" (found in a folder or archive, not an output)
+    score: float = 0.0
+    verdict: str = "fail"
+    consistency: Consistency | None = None
+    metrics: dict[str, float] = field(default_factory=dict)
+    points: dict[str, float] = field(default_factory=dict)
+    percentiles: dict[str, float] = field(default_factory=dict)
+    layout: str = ""
+    flags: tuple[str, ...] = ()
+    error: str = ""
+    notes: str = ""
+    worst: tuple[WorstState, ...] = ()
+    policy: np.ndarray | None = field(default=None, repr=False)
+    probability: np.ndarray | None = field(default=None, repr=False)
+    similar_to: tuple[str, ...] = ()
+    what_if: dict[str, float] = field(default_factory=dict)
+    metric_points: dict[str, float] = field(default_factory=dict)  # quality points per metric
+    student: str = ""  # the LMS identifier in the file's name (docs/grading.md)
+    student_name: str = ""
+    lms: str = ""  # canvas | moodle | gradescope | blackboard | ""
+
+    @property
+    def decimals(self) -> int | None:
+        """The printed precision the references were rounded to (None: full precision)."""
+        return self.consistency.decimals if self.consistency is not None else None
+
+    @property
+    def consistency_p(self) -> float:
+        return self.consistency.p_value if self.consistency is not None else math.nan
+

@@ -1,0 +1,121 @@
+"""The bundled learners by name: the registry, their parameters (checked, parsed from
+``key=value`` text, described for --help), and building or restoring one. The one place that
+knows every bundled learner; the generic session (:mod:`.session`) builds learners through it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+from dicejack.game import Game
+from dicejack.learners.base import Param, ResumableLearner, Run, check_params, check_protocol
+from dicejack.learners.checks import LearnerError
+from dicejack.learners.handout import Handout
+from dicejack.learners.mc_epsilon import MCEpsilon
+from dicejack.learners.qlearning import QLearning
+from dicejack.learners.thompson import Thompson
+from dicejack.learners.ucb import UCB
+
+__all__ = ["REGISTRY", "NAMES", "learner_class", "parameters", "check_learner_params",
+           "parse_params", "help_text", "make", "restore"]
+
+#: The bundled learners by name, in the order of every listing.
+REGISTRY: dict[str, type] = {
+    cls.NAME: cls for cls in (Handout, QLearning, MCEpsilon, UCB, Thompson)
+}
+
+
+
+#: Their names: handout, q-learning, mc-epsilon, ucb, thompson.
+NAMES: tuple[str, ...] = tuple(REGISTRY)
+
+
+
+# ------------------------------------------------------------------------------- the registry
+def learner_class(name: str) -> type:
+    """The bundled learner called `name`; LearnerError listing the names if there is none."""
+    if not isinstance(name, str) or name not in REGISTRY:
+        raise LearnerError(f"unknown learner {name!r}; choose one of: {', '.join(NAMES)}")
+    return REGISTRY[name]
+
+
+
+def parameters(name: str) -> tuple[Param, ...]:
+    """The parameters of bundled learner `name` (names, defaults, ranges, help)."""
+    return learner_class(name).PARAMS
+
+
+
+def check_learner_params(name: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """`params` of learner `name`, checked and completed with the defaults (in the learner's
+    order); LearnerError naming the learner, the parameter and the valid values."""
+    return check_params(name, parameters(name), params)
+
+
+
+def parse_params(name: str, items: Iterable[str]) -> dict[str, Any]:
+    """``--param key=value`` strings for learner `name` as checked Python values (only the keys
+    given; defaults are filled in by the learner). E.g. ``parse_params("q-learning",
+    ["alpha=0.1", "epsilon=0.2"])`` gives ``{"alpha": 0.1, "epsilon": 0.2}``; ``alpha=1/n`` gives
+    None (the 1/N step). LearnerError (one line) for a missing '=', an unknown or repeated key,
+    or a bad value."""
+    specs = {p.name: p for p in parameters(name)}
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = str(item).partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise LearnerError(f"a learner parameter must be key=value, got {item!r}")
+        if key not in specs:
+            valid = ", ".join(specs) if specs else "none"
+            raise LearnerError(f"learner {name} has no parameter {key!r}; its parameters: {valid}")
+        if key in out:
+            raise LearnerError(f"learner parameter {key} given twice")
+        out[key] = specs[key].parse(name, value)
+    check_learner_params(name, out)  # the checks across parameters
+    return out
+
+
+
+def help_text() -> str:
+    """The bundled learners and their parameters, for --help (one line per learner, one per
+    parameter)."""
+    lines = []
+    for name, cls in REGISTRY.items():
+        lines.append(f"{name}: {cls.SUMMARY}")
+        lines += [f"  {p.describe()}" for p in cls.PARAMS] or ["  (no parameters)"]
+    return "\n".join(lines)
+
+
+
+def make(
+    game: Game, name: str, seed: int | None = None, *, engine: str = "numba", **params: Any
+) -> ResumableLearner:
+    """A fresh bundled learner: ``make(game, "ucb", seed=1, c=1.0)``. engine "python" runs the
+    plain reference loop (identical tables, about 100x slower)."""
+    return learner_class(name)(game, seed, engine=engine, **params)
+
+
+
+def restore(run: Run, *, engine: str | None = None) -> ResumableLearner:
+    """The learner positioned where `run` stopped (to play on with it); LearnerError when the
+    run's learner cannot be resumed."""
+    if not isinstance(run, Run):
+        raise LearnerError(f"restore needs a learners.Run, got {type(run).__name__}")
+    cls = run.learner_type if run.learner_type is not None else learner_class(run.name)
+    if run.state is None or not callable(getattr(cls, "restore", None)):
+        raise LearnerError(f"learner {run.name} cannot be resumed: it has no state()/restore()")
+    extra = {} if engine is None else {"engine": engine}
+    if cls in REGISTRY.values():
+        state = run.state
+    else:  # a user's class: give it copies it may keep and modify
+        state = {k: np.array(v) if isinstance(v, np.ndarray) else v for k, v in run.state.items()}
+    obj = cls.restore(run.game, run.seed, dict(run.params), state, **extra)
+    check_protocol(obj)
+    if obj.played != run.games:
+        raise LearnerError(f"restored learner {run.name} has played {obj.played} games, "
+                           f"not the run's {run.games}")
+    return obj
+
