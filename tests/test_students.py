@@ -14,8 +14,8 @@ import re
 import numpy as np
 import pytest
 
-import students
-from students import BUGS, DEBATABLE, FAITHFUL, Student
+from tests import students
+from tests.students import BUGS, DEBATABLE, FAITHFUL, Student
 
 PLACEHOLDERS = {"n/a", "-", "--"}
 SMALL = dict(n_sides=4, low=8, high=9, n_dice=2, m=100, games=20_000)
@@ -274,6 +274,7 @@ def first_move_stats(student: Student, game: dict, seeds: range) -> np.ndarray:
     return np.array(rows, dtype=float)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "game",
     [

@@ -12,6 +12,8 @@ from dicejack import compare, formats, solver
 from dicejack.cli import main
 from dicejack.game import Game
 from dicejack.learners import formulas, handout
+from tests.games import HANDOUT
+from tests.games import SMALLEST as TINY
 
 # The tiny game used for hand computation: a two-sided die (1 or 2), target exactly 2, up to 2
 # dice; states <x, y> with x, y in {0, 1}.
@@ -21,8 +23,6 @@ from dicejack.learners import formulas, handout
 #   <0,0>: J=1: 1/2 win + 1/2 * (1 - P(0,1)) = 5/8; J=2: 1/4.                  P* = 5/8
 # Optimal play is always J=1. <1,0> is unreachable (the opponent has moved, so has >= 1).
 # Visits with optimal play: <0,0> 1, <0,1> 1/2, <1,1> 1/4: all on-path, and all decisive.
-TINY = Game(n_sides=2, low=2, high=2, n_dice=2)
-HANDOUT = Game(n_sides=6, low=15, high=17, n_dice=2)
 
 
 @pytest.fixture(scope="module")

@@ -7,13 +7,12 @@ import pytest
 
 from dicejack import compare
 from dicejack.compare import hints
-from dicejack.game import Game
 from dicejack.learners import formulas, handout
+from tests.games import HANDOUT
+from tests.games import SMALLEST as TINY
 
 # The tiny game of tests/test_compare.py, computed by hand there: a two-sided die, target exactly
 # 2, up to 2 dice. P* = [[5/8, 3/4], [1/2, 1/2]], optimal J = 1 everywhere; <1,0> unreachable.
-TINY = Game(n_sides=2, low=2, high=2, n_dice=2)
-HANDOUT = Game(n_sides=6, low=15, high=17, n_dice=2)
 
 
 @pytest.fixture(scope="module")

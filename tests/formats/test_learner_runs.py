@@ -14,8 +14,8 @@ from dicejack.formats import FormatError
 from dicejack.formats.learner_runs import load_learner_run, save_learner_run
 from dicejack.game import Game
 from dicejack.learners import handout
+from tests.games import HANDOUT
 
-HANDOUT = Game(6, 15, 17, 2)
 SMALL = Game(4, 9, 10, 2)
 
 

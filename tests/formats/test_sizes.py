@@ -1,5 +1,5 @@
 """Tests of dicejack.formats.sizes: the estimates are upper bounds of what is then written. The
-estimates of `solve` and the handout's `learn` are held to the real outputs in tests/test_cli.py
+estimates of `solve` and the handout's `learn` are held to the real outputs in tests/cli/test_cli.py
 (test_size_estimates_are_close_upper_bounds); here, those of any bundled learner's run."""
 
 from __future__ import annotations

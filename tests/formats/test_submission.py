@@ -571,6 +571,7 @@ def test_submission_round_trip_property(low, n_dice, seed, name) -> None:
     assert_sub_reads_back(read_submission_text(text, low, n_dice), policy, prob)
 
 
+@pytest.mark.slow
 def test_submission_large_input_is_linear() -> None:
     """A few MiB of rows and of brackets are read in seconds, not minutes."""
     policy, prob, _ = make_sub_tables()

@@ -11,7 +11,15 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from layouts import (
+
+from dicejack.formats import (
+    SUBMISSION_LAYOUTS,
+    Submission,
+    find_table_size,
+    read_submission_text,
+)
+
+from .layouts import (
     CONVENTIONS,
     DECIMALS,
     LAYOUTS,
@@ -20,13 +28,6 @@ from layouts import (
     expected,
     make_tables,
     render,
-)
-
-from dicejack.formats import (
-    SUBMISSION_LAYOUTS,
-    Submission,
-    find_table_size,
-    read_submission_text,
 )
 
 SEPARATE = {"grid", "grid-tabs", "grid-column-header", "tab-corner", "csv", "labelled-grid"}
@@ -91,6 +92,7 @@ def printings(draw: st.DrawFn) -> tuple[Tables, str, Style]:
     return tables, layout, style
 
 
+@pytest.mark.slow
 @settings(
     max_examples=800,
     derandomize=True,

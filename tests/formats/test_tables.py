@@ -1,7 +1,8 @@
 """Tests of dicejack.formats.tables: the handout's text tables and what solve and learn write.
 
 Run files (.npz save, load, resume, corrupt files) are tested with the learner in
-tests/test_learner.py, and the JSON keys of `solve` with the command line in tests/test_cli.py.
+tests/learners/handout/test_session.py, and the JSON keys of `solve` with the command line in
+tests/cli/test_cli.py.
 """
 
 from __future__ import annotations

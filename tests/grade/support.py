@@ -8,10 +8,9 @@ from pathlib import Path
 import numpy as np
 
 from dicejack import formats, grade
-from dicejack.game import Game
 from dicejack.learners import formulas, handout
+from tests.games import SMALL as GAME
 
-GAME = Game(n_sides=4, low=8, high=9, n_dice=2)
 M = 100.0
 GAMES = 20_000
 CONFIG = grade.GradeConfig(GAME, M, GAMES)

@@ -41,6 +41,7 @@ def test_null_at_printed_precision_is_its_own_leave_one_out(refs):
     assert g.decimals == 2 and g.consistency.null_mean == pytest.approx(null2.mean())
 
 
+@pytest.mark.slow
 def test_false_alarm_rate_is_nominal_on_fresh_seeds():
     """10 reference sets x 60 fresh correct runs: P(p < 0.05) and P(p < 0.01) near nominal."""
     ps = []

@@ -10,11 +10,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import students
 from dicejack import formats, grade
-from dicejack.game import Game
+from tests import students
+from tests.games import SMALL as GAME
 
-GAME = Game(n_sides=4, low=8, high=9, n_dice=2)
+pytestmark = pytest.mark.slow  # the corpus: every student program, many seeds
+
 M = 100.0
 GAMES = 20_000
 SETS = 3  # independent reference sets

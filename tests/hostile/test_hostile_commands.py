@@ -164,6 +164,7 @@ def serve(reply: bytes | None) -> tuple[str, threading.Event]:
     return f"tcp://127.0.0.1:{sock.getsockname()[1]}", stop
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reply", [None, b"\xff" * 64 + os.urandom(256)],
                          ids=["silent", "garbage"])
 def test_dask_scheduler_that_never_answers_gives_up_in_time(tmp_path, capsys, monkeypatch,
@@ -238,6 +239,7 @@ def alive(pid: int) -> bool:
 needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_signal_during_learn_saves_a_resumable_run(tmp_path, sig, code):
     proc = start(["learn", "--games", str(10**10), "--out", "run.npz"], tmp_path)
@@ -277,6 +279,7 @@ def test_ctrl_c_during_the_final_save_still_saves_the_finished_run(tmp_path, cap
     assert formats.load_run_npz(out).games == 2000
 
 
+@pytest.mark.slow
 @needs_proc
 @pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143)])
 def test_signal_during_report_stops_workers_and_leaves_nothing(tmp_path, sig, code):

@@ -27,10 +27,9 @@ from hypothesis import strategies as st
 
 from dicejack import formats
 from dicejack.formats import FormatError
-from dicejack.game import Game
 from dicejack.learners import handout
+from tests.games import HANDOUT as GAME
 
-GAME = Game(n_sides=6, low=15, high=17, n_dice=2)
 FAST = settings(
     max_examples=60, deadline=None, database=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],

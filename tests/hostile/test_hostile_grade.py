@@ -17,10 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dicejack import formats, grade
-from dicejack.game import Game
 from dicejack.learners import formulas, handout
+from tests.games import SMALL as GAME
 
-GAME = Game(n_sides=4, low=8, high=9, n_dice=2)
 CFG = grade.GradeConfig(GAME, 100.0, 3000, references=10, calibration=10, seed=4242)
 ARRAYS = ("best", "probability", "tied", "visits", "metrics", "held_best", "held_probability")
 HYP = settings(max_examples=40, deadline=None,
@@ -172,6 +171,7 @@ def _crafts(data: dict) -> dict[str, dict]:
     return out
 
 
+@pytest.mark.slow
 def test_crafted_caches_are_recomputed_with_a_notice(tmp_path, pristine):
     """Out-of-range, wrongly typed or inconsistent contents, even with a forged hash: each is
     recomputed, with a one-line notice naming the file and the reason, and grading gives the

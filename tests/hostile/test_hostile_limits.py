@@ -32,6 +32,7 @@ def cli(*args: object, timeout: float = 60, cwd: Path | None = None) -> tuple[in
 
 
 # ------------------------------------------------------------------ 1. sizes before work
+@pytest.mark.slow
 def test_too_many_workers_are_capped_with_a_note(tmp_path):
     code, err, _ = cli("report", "--games", "10,20", "--seeds", "2", "--workers", "100000",
                        "--out", tmp_path / "r", timeout=120)
@@ -109,6 +110,7 @@ def test_real_runs_load_within_twice_the_memory_of_learning_them(real):
             assert used <= 2 * learned, (name, loader.__name__, used, learned)
 
 
+@pytest.mark.slow
 def test_junk_members_are_refused_unread(real, tmp_path):
     folder, _, ucb_peak = real
     data = _members(folder / "ucb.npz")

@@ -16,10 +16,9 @@ import pytest
 
 from dicejack import formats, grade
 from dicejack.cli import main
-from dicejack.game import Game
 from dicejack.learners import formulas, handout
+from tests.games import SMALL as GAME
 
-GAME = Game(n_sides=4, low=8, high=9, n_dice=2)
 CFG = grade.GradeConfig(GAME, 100.0, 3000, references=10, calibration=10, seed=4242)
 SETTINGS = ["--sides", "4", "--low", "8", "--high", "9", "--dice", "2", "-m", "100",
             "--games", "3000", "--references", "10"]

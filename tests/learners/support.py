@@ -6,12 +6,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from dicejack.game import Game
-
-HANDOUT = Game(n_sides=6, low=15, high=17, n_dice=2)
 #: The tiny game of the by-hand tests: a die with faces 1, 2; win on 3 or 4; up to 2 dice.
 #: Totals of 1 die: 1, 2 (1/2 each); of 2 dice: 2 (1/4), 3 (1/2), 4 (1/4).
-TINY = Game(n_sides=2, low=3, high=4, n_dice=2)
 
 
 class ScriptedRng:

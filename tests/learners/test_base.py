@@ -11,8 +11,8 @@ import pytest
 from dicejack import DicejackError
 from dicejack.learners import base
 from dicejack.learners.base import LearnerError, Param, Run, Tables
-
-from .support import HANDOUT, TINY
+from tests.games import HAND_SIZED as TINY
+from tests.games import HANDOUT
 
 
 def tiny_tables(**change):

@@ -9,8 +9,8 @@ from dicejack import learners
 from dicejack.learners import LearnerError
 from dicejack.learners.counting import check_counts, count_tables, f_cache
 from dicejack.learners.formulas import learned_tables
-
-from .support import HANDOUT, TINY
+from tests.games import HAND_SIZED as TINY
+from tests.games import HANDOUT
 
 
 def test_count_tables_are_the_handouts():

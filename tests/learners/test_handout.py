@@ -10,8 +10,10 @@ import pytest
 from dicejack import learners
 from dicejack.learners import Handout, LearnerError, handout
 from dicejack.learners.counting import count_tables
+from tests.games import HAND_SIZED as TINY
+from tests.games import HANDOUT
 
-from .support import HANDOUT, TINY, same_state
+from .support import same_state
 
 
 def same_learn_run(a: handout.LearnRun, b: handout.LearnRun) -> bool:

@@ -8,8 +8,10 @@ import pytest
 
 from dicejack import learners
 from dicejack.game import Game
+from tests.games import HAND_SIZED as TINY
+from tests.games import HANDOUT
 
-from .support import HANDOUT, TINY, same_state
+from .support import same_state
 
 GAMES = [
     (HANDOUT, 1500),

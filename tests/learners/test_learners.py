@@ -15,8 +15,10 @@ from dicejack import compare, learners
 from dicejack.game import Game
 from dicejack.learners import LearnerError, Tables
 from dicejack.learners.formulas import learned_tables
+from tests.games import HAND_SIZED as TINY
+from tests.games import HANDOUT
 
-from .support import HANDOUT, TINY, same_state
+from .support import same_state
 
 
 # ------------------------------------------------------------------------------ registry

@@ -5,16 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 from dicejack import learners
-from dicejack.learners.reference import handout_f, lowest_argmax
-
-from .support import HANDOUT
+from dicejack.learners.formulas import estimates
+from tests.games import HANDOUT
 
 
 def test_without_exploration_it_always_plays_the_handouts_b():
     obj = learners.make(HANDOUT, "mc-epsilon", 3, epsilon=0.0, epsilon_min=0.0)
     for _ in range(60):
         before = obj.win[0, 0] + obj.lose[0, 0]
-        b = lowest_argmax(handout_f(obj.win[0, 0], obj.lose[0, 0], 2), 2)
+        b = estimates(obj.win[0, 0], obj.lose[0, 0], 2)[2]
         obj.play(1)
         played = np.flatnonzero(obj.win[0, 0] + obj.lose[0, 0] - before)
         assert played.tolist() == [b]

@@ -7,8 +7,8 @@ import pytest
 
 from dicejack import learners, solver
 from dicejack.learners import LearnerError, QLearning
-
-from .support import HANDOUT, TINY
+from tests.games import HAND_SIZED as TINY
+from tests.games import HANDOUT
 
 
 def test_tables_from_q():

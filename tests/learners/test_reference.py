@@ -9,9 +9,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from dicejack import game
+from dicejack.learners import formulas
 from dicejack.learners import reference as ref
+from tests.games import HAND_SIZED as TINY
 
-from .support import TINY, ScriptedRng
+from .support import ScriptedRng
 
 
 # ------------------------------------------------------------------------------------ rules
@@ -63,11 +66,14 @@ def test_lowest_argmax(row, k, expected):
     assert ref.lowest_argmax(row, k) == expected
 
 
-def test_handout_f_and_roll_total():
-    assert ref.handout_f([0, 3, 0, 1], [0, 1, 0, 3], 3) == [0.0, 0.75, 0.5, 0.25]
+def test_the_reference_loops_use_the_one_estimate_and_the_one_roll():
+    """f_J and B come from the handout's formulas, the roll total from the game's rule (clamped
+    to the largest total), not from copies of them."""
+    assert ref.estimates is formulas.estimates and ref.roll_total is game.roll_total
+    assert formulas.estimates([0, 3, 0, 1], [0, 1, 0, 3], 3)[0] == [0.0, 0.75, 0.5, 0.25]
     row = TINY.sum_cdf_table[2].tolist()  # totals 2, 3, 4 with 1/4, 1/2, 1/4
     assert row == [0.0, 0.0, 0.25, 0.75, 1.0]
-    assert [ref.roll_total(row, x) for x in (0.0, 0.2499, 0.25, 0.74, 0.75, 0.9999)] == [
+    assert [game.roll_total(row, x) for x in (0.0, 0.2499, 0.25, 0.74, 0.75, 0.9999)] == [
         2, 2, 3, 3, 4, 4]
 
 

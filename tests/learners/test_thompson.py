@@ -9,8 +9,7 @@ from scipy import stats
 
 from dicejack import learners
 from dicejack.learners import Thompson
-
-from .support import HANDOUT
+from tests.games import HANDOUT
 
 
 def test_choice_probability_at_a_known_state():

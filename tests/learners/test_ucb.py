@@ -6,8 +6,7 @@ import numpy as np
 
 from dicejack import learners
 from dicejack.learners.reference import ucb_choice
-
-from .support import HANDOUT
+from tests.games import HANDOUT
 
 
 def test_every_j_is_tried_once_before_any_twice():

@@ -7,8 +7,7 @@ import pytest
 
 from dicejack import report
 from dicejack.game import Game
-
-TINY = Game(n_sides=3, low=6, high=7, n_dice=2)
+from tests.games import TINY
 
 
 def tiny_config(**kw) -> report.ReportConfig:

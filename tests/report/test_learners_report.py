@@ -14,9 +14,8 @@ import pytest
 
 from dicejack import compare, figures, learners, report
 from dicejack.cli import main
-from dicejack.game import Game
+from tests.games import TINY
 
-TINY = Game(n_sides=3, low=6, high=7, n_dice=2)
 TINY_ARGS = ["--sides", "3", "--low", "6", "--high", "7", "--dice", "2"]
 GAMES = (10, 30, 100)
 
@@ -268,6 +267,7 @@ def test_past_ten_series_curves_change_style_and_learned_maps_stop_at_the_cap():
 
 
 # ------------------------------------------------------------------------------ the command
+@pytest.mark.slow
 def test_report_command_compares_learners_and_a_rerun_reproduces_it(tmp_path, capsys):
     args = ["report", *TINY_ARGS, "--learner", "handout,q-learning", "--param",
             "q-learning.alpha=0.1", "--games", "10,30", "--seeds", "2"]

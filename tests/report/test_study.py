@@ -9,11 +9,9 @@ import numpy as np
 import pytest
 
 from dicejack import compare, report
-from dicejack.game import Game
 from dicejack.learners import handout
 from dicejack.runtime import frames, parallel
-
-TINY = Game(n_sides=3, low=6, high=7, n_dice=2)
+from tests.games import TINY
 
 
 def tiny_config(**kw) -> report.ReportConfig:
@@ -88,6 +86,7 @@ def test_to_frame_without_pandas_is_a_one_line_error(monkeypatch):
 
 
 # ------------------------------------------------------------------------------ executors
+@pytest.mark.slow
 def test_process_pool_and_dask_give_the_same_numbers_as_in_process():
     distributed = pytest.importorskip("distributed")
     cfg = tiny_config(games=(10, 100, 300))

@@ -11,9 +11,7 @@ import pytest
 
 from dicejack import compare, figures, report
 from dicejack.cli import main
-from dicejack.game import Game
-
-TINY = Game(n_sides=3, low=6, high=7, n_dice=2)
+from tests.games import TINY
 
 
 def tiny_config(**kw) -> report.ReportConfig:
@@ -139,6 +137,7 @@ def folder_bytes(folder) -> dict[str, bytes]:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow
 def test_a_rerun_reproduces_every_file_byte_for_byte_whatever_the_workers(tmp_path,
                                                                            monkeypatch):
     """The reproducibility promise of report.md: same command, same bytes (timing.json apart),

@@ -455,6 +455,7 @@ class SelfPlaying(Bundled):
     play_reference."""
 
     counters: np.ndarray
+    rng: np.random.Generator
 
     @property
     def played(self) -> int:
@@ -465,6 +466,11 @@ class SelfPlaying(Bundled):
     def moves(self) -> int:
         """Moves played so far."""
         return int(self.counters[1])
+
+    def progress_state(self) -> dict[str, Any]:
+        """The part of :meth:`state` every self-playing learner shares, after its own tables:
+        games, moves and the generator's state (JSON text)."""
+        return {"games": self.played, "moves": self.moves, "rng_state": rng_state_text(self.rng)}
 
     def play(self, games: int) -> None:
         """Play `games` more games (chunking never changes the result)."""

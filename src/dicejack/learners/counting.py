@@ -22,7 +22,6 @@ from dicejack.learners.base import (
     check_learner_size,
     generator_from_text,
     readonly,
-    rng_state_text,
     roll_tables,
     state_array,
     state_int,
@@ -110,13 +109,7 @@ class CountingLearner(SelfPlaying):
 
     def state(self) -> dict[str, Any]:
         """win, lose (copies), games, moves and rng_state (JSON text)."""
-        return {
-            "win": self.win.copy(),
-            "lose": self.lose.copy(),
-            "games": self.played,
-            "moves": self.moves,
-            "rng_state": rng_state_text(self.rng),
-        }
+        return {"win": self.win.copy(), "lose": self.lose.copy(), **self.progress_state()}
 
     @classmethod
     def restore(

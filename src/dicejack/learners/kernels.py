@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit
 
-from dicejack.learners.moves import record_counts, roll
+from dicejack.learners.moves import counted_move, move_buffers, roll
 
 THIRD = 1.0 / 3.0
 
@@ -52,10 +51,7 @@ def mc_epsilon_self_play(
 ):
     """mc-epsilon: epsilon-greedy on the handout's f_J (lowest J on ties), the handout's counts."""
     k = win.shape[2] - 1
-    cap = 2 * low + 2
-    xs = np.empty(cap, np.int64)
-    ys = np.empty(cap, np.int64)
-    js = np.empty(cap, np.int64)
+    xs, ys, js = move_buffers(low)
     for _ in range(games):
         eps = _epsilon(counters[0], eps0, eps_min, decay)
         a = 0
@@ -63,14 +59,9 @@ def mc_epsilon_self_play(
         n = 0
         while True:
             jj = _epsilon_greedy(fcache, a, b, k, eps, rng.random())
-            t = roll(cdf, guide, jj, rng.random())
-            xs[n] = a
-            ys[n] = b
-            js[n] = jj
-            n += 1
-            new = a + t
-            if new >= low:
-                record_counts(win, lose, fcache, xs, ys, js, n, new <= high)
+            n, new, end = counted_move(win, lose, fcache, cdf, guide, xs, ys, js, n, a, b, jj,
+                                       rng.random(), low, high)
+            if end:
                 break
             a = b
             b = new
@@ -83,10 +74,7 @@ def ucb_self_play(win, lose, fcache, counters, cdf, guide, low, high, c, games, 
     """ucb: the lowest untried J, else the largest f_J + c sqrt(log T / n_J); the handout's
     counts."""
     k = win.shape[2] - 1
-    cap = 2 * low + 2
-    xs = np.empty(cap, np.int64)
-    ys = np.empty(cap, np.int64)
-    js = np.empty(cap, np.int64)
+    xs, ys, js = move_buffers(low)
     for _ in range(games):
         a = 0
         b = 0
@@ -106,14 +94,9 @@ def ucb_self_play(win, lose, fcache, counters, cdf, guide, low, high, c, games, 
                     if v > top:
                         top = v
                         jj = j
-            t = roll(cdf, guide, jj, rng.random())
-            xs[n] = a
-            ys[n] = b
-            js[n] = jj
-            n += 1
-            new = a + t
-            if new >= low:
-                record_counts(win, lose, fcache, xs, ys, js, n, new <= high)
+            n, new, end = counted_move(win, lose, fcache, cdf, guide, xs, ys, js, n, a, b, jj,
+                                       rng.random(), low, high)
+            if end:
                 break
             a = b
             b = new
@@ -145,10 +128,7 @@ def thompson_self_play(win, lose, fcache, gcache, counters, cdf, guide, low, hig
     counts. gcache (L, L, K+1, 4) holds Marsaglia-Tsang's (d, c) for 1 + win and for 1 + lose
     of every (x, y, j), kept in step with the counts."""
     k = win.shape[2] - 1
-    cap = 2 * low + 2
-    xs = np.empty(cap, np.int64)
-    ys = np.empty(cap, np.int64)
-    js = np.empty(cap, np.int64)
+    xs, ys, js = move_buffers(low)
     for _ in range(games):
         a = 0
         b = 0
@@ -164,15 +144,10 @@ def thompson_self_play(win, lose, fcache, gcache, counters, cdf, guide, low, hig
                     if v > top:
                         top = v
                         jj = j
-            t = roll(cdf, guide, jj, rng.random())
-            xs[n] = a
-            ys[n] = b
-            js[n] = jj
-            n += 1
-            new = a + t
-            if new >= low:
-                mover_won = new <= high
-                record_counts(win, lose, fcache, xs, ys, js, n, mover_won)
+            n, new, end = counted_move(win, lose, fcache, cdf, guide, xs, ys, js, n, a, b, jj,
+                                       rng.random(), low, high)
+            if end:
+                mover_won = end == 1
                 for i in range(n):  # the constants of the one count each move changed
                     xi = xs[i]
                     yi = ys[i]

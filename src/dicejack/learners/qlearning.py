@@ -31,7 +31,6 @@ from dicejack.learners.base import (
     check_learner_size,
     generator_from_text,
     readonly,
-    rng_state_text,
     roll_tables,
     state_array,
     state_int,
@@ -105,13 +104,7 @@ class QLearning(SelfPlaying):
 
     def state(self) -> dict[str, Any]:
         """q, visits (copies), games, moves and rng_state (JSON text)."""
-        return {
-            "q": self.q.copy(),
-            "visits": self.visits.copy(),
-            "games": self.played,
-            "moves": self.moves,
-            "rng_state": rng_state_text(self.rng),
-        }
+        return {"q": self.q.copy(), "visits": self.visits.copy(), **self.progress_state()}
 
     @classmethod
     def restore(

@@ -10,7 +10,7 @@ the counters and the generator). Per move, in this order:
   nothing (:func:`ucb_choice`); thompson draws two Gamma variates per J when NDice > 1
   (:func:`thompson_choice`), nothing when NDice = 1;
 - the roll: one uniform x, and the total is the first t with x < P(total of J dice <= t)
-  (:func:`roll_total`, the handout learner's rule).
+  (:func:`dicejack.game.roll_total`, the handout learner's rule).
 
 Counting learners (mc-epsilon, ucb, thompson) keep the handout's WinCount/LoseCount tables and
 update them as the handout does, when a game ends: every (X, Y, J) of the winner adds 1 to win,
@@ -21,18 +21,18 @@ every one of the loser to lose. q-learning updates Q(s, J) after every move (:fu
 from __future__ import annotations
 
 import math
-from bisect import bisect_right
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from dicejack.game import roll_total
+from dicejack.learners.formulas import estimates
+
 __all__ = [
     "epsilon_at",
     "epsilon_greedy",
     "lowest_argmax",
-    "handout_f",
-    "roll_total",
     "ucb_choice",
     "gamma_constants",
     "gamma_draw",
@@ -78,21 +78,6 @@ def lowest_argmax(values: Sequence[float], k: int) -> int:
     return best
 
 
-def handout_f(wrow: Sequence[int], lrow: Sequence[int], k: int) -> list[float]:
-    """f_0..f_K of a state, the handout's estimate: win/(win+lose), 0.5 where there is no data
-    (f_0 unused: 0)."""
-    f = [0.0] * (k + 1)
-    for j in range(1, k + 1):
-        d = wrow[j] + lrow[j]
-        f[j] = float(wrow[j]) / float(d) if d > 0 else 0.5
-    return f
-
-
-def roll_total(cdf_row: Sequence[float], x: float) -> int:
-    """The roll total that uniform x picks: the first t with x < cdf_row[t]."""
-    return bisect_right(cdf_row, x)
-
-
 def ucb_choice(wrow: Sequence[int], lrow: Sequence[int], k: int, c: float) -> int:
     """UCB1 in one state: the lowest untried J if any, else the lowest J with the largest
     f_J + c * sqrt(log(n) / n_J), where n_J = win + lose of J, n = sum of n_J and f_J =
@@ -100,7 +85,7 @@ def ucb_choice(wrow: Sequence[int], lrow: Sequence[int], k: int, c: float) -> in
     for j in range(1, k + 1):
         if wrow[j] + lrow[j] == 0:
             return j
-    f = handout_f(wrow, lrow, k)
+    f = estimates(wrow, lrow, k)[0]
     total = 0
     for j in range(1, k + 1):
         total += wrow[j] + lrow[j]
@@ -209,7 +194,7 @@ def count_self_play(
                 wrow, lrow = wl[a][b], ll[a][b]
                 if rule == "mc-epsilon":
                     u = rng.random()
-                    j = epsilon_greedy(u, eps, k, lowest_argmax(handout_f(wrow, lrow, k), k))
+                    j = epsilon_greedy(u, eps, k, estimates(wrow, lrow, k)[2])
                 elif rule == "ucb":
                     j = ucb_choice(wrow, lrow, k, params[0])
                 else:

@@ -7,10 +7,9 @@ plain reference tests hold it to is :mod:`dicejack.learners.handout.reference`.
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
-from dicejack.learners.moves import record_counts, roll
+from dicejack.learners.moves import counted_move, move_buffers
 
 
 @njit(cache=True, inline="always")
@@ -95,10 +94,7 @@ def learner_self_play(
                    near bucket floor(u*G); the search corrects both ways, so any guide is exact.
     """
     k = win.shape[2] - 1
-    cap = 2 * low + 2  # each player moves at most `low` times in a game
-    xs = np.empty(cap, np.int64)
-    ys = np.empty(cap, np.int64)
-    js = np.empty(cap, np.int64)
+    xs, ys, js = move_buffers(low)
     for _ in range(games):
         a = 0
         b = 0
@@ -127,16 +123,11 @@ def learner_self_play(
                             idx -= 1
             # J by the handout's cumulative rule, with one uniform.
             jj = _choose_dice(fcache, a, b, k, best, fbest, m, rng.random())
-            # Roll total: the first t with uniform < P(total of jj dice <= t).
-            t = roll(cdf, guide, jj, rng.random())
-            xs[n] = a
-            ys[n] = b
-            js[n] = jj
-            n += 1
-            new = a + t
-            if new >= low:
-                # The last mover (index n-1) won unless it passed UTarget.
-                record_counts(win, lose, fcache, xs, ys, js, n, new <= high)
+            # Roll total: the first t with uniform < P(total of jj dice <= t); the game ends (and
+            # its moves are counted) when the mover reaches LTarget.
+            n, new, end = counted_move(win, lose, fcache, cdf, guide, xs, ys, js, n, a, b, jj,
+                                       rng.random(), low, high)
+            if end:
                 break
             a = b
             b = new

@@ -17,9 +17,8 @@ from dicejack.game import Game
 from dicejack.learners import formulas, handout
 from dicejack.learners.handout import explain, trace
 from dicejack.learners.handout import reference as handout_reference
-
-HANDOUT = Game(n_sides=6, low=15, high=17, n_dice=2)
-THREE_DICE = Game(n_sides=6, low=15, high=17, n_dice=3)
+from tests.games import HANDOUT
+from tests.games import HANDOUT_3_DICE as THREE_DICE
 
 
 def printed_p(text: str) -> dict[int, float]:

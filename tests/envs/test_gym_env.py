@@ -20,9 +20,9 @@ from dicejack import DicejackError, compare, solver
 from dicejack.envs.gym_env import ENV_ID, DiceJackEnv, EnvError, greedy_tables, roll_total
 from dicejack.game import Game
 from dicejack.learners import formulas
+from tests.games import HANDOUT
 
-ROOT = Path(__file__).resolve().parent.parent
-HANDOUT = Game(n_sides=6, low=15, high=17, n_dice=2)
+ROOT = Path(__file__).resolve().parents[2]
 #: Small enough for fast statistics, large enough that play matters: the opening roll (at most
 #: 8) can never end the game, optimal play is not trivial (p00 = 0.663).
 SMALL = Game(n_sides=4, low=10, high=12, n_dice=2)

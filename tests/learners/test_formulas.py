@@ -14,8 +14,7 @@ from hypothesis import strategies as st
 from dicejack.game import Game
 from dicejack.learners import checks, formulas, handout
 from dicejack.learners.checks import LearnerError
-
-HANDOUT = Game(n_sides=6, low=15, high=17, n_dice=2)
+from tests.games import HANDOUT
 
 
 def tables(game: Game) -> tuple[np.ndarray, np.ndarray]:

@@ -16,8 +16,7 @@ from dicejack.learners import checks, formulas, handout, playing
 from dicejack.learners.checks import LearnerError
 from dicejack.learners.handout import reference as handout_reference
 from dicejack.learners.handout.trace import replay_game
-
-HANDOUT = Game(n_sides=6, low=15, high=17, n_dice=2)
+from tests.games import HANDOUT
 
 
 def tables(game: Game) -> tuple[np.ndarray, np.ndarray]:

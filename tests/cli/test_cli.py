@@ -120,6 +120,7 @@ def _heavy_imports(*args: str, cwd=None) -> tuple[int, str, bool]:
     return int(code), heavy, numpy_loaded == "True"
 
 
+@pytest.mark.slow
 def test_solve_and_compare_of_a_small_game_load_no_compiler_and_help_no_numpy(tmp_path):
     from dicejack import formats
     from dicejack.learners import handout

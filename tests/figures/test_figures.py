@@ -12,8 +12,8 @@ from PIL import Image
 from dicejack import compare, figures
 from dicejack.game import Game
 from dicejack.learners import handout
+from tests.games import TINY
 
-TINY = Game(n_sides=3, low=6, high=7, n_dice=2)
 GAMES = (10, 100, 1000, 10_000)
 
 
