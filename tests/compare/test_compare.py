@@ -25,16 +25,6 @@ from tests.games import SMALLEST as TINY
 # Visits with optimal play: <0,0> 1, <0,1> 1/2, <1,1> 1/4: all on-path, and all decisive.
 
 
-@pytest.fixture(scope="module")
-def tiny_truth() -> compare.Truth:
-    return compare.truth(TINY)
-
-
-@pytest.fixture(scope="module")
-def handout_truth() -> compare.Truth:
-    return compare.truth(HANDOUT)
-
-
 def test_tiny_truth_matches_the_hand_computation(tiny_truth):
     t = tiny_truth
     np.testing.assert_allclose(t.solution.p, [[5 / 8, 3 / 4], [1 / 2, 1 / 2]])

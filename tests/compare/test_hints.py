@@ -15,16 +15,6 @@ from tests.games import SMALLEST as TINY
 # 2, up to 2 dice. P* = [[5/8, 3/4], [1/2, 1/2]], optimal J = 1 everywhere; <1,0> unreachable.
 
 
-@pytest.fixture(scope="module")
-def tiny_truth() -> compare.Truth:
-    return compare.truth(TINY)
-
-
-@pytest.fixture(scope="module")
-def handout_truth() -> compare.Truth:
-    return compare.truth(HANDOUT)
-
-
 def test_hints_on_the_hand_computed_tiny_game(tiny_truth):
     sol = tiny_truth.solution  # P* = [[5/8, 3/4], [1/2, 1/2]], J = 1 everywhere
     right = hints.table_hints(tiny_truth, sol.best, sol.p)
