@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 
@@ -29,6 +30,7 @@ __all__ = [
     "MOVER_WINS",
     "MOVER_LOSES",
     "CONTINUES",
+    "Successor",
 ]
 
 #: Largest Q table (low * low * (n_dice + 1) float64) a Game may ask for: 16 GiB, which leaves
@@ -56,6 +58,17 @@ def roll_total(cdf_row: Sequence[float], u: float) -> int:
     t with u < P(total <= t), `cdf_row` being row J of :attr:`Game.sum_cdf_table`. (The compiled
     kernels draw the same way, through a guide table; tests hold them to this.)"""
     return min(bisect_right(cdf_row, u), len(cdf_row) - 1)
+
+
+class Successor(NamedTuple):
+    """One chance outcome of rolling J dice at <x, y>: the total, its probability, what it means
+    for the mover (MOVER_WINS, MOVER_LOSES, CONTINUES) and the next state <y, x + total> (None
+    when the game ends)."""
+
+    total: int
+    probability: float
+    outcome: int
+    state: tuple[int, int] | None
 
 
 class GameError(DicejackError, ValueError):
@@ -232,6 +245,26 @@ class Game:
         if not 0 <= j <= self.n_dice:
             raise GameError(f"number of dice must be in 0..{self.n_dice}, got {j}")
         return j
+
+    # ------------------------------------------------------------------------- successors
+    def chance_outcomes(self, j: int) -> list[tuple[int, float]]:
+        """(total, probability) of every total j dice can show, ascending: the chance node
+        after a mover chooses j (the OpenSpiel game and the environments share it)."""
+        row = self.sum_probability_table[self._check_j(j)]
+        return [(t, float(row[t])) for t in range(j, j * self.n_sides + 1)]
+
+    def successors(self, x: int, y: int, j: int) -> list[Successor]:
+        """Every outcome of the mover at <x, y> rolling j dice, as :class:`Successor` records
+        (ascending totals, probabilities summing to 1)."""
+        x, y = _check_int("x", x), _check_int("y", y)
+        if not (0 <= x < self.low and 0 <= y < self.low):
+            raise GameError(f"<{x},{y}> is not a state: scores must be in 0..{self.low - 1}")
+        out = []
+        for total, probability in self.chance_outcomes(j):
+            result = self.outcome(x + total)
+            state = (y, x + total) if result == CONTINUES else None
+            out.append(Successor(total, probability, result, state))
+        return out
 
     # ----------------------------------------------------------------------------- states
     def reachable(self) -> np.ndarray:

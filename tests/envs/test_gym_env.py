@@ -17,9 +17,9 @@ from gymnasium.utils.env_checker import check_env
 
 import dicejack.envs.gym_env as denv
 from dicejack import DicejackError, compare, solver
-from dicejack.envs.gym_env import ENV_ID, DiceJackEnv, EnvError, greedy_tables, roll_total
+from dicejack.compare import greedy_tables
+from dicejack.envs.gym_env import ENV_ID, DiceJackEnv, EnvError, roll_total
 from dicejack.game import Game
-from dicejack.learners import formulas
 from tests.games import HANDOUT
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -365,40 +365,6 @@ def test_a_callable_opponent_answering_badly_is_a_clear_error(answer):
 
 
 # --------------------------------------------------------- learned tables to compare
-def test_greedy_tables_match_the_learner_on_counts():
-    rng = np.random.default_rng(0)
-    win = rng.integers(0, 4, size=SMALL.table_shape)
-    lose = rng.integers(0, 4, size=SMALL.table_shape)
-    win[..., 0] = lose[..., 0] = 0
-    win[2, 3] = lose[2, 3] = 0  # a state without data
-    win[4, 5, 1:] = lose[4, 5, 1:] = (2, 2)  # a tie: the lowest J
-    plays = win + lose
-    q = np.where(plays > 0, win / np.maximum(plays, 1), 0.0)
-    best, prob = greedy_tables(SMALL, q, visits=plays)
-    want_best, want_prob = formulas.learned_tables(win, lose)
-    np.testing.assert_array_equal(best, want_best)
-    np.testing.assert_array_equal(prob, want_prob)
-    assert best[2, 3] == 0 and prob[2, 3] == -1 and best[4, 5] == 1
-    # Per-state visits, and none: every state gets a J.
-    best_s, _ = greedy_tables(SMALL, q, visits=plays.sum(axis=2))
-    assert best_s[2, 3] == 0 and (best_s[plays.sum(axis=2) > 0] > 0).all()
-    full, _ = greedy_tables(SMALL, q)
-    assert full.min() == 1 and full.max() == 2
-
-
-@pytest.mark.parametrize(
-    ("q", "visits", "message"),
-    [
-        (np.zeros((10, 10, 2)), None, "q must have shape"),
-        (np.full((10, 10, 3), np.nan), None, "finite"),
-        (np.zeros((10, 10, 3)), np.zeros((10, 3)), "visits must have shape"),
-    ],
-)
-def test_greedy_tables_bad_input(q, visits, message):
-    with pytest.raises(EnvError, match=message):
-        greedy_tables(SMALL, q, visits)
-
-
 def test_a_tabular_agent_against_uniform_gives_tables_compare_and_evaluate_accept():
     """Monte Carlo control, 3,000 episodes against the uniform player on a small game."""
     game = Game(n_sides=4, low=8, high=9, n_dice=2)

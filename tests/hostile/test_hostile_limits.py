@@ -169,7 +169,8 @@ def test_a_crafted_run_with_many_valid_snapshots_costs_what_that_real_run_costs(
 # --------------------------------------------------------------------------- 3. the env
 def test_the_env_refuses_what_it_cannot_use():
     pytest.importorskip("gymnasium")
-    from dicejack.envs.gym_env import DiceJackEnv, EnvError, greedy_tables
+    from dicejack.compare import CompareError, greedy_tables
+    from dicejack.envs.gym_env import DiceJackEnv, EnvError
     from dicejack.game import HANDOUT_GAME as game
 
     env = DiceJackEnv(game)
@@ -181,9 +182,9 @@ def test_the_env_refuses_what_it_cannot_use():
     with pytest.raises(EnvError, match="must hold numbers"):
         DiceJackEnv(game, opponent=np.ones(game.shape, dtype=object))
     for q in (np.full(game.table_shape, 0.5, dtype=object), np.ones(game.table_shape, bool)):
-        with pytest.raises(EnvError, match="numeric array"):
+        with pytest.raises(CompareError, match="numeric array"):
             greedy_tables(game, q)
-    with pytest.raises(EnvError, match="numeric array"):
+    with pytest.raises(CompareError, match="numeric array"):
         greedy_tables(game, np.full(game.table_shape, 0.5), np.ones(game.shape, dtype=object))
     holder: dict[str, DiceJackEnv] = {}
 

@@ -160,7 +160,7 @@ def compare_cmd(
         else:
             game, learned, sub = _read_text_tables(source, given)
     truth = cmp.truth(game)
-    result = cmp.compare(game, truth, learned)
+    result = cmp.compare(game, truth, learned, hints=False)
     if fmt is CompareFormat.json:
         write_output(formats.json_text(result.as_dict()), None)
     else:

@@ -21,17 +21,33 @@ Interpretations (each one a choice the handout and DESIGN.md leave open):
 * **Score against optimal.** The learned greedy policy plays its best J where it has data and a
   uniformly random J (1/K each) elsewhere; score_vs_optimal = 0.5 * (P(learned, first, beats
   optimal) + 1 - P(optimal, first, beats learned)); 0.5 means as good as optimal.
+* **Exploitability** of that same policy: P(a best response, moving first, beats it) + P(a best
+  response, moving second, beats it) - 1 (``solver.exploitability``; OpenSpiel's exploitability
+  with returns +1/-1); 0 means nothing exploits it.
+* **A policy alone** (``learned_from_policy``: a callable, a table of J, an OpenSpiel policy) has no
+  estimates: the probability metrics are NaN, "not available". A mixed policy is scored by its
+  own distribution and agrees where its most likely J is optimal.
 * Metrics over an empty set are NaN.
 * **Slips in printed tables** (transposed, 0-based J, another LTarget): :mod:`.hints`.
 
-Modules, each importing only those above it: truth.py (Truth, truth, the state sets, CompareError),
-learned.py (what a caller hands compare, as a Learned), metrics.py (metric_values, compare,
+Modules, each importing only those above it: truth.py (Truth, truth, the state sets, CompareError,
+CompareWarning), conventions.py (0-based actions, [-1, 1] values, greedy_tables: no optional
+package), learned.py (what a caller hands compare, as a Learned), metrics.py (metric_values,
+compare,
 state_classes, format_comparison), hints.py (slips in printed tables). This package imports the
 solver and (lazily) the handout's learner's table rule; nothing above it.
 """
 
 from __future__ import annotations
 
+from dicejack.compare.conventions import (
+    action_to_dice,
+    dice_to_action,
+    greedy_tables,
+    mover_view,
+    probability_to_value,
+    value_to_probability,
+)
 from dicejack.compare.hints import (
     TRANSPOSED_MAX_SHARE,
     TRANSPOSED_MIN_GAIN,
@@ -44,7 +60,10 @@ from dicejack.compare.learned import (
     Learned,
     as_learned,
     learned_from_counts,
+    learned_from_policy,
+    learned_from_q,
     learned_from_tables,
+    register_policy_reader,
 )
 from dicejack.compare.metrics import (
     METRIC_HELP,
@@ -63,6 +82,7 @@ from dicejack.compare.truth import (
     LOST_TOLERANCE,
     ONPATH_MIN_VISIT,
     CompareError,
+    CompareWarning,
     Truth,
     truth,
     truth_for,
@@ -70,6 +90,7 @@ from dicejack.compare.truth import (
 
 __all__ = [
     "CompareError",
+    "CompareWarning",
     "METRIC_NAMES",
     "ONPATH_MIN_VISIT",
     "DECISIVE_MIN_GAP",
@@ -84,6 +105,15 @@ __all__ = [
     "learned_from_counts",
     "learned_from_tables",
     "as_learned",
+    "learned_from_q",
+    "learned_from_policy",
+    "register_policy_reader",
+    "greedy_tables",
+    "dice_to_action",
+    "action_to_dice",
+    "probability_to_value",
+    "value_to_probability",
+    "mover_view",
     "metric_values",
     "compare",
     "state_classes",

@@ -103,7 +103,8 @@ def table_hints(t: Truth, policy: Any, probability: Any, *, no_data: Any = None)
         agree = whole & np.take_along_axis(t.solution.optimal, j, axis=2)[:, :, 0]
         return float(agree[nontrivial].mean()) if nontrivial.any() else float("nan")
 
-    printed = pol[estimate & np.isfinite(pol)]
+    # the J printed where there is an estimate; a policy alone (no estimates): every J
+    printed = pol[(estimate if estimate.any() else ~mask) & np.isfinite(pol)]
     as_printed, shifted = agreement(pol), agreement(pol + 1)
     zero_based = bool(
         printed.size and np.all((printed >= 0) & (printed <= k - 1)) and np.any(printed == 0)

@@ -1,8 +1,13 @@
-"""What a caller hands `compare`, as one `Learned`: printed tables (best J, estimate), the raw
-counts (win, lose), any learner's run or tables."""
+"""What a caller hands `compare`, as one `Learned`, through explicit constructors that never
+guess: printed tables (best J, estimate), the raw counts (win, lose), q-values (with visits), a
+policy alone (a callable (x, y) -> J, a table of J, an action distribution, or an object a
+framework bridge registered, e.g. an OpenSpiel policy once :mod:`dicejack.openspiel` is
+imported), any learner's run or tables. Arrays that look like something else (q-values handed
+as counts) are refused with the constructor to use."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,12 +23,15 @@ class Learned:
 
     best: (L, L) int64, 0 where the state has no data; probability: (L, L) float64, -1 where there
     is no estimate; has_data: best in 1..K. source: where it came from (for messages).
+    distribution: for a mixed policy, its (L, L, K+1) action distribution (best is then its most
+    likely J), which the policy metrics use instead of the greedy policy; else None.
     """
 
     best: np.ndarray
     probability: np.ndarray
     has_data: np.ndarray
     source: str = ""
+    distribution: np.ndarray | None = None
 
     @property
     def has_estimate(self) -> np.ndarray:
@@ -84,8 +92,77 @@ def learned_from_counts(game: Game, win: Any, lose: Any, *, source: str = "") ->
             f"count tables have shape {win.shape} and {lose.shape}, but {game} needs "
             f"{game.table_shape}: a run from another game?"
         )
+    if not (_whole_counts(win) and _whole_counts(lose)):
+        raise CompareError(
+            "(L, L, K+1) arrays are read as the counts (win, lose), but these hold fractions or "
+            "negative numbers: for q-values (with visits) use "
+            "compare.learned_from_q(game, q, visits)"
+        )
     best, prob = formulas.learned_tables(win, lose)
     return learned_from_tables(game, best, prob, source=source)
+
+
+def learned_from_q(
+    game: Game, q: Any, visits: Any = None, *, returns: bool = False, source: str = ""
+) -> Learned:
+    """A :class:`Learned` from a tabular agent's q-values (L, L, K+1), through
+    :func:`dicejack.compare.conventions.greedy_tables`: the best J among those visited (every J
+    without `visits`) and its q as the estimate. `returns`: q holds values in [-1, 1] (win +1,
+    loss -1, as OpenSpiel and most RL code keep them) rather than win probabilities."""
+    from dicejack.compare.conventions import greedy_tables, value_to_probability
+
+    q_a = np.asarray(q, dtype=np.float64) if returns else q
+    best, probability = greedy_tables(game, value_to_probability(q_a) if returns else q_a, visits)
+    return learned_from_tables(game, best, probability, source=source)
+
+
+#: Readers of framework policies that dicejack's bridges register (see
+#: :func:`register_policy_reader`): (test, read) pairs, read(game, obj) -> (L, L, K+1) distribution.
+_POLICY_READERS: list[tuple[Callable[[Any], bool], Callable[[Game, Any], np.ndarray]]] = []
+
+
+def register_policy_reader(
+    test: Callable[[Any], bool], read: Callable[[Game, Any], np.ndarray]
+) -> None:
+    """Teach :func:`learned_from_policy` a framework's policy objects: `test(obj)` says whether
+    it is one, `read(game, obj)` gives its (L, L, K+1) action distribution. Bridges above compare
+    (:mod:`dicejack.openspiel`) register on import, so compare never imports them."""
+    _POLICY_READERS.append((test, read))
+
+
+def learned_from_policy(game: Game, policy: Any, *, source: str = "") -> Learned:
+    """A :class:`Learned` from a policy alone, with no estimates (the probability metrics are
+    then NaN, "not available"): a callable (x, y) -> J, an (L, L) table of J (0 = no data), an
+    (L, L, K+1) action distribution, a Solution, or a registered framework policy (an OpenSpiel
+    policy once :mod:`dicejack.openspiel` is imported)."""
+    from dicejack import solver
+
+    for test, read in _POLICY_READERS:
+        if test(policy):
+            policy = read(game, policy)
+            break
+    else:
+        if hasattr(policy, "action_probabilities"):
+            raise CompareError(
+                "this looks like an OpenSpiel policy: import dicejack.openspiel first (pip "
+                "install 'dicejack[openspiel]'), so that compare can read it"
+            )
+    try:
+        dist = solver.policy_distribution(game, policy)
+    except solver.SolverError as exc:
+        raise CompareError(str(exc)) from None
+    pure = np.isclose(dist[:, :, 1:].max(axis=2), 1.0)
+    best = np.argmax(dist[:, :, 1:], axis=2).astype(np.int64) + 1
+    arr = np.asarray(policy) if not callable(policy) else None
+    has = np.ones(game.shape, dtype=bool)
+    if arr is not None and arr.shape == game.shape:  # a table: 0 cells are "no data"
+        has = np.asarray(arr) != 0
+    best = np.where(has, best, 0)
+    out = learned_from_tables(game, best, np.full(game.shape, -1.0), source=source)
+    if pure.all() and np.array_equal(out.has_data, has):
+        return out
+    dist.setflags(write=False)
+    return Learned(out.best, out.probability, has, source, distribution=dist)
 
 
 def as_learned(game: Game, obj: Any) -> Learned:
@@ -112,8 +189,15 @@ def as_learned(game: Game, obj: Any) -> Learned:
         return learned_from_tables(game, best, probability, source=str(getattr(obj, "label", "")))
     if isinstance(obj, (tuple, list)) and len(obj) == 2:
         return _learned_from_pair(game, obj[0], obj[1])
+    if callable(obj) or any(test(obj) for test, _ in _POLICY_READERS) or (
+        hasattr(obj, "action_probabilities")
+    ):
+        return learned_from_policy(game, obj)
+    if isinstance(obj, np.ndarray) and obj.shape in (game.shape, game.table_shape):
+        return learned_from_policy(game, obj)
     raise CompareError(
-        f"cannot compare a {type(obj).__name__}; pass a run, (best, probability) or (win, lose)"
+        f"cannot compare a {type(obj).__name__}; pass a run, (best, probability), (win, lose), "
+        "a policy, or use learned_from_q / learned_from_policy"
     )
 
 
@@ -129,3 +213,11 @@ def _learned_from_pair(game: Game, first: Any, second: Any) -> Learned:
         f"got arrays of shape {a.shape} and {b.shape}; pass (best, probability), each "
         f"{low}x{low}, or the counts (win, lose), each of shape ({low}, {low}, {k1})"
     )
+
+
+def _whole_counts(a: np.ndarray) -> bool:
+    """Non-negative whole numbers, as WinCount/LoseCount are."""
+    if np.issubdtype(a.dtype, np.integer):
+        return bool(a.size == 0 or a.min() >= 0)
+    f = np.asarray(a, dtype=np.float64)
+    return bool(np.all(np.isfinite(f)) and np.all(f >= 0) and np.all(f == np.round(f)))

@@ -3,14 +3,16 @@ and its text: vectorised numpy plus two exact policy evaluations per comparison.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from dicejack import solver
+from dicejack.compare.hints import table_hints
 from dicejack.compare.learned import Learned, as_learned
-from dicejack.compare.truth import CompareError, Truth, truth
+from dicejack.compare.truth import CompareError, CompareWarning, Truth, truth
 from dicejack.formats.json_output import json_safe
 from dicejack.game import Game
 from dicejack.solver import Solution
@@ -29,6 +31,7 @@ METRIC_NAMES: tuple[str, ...] = (
     "regret_decisive",
     "weighted_regret",
     "score_vs_optimal",
+    "exploitability",
     "states_with_data",
 )
 
@@ -46,7 +49,9 @@ STATE_CLASSES: tuple[str, ...] = (
 
 def greedy_distribution(t: Truth, learned: Learned) -> np.ndarray:
     """The learned greedy policy as an action distribution: its best J where it has data, a
-    uniformly random J (1/K each) elsewhere."""
+    uniformly random J (1/K each) elsewhere; a mixed policy's own distribution."""
+    if learned.distribution is not None:
+        return learned.distribution
     k = t.game.n_dice
     dist = np.zeros(t.game.table_shape)
     dist[:, :, 1:] = np.where(learned.has_data[:, :, None], 0.0, 1.0 / k)
@@ -62,6 +67,8 @@ def _per_state(t: Truth, learned: Learned) -> tuple[np.ndarray, np.ndarray, np.n
     j = np.where(has, learned.best, 1)[:, :, None]
     agree = has & np.take_along_axis(sol.optimal, j, axis=2)[:, :, 0]
     q_b = np.where(has, np.take_along_axis(sol.q, j, axis=2)[:, :, 0], t.random_q)
+    if learned.distribution is not None:  # a mixed policy: its expected Q*
+        q_b = (learned.distribution[:, :, 1:] * sol.q[:, :, 1:]).sum(axis=2)
     regret = np.maximum(sol.p - q_b, 0.0)
     return agree, q_b, regret
 
@@ -91,6 +98,7 @@ def metric_values(t: Truth, learned: Learned) -> dict[str, float]:
     greedy = greedy_distribution(t, learned)
     first = solver.evaluate(game, greedy, t.optimal_dist)
     second = solver.evaluate(game, t.optimal_dist, greedy)
+    exploit = solver.exploitability(game, greedy)
     return {
         "agreement_all": float(agree.mean()),
         "agreement_reachable": _mean(agree, t.reachable),
@@ -104,6 +112,7 @@ def metric_values(t: Truth, learned: Learned) -> dict[str, float]:
         "regret_decisive": _mean(regret, t.decisive),
         "weighted_regret": float(np.sum(t.weights * regret)),
         "score_vs_optimal": 0.5 * (first + 1.0 - second),
+        "exploitability": exploit,
         "states_with_data": float(learned.has_data.sum()),
     }
 
@@ -161,15 +170,24 @@ class Comparison:
         })
 
 
-def compare(game: Game, sol: Solution | Truth | None, learned: Any) -> Comparison:
-    """Compare `learned` (a run, a :class:`Learned`, or (best, probability)) with the truth.
+def compare(
+    game: Game, sol: Solution | Truth | None, learned: Any, *, hints: bool = True
+) -> Comparison:
+    """Compare `learned` with the truth: a run, a :class:`Learned` (see the constructors
+    learned_from_tables / _counts / _q / _policy), (best, probability), (win, lose), or a policy
+    alone (a callable (x, y) -> J, a table of J, an OpenSpiel policy once dicejack.openspiel is
+    imported; its probability metrics are NaN).
 
     `sol` may be a Solution, a prepared :class:`Truth` (fastest for many comparisons) or None.
+    `hints`: printed tables or a table of J that look transposed or 0-based raise a
+    :class:`CompareWarning` saying what fits better (the comparison is still of what was handed).
     """
     t = sol if isinstance(sol, Truth) else truth(game, sol)
     if t.game != game:
         raise CompareError(f"the truth is for a different game ({t.game})")
     lt = as_learned(game, learned)
+    if hints:
+        _warn_slips(t, learned)
     metrics = metric_values(t, lt)
     agree, q_b, regret = _per_state(t, lt)
     wrong = t.decisive & ~agree
@@ -187,6 +205,21 @@ def compare(game: Game, sol: Solution | Truth | None, learned: Any) -> Compariso
         for x, y in zip(xs[order], ys[order], strict=True)
     )
     return Comparison(game, lt.source, t.p00, metrics, t.set_sizes(), rows)
+
+
+def _warn_slips(t: Truth, learned: Any) -> None:
+    """A CompareWarning per slip :func:`table_hints` finds in printed tables or a table of J."""
+    game = t.game
+    if isinstance(learned, (tuple, list)) and len(learned) == 2:
+        best, probability = np.asarray(learned[0]), np.asarray(learned[1])
+    elif isinstance(learned, np.ndarray) and learned.shape == game.shape:
+        best, probability = learned, np.full(game.shape, np.nan)
+    else:
+        return
+    if best.shape != game.shape or probability.shape != game.shape or best.dtype.kind not in "iuf":
+        return
+    for line in table_hints(t, best, probability).messages(game.n_dice):
+        warnings.warn(line, CompareWarning, stacklevel=3)
 
 
 def state_classes(t: Truth, learned: Learned) -> np.ndarray:
@@ -220,6 +253,7 @@ METRIC_HELP: dict[str, str] = {
     "regret_decisive": "mean P* - Q*(s, learned J) over decisive states",
     "weighted_regret": "regret weighted by optimal visit probability",
     "score_vs_optimal": "learned greedy policy vs optimal, both seats (0.5 = optimal)",
+    "exploitability": "what a best response wins beyond the game's value, both seats (0 = optimal)",
     "states_with_data": "states where the table has any data",
 }
 

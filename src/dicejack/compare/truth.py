@@ -26,6 +26,11 @@ class CompareError(DicejackError):
     """Learned tables that cannot be compared with the game's solution."""
 
 
+class CompareWarning(UserWarning):
+    """Tables that can be compared but look like a slip (transposed, 0-based J): the comparison
+    goes on as handed, and the warning says what fits better."""
+
+
 # --------------------------------------------------------------------------------- truth
 @dataclass(frozen=True, eq=False)
 class Truth:

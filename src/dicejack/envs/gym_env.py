@@ -2,9 +2,8 @@
 
 :class:`DiceJackEnv` (id ``dicejack/DiceJack-v0``, registered on
 ``import dicejack.envs.gym_env``) plays one agent against a fixed opponent policy, or against
-itself; its class docstring is the specification. :func:`greedy_tables` turns what an agent learned
-into the handout's two output arrays, which :func:`dicejack.compare.compare` and
-:func:`dicejack.solver.evaluate` take as they are. The rules come from :mod:`dicejack.game`
+itself; its class docstring is the specification. :func:`dicejack.compare.greedy_tables` turns
+what an agent learned into the handout's two output arrays. The rules come from :mod:`dicejack.game`
 (``Game.outcome``, ``Game.sum_cdf_table``); this module owns only the episode: whose turn it is,
 what the agent sees and what it is paid.
 
@@ -51,7 +50,6 @@ __all__ = [
     "roll_total",
     "check_dice",
     "opponent_policy",
-    "greedy_tables",
     "register",
 ]
 
@@ -157,7 +155,7 @@ def opponent_policy(game: Game, opponent: Any) -> OpponentFn | None:
             f"{game.low}, NDice={game.n_dice}; got shape {arr.shape} of {arr.dtype}"
         )
     try:
-        dist = solver.policy_distribution(game, arr)  # the one check of a policy's values
+        dist = solver.policy_distribution(game, arr, fill="error")  # the one check of a policy
     except (solver.SolverError, TypeError, ValueError) as e:
         raise EnvError(f"bad opponent table: {e}") from None
     if arr.shape == game.shape:
@@ -471,65 +469,6 @@ def _check_probability(name: str, value: Any) -> float:
     if not isinstance(value, (int, float, np.integer, np.floating)) or not 0 <= value <= 1:
         raise EnvError(f"{name} must be a probability in [0, 1] (or a bool), got {value!r}")
     return float(value)
-
-
-# ----------------------------------------------------------------- learned tables
-def greedy_tables(
-    game: Game, q: Any, visits: Any = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """What an agent learned as the handout's two output arrays (best J, its win probability).
-
-    `q`: (L, L, K+1) estimated win probability of the mover for each J (column 0 ignored), as
-    a tabular agent keeps it. `visits` (optional): counts per (L, L, K+1) action or per (L, L)
-    state; the best J is taken among the J with a visit, and a state without one gets best 0
-    and probability -1 (the handout's "no data", which compare counts as such). Without
-    `visits` every state gets a J. Ties go to the lowest J.
-
-    The pair goes straight into ``compare.compare(game, sol, (best, probability))``; ``best``
-    goes straight into ``solver.evaluate(game, best, opponent)`` when every state has a J
-    (for a table with no-data states, ``compare`` scores them as a uniformly random J).
-    """
-    if not isinstance(game, Game):
-        raise EnvError(f"greedy_tables() needs a Game, got {type(game).__name__}")
-    q_a = _float_table("q", q, game.table_shape)
-    values = q_a[:, :, 1:]
-    if visits is None:
-        seen_j = np.ones(values.shape, dtype=bool)
-    else:
-        v = np.asarray(visits)
-        if v.shape == game.table_shape:
-            v = _float_table("visits", v, game.table_shape)
-            seen_j = v[:, :, 1:] > 0
-        elif v.shape == game.shape:
-            v = _float_table("visits", v, game.shape)
-            seen_j = np.broadcast_to((v > 0)[:, :, None], values.shape)
-        else:
-            raise EnvError(
-                f"visits must have shape {game.table_shape} (per J) or {game.shape} (per state), "
-                f"got {v.shape}"
-            )
-    masked = np.where(seen_j, values, -np.inf)
-    idx = np.argmax(masked, axis=2)  # the first maximum: the lowest J
-    seen = seen_j.any(axis=2)
-    best = np.where(seen, idx + 1, 0).astype(np.int64)
-    probability = np.where(seen, np.take_along_axis(values, idx[:, :, None], axis=2)[:, :, 0], -1.0)
-    return best, probability
-
-
-def _float_table(name: str, value: Any, shape: tuple[int, ...]) -> np.ndarray:
-    try:
-        raw = np.asarray(value)
-        if raw.dtype.kind not in "iuf":
-            raise TypeError(raw.dtype)
-        a = raw.astype(np.float64, copy=False)
-    except (TypeError, ValueError):
-        raise EnvError(f"{name} must be a numeric array (integers or floats, not bool or "
-                       f"object) of shape {shape}") from None
-    if a.shape != shape:
-        raise EnvError(f"{name} must have shape {shape}, got {a.shape}")
-    if not np.all(np.isfinite(a)):
-        raise EnvError(f"{name} must hold finite numbers")
-    return a
 
 
 # -------------------------------------------------------------------------- registry

@@ -293,7 +293,7 @@ class Study:
         count: dict[tuple[int, int], int] = {}
         rows = {}
         for r in self.runs_for(which):
-            for w in compare.compare(t.game, t, self.last_tables(r)).wrong_decisive:
+            for w in compare.compare(t.game, t, self.last_tables(r), hints=False).wrong_decisive:
                 count[w.x, w.y] = count.get((w.x, w.y), 0) + 1
                 rows[w.x, w.y] = (w.optimal, w.gap)
         out = [(x, y, n, *rows[x, y]) for (x, y), n in count.items()]

@@ -13,7 +13,9 @@ Three independent ways to the same numbers, so each can check the others:
   from P = 0 until nothing changes, with direct sums over the dice-sum distributions (numpy).
 * ``solve(game, exact=True)`` — the recursion in ``fractions.Fraction``; ties are exact.
 
-Also exact evaluation of any pair of policies (``evaluate``) and the probability that a game
+Also the exact best response to any policy and its exploitability (``best_response``,
+``exploitability``: :mod:`dicejack.solver.best_response`), exact evaluation of any pair of
+policies (``evaluate``) and the probability that a game
 between two policies visits each state (``visit_probabilities``), by forward propagation; the
 same two engines, bit-identical, chosen the same way.
 """
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 from dicejack.game import Game
 from dicejack.solver.backward import solve_backward, solve_values
+from dicejack.solver.best_response import BestResponse, best_response, exploitability
 from dicejack.solver.engines import (
     NUMBA_STARTUP_SECONDS,
     NUMPY_MAX_WORK,
@@ -32,8 +35,10 @@ from dicejack.solver.engines import (
 from dicejack.solver.evaluation import evaluate, visit_probabilities
 from dicejack.solver.exact import EXACT_WORK_LIMIT, solve_exact
 from dicejack.solver.solution import (
+    FILLS,
     TIE_TOLERANCE,
     Engine,
+    Fill,
     Method,
     Policy,
     Solution,
@@ -53,6 +58,12 @@ __all__ = [
     "optimal_distribution",
     "evaluate",
     "visit_probabilities",
+    "best_response",
+    "exploitability",
+    "BestResponse",
+    "policy_table",
+    "Fill",
+    "FILLS",
     "choose_engine",
     "numpy_engine_seconds",
     "NUMPY_MAX_WORK",

@@ -11,15 +11,15 @@ import numpy as np
 
 from dicejack.game import Game
 from dicejack.solver.engines import charge, check_engine, choose_engine
-from dicejack.solver.solution import Engine, Policy, policy_distribution
+from dicejack.solver.solution import Engine, Fill, Policy, policy_distribution
 
 
 def _propagate(
-    game: Game, a: Policy, b: Policy, engine: Engine | None
+    game: Game, a: Policy, b: Policy, engine: Engine | None, fill: Fill = "uniform"
 ) -> tuple[np.ndarray, np.ndarray, float]:
     check_engine(engine)
-    pa = np.ascontiguousarray(policy_distribution(game, a))
-    pb = np.ascontiguousarray(policy_distribution(game, b))
+    pa = np.ascontiguousarray(policy_distribution(game, a, fill))
+    pb = np.ascontiguousarray(policy_distribution(game, b, fill))
     if (engine or choose_engine(game)) == "numpy":
         start = time.perf_counter()
         result = _forward_numpy(game, pa, pb)
@@ -112,22 +112,26 @@ def _forward_numpy(
 
 
 def evaluate(
-    game: Game, first: Policy, second: Policy, engine: Engine | None = None
+    game: Game, first: Policy, second: Policy, engine: Engine | None = None,
+    fill: Fill = "uniform",
 ) -> float:
     """Exact probability that policy `first`, moving first from <0,0>, beats policy `second`.
 
-    `engine`: as for :func:`solve`.
+    Policies in any form of :data:`Policy` (a table, a distribution, a callable (x, y) -> J, a
+    Solution); a table's 0 ("no data") cell plays a uniformly random J, as compare scores it,
+    unless `fill` = "error". `engine`: as for :func:`solve`.
     """
-    return _propagate(game, first, second, engine)[2]
+    return _propagate(game, first, second, engine, fill)[2]
 
 
 def visit_probabilities(
-    game: Game, a: Policy, b: Policy | None = None, engine: Engine | None = None
+    game: Game, a: Policy, b: Policy | None = None, engine: Engine | None = None,
+    fill: Fill = "uniform",
 ) -> np.ndarray:
     """(low, low) probability that a game of `a` (moving first) against `b` visits each state.
 
     `b` defaults to `a`. Pass a Solution for optimal play with ties split evenly. `engine`: as
-    for :func:`solve`.
+    for :func:`solve`; `fill`: as for :func:`evaluate`.
     """
-    mass_a, mass_b, _ = _propagate(game, a, a if b is None else b, engine)
+    mass_a, mass_b, _ = _propagate(game, a, a if b is None else b, engine, fill)
     return mass_a + mass_b

@@ -3,9 +3,10 @@ policies in every accepted form turned into one validated action distribution.""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal, Union
+from typing import Any, Literal, Union
 
 import numpy as np
 
@@ -15,9 +16,14 @@ TIE_TOLERANCE = 1e-12
 
 Method = Literal["backward", "value-iteration"]
 Engine = Literal["numpy", "numba"]
-#: A policy: (low, low) ints J in 1..n_dice, a (low, low, n_dice+1) action distribution, or a
-#: Solution (its optimal actions, ties split evenly).
-Policy = Union[np.ndarray, "Solution"]
+#: A policy: (low, low) ints J in 1..n_dice (0 = no data, see `fill`), a (low, low, n_dice+1)
+#: action distribution, a callable (x, y) -> J with <x, y> from the mover's view, or a Solution
+#: (its optimal actions, ties split evenly).
+Policy = Union[np.ndarray, "Solution", Callable[[int, int], Any]]
+#: What a policy table's 0 ("no data") cell plays: a uniformly random J (as compare scores it), or
+#: an error.
+Fill = Literal["uniform", "error"]
+FILLS = ("uniform", "error")
 
 
 class SolverError(DicejackError):
@@ -62,17 +68,43 @@ def optimal_distribution(sol: Solution) -> np.ndarray:
     return mask / mask.sum(axis=2, keepdims=True)
 
 
-def policy_distribution(game: Game, policy: Policy) -> np.ndarray:
+def policy_table(game: Game, policy: Callable[[int, int], Any]) -> np.ndarray:
+    """A callable policy (x, y) -> J, asked once in every state, as an (L, L) int64 table."""
+    low = game.low
+    table = np.zeros((low, low), dtype=np.int64)
+    for x in range(low):
+        for y in range(low):
+            try:
+                j = policy(x, y)
+            except Exception as exc:  # the caller's code: say where it failed, in one line
+                raise SolverError(
+                    f"the policy raised {type(exc).__name__} at <{x},{y}>: {exc}"
+                ) from exc
+            if isinstance(j, (bool, np.bool_)) or not isinstance(j, (int, np.integer)):
+                raise SolverError(
+                    f"the policy returned {j!r} at <{x},{y}>; it must return a whole number of "
+                    f"dice 1..{game.n_dice}"
+                )
+            table[x, y] = int(j)
+    return table
+
+
+def policy_distribution(game: Game, policy: Policy, fill: Fill = "uniform") -> np.ndarray:
     """Any accepted policy form as a validated (low, low, K+1) action distribution.
 
-    Integer tables must hold J in 1..n_dice everywhere (a policy must say what to do in every
-    state, even unreachable ones); distributions must be non-negative, sum to 1 over J = 1..K,
-    and put nothing on J = 0.
+    Integer tables hold J in 1..n_dice, or 0 where the learner has no data: `fill` = "uniform"
+    plays a uniformly random J there (as :func:`dicejack.compare.compare` scores it), "error"
+    refuses it. Distributions must be non-negative, sum to 1 over J = 1..K, and put nothing on
+    J = 0. A callable is asked for its J in every state (:func:`policy_table`).
     """
+    if fill not in FILLS:
+        raise SolverError(f"fill must be 'uniform' or 'error', got {fill!r}")
     if isinstance(policy, Solution):
         if policy.game != game:
             raise SolverError("the Solution is for a different game")
         return optimal_distribution(policy)
+    if callable(policy) and not isinstance(policy, np.ndarray):
+        policy = policy_table(game, policy)
     arr = np.asarray(policy)
     low, k = game.low, game.n_dice
     if arr.shape == (low, low):
@@ -80,13 +112,18 @@ def policy_distribution(game: Game, policy: Policy) -> np.ndarray:
             if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
                 raise SolverError("a policy table must hold whole numbers of dice")
             arr = arr.astype(np.int64)
-        if arr.min() < 1 or arr.max() > k:
-            bad = np.argwhere((arr < 1) | (arr > k))[0]
+        lowest = 0 if fill == "uniform" else 1
+        if arr.min() < lowest or arr.max() > k:
+            bad = np.argwhere((arr < lowest) | (arr > k))[0]
+            what = "0 (no data) or 1" if fill == "uniform" else "1"
             raise SolverError(
-                f"policy has {arr[tuple(bad)]} dice at <{bad[0]},{bad[1]}>; must be 1..{k}"
+                f"policy has {arr[tuple(bad)]} dice at <{bad[0]},{bad[1]}>; must be {what}..{k}"
+                + ("" if fill == "uniform" else " (fill='error' refuses no-data cells)")
             )
         dist = np.zeros(game.table_shape)
-        np.put_along_axis(dist, arr[:, :, None], 1.0, axis=2)
+        dist[:, :, 1:] = np.where((arr == 0)[:, :, None], 1.0 / k, 0.0)
+        rows, cols = np.nonzero(arr)
+        dist[rows, cols, arr[rows, cols]] = 1.0
         return dist
     if arr.shape == game.table_shape:
         dist = np.asarray(arr, dtype=float)
