@@ -343,6 +343,8 @@ CURVE_FIGURES: tuple[tuple[str, str, tuple[Panel, ...], str], ...] = (
               hline=0.0),
         Panel("score_vs_optimal", "learned greedy vs optimal (both seats)",
               "score (0.5 = optimal)", hline=0.5),
+        Panel("exploitability", "exploitability (best response, both seats)",
+              "beyond the game's value (0 = unexploitable)", hline=0.0),
     ), "Cost of the learned policy"),
 )
 

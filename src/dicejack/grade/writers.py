@@ -45,9 +45,10 @@ __all__ = ["GRADEBOOK_HEADER", "gradebook_csv", "gradebook_records", "write_grad
 GRADEBOOK_HEADER: tuple[str, ...] = (
     "submission", "status", "score", "verdict", "consistency_p", "agreement_decisive",
     "rmse_onpath", "score_vs_optimal", "layout", "flags", "error", "similar_to", "student",
+    "exploitability",
 )
 #: Headers of earlier versions: such a gradebook is still this tool's own, and replaceable.
-_EARLIER_HEADERS: tuple[tuple[str, ...], ...] = (GRADEBOOK_HEADER[:-1],)
+_EARLIER_HEADERS: tuple[tuple[str, ...], ...] = (GRADEBOOK_HEADER[:-2], GRADEBOOK_HEADER[:-1])
 
 
 class _Inputs:
@@ -172,7 +173,7 @@ def _num(value: float, fmt: str) -> str:
 
 #: How the gradebook CSV prints its number columns (the others are text).
 _NUMBER_FORMATS = {"score": ".1f", "consistency_p": ".4g", "agreement_decisive": ".4f",
-                   "rmse_onpath": ".4f", "score_vs_optimal": ".4f"}
+                   "rmse_onpath": ".4f", "score_vs_optimal": ".4f", "exploitability": ".4f"}
 
 
 def gradebook_csv(grades: Iterable[Grade]) -> str:
@@ -203,7 +204,8 @@ def gradebook_records(grades: Iterable[Grade], metrics: bool = False) -> list[di
         for name in ("agreement_decisive", "rmse_onpath", "score_vs_optimal"):
             row[name] = float(g.metrics.get(name, math.nan))
         row.update(layout=g.layout, flags=";".join(g.flags), error=g.error,
-                   similar_to=";".join(g.similar_to), student=g.student)
+                   similar_to=";".join(g.similar_to), student=g.student,
+                   exploitability=float(g.metrics.get("exploitability", math.nan)))
         if metrics:
             row.update(student_name=g.student_name, lms=g.lms)
             for name, value in g.metrics.items():
@@ -346,6 +348,9 @@ def report_markdown(refs: References, g: Grade, image: str | None = None) -> str
         pct = g.percentiles.get(name, math.nan)
         lines.append(f"| {name} | {_fmt(g.metrics[name])} | {_fmt(med)} | {_fmt(lo)}..{_fmt(hi)} "
                      f"| {_fmt(pct, '.0f')}% of runs |")
+    lo, med, hi = refs.quantile("exploitability", [0.05, 0.5, 0.95], g.decimals)
+    lines.append(f"| exploitability (not scored) | {_fmt(g.metrics['exploitability'])} | "
+                 f"{_fmt(med)} | {_fmt(lo)}..{_fmt(hi)} | |")
     lines += [
         "", "## Consistency with the handout's algorithm", "",
         f"Statistic T = {_fmt(c.statistic)} over {c.usable} usable states; reference runs "
@@ -419,6 +424,9 @@ def report_text(refs: References, g: Grade, worst: int = 5, width: int = 88) -> 
         pct = g.percentiles.get(name, math.nan)
         lines.append(f"  {name:<20} {_fmt(g.metrics[name]):>8} {_fmt(med):>8} "
                      f"{_fmt(lo) + '..' + _fmt(hi):>17}  {_fmt(pct, '.0f')}% of runs")
+    lo, med, hi = refs.quantile("exploitability", [0.05, 0.5, 0.95], g.decimals)
+    lines.append(f"  {'exploitability':<20} {_fmt(g.metrics['exploitability']):>8} "
+                 f"{_fmt(med):>8} {_fmt(lo) + '..' + _fmt(hi):>17}  (not scored)")
     lines += ["", *para(
         f"Consistency with the handout's algorithm: p-value {_fmt(c.p_value, '.3g')} "
         f"(statistic T = {_fmt(c.statistic)} over {c.usable} usable states; faithful runs: "

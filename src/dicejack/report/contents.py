@@ -47,6 +47,7 @@ TABLE_METRICS = (
     "rmse_onpath",
     "regret_decisive",
     "score_vs_optimal",
+    "exploitability",
     "states_with_data",
 )
 #: Decisive on-path agreement the summary looks for.
@@ -157,7 +158,7 @@ def _cell(name: str, mean: float, lo: float, hi: float) -> str:
         return "n/a"
     if name == "states_with_data":
         return f"{mean:.1f}"
-    digits = 4 if name in ("score_vs_optimal",) else 3
+    digits = 4 if name in ("score_vs_optimal", "exploitability") else 3
     if not math.isfinite(hi):
         return f"{mean:.{digits}f}"
     return f"{mean:.{digits}f} ± {(hi - lo) / 2:.{digits}f}"
@@ -349,6 +350,17 @@ def _comparison_tables(study: Study) -> list[str]:
     for i, n in enumerate(cfg.games):
         add(f"| {_games(n)} | " + " | ".join(
             _cell("score_vs_optimal", *(v[i] for v in score[s])) for s in series) + " |")
+    add("")
+    add("## Exploitability\n")
+    add("What a best response wins against the learned greedy policy beyond the game's value, "
+        "both seats summed (0 = nothing exploits it; OpenSpiel's exploitability): mean over "
+        "seeds ± half-width of the 95% interval.\n")
+    add("| games | " + " | ".join(s.label for s in series) + " |")
+    add("|---:|" + "---:|" * len(series))
+    exploit = {s: study.metric(s, "exploitability") for s in series}
+    for i, n in enumerate(cfg.games):
+        add(f"| {_games(n)} | " + " | ".join(
+            _cell("exploitability", *(v[i] for v in exploit[s])) for s in series) + " |")
     add("")
     return out
 
