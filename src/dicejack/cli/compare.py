@@ -119,6 +119,14 @@ def compare_cmd(
         None, "--games", help="With --learner: games of self-play (default 100000)."
     ),
     seed: int | None = typer.Option(None, "--seed", help="With --learner: seed (default 1)."),
+    policy: str | None = typer.Option(
+        None, "--policy", metavar="MODULE:NAME", help="Instead of SOURCE: a policy in Python. "
+        "NAME in MODULE (a module importable from the current folder, or a file.py) is a "
+        "callable (x, y) -> J (x the mover's score, y the opponent's; J 1..NDice) or a policy "
+        "object (a table of J, an OpenSpiel policy); compared on the game of "
+        "--sides/--low/--high/--dice, with no estimates (probability metrics n/a). "
+        "E.g. --policy my_agent:policy or --policy agent.py:choose."
+    ),
 ) -> None:
     """Compare learned tables with the exact solution.
 
@@ -130,21 +138,30 @@ def compare_cmd(
 
     Examples: dicejack learn -m 100 --games 100000 --out run.npz && dicejack compare run.npz;
     dicejack compare TABLES.txt --sides 6 --low 15 --high 17 --dice 2 --format json;
-    dicejack compare --learner ucb --param c=0.5 --games 100000 --seed 1
+    dicejack compare --learner ucb --param c=0.5 --games 100000 --seed 1;
+    dicejack compare --policy agent.py:choose --sides 4 --low 8 --high 9
     """
     from dicejack import compare as cmp
 
     given = {"sides": sides, "low": low, "high": high, "dice": dice}
     learning = {"--param": param or None, "-m": m, "--games": games, "--seed": seed}
     sub = None
-    if source is not None and learner_name is not None:
-        raise UsageError("give SOURCE or --learner NAME, not both: SOURCE is compared as it is, "
-                         "--learner learns a new run to compare")
-    if learner_name is not None:
+    if sum(x is not None for x in (source, learner_name, policy)) > 1:
+        raise UsageError("give one of SOURCE, --learner NAME or --policy MODULE:NAME: SOURCE is "
+                         "compared as it is, --learner learns a new run, --policy asks a policy")
+    if policy is not None:
+        extra = [k for k, v in learning.items() if v is not None]
+        if extra:
+            raise UsageError(f"{', '.join(extra)}: only with --learner, not with --policy")
+        from dicejack.game import HANDOUT_GAME
+
+        game = _game_from_options(given, None) or HANDOUT_GAME
+        learned = cmp.learned_from_policy(game, _load_policy(policy), source=policy)
+    elif learner_name is not None:
         game, learned = _learn_for_compare(learner_name, param, m, games, seed, given)
     elif source is None:
-        raise UsageError("give SOURCE (a run file or printed tables) or --learner NAME to learn "
-                         "a run and compare it")
+        raise UsageError("give SOURCE (a run file or printed tables), --learner NAME to learn "
+                         "a run, or --policy MODULE:NAME, and compare it")
     else:
         extra = [k for k, v in learning.items() if v is not None]
         if extra:
@@ -169,6 +186,42 @@ def compare_cmd(
         hints = cmp.table_hints(truth, sub.policy, sub.probability, no_data=sub.no_data)
         for line in hints.messages(game.n_dice):
             typer.echo(f"hint: {line}", err=True)
+
+
+def _load_policy(spec: str) -> object:
+    """The object NAME of `spec` = MODULE:NAME (a module importable from the current folder, or
+    a path to a .py file); its import runs the user's own code, as asked."""
+    import importlib
+    import importlib.util
+    import os
+    import sys
+
+    module_name, sep, name = spec.rpartition(":")
+    if not sep or not module_name or not name.isidentifier():
+        raise UsageError(f"--policy {spec!r}: give MODULE:NAME, e.g. my_agent:policy or "
+                         "agent.py:choose")
+    try:
+        if module_name.endswith(".py"):
+            path = Path(module_name)
+            if not path.is_file():
+                raise UsageError(f"--policy: no file {module_name}")
+            loader_spec = importlib.util.spec_from_file_location(path.stem, path)
+            if loader_spec is None or loader_spec.loader is None:
+                raise UsageError(f"--policy: cannot load {module_name} as Python")
+            module = importlib.util.module_from_spec(loader_spec)
+            loader_spec.loader.exec_module(module)
+        else:
+            if os.getcwd() not in sys.path:
+                sys.path.insert(0, os.getcwd())
+            module = importlib.import_module(module_name)
+    except UsageError:
+        raise
+    except Exception as exc:  # the user's module failed to import: say so in one line
+        raise UsageError(f"--policy: importing {module_name} failed: "
+                         f"{type(exc).__name__}: {one_line(exc)}") from None
+    if not hasattr(module, name):
+        raise UsageError(f"--policy: {module_name} has no {name}")
+    return getattr(module, name)
 
 
 def _learn_for_compare(

@@ -156,7 +156,9 @@ def learned_from_policy(game: Game, policy: Any, *, source: str = "") -> Learned
     arr = np.asarray(policy) if not callable(policy) else None
     has = np.ones(game.shape, dtype=bool)
     if arr is not None and arr.shape == game.shape:  # a table: 0 cells are "no data"
-        has = np.asarray(arr) != 0
+        has = arr != 0
+    elif arr is not None and arr.shape == game.table_shape:  # all-0 rows are "no data"
+        has = ~np.all(arr == 0, axis=2)
     best = np.where(has, best, 0)
     out = learned_from_tables(game, best, np.full(game.shape, -1.0), source=source)
     if pure.all() and np.array_equal(out.has_data, has):

@@ -94,8 +94,9 @@ def policy_distribution(game: Game, policy: Policy, fill: Fill = "uniform") -> n
 
     Integer tables hold J in 1..n_dice, or 0 where the learner has no data: `fill` = "uniform"
     plays a uniformly random J there (as :func:`dicejack.compare.compare` scores it), "error"
-    refuses it. Distributions must be non-negative, sum to 1 over J = 1..K, and put nothing on
-    J = 0. A callable is asked for its J in every state (:func:`policy_table`).
+    refuses it. Distributions must be non-negative, sum to 1 over J = 1..K (or be all 0: no
+    data, played per `fill` the same way), and put nothing on J = 0. A callable is asked for its
+    J in every state (:func:`policy_table`).
     """
     if fill not in FILLS:
         raise SolverError(f"fill must be 'uniform' or 'error', got {fill!r}")
@@ -127,15 +128,24 @@ def policy_distribution(game: Game, policy: Policy, fill: Fill = "uniform") -> n
         return dist
     if arr.shape == game.table_shape:
         dist = np.asarray(arr, dtype=float)
+        empty = np.all(dist == 0, axis=2)  # a state without data: played per `fill`
         if (
             not np.all(np.isfinite(dist))
             or dist.min() < 0
             or np.any(dist[:, :, 0] != 0)
-            or not np.allclose(dist.sum(axis=2), 1.0, atol=1e-9)
+            or not np.allclose(dist.sum(axis=2)[~empty], 1.0, atol=1e-9)
         ):
             raise SolverError(
-                "an action distribution must be non-negative, 0 for J=0, and sum to 1 per state"
+                "an action distribution must be non-negative, 0 for J=0, and sum to 1 per state "
+                "(or be all 0: no data)"
             )
+        if empty.any():
+            if fill == "error":
+                x, y = np.argwhere(empty)[0]
+                raise SolverError(f"the action distribution is all 0 (no data) at <{x},{y}>; "
+                                  "fill='error' refuses no-data states")
+            dist = dist.copy()
+            dist[empty, 1:] = 1.0 / k
         return dist
     raise SolverError(
         f"a policy must have shape {(low, low)} (dice per state) or {game.table_shape} "

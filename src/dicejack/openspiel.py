@@ -1,0 +1,313 @@
+"""The handout's game for OpenSpiel: ``import dicejack.openspiel`` registers ``python_dicejack``.
+
+``pyspiel.load_game("python_dicejack(sides=3,low=10,high=20,dice=2)")`` (default: the handout's
+6, 15, 17, 2). Sequential, two players, perfect information, zero-sum, returns +1 / -1 at the end.
+A turn is two moves: the player to move chooses action a = J - 1 (0-based, J dice), then a chance
+node rolls: its outcomes are the totals t that J dice can show, each with its exact probability
+(``Game.chance_outcomes``); the rules after the roll are ``Game.outcome``. Player 0 moves first.
+
+Observation (tensor and string) from player p's view: p's score, the opponent's, whether it is
+p's turn and the dice chosen (0 before the roll). The information state string is the same Markov
+state (scores and the player to move): in this perfect-information game nothing earlier matters
+to the future, so tabular algorithms see one entry per <X, Y> and seat, not one per history.
+
+Also the bridges between OpenSpiel and dicejack's conventions: :func:`policy_table` reads any
+OpenSpiel policy (e.g. ``TabularPolicy``) as the handout's (L, L, K+1) action distribution per
+<X, Y> (mover's view), :func:`openspiel_policy` turns a dicejack table of J into an OpenSpiel
+policy, :func:`game_of` reads the dicejack Game of a loaded game. On import this module teaches
+``compare.learned_from_policy`` to read OpenSpiel policies.
+
+OpenSpiel is not a dependency of dicejack: ``pip install 'dicejack[openspiel]'`` (which also
+installs cvxpy, which OpenSpiel's ``value_iteration`` imports but OpenSpiel does not install).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from dicejack import DicejackError
+from dicejack.game import CONTINUES, HANDOUT_GAME, MOVER_WINS, Game
+
+
+class OpenSpielMissingError(DicejackError, ImportError):
+    """:mod:`dicejack.openspiel` was imported but OpenSpiel is not installed."""
+
+
+try:
+    import pyspiel
+except ImportError:
+    raise OpenSpielMissingError(
+        "dicejack.openspiel needs OpenSpiel, which dicejack does not install: "
+        "pip install 'dicejack[openspiel]'"
+    ) from None
+
+from dicejack import compare, solver  # noqa: E402  (after the OpenSpiel check, on purpose)
+
+__all__ = [
+    "SHORT_NAME",
+    "OpenSpielMissingError",
+    "DicejackGame",
+    "DicejackState",
+    "load",
+    "game_of",
+    "state_at",
+    "policy_table",
+    "openspiel_policy",
+]
+
+SHORT_NAME = "python_dicejack"
+_DEFAULTS = {"sides": HANDOUT_GAME.n_sides, "low": HANDOUT_GAME.low, "high": HANDOUT_GAME.high,
+             "dice": HANDOUT_GAME.n_dice}
+
+_GAME_TYPE = pyspiel.GameType(
+    short_name=SHORT_NAME,
+    long_name="dicejack: the handout's dice game",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=2,
+    min_num_players=2,
+    provides_information_state_string=True,
+    provides_information_state_tensor=False,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=_DEFAULTS,
+)
+
+
+def _game_from_params(params: dict[str, Any]) -> Game:
+    unknown = sorted(set(params) - set(_DEFAULTS))
+    if unknown:
+        raise DicejackError(f"python_dicejack has no parameter {', '.join(unknown)}; "
+                            "its parameters are sides, low, high, dice")
+    merged = {**_DEFAULTS, **params}
+    return Game(n_sides=merged["sides"], low=merged["low"], high=merged["high"],
+                n_dice=merged["dice"])
+
+
+class DicejackGame(pyspiel.Game):
+    """The game for OpenSpiel; `params` as in :data:`_GAME_TYPE` (sides, low, high, dice)."""
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        given = dict(params or {})
+        self.game = _game_from_params(given)
+        g = self.game
+        info = pyspiel.GameInfo(
+            num_distinct_actions=g.n_dice,
+            max_chance_outcomes=g.n_dice * g.n_sides + 1,
+            num_players=2,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            # every turn adds >= 1 to the mover's score: each player decides at most low times
+            max_game_length=2 * g.low,
+        )
+        super().__init__(_GAME_TYPE, info, {**_DEFAULTS, **given})
+
+    def new_initial_state(self) -> DicejackState:
+        return DicejackState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None) -> _Observer:
+        return _Observer(self.game, params)
+
+
+class DicejackState(pyspiel.State):
+    """One position: both scores, the player to move, the dice chosen (0 before a choice)."""
+
+    def __init__(self, game: DicejackGame) -> None:
+        super().__init__(game)
+        self._game = game.game
+        self.scores = [0, 0]
+        self.player = 0
+        self.dice = 0
+        self.winner: int | None = None
+
+    # --------------------------------------------------------------------- the OpenSpiel API
+    def current_player(self) -> int:
+        if self.winner is not None:
+            return pyspiel.PlayerId.TERMINAL
+        return pyspiel.PlayerId.CHANCE if self.dice else self.player
+
+    def _legal_actions(self, player: int) -> list[int]:
+        return list(range(self._game.n_dice))
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return self._game.chance_outcomes(self.dice)
+
+    def _apply_action(self, action: int) -> None:
+        if not self.dice:
+            self.dice = int(action) + 1
+            return
+        score = self.scores[self.player] + int(action)
+        result = self._game.outcome(score)
+        self.dice = 0
+        if result == CONTINUES:
+            self.scores[self.player] = score
+            self.player = 1 - self.player
+        else:
+            self.winner = self.player if result == MOVER_WINS else 1 - self.player
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"rolled {action}"
+        return f"roll {Game.dice_label(int(action) + 1)}"
+
+    def is_terminal(self) -> bool:
+        return self.winner is not None
+
+    def returns(self) -> list[float]:
+        if self.winner is None:
+            return [0.0, 0.0]
+        return [1.0, -1.0] if self.winner == 0 else [-1.0, 1.0]
+
+    def __str__(self) -> str:
+        s0, s1 = self.scores
+        if self.winner is not None:
+            return f"scores {s0},{s1}: player {self.winner} won"
+        if self.dice:
+            return f"scores {s0},{s1}: player {self.player} rolls {Game.dice_label(self.dice)}"
+        return f"scores {s0},{s1}: player {self.player} to move"
+
+
+class _Observer:
+    """OpenSpiel's PyObserver: player p's view, see the module docstring."""
+
+    def __init__(self, game: Game, params: Any) -> None:
+        if params:
+            raise ValueError(f"python_dicejack's observer takes no parameters; got {params}")
+        self.tensor = np.zeros(4, np.float32)
+        self.dict = {"scores": self.tensor[:2], "to_move": self.tensor[2:3],
+                     "dice": self.tensor[3:4]}
+
+    def set_from(self, state: DicejackState, player: int) -> None:
+        own, other = state.scores[player], state.scores[1 - player]
+        mine = state.winner is None and state.player == player
+        self.tensor[:] = (own, other, float(mine), state.dice if mine else 0)
+
+    def string_from(self, state: DicejackState, player: int) -> str:
+        return str(state)
+
+
+pyspiel.register_game(_GAME_TYPE, DicejackGame)
+
+
+# ------------------------------------------------------------------------------- bridges
+def load(game: Game = HANDOUT_GAME) -> DicejackGame:
+    """``pyspiel.load_game`` of `game` as python_dicejack."""
+    return pyspiel.load_game(SHORT_NAME, {"sides": game.n_sides, "low": game.low,
+                                          "high": game.high, "dice": game.n_dice})
+
+
+def game_of(os_game: Any) -> Game:
+    """The dicejack :class:`Game` of a loaded python_dicejack game."""
+    if os_game.get_type().short_name != SHORT_NAME:
+        raise DicejackError(f"not a python_dicejack game: {os_game}")
+    return _game_from_params(dict(os_game.get_parameters()))
+
+
+def state_at(os_game: Any, x: int, y: int, player: int = 0) -> DicejackState:
+    """The decision state where `player` (0 or 1) is to move at the handout's <x, y>: its own
+    score x, the opponent's y (no history: every policy over this game's information states
+    answers the same)."""
+    game = game_of(os_game)
+    if not (0 <= x < game.low and 0 <= y < game.low) or player not in (0, 1):
+        raise DicejackError(f"no decision state <{x},{y}> for player {player} in {game}")
+    state = os_game.new_initial_state()
+    state.scores = [x, y] if player == 0 else [y, x]
+    state.player = player
+    return state
+
+
+def policy_table(os_game: Any, policy: Any, seat: int | None = None) -> np.ndarray:
+    """An OpenSpiel policy (anything with ``action_probabilities(state)``) as the handout's
+    (L, L, K+1) action distribution per <X, Y> from the mover's view (column 0 zero).
+
+    seat: read the policy as player 0 or player 1 plays it; None (default) reads both and refuses
+    a policy that plays differently in the two seats, rather than picking one. A state the policy
+    cannot answer in the seats read (a ``TabularPolicy`` knows only the states reachable from
+    the start: player 0 never moves at <0, Y> with Y > 0) is a row of zeros, which compare and
+    the solver read as "no data" (a uniformly random J, or an error with fill='error').
+    """
+    game = game_of(os_game)
+    seats = (0, 1) if seat is None else (seat,)
+    tables = [_seat_table(os_game, game, policy, player) for player in seats]
+    dist = tables[0]
+    if len(tables) == 2:
+        a, b = tables
+        both = a.any(axis=2) & b.any(axis=2)
+        differ = both & ~np.isclose(a, b, atol=1e-12).all(axis=2)
+        if differ.any():
+            x, y = np.argwhere(differ)[0]
+            raise DicejackError(
+                f"the policy plays differently as player 0 and player 1 (first at <{x},{y}>); "
+                "pass seat=0 or seat=1 to read one seat"
+            )
+        dist = np.where(a.any(axis=2)[:, :, None], a, b)
+    return dist
+
+
+def _seat_table(os_game: Any, game: Game, policy: Any, player: int) -> np.ndarray:
+    """One seat's (L, L, K+1) distribution; rows of zeros where the policy has no answer."""
+    k = game.n_dice
+    dist = np.zeros(game.table_shape)
+    for x in range(game.low):
+        for y in range(game.low):
+            try:
+                probs = policy.action_probabilities(state_at(os_game, x, y, player))
+            except (KeyError, IndexError):  # a tabular policy without this state
+                continue
+            for action, p in probs.items():
+                if not 0 <= int(action) < k:
+                    raise DicejackError(f"the policy plays action {action} at <{x},{y}>; "
+                                        f"legal actions are 0..{k - 1}")
+                dist[x, y, int(action) + 1] += float(p)
+    return dist
+
+
+def openspiel_policy(os_game: Any, policy: Any) -> Any:
+    """A dicejack policy (an (L, L) table of J, an (L, L, K+1) distribution, a callable
+    (x, y) -> J or a Solution) as an OpenSpiel ``TabularPolicy`` over python_dicejack, the same in
+    both seats."""
+    from open_spiel.python import policy as policy_lib
+
+    game = game_of(os_game)
+    dist = solver.policy_distribution(game, policy)
+    table = policy_lib.TabularPolicy(os_game)
+    for key, index in table.state_lookup.items():
+        state = _parse_state_key(key)
+        if state is None:
+            continue
+        s0, s1, player = state
+        x, y = (s0, s1) if player == 0 else (s1, s0)
+        table.action_probability_array[index] = dist[x, y, 1:]
+    return table
+
+
+def _parse_state_key(key: str) -> tuple[int, int, int] | None:
+    """(s0, s1, player) of a decision state's information string, else None."""
+    scores, _, rest = key.partition(": player ")
+    if not rest.endswith(" to move"):
+        return None
+    s0, s1 = scores.removeprefix("scores ").split(",")
+    return int(s0), int(s1), int(rest.split()[0])
+
+
+def _is_openspiel_policy(obj: Any) -> bool:
+    return hasattr(obj, "action_probabilities") and hasattr(obj, "game")
+
+
+def _read_openspiel_policy(game: Game, policy: Any) -> np.ndarray:
+    os_game = policy.game
+    if game_of(os_game) != game:
+        raise compare.CompareError(f"the OpenSpiel policy is for {game_of(os_game)}, not {game}")
+    try:
+        return policy_table(os_game, policy)
+    except DicejackError as exc:
+        raise compare.CompareError(str(exc)) from None
+
+
+compare.register_policy_reader(_is_openspiel_policy, _read_openspiel_policy)
