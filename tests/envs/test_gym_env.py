@@ -347,10 +347,55 @@ def test_steps_out_of_turn_and_bad_options():
         done = env.step(2)[2]
     with pytest.raises(EnvError, match="the game is over; call reset"):
         env.step(1)
-    with pytest.raises(EnvError, match="unknown reset option"):
-        env.reset(options={"start": (1, 2)})
+    with pytest.warns(UserWarning, match="ignores the option"):  # wrappers pass their own
+        env.reset(options={"render": True})
+    for start in ((1, 10), (1,), "ab", (1.5, 2), (True, 2)):
+        with pytest.raises(EnvError, match="reset option start must be a state"):
+            env.reset(options={"start": start})
     with pytest.raises(EnvError, match="agent_first must be True or False"):
         env.reset(options={"agent_first": 0.5})
+
+
+def test_a_chosen_start_zero_based_actions_flat_observations_and_zero_sum_rewards():
+    env = DiceJackEnv(SMALL, "optimal", zero_based=True, flat=True, zero_sum=True,
+                      agent_first=0.0)
+    assert env.action_space == gym.spaces.Discrete(2)
+    assert env.observation_space == gym.spaces.MultiDiscrete([10, 10])
+    obs, info = env.reset(seed=1, options={"start": (9, 3)})
+    assert obs.tolist() == [9, 3] and obs in env.observation_space and info["agent_first"]
+    obs, reward, done, _, info = env.step(0)  # one die from 9: 10..12 wins, 13 busts
+    assert done and reward == (1.0 if info["winner"] == "agent" else -1.0)
+    assert info["moves"][0].dice == 1
+    with pytest.raises(EnvError, match=r"in 0\.\.1 \(J - 1 dice\)"):
+        env.reset(seed=1)
+        env.step(2)
+    losses = 0
+    selfplay = DiceJackEnv(SMALL, "self", zero_sum=True)
+    for seed in range(40):
+        selfplay.reset(seed=seed, options={"start": (9, 9)})
+        _, reward, done, _, info = selfplay.step(1)  # two dice from 9: 2, 3 win; 4..8 bust
+        assert done and reward == (1.0 if info["winner"] == info["mover"] else -1.0)
+        losses += reward == -1.0
+    assert 0 < losses < 40
+    with pytest.raises(EnvError, match="zero_sum must be True or False"):
+        DiceJackEnv(SMALL, zero_sum=1)
+
+
+def test_gymnasiums_env_checker_passes_without_warnings_on_every_option():
+    from gymnasium.utils.env_checker import check_env
+
+    for kwargs in ({}, {"zero_based": True, "flat": True}, {"opponent": "self", "flat": True}):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            check_env(DiceJackEnv(SMALL, **kwargs), skip_render_check=True)
+
+
+def test_stable_baselines3s_checker_passes_without_warnings_on_the_flat_option():
+    """Run where Stable-Baselines3 is installed (it needs torch, which CI does not install)."""
+    sb3_checker = pytest.importorskip("stable_baselines3.common.env_checker")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sb3_checker.check_env(DiceJackEnv(SMALL, zero_based=True, flat=True), warn=True)
 
 
 @pytest.mark.parametrize("answer", [0, 3, 1.0, None])

@@ -80,11 +80,19 @@ class Move(NamedTuple):
 
 # ------------------------------------------------------------------------------ the rules
 
-def check_dice(j: Any, n_dice: int, what: str = "action") -> int:
+def check_dice(j: Any, n_dice: int, what: str = "action", zero_based: bool = False) -> int:
     """`j` as a number of dice in 1..n_dice (an int, a numpy integer or a 0-d integer array);
-    anything else, booleans included, is an :class:`EnvError` naming `what`."""
+    anything else, booleans included, is an :class:`EnvError` naming `what`. `zero_based`: `j`
+    is an action a in 0..n_dice-1 meaning J = a + 1."""
     if isinstance(j, np.ndarray) and j.shape == () and np.issubdtype(j.dtype, np.integer):
         j = j.item()
+    if zero_based:
+        if isinstance(j, (bool, np.bool_)) or not isinstance(j, (int, np.integer)):
+            raise EnvError(f"{what} must be an integer in 0..{n_dice - 1} (J - 1 dice), got "
+                           f"{j!r} ({type(j).__name__})")
+        if not 0 <= j < n_dice:
+            raise EnvError(f"{what} must be in 0..{n_dice - 1} (J - 1 dice), got {int(j)}")
+        return int(j) + 1
     if isinstance(j, (bool, np.bool_)) or not isinstance(j, (int, np.integer)):
         raise EnvError(
             f"{what} must be a number of dice J, an integer in 1..{n_dice}, got {j!r} "
@@ -177,17 +185,23 @@ class DiceJackEnv(gymnasium.Env):
     ## Action Space
     ``Discrete(NDice, start=1)``: J, the number of dice to roll, 1..NDice. Anything else (a
     float, a bool, 0, NDice + 1) is refused with an :class:`EnvError` and changes nothing.
+    With ``zero_based=True``: ``Discrete(NDice)``, action a rolls J = a + 1 dice (the
+    numbering of Stable-Baselines3, PettingZoo and OpenSpiel).
 
     ## Observation Space
     ``Tuple((Discrete(LTarget), Discrete(LTarget)))``: the state <X, Y> from the view of the
     player about to move, X its own score and Y the other's (as the handout's tables are
-    indexed, so ``q[x, y]`` works). Against an opponent that player is always the agent. The
-    final observation of an episode is from the agent's view (self-play: from the view of the
-    player who made the last move, the one the reward is for), with the scores capped at
-    LTarget - 1 to stay in the space; the true scores are in ``info["scores"]``.
+    indexed, so ``q[x, y]`` works). With ``flat=True``: ``MultiDiscrete([LTarget, LTarget])``,
+    the same <X, Y> as an int64 array (Stable-Baselines3's checker and algorithms take it).
+    Against an opponent that player is always the agent. The final observation of an episode is
+    from the agent's view (self-play: from the view of the player who made the last move, the
+    one the reward is for), with the scores capped at LTarget - 1 to stay in the space; the true
+    scores are in ``info["scores"]``.
 
     ## Starting State
-    <0, 0>. Against an opponent the agent moves first unless `agent_first` (a probability, 1 by
+    <0, 0>, or the state of ``reset(options={"start": (x, y)})``: the agent (self-play: the
+    first player) to move with score x against y (exploring starts, planners). Against an
+    opponent the agent moves first unless `agent_first` (a probability, 1 by
     default) or ``reset(options={"agent_first": False})`` says otherwise; when the opponent
     opens, reset plays its first move and the episode starts at <0, Y>. If that opening roll
     ends the game (only possible when LTarget <= NDice * NSides) the agent never had a move:
@@ -203,7 +217,9 @@ class DiceJackEnv(gymnasium.Env):
     Self-play: each step is one move of the player to move, and its reward is from that
     mover's view: 1 if this move wins the game for the mover, else 0 (a bust is 0: the other
     player wins). The other player's result at the end of a game is 1 - reward; an agent
-    learning from both sides credits its moves by ``info["mover"]``.
+    learning from both sides credits its moves by ``info["mover"]``. With ``zero_sum=True`` a
+    loss pays -1 instead of 0 (against an opponent: the agent's loss; in self-play: a move that
+    loses the game for the mover), so returns are +1 / -1 as in two-player game libraries.
 
     ## Episode End
     Terminated when the game ends (a win or a bust, by either side). Every roll adds at least
@@ -236,6 +252,10 @@ class DiceJackEnv(gymnasium.Env):
     - `agent_first`: probability that the agent moves first in an episode (ignored in
       self-play); drawn from the environment's generator only when strictly between 0 and 1.
     - `render_mode`: None or "ansi" (``render()`` returns the board as text).
+    - `zero_based`, `flat`, `zero_sum`: see Action Space, Observation Space and Rewards.
+
+    ``reset(options=...)``: "agent_first" (bool) and "start" ((x, y)); other keys are ignored
+    (wrappers and test suites pass their own), with a warning naming them.
 
     ## Randomness
     Every random number comes from ``self.np_random``, seeded by ``reset(seed=...)``; the
@@ -254,6 +274,9 @@ class DiceJackEnv(gymnasium.Env):
         opponent: Any = "optimal",
         render_mode: str | None = None,
         agent_first: float = 1.0,
+        zero_based: bool = False,
+        flat: bool = False,
+        zero_sum: bool = False,
     ) -> None:
         if game is None:
             game = HANDOUT_GAME
@@ -268,9 +291,14 @@ class DiceJackEnv(gymnasium.Env):
         self._opponent = opponent_policy(game, opponent)
         self.self_play = self._opponent is None
         self.opponent = opponent if isinstance(opponent, str) else type(opponent).__name__
-        self.action_space = spaces.Discrete(game.n_dice, start=1)
-        self.observation_space = spaces.Tuple(
-            (spaces.Discrete(game.low), spaces.Discrete(game.low))
+        for name, flag in (("zero_based", zero_based), ("flat", flat), ("zero_sum", zero_sum)):
+            if not isinstance(flag, (bool, np.bool_)):
+                raise EnvError(f"{name} must be True or False, got {flag!r}")
+        self.zero_based, self.flat, self.zero_sum = bool(zero_based), bool(flat), bool(zero_sum)
+        self.action_space = spaces.Discrete(game.n_dice, start=0 if zero_based else 1)
+        self.observation_space: spaces.Space = (
+            spaces.MultiDiscrete([game.low, game.low], dtype=np.int64) if flat
+            else spaces.Tuple((spaces.Discrete(game.low), spaces.Discrete(game.low)))
         )
         self._cdf = [list(row) for row in game.sum_cdf_table.tolist()]
         self._seat_names = ("first", "second")  # self-play: players named by seat
@@ -293,14 +321,16 @@ class DiceJackEnv(gymnasium.Env):
 
     def _reset(self, seed: int | None, options: Any) -> tuple[tuple[int, int], dict[str, Any]]:
         super().reset(seed=seed)
-        agent_first = self._agent_first_option(options)
+        agent_first, start = self._reset_options(options)
+        if start is not None:
+            agent_first = True
         if agent_first is None:
             p = self.agent_first
             agent_first = p == 1.0 or (0.0 < p and self.np_random.random() < p)
         self._agent_seat = 0 if (agent_first or self.self_play) else 1
         restarts = 0
         while True:
-            self._scores = [0, 0]
+            self._scores = [0, 0] if start is None else list(start)
             self._to_move = 0
             self._winner = None
             self._moves = []
@@ -346,7 +376,7 @@ class DiceJackEnv(gymnasium.Env):
             raise EnvError("call reset() before step()")
         if self._winner is not None:
             raise EnvError("the game is over; call reset() to start another")
-        j = check_dice(action, self.game.n_dice)
+        j = check_dice(action, self.game.n_dice, zero_based=self.zero_based)
         self._moves = []
         mover = self._to_move
         total = self._move(j)
@@ -354,6 +384,8 @@ class DiceJackEnv(gymnasium.Env):
             self._opponent_move()
         self._history.extend(self._moves)
         reward = 1.0 if self._winner == mover else 0.0
+        if self.zero_sum and self._winner is not None and self._winner != mover:
+            reward = -1.0
         info = self._info()
         info["roll"] = total
         if self.self_play:
@@ -393,23 +425,38 @@ class DiceJackEnv(gymnasium.Env):
             lines.append(f"  {self._name(self._to_move)} to move at <{x},{y}>")
         return "\n".join(lines) + "\n"
 
-    def _agent_first_option(self, options: dict[str, Any] | None) -> bool | None:
+    def _reset_options(
+        self, options: dict[str, Any] | None
+    ) -> tuple[bool | None, tuple[int, int] | None]:
+        """(agent_first or None, start <x, y> or None) from reset's options; unknown keys are
+        ignored with a warning (wrappers and test suites pass their own)."""
         if options is None:
-            return None
+            return None, None
         if not isinstance(options, Mapping):
             raise EnvError(f"reset options must be a dict, got {type(options).__name__}")
-        if not options:
-            return None
-        unknown = sorted(set(options) - {"agent_first"})
+        unknown = sorted(map(str, set(options) - {"agent_first", "start"}))
         if unknown:
-            raise EnvError(f"unknown reset option(s) {', '.join(map(repr, unknown))}; "
-                           "the only option is 'agent_first'")
+            gymnasium.logger.warn(f"DiceJackEnv.reset ignores the option(s) {', '.join(unknown)}"
+                                  "; it knows agent_first and start")
         value = options.get("agent_first")
-        if value is None:
-            return None
-        if not isinstance(value, (bool, np.bool_)):
+        if value is not None and not isinstance(value, (bool, np.bool_)):
             raise EnvError(f"reset option agent_first must be True or False, got {value!r}")
-        return bool(value)
+        return (None if value is None else bool(value)), self._start_option(options.get("start"))
+
+    def _start_option(self, start: Any) -> tuple[int, int] | None:
+        if start is None:
+            return None
+        low = self.game.low
+        try:
+            x, y = (int(v) for v in start)
+            ok = all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+                     for v in start)
+        except (TypeError, ValueError):
+            ok = False
+        if not ok or not (0 <= x < low and 0 <= y < low):
+            raise EnvError(f"reset option start must be a state (x, y) with 0 <= x, y < {low}, "
+                           f"got {start!r}")
+        return x, y
 
     def _name(self, seat: int) -> str:
         """Who sits in `seat` (0 moves first): "first"/"second", or "agent"/"opponent"."""
@@ -443,10 +490,11 @@ class DiceJackEnv(gymnasium.Env):
             raise
         self._move(j)
 
-    def _observation(self) -> tuple[int, int]:
+    def _observation(self) -> Any:
         cap = self.game.low - 1
         seat = self._to_move if self.self_play else self._agent_seat
-        return (min(self._scores[seat], cap), min(self._scores[1 - seat], cap))
+        xy = (min(self._scores[seat], cap), min(self._scores[1 - seat], cap))
+        return np.array(xy, dtype=np.int64) if self.flat else xy
 
     def _info(self) -> dict[str, Any]:
         if self.self_play:
