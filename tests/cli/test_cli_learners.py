@@ -275,8 +275,13 @@ def test_compare_learner_learns_then_compares(capsys):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["run.npz", "--learner", "ucb"], "give SOURCE or --learner NAME, not both"),
-        ([], "give SOURCE (a run file or printed tables) or --learner NAME"),
+        (["run.npz", "--learner", "ucb"], "give one of SOURCE, --learner NAME or --policy"),
+        (["--policy", "agent:choose", "--learner", "ucb"],
+         "give one of SOURCE, --learner NAME or --policy"),
+        (["--policy", "agent:choose", "--games", "10"], "--games: only with --learner"),
+        (["--policy", "nocolon"], "give MODULE:NAME"),
+        ([], "give SOURCE (a run file or printed tables), --learner NAME to learn a run, or "
+             "--policy MODULE:NAME"),
         (["run.npz", "--games", "10"], "--games: only with --learner"),
         (["run.npz", "--param", "c=1"], "--param: only with --learner"),
         (["--learner", "ucb", "--param", "c=-1"], "ucb parameter c must be in [0, inf)"),
