@@ -110,9 +110,9 @@ def test_value_iteration_equals_the_solver(game):
     sol = solver.solve(game)
     checked = 0
     for key, value in values.items():
-        if not key.endswith("to move"):
+        state = dos.decision_state(key)
+        if state is None:
             continue
-        state = dos._parse_state_key(key)
         s0, s1, player = state
         x, y = compare.mover_view((s0, s1), player)
         mover_value = compare.probability_to_value(float(sol.p[x, y]))

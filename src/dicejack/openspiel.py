@@ -55,6 +55,7 @@ __all__ = [
     "state_at",
     "policy_table",
     "openspiel_policy",
+    "decision_state",
 ]
 
 SHORT_NAME = "python_dicejack"
@@ -278,7 +279,7 @@ def openspiel_policy(os_game: Any, policy: Any) -> Any:
     dist = solver.policy_distribution(game, policy)
     table = policy_lib.TabularPolicy(os_game)
     for key, index in table.state_lookup.items():
-        state = _parse_state_key(key)
+        state = decision_state(key)
         if state is None:
             continue
         s0, s1, player = state
@@ -287,8 +288,10 @@ def openspiel_policy(os_game: Any, policy: Any) -> Any:
     return table
 
 
-def _parse_state_key(key: str) -> tuple[int, int, int] | None:
-    """(s0, s1, player) of a decision state's information string, else None."""
+def decision_state(key: str) -> tuple[int, int, int] | None:
+    """(player 0's score, player 1's, player to move) of a decision state's string (``str`` of
+    the state, its information state string), e.g. the keys of OpenSpiel's value_iteration;
+    None for chance and terminal states."""
     scores, _, rest = key.partition(": player ")
     if not rest.endswith(" to move"):
         return None

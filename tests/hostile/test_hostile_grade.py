@@ -16,22 +16,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dicejack import formats, grade
-from dicejack.learners import formulas, handout
+from dicejack import grade
 from tests.games import SMALL as GAME
+from tests.hostile.support import submission_text
 
 CFG = grade.GradeConfig(GAME, 100.0, 3000, references=10, calibration=10, seed=4242)
 ARRAYS = ("best", "probability", "tied", "visits", "metrics", "held_best", "held_probability")
 HYP = settings(max_examples=40, deadline=None,
                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-
-
-def submission_text(seed: int) -> str:
-    run = handout.learn(GAME, 100.0, 3000, seed)
-    best, prob = formulas.learned_tables(run.win, run.lose)
-    p4 = np.where(prob >= 0, np.round(prob, 4), -1.0)
-    return (formats.format_table(best, "Best number of dice:", kind="int") + "\n"
-            + formats.format_table(p4, "Win probability:"))
 
 
 @pytest.fixture(scope="module")

@@ -11,13 +11,12 @@ import os
 import unicodedata
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from dicejack import formats, grade
+from dicejack import grade
 from dicejack.cli import main
-from dicejack.learners import formulas, handout
 from tests.games import SMALL as GAME
+from tests.hostile.support import submission_text
 
 CFG = grade.GradeConfig(GAME, 100.0, 3000, references=10, calibration=10, seed=4242)
 SETTINGS = ["--sides", "4", "--low", "8", "--high", "9", "--dice", "2", "-m", "100",
@@ -25,14 +24,6 @@ SETTINGS = ["--sides", "4", "--low", "8", "--high", "9", "--dice", "2", "-m", "1
 HOSTILE = ["cost_$5_to_$6.txt", "run_$1_$2.txt", "<img src=x onerror=alert(1)>.txt",
            "`tick`` ``.txt", "[x](javascript:alert(1)).txt", "\x1b[31mred\x07\r.txt",
            "\u202egnp.exe\u202c.txt", "=HYPERLINK(1).txt", "*bold* _em_ # h.txt"]
-
-
-def submission_text(seed: int) -> str:
-    run = handout.learn(GAME, 100.0, 3000, seed)
-    best, prob = formulas.learned_tables(run.win, run.lose)
-    p4 = np.where(prob >= 0, np.round(prob, 4), -1.0)
-    return (formats.format_table(best, "Best number of dice:", kind="int") + "\n"
-            + formats.format_table(p4, "Win probability:"))
 
 
 def _number(cell: str) -> bool:

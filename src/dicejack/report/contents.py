@@ -341,28 +341,29 @@ def _comparison_tables(study: Study) -> list[str]:
     for s in series:
         add(f"| {s.label} | " + " | ".join(_reach_cells(_reach(study, s), cfg.seeds)) + " |")
     add("")
-    add("## Score against the optimal player\n")
-    add("The learned greedy policy against the optimal player over both seats (0.5 = as good "
-        "as optimal): mean over seeds ± half-width of the 95% interval.\n")
-    add("| games | " + " | ".join(s.label for s in series) + " |")
-    add("|---:|" + "---:|" * len(series))
-    score = {s: study.metric(s, "score_vs_optimal") for s in series}
-    for i, n in enumerate(cfg.games):
-        add(f"| {_games(n)} | " + " | ".join(
-            _cell("score_vs_optimal", *(v[i] for v in score[s])) for s in series) + " |")
-    add("")
-    add("## Exploitability\n")
-    add("What a best response wins against the learned greedy policy beyond the game's value, "
-        "both seats summed (0 = nothing exploits it; OpenSpiel's exploitability): mean over "
-        "seeds ± half-width of the 95% interval.\n")
-    add("| games | " + " | ".join(s.label for s in series) + " |")
-    add("|---:|" + "---:|" * len(series))
-    exploit = {s: study.metric(s, "exploitability") for s in series}
-    for i, n in enumerate(cfg.games):
-        add(f"| {_games(n)} | " + " | ".join(
-            _cell("exploitability", *(v[i] for v in exploit[s])) for s in series) + " |")
-    add("")
+    out += _per_checkpoint_table(
+        study, series, "score_vs_optimal", "Score against the optimal player",
+        "The learned greedy policy against the optimal player over both seats (0.5 = as good "
+        "as optimal)")
+    out += _per_checkpoint_table(
+        study, series, "exploitability", "Exploitability",
+        "What a best response wins against the learned greedy policy beyond the game's value, "
+        "both seats summed (0 = nothing exploits it; OpenSpiel's exploitability)")
     return out
+
+
+def _per_checkpoint_table(study: Study, series: list, metric: str, title: str,
+                          meaning: str) -> list[str]:
+    """A section with one row per checkpoint and one column per series: `metric`'s mean over
+    seeds ± half-width of the 95% interval."""
+    values = {s: study.metric(s, metric) for s in series}
+    out = [f"## {title}\n", f"{meaning}: mean over seeds ± half-width of the 95% interval.\n",
+           "| games | " + " | ".join(s.label for s in series) + " |",
+           "|---:|" + "---:|" * len(series)]
+    for i, n in enumerate(study.config.games):
+        out.append(f"| {_games(n)} | " + " | ".join(
+            _cell(metric, *(v[i] for v in values[s])) for s in series) + " |")
+    return out + [""]
 
 
 def _state_sets(study: Study) -> list[str]:
