@@ -38,7 +38,7 @@ def test_report_runs_end_to_end_and_writes_every_file(tmp_path):
         report.MARKER,
         "figures/agreement.png", "figures/learned_m10.png", "figures/learned_m100.png",
         "figures/optimal.png", "figures/probability_error.png", "figures/regret.png",
-        "metrics.csv", "metrics.json", "report.md", report.TIMING_FILE,
+        "metrics.csv", "metrics.json", "report.html", "report.md", report.TIMING_FILE,
     ]
     for png in out.glob("figures/*.png"):
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -43,6 +43,11 @@ def grade_cmd(
     reports: Path | None = typer.Option(
         None, "--reports", help="Folder for one Markdown report (and heatmap) per submission."
     ),
+    html: Path | None = typer.Option(
+        None, "--html", help="Folder for a web site to open in a browser, from disk: index.html "
+        "(the class: verdicts, score histogram, copy groups, flags, a table to sort and filter) "
+        "and one page per submission. Replaces only an empty folder or an earlier site."
+    ),
     lms_csv: Path | None = typer.Option(
         None, "--lms-csv", help="Also write the grades as a CSV a gradebook imports, one row "
         "per student (columns: see --lms-format; docs/grading.md)."
@@ -81,13 +86,17 @@ def grade_cmd(
 
     A batch (several files, a folder, a zip): a summary table, and the gradebook CSV (--out,
     default gradebook.csv): score /100, verdict, consistency p-value, flags, student, one row per
-    file. With --reports DIR: one Markdown report and heatmap per student; with --lms-csv: the
-    grades to import into Canvas, Moodle or any gradebook. Rubric: docs/grading.md.
+    file. With --reports DIR: one Markdown report and heatmap per student; with --html DIR: the
+    same as web pages, and one page for the whole class; with --lms-csv: the grades to import
+    into Canvas, Moodle or any gradebook. Rubric: docs/grading.md.
 
     One file (a student checking their own output): the report is printed; no gradebook unless
     --out is given.
 
     Examples: dicejack grade submissions.zip -m 100 --games 100000 --lms-csv grades.csv
+
+    dicejack grade submissions.zip -m 100 --games 100000 --html site (then open
+    site/index.html)
 
     dicejack grade my_output.txt -m 100 --games 100000
     """
@@ -105,7 +114,7 @@ def grade_cmd(
     with warnings.catch_warnings(record=True) as notices:
         warnings.simplefilter("always", gr.GradeWarning)
         refs, grades = gr.grade_files(
-            config, submissions, out=out, reports=reports, lms_csv=lms_csv,
+            config, submissions, out=out, reports=reports, site=html, lms_csv=lms_csv,
             lms_format=lms_format, lms_assignment=lms_assignment, gradescope=gradescope,
             gradescope_visibility=gradescope_visibility, cache_dir=cache, workers=workers,
             dask=dask, progress=show,
@@ -128,5 +137,7 @@ def grade_cmd(
     written = [str(p) for p in (out, lms_csv, gradescope) if p is not None]
     if reports is not None:
         written.append(f"{len(graded)} reports in {reports}/")
+    if html is not None:
+        written.append(f"the site {html}/index.html")
     what = f"wrote {', '.join(written)}; " if written else ""
     typer.echo(f"{what}reference runs: {refs.source}", err=True)

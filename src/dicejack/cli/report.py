@@ -59,9 +59,9 @@ def report_cmd(
     """Convergence report: how learners approach optimal play as games accumulate.
 
     For each curve (the handout's learner at one M, or a learner with its parameters) and seed,
-    one learner run measured at every checkpoint; writes report.md, figures/*.png, metrics.csv
-    and metrics.json to --out, which the same command (whatever --workers) rewrites byte for
-    byte, and the run times to timing.json. With several learners, report.md adds the games
+    one learner run measured at every checkpoint; writes report.md (and report.html, the same
+    as one page to open in a browser), figures/*.png, metrics.csv and metrics.json to --out,
+    which the same command (whatever --workers) rewrites byte for byte, and the run times to timing.json. With several learners, report.md adds the games
     each needs to reach 95% decisive agreement and its score against the optimal player.
 
     Examples: dicejack report (the handout's game, 10 seeds, 100..1,000,000 games);
@@ -86,8 +86,8 @@ def report_cmd(
     result = rep.make_report(config, out, workers=workers, dask=dask, progress=True)
     t = result.study.timing
     typer.echo(
-        f"wrote {result.path}/ (report.md, figures/, metrics.csv, metrics.json; run times in "
-        f"{rep.TIMING_FILE}) in "
+        f"wrote {result.path}/ (report.md, report.html, figures/, metrics.csv, metrics.json; run "
+        f"times in {rep.TIMING_FILE}) in "
         f"{t['total']:.1f} s: solve {t['solve']:.2f} s, compile/warm-up {t['warmup']:.2f} s, "
         f"learner runs {t['runs_wall']:.1f} s "
         f"(learning {t['learn_cpu']:.1f} s CPU, metrics {t['metrics_cpu']:.1f} s CPU), "

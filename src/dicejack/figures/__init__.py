@@ -7,7 +7,9 @@ learned tables; each figure has a builder returning the matplotlib Figure (:func
 :func:`optimal_figure`, :func:`learned_figure`) and a writer (``plot_*``). For grading,
 :class:`SubmissionHeatmaps` draws one figure per submission (built once, only its data changes):
 where its policy differs from the optimal one, and where its estimate sits among the reference
-runs.
+runs; :mod:`dicejack.figures.svg` draws the same two maps, and the class's score histogram, as
+SVG text for web pages (no matplotlib: a page's pictures cost microseconds, not a tenth of a
+second).
 
 All heatmaps share one orientation: rows X (the mover's score), columns Y (the opponent's),
 <0,0> top left.
@@ -33,6 +35,7 @@ import numpy as np
 from dicejack import compare, formats
 from dicejack.compare import Learned, Truth
 from dicejack.figures.base import (
+    CLASS_COLORS,
     PNG_METADATA,
     REPORT_DPI,
     axes_in_inches,
@@ -45,6 +48,7 @@ from dicejack.figures.base import (
     save_png,
     text_collection,
 )
+from dicejack.figures.svg import histogram_svg, submission_heatmaps_svg
 from dicejack.game import Game
 
 __all__ = [
@@ -65,10 +69,10 @@ __all__ = [
     "plot_learned",
     "plot_figures",
     "SubmissionHeatmaps",
+    "submission_heatmaps_svg",
+    "histogram_svg",
 ]
 
-#: Colours of compare.STATE_CLASSES in the disagreement maps.
-CLASS_COLORS = ("#b7e1a1", "#f0f0f0", "#636363", "#bdbdbd", "#fdd835", "#fb8c00", "#d32f2f")
 
 #: (mean, low, high) of one metric per checkpoint: a curve and its 95% band.
 Band = tuple[np.ndarray, np.ndarray, np.ndarray]

@@ -28,6 +28,7 @@ import numpy as np
 from dicejack import formats
 
 __all__ = [
+    "CLASS_COLORS",
     "REPORT_DPI",
     "PNG_METADATA",
     "mpl",
@@ -41,6 +42,9 @@ __all__ = [
     "flat_ticks",
     "power_of_ten",
 ]
+
+#: Colours of compare.STATE_CLASSES in the disagreement maps (PNG and SVG alike).
+CLASS_COLORS = ("#b7e1a1", "#f0f0f0", "#636363", "#bdbdbd", "#fdd835", "#fb8c00", "#d32f2f")
 
 #: Resolution of the report's PNGs.
 REPORT_DPI = 100

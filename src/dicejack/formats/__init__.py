@@ -8,6 +8,10 @@ Modules, each owning one thing:
   atomic.py      writing files safely (temporary file in the target folder, fsync, rename:
                  write_atomic, savez_atomic) and the one output-path check every command uses
                  (check_output_file, ensure_output_folder)
+  folders.py     output folders written as a whole (new_folder_beside, swap_folder): a temporary
+                 folder renamed into place, replacing only a folder of its own
+  html.py        self-contained HTML pages (html_page, html_table, markdown_html, Markup): every
+                 text escaped, no request to anything, for the grading site and report.html
   sizes.py       how many bytes `solve` and `learn` will write, estimated before the work
                  (solution_bytes, run_bytes, learner_run_bytes)
   npz.py         reading .npz archives safely (open_npz, NpzMembers): member headers checked
@@ -15,7 +19,7 @@ Modules, each owning one thing:
   tables.py      what `solve` and `learn` write: the handout's text tables (format_table) and
                  params header; solutions as text, JSON, CSV and .npz; learner runs as .npz
                  (saved and loaded exactly, for resuming) and as text, JSON and CSV; traces
-  submission.py  reading what a student program printed (read_submission, read_submission_text,
+  submission/    reading what a student program printed (read_submission, read_submission_text,
                  Submission, SUBMISSION_*), for `dicejack grade` and `dicejack compare`
   learner_runs.py  runs of any bundled learner (dicejack.learners) as .npz: save_learner_run,
                  load_learner_run (which also reads `learn --out` files as handout runs)
@@ -34,8 +38,8 @@ from typing import Any
 from dicejack import DicejackError
 
 #: The modules whose `__all__` names are re-exported, in the order they are searched.
-_MODULES = ("atomic", "json_output", "escape", "sizes", "npz", "tables", "submission",
-            "learner_runs")
+_MODULES = ("atomic", "folders", "json_output", "escape", "html", "sizes", "npz", "tables",
+            "submission", "learner_runs")
 
 
 class FormatError(DicejackError):

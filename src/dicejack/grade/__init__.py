@@ -17,6 +17,7 @@ references         reference and calibration runs: computing, caching, what grad
 lms_names          the LMS student identifier in file and folder names, Gradescope metadata
 inputs             files, folders and zip archives -> entries with the LMS student identifier
 writers            gradebook CSV, terminal summary and report, per-student Markdown reports
+site               the HTML site of --html: a page for the class, one per submission
 lms                grades back to an LMS: gradebook import CSV, Gradescope results.json
 record             the Grade of one submission and its worst states (below all that use it)
 grading            one output (arrays, text, file) -> Grade; a batch -> Gradebook + outputs
@@ -155,14 +156,25 @@ from dicejack.grade.settings import (
     GradeError,
     GradeWarning,
 )
+from dicejack.grade.site import (
+    SITE_MARKER,
+    copy_groups,
+    index_html,
+    page_names,
+    prepare_site,
+    submission_html,
+    write_site,
+)
 from dicejack.grade.writers import (
     GRADEBOOK_HEADER,
+    VERDICT_MEANING,
     check_gradebook_path,
     check_output_path,
     gradebook_csv,
     gradebook_records,
     plain_summary,
     prepare_reports_folder,
+    quality_rows,
     report_markdown,
     report_names,
     report_text,
@@ -200,5 +212,6 @@ __all__ = [
     "MAX_SCORE", "MOODLE_HEADER", "check_gradescope_path", "check_lms_path",
     "GRADESCOPE_METADATA", "receipt_reason", "resolved_path", "LMS_NAMES", "MAX_METADATA_BYTES",
     "MetadataError", "batch_lms", "deciding_name", "name_matches", "resolve",
-    "check_inputs_exist", "is_lms_csv",
+    "check_inputs_exist", "is_lms_csv", "SITE_MARKER", "copy_groups", "index_html", "page_names",
+    "prepare_site", "submission_html", "write_site", "VERDICT_MEANING", "quality_rows",
 ]

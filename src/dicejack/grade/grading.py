@@ -10,6 +10,7 @@ import concurrent.futures as cf
 import dataclasses
 import math
 import os
+import shutil
 import stat
 from collections.abc import Sequence
 from pathlib import Path
@@ -56,6 +57,7 @@ from dicejack.grade.rubric import (
     verdict_for,
 )
 from dicejack.grade.settings import GradeConfig, GradeError
+from dicejack.grade.site import prepare_site, write_site
 from dicejack.grade.writers import (
     check_gradebook_path,
     gradebook_records,
@@ -297,6 +299,7 @@ def grade_files(
     *,
     out: str | os.PathLike[str] | None = None,
     reports: str | os.PathLike[str] | None = None,
+    site: str | os.PathLike[str] | None = None,
     lms_csv: str | os.PathLike[str] | None = None,
     lms_format: str = "generic",
     lms_assignment: str = "dicejack",
@@ -311,7 +314,8 @@ def grade_files(
 ) -> Gradebook:
     """Grade every submission of `paths`: files, folders (searched recursively) and zip archives
     (:func:`dicejack.grade.inputs.collect`), in order; then write the gradebook to `out`, one
-    report per submission into `reports`, the LMS grades CSV (`lms_csv` in `lms_format`,
+    report per submission into `reports`, the HTML site into `site`
+    (:func:`dicejack.grade.site.write_site`), the LMS grades CSV (`lms_csv` in `lms_format`,
     :func:`dicejack.grade.lms.lms_csv`) and the Gradescope results.json (`gradescope`: exactly
     one submission), each when given.
 
@@ -335,9 +339,15 @@ def grade_files(
     _distinct_outputs(given)
     out_path, lms_path, gs_path = (given.get(k) for k in targets)
     report_dir = Path(reports) if reports is not None else None
+    site_dir = Path(site) if site is not None else None
     _reports_apart(report_dir, given, paths)
+    _reports_apart(site_dir, given, paths, option="--html")
+    if report_dir is not None and site_dir is not None and (
+            resolved_path(report_dir) == resolved_path(site_dir)):
+        raise GradeError(f"--reports and --html both name {display_name(site_dir)}; give each "
+                         "its own folder")
     entries = collect(paths, limits=limits, outputs=list(given.values()),
-                      output_folders=[report_dir] if report_dir is not None else [])
+                      output_folders=[d for d in (report_dir, site_dir) if d is not None])
     submissions = [e for e in entries if not e.skipped]
     if gs_path is not None and len(submissions) > 1:
         names = ", ".join(e.label for e in submissions[:3])
@@ -349,22 +359,29 @@ def grade_files(
     check_lms_path(lms_path, inputs=inputs)
     check_gradescope_path(gs_path, inputs=inputs)
     prepare_reports_folder(report_dir)
-    refs = reference_runs(config, cache_dir=cache_dir, workers=workers, dask=dask,
-                          executor=executor, progress=progress)
-    refs.null  # noqa: B018 - the null at full precision, once, before the batch
-    grades: list[Grade] = []
-    advance, stop = parallel.progress_bar("grading", len(entries), progress)
+    site_tmp = prepare_site(site_dir) if site_dir is not None else None
     try:
-        for entry in entries:
-            grades.append(grade_entry(refs, entry))
-            advance()
+        refs = reference_runs(config, cache_dir=cache_dir, workers=workers, dask=dask,
+                              executor=executor, progress=progress)
+        refs.null  # noqa: B018 - the null at full precision, once, before the batch
+        grades: list[Grade] = []
+        advance, stop = parallel.progress_bar("grading", len(entries), progress)
+        try:
+            for entry in entries:
+                grades.append(grade_entry(refs, entry))
+                advance()
+        finally:
+            stop()
+        grades = mark_copies(refs, grades)
+        if out_path is not None:
+            write_gradebook(out_path, grades)
+        if report_dir is not None:
+            write_reports(refs, grades, report_dir, progress=progress, inputs=inputs)
+        if site_dir is not None:
+            write_site(refs, grades, site_dir, progress=progress, tmp=site_tmp)
     finally:
-        stop()
-    grades = mark_copies(refs, grades)
-    if out_path is not None:
-        write_gradebook(out_path, grades)
-    if report_dir is not None:
-        write_reports(refs, grades, report_dir, progress=progress, inputs=inputs)
+        if site_tmp is not None and site_tmp.exists():
+            shutil.rmtree(site_tmp, ignore_errors=True)
     if lms_path is not None:
         write_lms_csv(lms_path, grades, lms_format, assignment=lms_assignment)
     if gs_path is not None:
@@ -387,7 +404,8 @@ def check_inputs_exist(paths: Sequence[str | os.PathLike[str] | bytes]) -> None:
 
 
 def _reports_apart(folder: Path | None, given: dict[str, Path],
-                   paths: Sequence[str | os.PathLike[str] | bytes]) -> None:
+                   paths: Sequence[str | os.PathLike[str] | bytes],
+                   option: str = "--reports") -> None:
     """Refuse a reports folder that is, or holds, a submission given (the run would skip every
     submission as its own output), and an output file inside it (a report could replace it)."""
     if folder is None:
@@ -398,14 +416,13 @@ def _reports_apart(folder: Path | None, given: dict[str, Path],
     for raw in paths:
         path = resolved_path(raw)
         if path is not None and (path == where or where in path.parents):
-            raise GradeError(f"--reports {display_name(folder)} holds the submission "
-                             f"{display_name(raw)}; give a reports folder outside what is "
-                             "graded")
+            raise GradeError(f"{option} {display_name(folder)} holds the submission "
+                             f"{display_name(raw)}; give a folder outside what is graded")
     for option, out in given.items():
         path = resolved_path(out)
         if path is not None and where in path.parents:
-            raise GradeError(f"{option} {display_name(out)} is inside the --reports folder, "
-                             "where a report could replace it; write it elsewhere")
+            raise GradeError(f"{option} {display_name(out)} is inside the {option} folder, "
+                             "where a page could replace it; write it elsewhere")
 
 
 def _distinct_outputs(given: dict[str, Path]) -> None:

@@ -39,7 +39,7 @@ from dicejack.runtime import parallel
 __all__ = ["GRADEBOOK_HEADER", "gradebook_csv", "gradebook_records", "write_gradebook",
            "summary_text", "report_names", "plain_summary", "report_markdown", "report_text",
            "write_reports", "check_gradebook_path", "check_output_path",
-           "prepare_reports_folder", "same_as_any"]
+           "prepare_reports_folder", "same_as_any", "quality_rows", "VERDICT_MEANING"]
 
 #: The gradebook's header, exactly as in DESIGN.md (columns are only ever added at the end).
 GRADEBOOK_HEADER: tuple[str, ...] = (
@@ -277,7 +277,8 @@ def _fmt(v: float, spec: str = ".4f") -> str:
     return format(v, spec) if v is not None and np.isfinite(v) else "n/a"
 
 
-_VERDICT_MEANING = {
+#: What each verdict means, in a student's words.
+VERDICT_MEANING = {
     "pass": "Your tables look like what the handout's algorithm produces at these settings: "
     "as good as it gets, and statistically consistent with it.",
     "review": "Something deserves a human look: the tables are unusual for the handout's "
@@ -291,7 +292,7 @@ _VERDICT_MEANING = {
 
 def plain_summary(g: Grade) -> str:
     """A plain-language paragraph: what the verdict means and what to check first."""
-    text = _VERDICT_MEANING.get(g.verdict, "")
+    text = VERDICT_MEANING.get(g.verdict, "")
     first = next((f for f in g.flags if f in FLAG_HINTS), None)
     if first is not None:
         text += f" Check first: {FLAG_HINTS[first]}"
@@ -300,6 +301,19 @@ def plain_summary(g: Grade) -> str:
         text += (f" Check first: state <{w.x},{w.y}>, where your estimate is least like the "
                  "reference runs (the worst states are listed below).")
     return text
+
+
+def quality_rows(refs: References, g: Grade) -> list[tuple[str, float, float, float, float,
+                                                              float]]:
+    """The quality table of a graded submission, one row per scored metric and then the
+    unscored exploitability: (metric, the submission's value, the reference runs' median, 5th
+    and 95th percentiles, the share of runs it is as good as; NaN when not scored)."""
+    rows = []
+    for name in [*(q[0] for q in QUALITY_METRICS), "exploitability"]:
+        lo, med, hi = refs.quantile(name, [0.05, 0.5, 0.95], g.decimals)
+        rows.append((name, float(g.metrics.get(name, math.nan)), float(med), float(lo),
+                     float(hi), float(g.percentiles.get(name, math.nan))))
+    return rows
 
 
 def report_markdown(refs: References, g: Grade, image: str | None = None) -> str:
@@ -343,14 +357,13 @@ def report_markdown(refs: References, g: Grade, image: str | None = None) -> str
         "| metric | submission | reference median | reference 5%..95% | as good as |",
         "|---|---:|---:|---:|---:|",
     ]
-    for name, _, _ in QUALITY_METRICS:
-        lo, med, hi = refs.quantile(name, [0.05, 0.5, 0.95], g.decimals)
-        pct = g.percentiles.get(name, math.nan)
-        lines.append(f"| {name} | {_fmt(g.metrics[name])} | {_fmt(med)} | {_fmt(lo)}..{_fmt(hi)} "
-                     f"| {_fmt(pct, '.0f')}% of runs |")
-    lo, med, hi = refs.quantile("exploitability", [0.05, 0.5, 0.95], g.decimals)
-    lines.append(f"| exploitability (not scored) | {_fmt(g.metrics['exploitability'])} | "
-                 f"{_fmt(med)} | {_fmt(lo)}..{_fmt(hi)} | |")
+    for name, yours, med, lo, hi, pct in quality_rows(refs, g):
+        if name in g.percentiles:
+            lines.append(f"| {name} | {_fmt(yours)} | {_fmt(med)} | {_fmt(lo)}..{_fmt(hi)} "
+                         f"| {_fmt(pct, '.0f')}% of runs |")
+        else:
+            lines.append(f"| {name} (not scored) | {_fmt(yours)} | {_fmt(med)} | "
+                         f"{_fmt(lo)}..{_fmt(hi)} | |")
     lines += [
         "", "## Consistency with the handout's algorithm", "",
         f"Statistic T = {_fmt(c.statistic)} over {c.usable} usable states; reference runs "
@@ -419,14 +432,10 @@ def report_text(refs: References, g: Grade, worst: int = 5, width: int = 88) -> 
               f"Quality against {refs.config.references} reference runs of the handout's "
               "algorithm:",
               f"  {'metric':<20} {'yours':>8} {'median':>8} {'5%..95% of runs':>17}  as good as"]
-    for name, _, _ in QUALITY_METRICS:
-        lo, med, hi = refs.quantile(name, [0.05, 0.5, 0.95], g.decimals)
-        pct = g.percentiles.get(name, math.nan)
-        lines.append(f"  {name:<20} {_fmt(g.metrics[name]):>8} {_fmt(med):>8} "
-                     f"{_fmt(lo) + '..' + _fmt(hi):>17}  {_fmt(pct, '.0f')}% of runs")
-    lo, med, hi = refs.quantile("exploitability", [0.05, 0.5, 0.95], g.decimals)
-    lines.append(f"  {'exploitability':<20} {_fmt(g.metrics['exploitability']):>8} "
-                 f"{_fmt(med):>8} {_fmt(lo) + '..' + _fmt(hi):>17}  (not scored)")
+    for name, yours, med, lo, hi, pct in quality_rows(refs, g):
+        tail = f"{_fmt(pct, '.0f')}% of runs" if name in g.percentiles else "(not scored)"
+        lines.append(f"  {name:<20} {_fmt(yours):>8} {_fmt(med):>8} "
+                     f"{_fmt(lo) + '..' + _fmt(hi):>17}  {tail}")
     lines += ["", *para(
         f"Consistency with the handout's algorithm: p-value {_fmt(c.p_value, '.3g')} "
         f"(statistic T = {_fmt(c.statistic)} over {c.usable} usable states; faithful runs: "

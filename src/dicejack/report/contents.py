@@ -1,5 +1,6 @@
 """What each file of a report says: the text of ``metrics.csv``, ``metrics.json``,
-``timing.json`` and ``report.md``, built from a :class:`~dicejack.report.study.Study`.
+``timing.json``, ``report.md`` and ``report.html`` (report.md as a page), built from a
+:class:`~dicejack.report.study.Study`.
 
 Owns the contents (DESIGN.md, "File formats"), not the disk: :mod:`dicejack.report.writers` writes
 them into the report folder. ``metrics.csv`` is the long form (one row per run, checkpoint and
@@ -20,11 +21,12 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from dicejack import formats
 from dicejack.compare import METRIC_NAMES
 from dicejack.report.config import LEARNED_FIGURES_LIMIT, SeriesSpec
 from dicejack.report.study import Reach, Study
@@ -37,6 +39,7 @@ __all__ = [
     "TIMING_FILE",
     "timing_json",
     "report_markdown",
+    "report_html",
 ]
 
 #: Metrics shown in the report's tables (all of them are in metrics.csv / metrics.json).
@@ -464,3 +467,15 @@ def report_markdown(study: Study, figures: Sequence[tuple[str, str]]) -> str:
                f"number of workers; run times vary, so they are kept apart in `{TIMING_FILE}`, "
                f"the one file that differs between runs.\n")
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def report_html(markdown: str, pictures: Mapping[str, bytes]) -> str:
+    """``report.html``: report.md as one self-contained page (the same text, state sets,
+    figures and tables, by :func:`dicejack.formats.markdown_html`), its figures inline (`pictures`: PNG bytes
+    by the path report.md gives them, e.g. ``figures/agreement.png``)."""
+    def image(src: str) -> str | None:
+        return formats.png_data_uri(pictures[src]) if src in pictures else None
+
+    title = markdown.split("\n", 1)[0].lstrip("#").strip()
+    body = formats.markdown_html(markdown, image)
+    return formats.html_page(title, [formats.Markup("<main>"), body, formats.Markup("</main>")])

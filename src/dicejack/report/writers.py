@@ -2,8 +2,8 @@
 
 Owns the report on disk: :func:`write_report` draws the figures (``figures/*.png``, by
 :mod:`dicejack.figures`) and writes the files whose text :mod:`dicejack.report.contents` builds
-(``report.md``, ``metrics.csv``, ``metrics.json``, ``timing.json``) and the marker file that
-makes the folder replaceable; :func:`make_report` runs a study and writes its folder.
+(``report.md`` and its twin ``report.html``, ``metrics.csv``, ``metrics.json``,
+``timing.json``) and the marker file that makes the folder replaceable; :func:`make_report` runs a study and writes its folder.
 
 Reproducible: every file but ``timing.json`` depends only on the study's settings (the command in
 report.md), never on the executor, the worker count, the clock, the machine's paths or locale, or
@@ -19,7 +19,6 @@ from __future__ import annotations
 import concurrent.futures as cf
 import os
 import shutil
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +32,7 @@ from dicejack.report.contents import (
     TIMING_FILE,
     metrics_csv,
     metrics_json,
+    report_html,
     report_markdown,
     timing_json,
 )
@@ -61,58 +61,12 @@ MARKER = ".dicejack-report"
 
 
 def _temp_folder(out: Path) -> Path:
-    """A fresh temporary folder next to `out` (checks up front that `out` can be written)."""
-    if out.exists() and not out.is_dir():
-        raise ReportError(f"cannot write the report to {out}: it exists and is not a folder")
-    here = Path.cwd().resolve()
-    target = out.resolve()
-    if target == here or target in here.parents:
-        raise ReportError(
-            f"--out {out} is the current folder{' or above it' if target != here else ''}; "
-            "name a folder for the report, e.g. --out reports/mine"
-        )
-    if out.is_dir() and not (out / MARKER).exists():
-        try:
-            empty = next(out.iterdir(), None) is None
-        except OSError as exc:
-            raise ReportError(f"cannot write the report folder {out}: {_os_reason(exc)}") from None
-        if not empty:
-            raise ReportError(
-                f"--out {out} is a folder dicejack did not write (no {MARKER} in it); it would be "
-                "replaced as a whole, so name a new or empty folder"
-            )
-    parent = out.parent
+    """A fresh temporary folder next to `out` (checks up front that `out` can be written:
+    :func:`dicejack.formats.new_folder_beside`)."""
     try:
-        parent.mkdir(parents=True, exist_ok=True)
-        return Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=parent))
-    except OSError as exc:
-        raise ReportError(f"cannot write the report folder {out}: {_os_reason(exc)}") from None
-
-
-def _os_reason(exc: OSError) -> str:
-    """strerror and the path it concerns, e.g. 'Not a directory: /tmp/file'."""
-    reason = exc.strerror or str(exc)
-    return f"{reason}: {exc.filename}" if exc.filename else reason
-
-
-def _swap_into_place(tmp: Path, out: Path) -> None:
-    """Rename the finished `tmp` to `out`, replacing an old report only as a whole."""
-    old = None
-    if out.exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
-        os.rmdir(old)
-        os.rename(out, old)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o777 & ~umask)  # mkdtemp made it private
-    try:
-        os.rename(tmp, out)
-    except OSError:
-        if old is not None:
-            os.rename(old, out)
-        raise
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+        return formats.new_folder_beside(out, marker=MARKER, what="report")
+    except formats.FormatError as exc:
+        raise ReportError(str(exc)) from None
 
 
 def curve_series(study: Study) -> list[figures.Series]:
@@ -167,16 +121,21 @@ def write_report(study: Study, out: str | os.PathLike[str], *, tmp: Path | None 
             "This folder is a dicejack report; `dicejack report --out` replaces it as a whole.\n",
         )
         formats.write_atomic(tmp / "metrics.csv", metrics_csv(study))
-        formats.write_atomic(tmp / "report.md", report_markdown(study, figs))
+        markdown = report_markdown(study, figs)
+        formats.write_atomic(tmp / "report.md", markdown)
+        pictures = {f"figures/{p.name}": p.read_bytes()
+                    for p in sorted((tmp / "figures").glob("*.png"))}
+        formats.write_atomic(tmp / "report.html", report_html(markdown, pictures))
         formats.write_atomic(tmp / "metrics.json", json_text(metrics_json(study), indent=1))
         study.timing["write"] = time.perf_counter() - t0
         if "start" in study.timing:
             study.timing["total"] = time.perf_counter() - study.timing["start"]
         formats.write_atomic(tmp / TIMING_FILE, json_text(timing_json(study), indent=1))
-        _swap_into_place(tmp, out)
+        formats.swap_folder(tmp, out)
         done = True
     except OSError as exc:
-        raise ReportError(f"cannot write the report folder {out}: {_os_reason(exc)}") from None
+        raise ReportError(f"cannot write the report folder {out}: {formats.os_reason(exc)}"
+                          ) from None
     finally:
         if not done:
             shutil.rmtree(tmp, ignore_errors=True)

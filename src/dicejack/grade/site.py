@@ -1,0 +1,396 @@
+"""The grading site (`dicejack grade ... --html DIR`): one page for the class and one per
+submission, each a self-contained HTML file that opens from disk (:mod:`dicejack.formats.html`:
+style, script and pictures inline, no request to anything, readable without the script).
+
+``index.html``: the settings, the verdict counts, the score histogram, the copy groups (who is
+similar to whom, as connected groups), the flags and how many have each, every submission in a
+table that sorts by any column and filters as one types (the page's script; plain HTML without
+it), and the skipped files with their reason. ``<name>.html`` (the names of
+:func:`~dicejack.grade.writers.report_names`): the student's report as a page, with its state
+maps as SVG and links back to the index and to the submissions it resembles.
+
+Submission names, student names and file names are data: every one is escaped as text, never
+read as markup, and no link is built from one (page names are the safe stems). The folder is
+written as a whole (:func:`dicejack.formats.new_folder_beside`): replaced only when it is empty
+or a previous site (it holds :data:`SITE_MARKER`), never left half-written.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from dicejack import compare, figures, formats
+from dicejack.formats import HtmlColumn, Markup, html_link, html_table, html_text
+from dicejack.grade.record import Grade
+from dicejack.grade.references import References
+from dicejack.grade.rubric import (
+    CONSISTENCY_POINTS,
+    FLAG_HELP,
+    FLAG_HINTS,
+    FORMAT_POINTS,
+    P_REVIEW,
+    QUALITY_POINTS,
+)
+from dicejack.grade.settings import GradeError
+from dicejack.grade.writers import plain_summary, quality_rows, report_names
+from dicejack.runtime import parallel
+
+__all__ = ["SITE_MARKER", "prepare_site", "write_site", "index_html", "submission_html",
+           "copy_groups", "page_names"]
+
+#: The file that marks a folder as a grading site: only such a folder (or an empty one) is
+#: ever replaced by `--html`.
+SITE_MARKER = ".dicejack-site"
+_INDEX = "index"
+
+
+def page_names(grades: Sequence[Grade]) -> list[str | None]:
+    """Each grade's page file name (None for a skipped file): the safe stem of
+    :func:`report_names` and ``.html``, never ``index.html``."""
+    shown = [g for g in grades if g.status != "skipped"]
+    stems = iter(report_names([g.submission for g in shown]))
+    taken: set[str] = set()
+    out: list[str | None] = []
+    for g in grades:
+        if g.status == "skipped":
+            out.append(None)
+            continue
+        stem = next(stems)
+        if stem.lower() == _INDEX:
+            stem, n = f"{stem}-page", 2
+            while stem.lower() in taken:
+                stem, n = f"{_INDEX}-page-{n}", n + 1
+        taken.add(stem.lower())
+        out.append(f"{stem}.html")
+    return out
+
+
+def copy_groups(grades: Sequence[Grade]) -> list[list[int]]:
+    """The copy groups of a batch: indexes of grades joined by `similar_to` (connected
+    components of the similarity graph, two or more members each), in batch order."""
+    where: dict[str, int] = {}
+    for i, g in enumerate(grades):
+        where.setdefault(g.submission, i)
+    parent = list(range(len(grades)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, g in enumerate(grades):
+        for other in g.similar_to:
+            j = where.get(other)
+            if j is not None:
+                parent[root(i)] = root(j)
+    members: dict[int, list[int]] = {}
+    for i in range(len(grades)):
+        members.setdefault(root(i), []).append(i)
+    return [group for group in members.values() if len(group) > 1]
+
+
+def _short_labels(submissions: Sequence[str]) -> list[str]:
+    """The submissions' names without the folders they all share (/tmp/batch/a.txt and
+    /tmp/batch/b.txt: a.txt and b.txt), to keep the table narrow; one name stays whole."""
+    parts = [s.replace("\\", "/").split("/") for s in submissions]
+    common = 0
+    if len(parts) > 1:
+        for column in zip(*(p[:-1] for p in parts), strict=False):
+            if len(set(column)) != 1:
+                break
+            common += 1
+    return ["/".join(p[common:]) for p in parts]
+
+
+def _who(g: Grade) -> str:
+    """The student as shown: the LMS identifier and name, or nothing."""
+    if not g.student:
+        return ""
+    return g.student + (f" ({g.student_name})" if g.student_name else "")
+
+
+def _verdict(g: Grade) -> Markup:
+    word = "unreadable" if g.status == "error" else g.verdict
+    return Markup(f'<span class="verdict {html_text(g.verdict)}">{html_text(word)}</span>')
+
+
+def _fmt(v: float, spec: str = ".4f") -> str:
+    return format(v, spec) if v is not None and np.isfinite(v) else "n/a"
+
+
+# ------------------------------------------------------------------------------ the index
+_INDEX_COLUMNS = (
+    HtmlColumn("student"), HtmlColumn("file"),
+    HtmlColumn("score", numeric=True, fmt=".1f", help="out of 100"),
+    HtmlColumn("verdict"), HtmlColumn("flags"),
+    HtmlColumn("agreement", numeric=True, fmt=".3f",
+               help=compare.METRIC_HELP["agreement_decisive"]),
+    HtmlColumn("rmse", numeric=True, fmt=".4f", help=compare.METRIC_HELP["rmse_onpath"]),
+    HtmlColumn("vs optimal", numeric=True, fmt=".4f",
+               help=compare.METRIC_HELP["score_vs_optimal"]),
+    HtmlColumn("exploitability", numeric=True, fmt=".4f",
+               help=compare.METRIC_HELP["exploitability"]),
+    HtmlColumn("consistency p", numeric=True, fmt=".2g",
+               help=f"below {P_REVIEW} is unusual for a correct program"),
+    HtmlColumn("similar to"),
+)
+
+
+def _links(names: Sequence[str], page_of: dict[str, str]) -> Markup:
+    parts = [html_link(page_of[n], n) if n in page_of else html_text(n) for n in names]
+    return Markup(", ".join(parts))
+
+
+def index_html(refs: References, grades: Sequence[Grade],
+               pages: Sequence[str | None] | None = None) -> str:
+    """The class page: settings, verdict counts, score histogram, copy groups, flags, the
+    sortable and filterable table of every submission, and the skipped files."""
+    pages = page_names(grades) if pages is None else pages
+    page_of = {g.submission: p for g, p in zip(grades, pages, strict=True) if p is not None}
+    shown = [(g, p) for g, p in zip(grades, pages, strict=True) if p is not None]
+    skipped = [g for g in grades if g.status == "skipped"]
+    ok = [g for g, _ in shown if g.status == "ok"]
+    counts = Counter(g.verdict for g in ok)
+    unreadable = sum(g.status == "error" for g, _ in shown)
+    n = len(shown)
+    body: list[str] = [
+        Markup("<main>"),
+        Markup(f"<h1>Grades: {n} submission{'s' * (n != 1)}</h1>"),
+        Markup(f"<p>Graded against {html_text(refs.config.describe())}. Rubric and flags: "
+               "docs/grading.md of dicejack.</p>"),
+        Markup('<div class="cards">' + "".join(
+            f'<div class="card {cls}"><b>{count}</b>{label}</div>' for label, cls, count in (
+                ("pass", "pass", counts["pass"]), ("review", "review", counts["review"]),
+                ("fail", "fail", counts["fail"]), ("unreadable", "fail", unreadable),
+                ("skipped", "muted", len(skipped)))) + "</div>"),
+    ]
+    scores = [g.score for g, _ in shown]
+    if scores:
+        body.append(Markup(
+            f"<p>Scores: median {np.median(scores):.1f}, mean {np.mean(scores):.1f} "
+            f"(unreadable files count as 0).</p>"))
+    body += [Markup("<h2>Scores</h2>"), Markup("<figure>" + figures.histogram_svg(
+        scores, np.arange(0, 101, 10), label="score histogram") + "<figcaption>Submissions per "
+        "score band (each bar's tooltip gives its count).</figcaption></figure>")]
+    body += _copy_section(grades, page_of)
+    body += _flag_section(grades)
+    rows, search = [], []
+    labels = _short_labels([g.submission for g, _ in shown])
+    for (g, page), label in zip(shown, labels, strict=True):
+        rows.append([
+            html_link(page, _who(g) or "(unknown)"), html_link(page, label),
+            g.score, (_verdict(g), g.verdict if g.status == "ok" else "unreadable"),
+            html_text("; ".join(g.flags) if g.status == "ok" else f"unreadable: {g.error}"),
+            *(g.metrics.get(k, math.nan) for k in ("agreement_decisive", "rmse_onpath",
+                                                  "score_vs_optimal", "exploitability")),
+            g.consistency_p, _links(g.similar_to, page_of)])
+        search.append(" ".join([_who(g), g.submission, g.verdict if g.status == "ok" else
+                                "unreadable", *g.flags]))
+    body += [Markup('<h2 id="submissions">Submissions</h2>'),
+             Markup("<p>Click a column's header to sort by it (again to reverse); type to keep "
+                    "the rows whose student, file, verdict or flags hold every word.</p>"),
+             html_table(_INDEX_COLUMNS, rows, table_id="submissions", sortable=True,
+                        search=search, filter_label="Filter:")]
+    if skipped:
+        body += [Markup("<h2>Skipped files</h2>"), html_table(
+            (HtmlColumn("file"), HtmlColumn("reason")),
+            [(g.submission, g.error) for g in skipped])]
+    body.append(Markup("</main>"))
+    return formats.html_page(f"Grades: {n} submissions", body, script=True)
+
+
+def _copy_section(grades: Sequence[Grade], page_of: dict[str, str]) -> list[str]:
+    groups = copy_groups(grades)
+    out: list[str] = [Markup("<h2>Copy groups</h2>")]
+    if not groups:
+        return [*out, Markup("<p>None: no two submissions are closer than independent runs of "
+                             "the handout's algorithm ever are.</p>")]
+    out.append(Markup(f"<p>{len(groups)} group{'s' * (len(groups) != 1)} of submissions closer "
+                      "to each other than any two independent reference runs (flag "
+                      "<code>copied</code>; the verdict is yours):</p>"))
+    items = []
+    for group in groups:
+        names = [grades[i] for i in group]
+        items.append("<li>" + ", ".join(
+            str(html_link(page_of[g.submission], g.submission)) + (
+                f" <span class=\"muted\">{html_text(_who(g))}</span>" if g.student else "")
+            for g in names) + "</li>")
+    out.append(Markup("<ul>" + "".join(items) + "</ul>"))
+    return out
+
+
+def _flag_section(grades: Sequence[Grade]) -> list[str]:
+    counts = Counter(f for g in grades if g.status == "ok" for f in g.flags)
+    out: list[str] = [Markup("<h2>Flags</h2>")]
+    if not counts:
+        return [*out, Markup("<p>No submission was flagged.</p>")]
+    rows = [(flag, count, FLAG_HELP.get(flag, "reported by the reader"))
+            for flag, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+    return [*out, html_table((HtmlColumn("flag"), HtmlColumn("submissions", numeric=True,
+                                                              fmt="d"),
+                              HtmlColumn("meaning")), rows)]
+
+
+# ------------------------------------------------------------------------------ one submission
+def submission_html(refs: References, g: Grade, page_of: dict[str, str] | None = None) -> str:
+    """One submission's page: the verdict first, the flags with hints, the points, the quality
+    and consistency, the worst states and the state maps; links to the index and to the
+    submissions it resembles (`page_of`: page file name by submission)."""
+    page_of = page_of or {}
+    title = f"Grade: {g.submission}"
+    body: list[str] = [Markup('<nav><a href="index.html">&larr; all submissions</a></nav>'),
+                       Markup("<main>"), Markup(f"<h1>{html_text(title)}</h1>")]
+    if g.student:
+        body.append(Markup(f"<p>Student: {html_text(_who(g))}</p>"))
+    if g.status != "ok":
+        body += [Markup('<div class="banner b-fail"><p><strong class="fail">Could not be '
+                        "graded: score 0 / 100, fail.</strong></p>"),
+                 Markup(f"<p>Reason: {html_text(g.error)}</p></div>"), Markup("</main>")]
+        return formats.html_page(title, body)
+    body.append(Markup(
+        f'<div class="banner b-{html_text(g.verdict)}"><p><strong class="'
+        f'{html_text(g.verdict)}">Score {g.score:.1f} / 100: {html_text(g.verdict)}.</strong>'
+        f"</p><p>{html_text(plain_summary(g))}</p></div>"))
+    body += _flags(g, page_of)
+    body += _tables(refs, g)
+    body += _maps(refs, g)
+    body.append(Markup(f"<p class=\"muted\">Graded against {html_text(refs.config.describe())}. "
+                       f"Layout read: {html_text(g.layout or 'unknown')}."
+                       + (f" Reader's notes: {html_text(g.notes)}." if g.notes else "")
+                       + "</p>"))
+    body.append(Markup("</main>"))
+    return formats.html_page(title, body)
+
+
+def _flags(g: Grade, page_of: dict[str, str]) -> list[str]:
+    if not g.flags and not g.what_if:
+        return []
+    items = []
+    for f in g.flags:
+        hint = FLAG_HINTS.get(f, "")
+        item = (f"<li><code>{html_text(f)}</code>: "
+                f"{html_text(FLAG_HELP.get(f, 'reported by the reader'))}."
+                + (f" {html_text(hint)}" if hint else ""))
+        if f == "copied" and g.similar_to:
+            item += f" Similar to: {_links(g.similar_to, page_of)}."
+        items.append(item + "</li>")
+    items += [f"<li>With the tables {html_text(fix)}, the score would be {score:.1f} / 100."
+              "</li>" for fix, score in g.what_if.items()]
+    return [Markup("<h2>Flags, and what to check first</h2>"),
+            Markup("<ul>" + "".join(items) + "</ul>")]
+
+
+def _tables(refs: References, g: Grade) -> list[str]:
+    c = g.consistency
+    points = html_table(
+        (HtmlColumn("part"), HtmlColumn("points", numeric=True, fmt=".1f"),
+         HtmlColumn("out of", numeric=True, fmt=".0f")),
+        [("format", g.points["format"], FORMAT_POINTS),
+         ("quality", g.points["quality"], QUALITY_POINTS),
+         ("consistency", g.points["consistency"], CONSISTENCY_POINTS),
+         (Markup("<strong>total</strong>"), g.score, 100.0)])
+    quality = html_table(
+        (HtmlColumn("metric"), HtmlColumn("submission", numeric=True),
+         HtmlColumn("reference median", numeric=True),
+         HtmlColumn("reference 5%..95%", numeric=True), HtmlColumn("as good as", numeric=True)),
+        [(name + ("" if name in g.percentiles else " (not scored)"), yours, med,
+          f"{_fmt(lo)}..{_fmt(hi)}",
+          f"{_fmt(pct, '.0f')}% of runs" if name in g.percentiles else "")
+         for name, yours, med, lo, hi, pct in quality_rows(refs, g)])
+    out = [Markup("<h2>Points</h2>"), points,
+           Markup(f"<h2>Quality against {refs.config.references} reference runs</h2>"), quality]
+    if c is not None:
+        deciding = (f"p-value {_fmt(c.p_value, '.3g')} (log-t fit of the calibration runs; "
+                    f"this one decides), rank p-value {_fmt(c.p_rank, '.3g')} (cannot go below "
+                    f"1/{refs.config.calibration + 1})")
+        out += [Markup("<h2>Consistency with the handout's algorithm</h2>"), Markup(
+            f"<p>Statistic T = {_fmt(c.statistic)} over {c.usable} usable states; held-out "
+            f"calibration runs: mean {_fmt(c.null_mean)}, sd {_fmt(c.null_sd)}. "
+            f"{html_text(deciding)}. Below {P_REVIEW} is unusual for a correct program.</p>")]
+        if c.decimals is not None:
+            out.append(Markup(f"<p>The probabilities are printed with {c.decimals} decimals; "
+                              "the reference estimates were rounded likewise.</p>"))
+    if g.worst:
+        rows = [(f"<{w.x},{w.y}>", w.contribution, w.estimate, w.reference_mean,
+                 f"{_fmt(w.reference_low)}..{_fmt(w.reference_high)}",
+                 "-" if w.policy == 0 else str(w.policy),
+                 "any" if w.policy == 0 else f"{100 * w.policy_share:.0f}%",
+                 ",".join(map(str, w.optimal))) for w in g.worst]
+        out += [Markup("<h2>Worst states</h2>"), Markup(
+            "<p>States where the submission is least like the reference runs (estimate 0: no "
+            "data or every J lost; J -: not graded there, any J may be printed).</p>"),
+            html_table((HtmlColumn("<X,Y>"), HtmlColumn("contribution", numeric=True, fmt=".2f"),
+                        HtmlColumn("estimate", numeric=True),
+                        HtmlColumn("reference mean", numeric=True),
+                        HtmlColumn("reference 5%..95%", numeric=True),
+                        HtmlColumn("J", numeric=True),
+                        HtmlColumn("runs agreeing with this J", numeric=True),
+                        HtmlColumn("optimal J")), rows)]
+    return out
+
+
+def _maps(refs: References, g: Grade) -> list[str]:
+    if g.consistency is None or g.policy is None or g.probability is None:
+        return []
+    learned = compare.learned_from_tables(refs.game, g.policy, g.probability)
+    svg = figures.submission_heatmaps_svg(
+        compare.state_classes(refs.truth, learned), g.consistency.score, g.policy,
+        refs.truth.solution.optimal, label=f"state maps of {g.submission}")
+    return [Markup("<h2>Where it differs</h2>"), Markup(
+        "<figure>" + svg + "<figcaption>Left: the printed policy against the optimal one (with "
+        "the handout's caveats). Right: where the estimate sits among the reference runs "
+        "(normal score; grey: not enough reference data). Hover a cell for its numbers."
+        "</figcaption></figure>")]
+
+
+# ------------------------------------------------------------------------------ the folder
+def prepare_site(folder: str | os.PathLike[str]) -> Path:
+    """Check, before any work, that the site may be written to `folder` (missing, empty or a
+    previous site; GradeError otherwise) and return the temporary folder it is built in."""
+    try:
+        return formats.new_folder_beside(Path(folder), marker=SITE_MARKER, what="site",
+                                         option="--html", example="grades-site")
+    except formats.FormatError as exc:
+        raise GradeError(str(exc)) from None
+
+
+def write_site(refs: References, grades: Sequence[Grade], folder: str | os.PathLike[str], *,
+               progress: bool = False, tmp: Path | None = None) -> Path:
+    """Write the site into `folder` as a whole (replacing only an empty folder or a previous
+    site), building it in `tmp` (from :func:`prepare_site`, made here when not given); returns
+    its index page."""
+    out = Path(folder)
+    tmp = tmp if tmp is not None else prepare_site(out)
+    done = False
+    try:
+        pages = page_names(grades)
+        page_of = {g.submission: p for g, p in zip(grades, pages, strict=True)
+                   if p is not None}
+        formats.write_atomic(tmp / SITE_MARKER, "This folder is a dicejack grading site; "
+                             "`dicejack grade --html` replaces it as a whole.\n")
+        advance, stop = parallel.progress_bar("pages", len(page_of) + 1, progress)
+        try:
+            for g, page in zip(grades, pages, strict=True):
+                if page is not None:
+                    formats.write_atomic(tmp / page, submission_html(refs, g, page_of))
+                    advance()
+            formats.write_atomic(tmp / "index.html", index_html(refs, grades, pages))
+            advance()
+        finally:
+            stop()
+        formats.swap_folder(tmp, out)
+        done = True
+    except OSError as exc:
+        raise GradeError(f"cannot write the site {out}: {formats.os_reason(exc)}") from None
+    finally:
+        if not done:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return out / "index.html"
