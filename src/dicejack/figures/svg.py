@@ -78,8 +78,8 @@ def submission_heatmaps_svg(classes: np.ndarray, scores: np.ndarray, policy: np.
     """Two maps side by side as one ``<svg>``: the printed policy against the optimal one
     (`classes`: compare.state_classes codes; each cell's tooltip gives the printed J, from
     `policy`, 0 = none, and the optimal ones, from the (L, L, K+1) mask `optimal`) and the
-    estimate's normal score among the reference runs (`scores`, NaN: not enough reference data), each with its legend. `label` names the picture for screen
-    readers."""
+    estimate's normal score among the reference runs (`scores`, NaN: not enough reference
+    data), each with its legend. `label` names the picture for screen readers."""
     classes, scores, policy = np.asarray(classes), np.asarray(scores), np.asarray(policy)
     n = classes.shape[0]
     if classes.shape != (n, n) or scores.shape != (n, n) or policy.shape != (n, n):

@@ -471,8 +471,8 @@ def report_markdown(study: Study, figures: Sequence[tuple[str, str]]) -> str:
 
 def report_html(markdown: str, pictures: Mapping[str, bytes]) -> str:
     """``report.html``: report.md as one self-contained page (the same text, state sets,
-    figures and tables, by :func:`dicejack.formats.markdown_html`), its figures inline (`pictures`: PNG bytes
-    by the path report.md gives them, e.g. ``figures/agreement.png``)."""
+    figures and tables, by :func:`dicejack.formats.markdown_html`), its figures inline
+    (`pictures`: PNG bytes by the path report.md gives them, e.g. ``figures/agreement.png``)."""
     def image(src: str) -> str | None:
         return formats.png_data_uri(pictures[src]) if src in pictures else None
 

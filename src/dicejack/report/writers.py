@@ -3,7 +3,8 @@
 Owns the report on disk: :func:`write_report` draws the figures (``figures/*.png``, by
 :mod:`dicejack.figures`) and writes the files whose text :mod:`dicejack.report.contents` builds
 (``report.md`` and its twin ``report.html``, ``metrics.csv``, ``metrics.json``,
-``timing.json``) and the marker file that makes the folder replaceable; :func:`make_report` runs a study and writes its folder.
+``timing.json``) and the marker file that makes the folder replaceable; :func:`make_report`
+runs a study and writes its folder.
 
 Reproducible: every file but ``timing.json`` depends only on the study's settings (the command in
 report.md), never on the executor, the worker count, the clock, the machine's paths or locale, or
