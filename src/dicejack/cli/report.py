@@ -62,7 +62,8 @@ def report_cmd(
     one learner run measured at every checkpoint; writes report.md (and report.html, the same
     as one page to open in a browser), figures/*.png, metrics.csv and metrics.json to --out,
     which the same command (whatever --workers) rewrites byte for byte, and the run times to
-    timing.json. With several learners, report.md adds the games each needs to reach 95% decisive agreement and its score against the optimal player.
+    timing.json. With several learners, report.md adds the games each needs to reach 95%
+    decisive agreement and its score against the optimal player.
 
     Examples: dicejack report (the handout's game, 10 seeds, 100..1,000,000 games);
     dicejack report --sides 6 --low 30 --high 35 --dice 4 -m 10,100,1000 --games 100..1e7;
