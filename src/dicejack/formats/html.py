@@ -310,7 +310,7 @@ def _table(lines: list[str], image: Callable[[str], str | None]) -> str:
         line = line.strip()
         line = line[1:] if line.startswith("|") else line
         line = line[:-1] if line.endswith("|") and not line.endswith("\\|") else line
-        return [c.strip() for c in re.split(r"(?<!\\)\|", line)]
+        return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line)]
 
     head, rule, body = cells(lines[0]), cells(lines[1]), [cells(x) for x in lines[2:]]
     numeric = [r.endswith(":") and not r.startswith(":") for r in rule]

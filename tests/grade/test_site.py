@@ -1,0 +1,221 @@
+"""Tests of dicejack.grade.site: the grading site's pages, its folder, and names that stay text.
+The pages in a real browser: tests/browser/test_pages.py."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import zipfile
+from html.parser import HTMLParser
+
+import pytest
+
+from dicejack import grade
+from dicejack.cli import main
+
+from .support import CONFIG, GAME, GAMES, M, layouts, tables, write
+
+HOSTILE_FILE = "<img src=x onerror=alert(1)>.txt"
+HOSTILE_NAME = "</script><script>alert(1)</script>"
+
+
+class Elements(HTMLParser):
+    """The tags of a page, its text, and the href of every link."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.links: list[str] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        if tag == "a":
+            self.links.append(dict(attrs)["href"])
+        assert not any(k.startswith("on") for k, _ in attrs), (tag, attrs)
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def elements(page: str) -> Elements:
+    parser = Elements()
+    parser.feed(page)
+    return parser
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory):
+    """A graded batch written as a site: good, copied, transposed, unreadable, skipped and
+    hostile-named submissions."""
+    root = tmp_path_factory.mktemp("site")
+    subs = root / "subs"
+    subs.mkdir()
+    best, prob = tables(seed=3)
+    text = layouts(best, prob)["grid"]
+    other_best, other_prob = tables(seed=4)
+    paths = [write(subs, "alice.txt", text), write(subs, "alice-copy.txt", text),
+             write(subs, "bob.txt", layouts(other_best.T, other_prob.T)["grid"]),
+             write(subs, HOSTILE_FILE, layouts(*tables(seed=5))["csv"]),
+             write(subs, "index", layouts(*tables(seed=6))["list"]),
+             write(subs, "empty.txt", ""), write(subs, "notes.docx", b"PK\x03\x04")]
+    site = root / "site"
+    book = grade.grade_files(CONFIG, [subs], site=site, cache_dir=False)
+    return book, site, paths
+
+
+def test_the_site_has_an_index_and_a_page_per_graded_file(batch):
+    book, site, _ = batch
+    files = sorted(p.name for p in site.iterdir())
+    assert files == sorted([grade.SITE_MARKER, "index.html", "alice.txt.html",
+                            "alice-copy.txt.html", "bob.txt.html", "empty.txt.html",
+                            "img_src_x_onerror_alert_1_.txt.html", "index-page.html"])
+    index = (site / "index.html").read_text()
+    parsed = elements(index)
+    pages = {p for p in files if p.endswith(".html") and p != "index.html"}
+    assert pages <= set(parsed.links)  # every row links to its page
+    assert all(re.fullmatch(r"[A-Za-z0-9._-]+\.html(#[a-z-]+)?", h) for h in parsed.links)
+    text = " ".join(parsed.text)
+    assert "notes.docx" in text and "Skipped files" in text  # skipped, with its reason
+    flags = {f for g in book.grades if g.status == "ok" for f in g.flags}
+    assert "unreadable" in text and parsed.tags.count("tr") == (1 + 6) + (1 + len(flags)) + 2
+    assert 'class="sortable"' in index and 'data-table="submissions"' in index
+
+
+def test_the_index_counts_verdicts_and_flags_and_groups_copies(batch):
+    book, site, _ = batch
+    index = (site / "index.html").read_text()
+    graded = [g for g in book.grades if g.status == "ok"]
+    for verdict in ("pass", "review", "fail"):
+        n = sum(g.verdict == verdict for g in graded)
+        assert f'<b>{n}</b>{verdict}</div>' in index
+    assert '<b>1</b>unreadable</div>' in index and '<b>1</b>skipped</div>' in index
+    groups = grade.copy_groups(book.grades)
+    names = [{book.grades[i].submission.rsplit("/", 1)[-1] for i in g} for g in groups]
+    assert names == [{"alice.txt", "alice-copy.txt"}]
+    copies = index.split("<h2>Copy groups</h2>")[1].split("<h2>")[0]
+    assert 'href="alice.txt.html"' in copies and 'href="alice-copy.txt.html"' in copies
+    flags = index.split("<h2>Flags</h2>")[1].split("<h2")[0]
+    assert "<td>copied</td><td class=\"num\" data-v=\"2.0\">2</td>" in flags
+    assert "transposed" in flags
+    # every row's score is in the table, sortable by its exact value
+    for g in book.grades:
+        if g.status != "skipped":
+            assert f'data-v="{float(g.score)!r}"' in index
+
+
+def test_a_student_page_says_what_the_report_says(batch, refs):
+    book, site, _ = batch
+    g = next(g for g in book.grades if g.submission.endswith("bob.txt"))
+    page = (site / "bob.txt.html").read_text()
+    assert f"Score {g.score:.1f} / 100: {g.verdict}." in page
+    assert grade.plain_summary(g).split(".")[0].replace("'", "&#x27;") in page
+    for flag in g.flags:
+        assert f"<code>{flag}</code>" in page
+    for name, yours, *_ in grade.quality_rows(refs, g):
+        assert name in page and (f"{yours:.4f}" in page)
+    for w in g.worst:
+        assert f"&lt;{w.x},{w.y}&gt;" in page
+    assert page.count("<svg") == 1 and page.count("<rect") > 2 * GAME.low ** 2
+    assert '<a href="index.html">' in page and "<script>" not in page
+    copy = (site / "alice.txt.html").read_text()
+    assert 'Similar to: <a href="alice-copy.txt.html">' in copy
+    broken = (site / "empty.txt.html").read_text()
+    assert "Could not be graded" in broken and "<svg" not in broken
+
+
+def test_hostile_names_stay_text(batch):
+    book, site, _ = batch
+    for page in site.glob("*.html"):
+        text = page.read_text()
+        parsed = elements(text)
+        assert "img" not in parsed.tags and parsed.tags.count("script") <= 1, page.name
+        assert "<img src=x" not in text
+    index = (site / "index.html").read_text()
+    assert "&lt;img src=x onerror=alert(1)&gt;.txt" in index
+    g = next(g for g in book.grades if g.submission.endswith(HOSTILE_FILE))
+    named = dataclasses.replace(g, submission=HOSTILE_NAME, student=HOSTILE_NAME,
+                                student_name='" onclick="alert(1)', similar_to=(HOSTILE_NAME,),
+                                flags=(*g.flags, "copied"))
+    for text in (grade.index_html(book.refs, [named, g]),
+                 grade.submission_html(book.refs, named, {HOSTILE_NAME: "x.html"})):
+        parsed = elements(text)
+        assert "</script><script>" not in text and 'onclick="' not in text
+        assert HOSTILE_NAME in "".join(parsed.text)  # shown as the characters it is
+
+
+def test_page_names_never_take_the_index_and_stay_distinct():
+    grades = [grade.Grade(s, "ok") for s in ("index", "INDEX", "a/index", "b.txt", "b.txt")]
+    names = grade.page_names([*grades, grade.Grade("skip.docx", "skipped")])
+    assert names[-1] is None
+    assert "index.html" not in [n.lower() for n in names[:-1]]
+    assert len({n.lower() for n in names[:-1]}) == 5
+
+
+def test_copy_groups_join_chains_of_similar_submissions():
+    grades = [grade.Grade("a", "ok", similar_to=("b",)), grade.Grade("b", "ok", similar_to=("a",
+              "c")), grade.Grade("c", "ok", similar_to=("b",)), grade.Grade("d", "ok"),
+              grade.Grade("e", "ok", similar_to=("f",)), grade.Grade("f", "ok", similar_to=("e",))]
+    assert grade.copy_groups(grades) == [[0, 1, 2], [4, 5]]
+
+
+def test_a_class_of_300_fits_in_one_page_under_2_mb(batch):
+    book, _, _ = batch
+    g = next(g for g in book.grades if g.status == "ok")
+    many = [dataclasses.replace(g, submission=f"student_{i:03d}/output.txt", student=str(i),
+                                student_name=f"Student Number {i}") for i in range(300)]
+    page = grade.index_html(book.refs, many)
+    assert len(page.encode()) < 2_000_000 and page.count('<tr data-search="') == 300
+
+
+def test_the_site_replaces_only_itself(batch, tmp_path, monkeypatch):
+    book, _, _ = batch
+    site = tmp_path / "site"
+    grade.write_site(book.refs, book.grades, site)
+    (site / "index.html").write_text("old")
+    grade.write_site(book.refs, book.grades, site)  # a previous site: replaced whole
+    assert (site / "index.html").read_text().startswith("<!DOCTYPE html>")
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "thesis.tex").write_text("keep")
+
+    def no_work(*a, **k):
+        raise AssertionError("work started before the --html folder was checked")
+
+    monkeypatch.setattr(grade.grading, "reference_runs", no_work)
+    best, prob = tables(seed=8)
+    sub = write(tmp_path, "s.txt", layouts(best, prob)["grid"])
+    with pytest.raises(grade.GradeError, match=r"--html .*mine is a folder dicejack did not "
+                                                r"write \(no \.dicejack-site in it\)"):
+        grade.grade_files(CONFIG, [sub], site=mine, cache_dir=False)
+    assert (mine / "thesis.tex").read_text() == "keep" and sorted(mine.iterdir()) == [
+        mine / "thesis.tex"]
+    with pytest.raises(grade.GradeError, match="--html .* holds the submission"):
+        grade.grade_files(CONFIG, [sub], site=tmp_path, cache_dir=False)
+    with pytest.raises(grade.GradeError, match="--reports and --html both name"):
+        grade.grade_files(CONFIG, [sub], site=tmp_path / "x", reports=tmp_path / "x",
+                          cache_dir=False)
+    assert not list(tmp_path.glob(".mine.*")) and not list(tmp_path.glob(".x.*"))
+
+
+def test_cli_grade_html(batch, tmp_path, capsys):
+    _, _, paths = batch
+    archive = tmp_path / "subs.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for p in paths[:3]:
+            zf.write(p, f"{HOSTILE_NAME.replace('/', '_')}/{p.name}")
+    site = tmp_path / "site"
+    code = main(["grade", str(archive), "--sides", str(GAME.n_sides), "--low", str(GAME.low),
+                 "--high", str(GAME.high), "--dice", str(GAME.n_dice), "-m", f"{M:g}",
+                 "--games", str(GAMES), "--out", str(tmp_path / "g.csv"), "--html", str(site),
+                 "--cache", str(tmp_path / "cache")])
+    err = capsys.readouterr().err
+    assert code == 0 and f"the site {site}/index.html" in err
+    index = (site / "index.html").read_text()
+    assert index.count('<tr data-search="') == 3 and "<script>alert" not in index
+    bad = tmp_path / "afile"
+    bad.write_text("x")
+    code = main(["grade", str(paths[0]), "-m", "100", "--games", "10", "--html", str(bad)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "exists and is not a folder" in err
+    assert bad.read_text() == "x"
