@@ -76,7 +76,7 @@ h1{font-size:1.5rem;margin:.2rem 0 .6rem}h2{font-size:1.2rem;margin:1.6rem 0 .5r
 border-bottom:1px solid var(--line)}h3{font-size:1.05rem;margin:1.2rem 0 .4rem}
 a{color:var(--link)}code{font:13px ui-monospace,Menlo,Consolas,monospace;background:var(--head);
 padding:0 .2em;border-radius:3px;overflow-wrap:anywhere}
-nav{font-size:.9rem;margin-bottom:.5rem}p,li{max-width:60rem}
+nav{font-size:.9rem;margin-bottom:.5rem}p,li{max-width:60rem}p,li,h1{overflow-wrap:anywhere}
 .scroll{overflow-x:auto;margin:.4rem 0 1rem}
 table{border-collapse:collapse;font-size:.88rem}
 th,td{border:1px solid var(--line);padding:.25rem .5rem;vertical-align:top;text-align:left}

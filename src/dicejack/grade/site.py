@@ -194,7 +194,7 @@ def index_html(refs: References, grades: Sequence[Grade],
             g.consistency_p, _links(g.similar_to, page_of)])
         search.append(" ".join([_who(g), g.submission, g.verdict if g.status == "ok" else
                                 "unreadable", *g.flags]))
-    body += [Markup('<h2 id="submissions">Submissions</h2>'),
+    body += [Markup('<h2 id="table">Submissions</h2>'),
              Markup("<p>Click a column's header to sort by it (again to reverse); type to keep "
                     "the rows whose student, file, verdict or flags hold every word.</p>"),
              html_table(_INDEX_COLUMNS, rows, table_id="submissions", sortable=True,
