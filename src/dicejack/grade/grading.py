@@ -340,8 +340,8 @@ def grade_files(
     out_path, lms_path, gs_path = (given.get(k) for k in targets)
     report_dir = Path(reports) if reports is not None else None
     site_dir = Path(site) if site is not None else None
-    _reports_apart(report_dir, given, paths)
-    _reports_apart(site_dir, given, paths, option="--html")
+    _output_folder_apart(report_dir, given, paths)
+    _output_folder_apart(site_dir, given, paths, flag="--html")
     if report_dir is not None and site_dir is not None and (
             resolved_path(report_dir) == resolved_path(site_dir)):
         raise GradeError(f"--reports and --html both name {display_name(site_dir)}; give each "
@@ -403,9 +403,9 @@ def check_inputs_exist(paths: Sequence[str | os.PathLike[str] | bytes]) -> None:
             continue  # it exists but cannot be looked at: its row says why
 
 
-def _reports_apart(folder: Path | None, given: dict[str, Path],
+def _output_folder_apart(folder: Path | None, given: dict[str, Path],
                    paths: Sequence[str | os.PathLike[str] | bytes],
-                   option: str = "--reports") -> None:
+                   flag: str = "--reports") -> None:
     """Refuse a reports folder that is, or holds, a submission given (the run would skip every
     submission as its own output), and an output file inside it (a report could replace it)."""
     if folder is None:
@@ -416,12 +416,12 @@ def _reports_apart(folder: Path | None, given: dict[str, Path],
     for raw in paths:
         path = resolved_path(raw)
         if path is not None and (path == where or where in path.parents):
-            raise GradeError(f"{option} {display_name(folder)} holds the submission "
+            raise GradeError(f"{flag} {display_name(folder)} holds the submission "
                              f"{display_name(raw)}; give a folder outside what is graded")
     for option, out in given.items():
         path = resolved_path(out)
         if path is not None and where in path.parents:
-            raise GradeError(f"{option} {display_name(out)} is inside the {option} folder, "
+            raise GradeError(f"{option} {display_name(out)} is inside the {flag} folder, "
                              "where a page could replace it; write it elsewhere")
 
 
