@@ -11,6 +11,7 @@ Every text is escaped; nothing refers outside the picture.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 
 import numpy as np
@@ -19,7 +20,8 @@ from dicejack.compare import STATE_CLASSES
 from dicejack.figures.base import CLASS_COLORS
 from dicejack.formats.escape import html_text_escape
 
-__all__ = ["submission_heatmaps_svg", "histogram_svg", "score_color", "SCORE_LIMIT"]
+__all__ = ["submission_heatmaps_svg", "histogram_svg", "score_color", "score_colors",
+           "SCORE_LIMIT"]
 
 #: Normal scores are coloured on [-SCORE_LIMIT, SCORE_LIMIT] (beyond: the end colours).
 SCORE_LIMIT = 2.5
@@ -32,15 +34,31 @@ _CELL = 16
 _MARGIN = 34
 
 
-def score_color(score: float) -> str:
-    """The colour of a normal score (grey when it is not a finite number)."""
-    if not np.isfinite(score):
-        return _UNKNOWN
-    t = (min(max(score, -SCORE_LIMIT), SCORE_LIMIT) + SCORE_LIMIT) / (2 * SCORE_LIMIT)
+def _interpolated(t: float) -> str:
+    """The colour at `t` in [0, 1] along RdBu_r, interpolated between its anchors."""
     pos = t * (len(_RDBU_R) - 1)
     i = min(int(pos), len(_RDBU_R) - 2)
     rgb = _RDBU_R[i] + (pos - i) * (_RDBU_R[i + 1] - _RDBU_R[i])
     return "#" + "".join(f"{round(v):02x}" for v in rgb)
+
+
+#: Normal scores are drawn in this many steps (0.01 of a score apart: finer than the eye sees).
+_STEPS = 500
+_PALETTE = np.array([_interpolated(k / _STEPS) for k in range(_STEPS + 1)] + [_UNKNOWN])
+
+
+def score_colors(scores: np.ndarray) -> np.ndarray:
+    """The colour of each normal score (:func:`score_color`), for a whole table at once."""
+    scores = np.asarray(scores, dtype=float)
+    t = (np.clip(scores, -SCORE_LIMIT, SCORE_LIMIT) + SCORE_LIMIT) / (2 * SCORE_LIMIT)
+    index = np.where(np.isfinite(scores), np.rint(np.nan_to_num(t) * _STEPS), _STEPS + 1)
+    return _PALETTE[index.astype(np.int64)]
+
+
+def score_color(score: float) -> str:
+    """The colour of a normal score: blue (low) through white to red (high), clipped at
+    +-SCORE_LIMIT, in steps of 2 * SCORE_LIMIT / 500; grey when it is not a finite number."""
+    return str(score_colors(np.array([score]))[0])
 
 
 def _text(value: object) -> str:
@@ -49,7 +67,8 @@ def _text(value: object) -> str:
 
 def _grid(colors: Sequence[Sequence[str]], tips: Sequence[Sequence[str]], left: float,
           title: str) -> list[str]:
-    """One LxL map at `left`: the cells, a frame, tick labels, axis names and its title."""
+    """One LxL map at `left`: the cells, a frame, tick labels, axis names and its title. The
+    tips are this module's own text (states, classes, numbers): only ``& < >`` are escaped."""
     n = len(colors)
     step = 1 if n <= 12 else 2 if n <= 24 else 5
     out = [f'<text x="{left + n * _CELL / 2:g}" y="14" text-anchor="middle" '
@@ -58,7 +77,7 @@ def _grid(colors: Sequence[Sequence[str]], tips: Sequence[Sequence[str]], left: 
         for y in range(n):
             out.append(f'<rect x="{left + y * _CELL:g}" y="{_MARGIN + x * _CELL}" '
                        f'width="{_CELL}" height="{_CELL}" fill="{colors[x][y]}">'
-                       f"<title>{_text(tips[x][y])}</title></rect>")
+                       f"<title>{html.escape(tips[x][y], quote=False)}</title></rect>")
     out.append(f'<rect x="{left:g}" y="{_MARGIN}" width="{n * _CELL}" height="{n * _CELL}" '
                'fill="none" stroke="#555"/>')
     for k in range(0, n, step):
@@ -88,16 +107,17 @@ def submission_heatmaps_svg(classes: np.ndarray, scores: np.ndarray, policy: np.
     side = n * _CELL
     left1, left2 = 40, 40 + side + 70
     class_colors = [[CLASS_COLORS[int(c)] for c in row] for row in classes]
+    best = [[",".join(str(j) for j, on in enumerate(cell) if on) or "-" for cell in row]
+            for row in np.asarray(optimal, dtype=bool).tolist()]
     class_tips = [[f"<{x},{y}>: {STATE_CLASSES[int(classes[x, y])]}; printed J "
                    f"{int(policy[x, y]) if policy[x, y] > 0 else '-'}, optimal J "
-                   f"{','.join(map(str, np.flatnonzero(optimal[x, y]))) or '-'}" for y in range(n)]
-                  for x in range(n)]
-    score_colors = [[score_color(float(s)) for s in row] for row in scores]
+                   f"{best[x][y]}" for y in range(n)] for x in range(n)]
+    score_fill = score_colors(scores).tolist()
     score_tips = [[f"<{x},{y}>: normal score {scores[x, y]:+.2f}" if np.isfinite(scores[x, y])
                    else f"<{x},{y}>: not enough reference data" for y in range(n)]
                   for x in range(n)]
     body = _grid(class_colors, class_tips, left1, "Printed policy vs optimal")
-    body += _grid(score_colors, score_tips, left2, "Estimate vs reference runs")
+    body += _grid(score_fill, score_tips, left2, "Estimate vs reference runs")
     legend_top = _MARGIN + side + 30
     shown = sorted(set(int(c) for c in classes.ravel()))
     for k, code in enumerate(shown):

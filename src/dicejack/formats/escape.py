@@ -18,6 +18,9 @@ def safe_text(text: str) -> str:
     """`text` with every character that is not printable (controls such as ESC, BEL, CR and
     NUL, bidirectional overrides such as U+202E, zero-width marks, lone surrogates) as a
     backslash escape (``\\x1b``, ``\\u202e``): a name looks like what it is wherever shown."""
+    text = str(text)
+    if text.isprintable():  # the common case, checked in one pass
+        return text
     return "".join(c if c.isprintable() or c == " " else f"\\x{ord(c):02x}" if ord(c) < 256
                    else f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}"
                    for c in str(text))
