@@ -174,7 +174,8 @@ def test_a_student_page_is_one_click_away_and_back(browser, site):
     page.click("#submissions td:nth-child(2) a[href='bob_2004_3004_output.txt.html']")
     page.wait_for_url("**/bob_2004_3004_output.txt.html")
     bob = next(x for x in grades if "bob_2004" in x.submission)
-    assert page.text_content("h1") == f"Grade: {bob.submission}"
+    assert page.text_content("h1") == "Grade: bob_2004_3004_output.txt"
+    assert f"File: {bob.submission}" in page.text_content("main")
     assert f"Score {bob.score:.1f} / 100: {bob.verdict}." in page.text_content(".banner")
     assert page.locator("svg rect title").count() == 2 * CONFIG.game.low ** 2
     page.click("text=all submissions")

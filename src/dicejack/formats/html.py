@@ -71,7 +71,7 @@ _STYLE = """
 --review:#a05a00;--fail:#c62828;--link:#0b57d0}
 *{box-sizing:border-box}
 body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);
-margin:0 auto;padding:1rem;max-width:72rem}
+margin:0 auto;padding:1rem;max-width:90rem}
 h1{font-size:1.5rem;margin:.2rem 0 .6rem}h2{font-size:1.2rem;margin:1.6rem 0 .5rem;
 border-bottom:1px solid var(--line)}h3{font-size:1.05rem;margin:1.2rem 0 .4rem}
 a{color:var(--link)}code{font:13px ui-monospace,Menlo,Consolas,monospace;background:var(--head);
@@ -98,7 +98,7 @@ margin:.6rem 0}.banner.b-pass{border-color:var(--pass)}.banner.b-review{border-c
 figure{margin:.6rem 0}figure img,figure svg{max-width:100%;height:auto}
 figcaption{font-size:.85rem;color:var(--muted)}
 svg text{font:11px system-ui,sans-serif}
-@media (max-width:40rem){body{padding:.5rem;font-size:14px}table{font-size:.8rem}}
+@media (max-width:40rem){body{padding:.5rem;font-size:14px}h1{font-size:1.2rem}table{font-size:.8rem}}
 @media print{.filter,nav{display:none}body{max-width:none;font-size:11pt}
 a{color:inherit;text-decoration:none}th button::after{content:""}
 .scroll{overflow:visible}tr,figure{break-inside:avoid}}

@@ -144,8 +144,13 @@ _INDEX_COLUMNS = (
 )
 
 
-def _links(names: Sequence[str], page_of: dict[str, str]) -> Markup:
-    parts = [html_link(page_of[n], n) if n in page_of else html_text(n) for n in names]
+def _links(names: Sequence[str], page_of: dict[str, str],
+           labels: dict[str, str] | None = None) -> Markup:
+    """Links to the pages of `names` (shown by their `labels` when given); plain text for a
+    name without a page."""
+    labels = labels or {}
+    parts = [html_link(page_of[n], labels.get(n, n)) if n in page_of else html_text(n)
+             for n in names]
     return Markup(", ".join(parts))
 
 
@@ -180,18 +185,19 @@ def index_html(refs: References, grades: Sequence[Grade],
     body += [Markup("<h2>Scores</h2>"), Markup("<figure>" + figures.histogram_svg(
         scores, np.arange(0, 101, 10), label="score histogram") + "<figcaption>Submissions per "
         "score band (each bar's tooltip gives its count).</figcaption></figure>")]
-    body += _copy_section(grades, page_of)
+    labels = dict(zip((g.submission for g, _ in shown),
+                      _short_labels([g.submission for g, _ in shown]), strict=True))
+    body += _copy_section(grades, page_of, labels)
     body += _flag_section(grades)
     rows, search = [], []
-    labels = _short_labels([g.submission for g, _ in shown])
-    for (g, page), label in zip(shown, labels, strict=True):
+    for g, page in shown:
         rows.append([
-            html_link(page, _who(g) or "(unknown)"), html_link(page, label),
+            html_link(page, _who(g) or "(unknown)"), html_link(page, labels[g.submission]),
             g.score, (_verdict(g), g.verdict if g.status == "ok" else "unreadable"),
             html_text("; ".join(g.flags) if g.status == "ok" else f"unreadable: {g.error}"),
             *(g.metrics.get(k, math.nan) for k in ("agreement_decisive", "rmse_onpath",
                                                   "score_vs_optimal", "exploitability")),
-            g.consistency_p, _links(g.similar_to, page_of)])
+            g.consistency_p, _links(g.similar_to, page_of, labels)])
         search.append(" ".join([_who(g), g.submission, g.verdict if g.status == "ok" else
                                 "unreadable", *g.flags]))
     body += [Markup('<h2 id="table">Submissions</h2>'),
@@ -207,7 +213,8 @@ def index_html(refs: References, grades: Sequence[Grade],
     return formats.html_page(f"Grades: {n} submissions", body, script=True)
 
 
-def _copy_section(grades: Sequence[Grade], page_of: dict[str, str]) -> list[str]:
+def _copy_section(grades: Sequence[Grade], page_of: dict[str, str],
+                  labels: dict[str, str]) -> list[str]:
     groups = copy_groups(grades)
     out: list[str] = [Markup("<h2>Copy groups</h2>")]
     if not groups:
@@ -220,7 +227,7 @@ def _copy_section(grades: Sequence[Grade], page_of: dict[str, str]) -> list[str]
     for group in groups:
         names = [grades[i] for i in group]
         items.append("<li>" + ", ".join(
-            str(html_link(page_of[g.submission], g.submission)) + (
+            str(html_link(page_of[g.submission], labels[g.submission])) + (
                 f" <span class=\"muted\">{html_text(_who(g))}</span>" if g.student else "")
             for g in names) + "</li>")
     out.append(Markup("<ul>" + "".join(items) + "</ul>"))
@@ -245,9 +252,12 @@ def submission_html(refs: References, g: Grade, page_of: dict[str, str] | None =
     and consistency, the worst states and the state maps; links to the index and to the
     submissions it resembles (`page_of`: page file name by submission)."""
     page_of = page_of or {}
-    title = f"Grade: {g.submission}"
+    name = g.submission.replace("\\", "/").rsplit("/", 1)[-1] or g.submission
+    title = f"Grade: {name}"
     body: list[str] = [Markup('<nav><a href="index.html">&larr; all submissions</a></nav>'),
                        Markup("<main>"), Markup(f"<h1>{html_text(title)}</h1>")]
+    if name != g.submission:
+        body.append(Markup(f'<p class="muted">File: {html_text(g.submission)}</p>'))
     if g.student:
         body.append(Markup(f"<p>Student: {html_text(_who(g))}</p>"))
     if g.status != "ok":
