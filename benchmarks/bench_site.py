@@ -25,9 +25,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tests.students import BUGS, FAITHFUL, run_student  # noqa: E402
+
 from dicejack import grade  # noqa: E402
 from dicejack.game import Game  # noqa: E402
-from tests.students import BUGS, FAITHFUL, run_student  # noqa: E402
 
 GAME = Game(6, 15, 17, 2)
 M = 100.0

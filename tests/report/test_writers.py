@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -155,3 +156,16 @@ def test_a_rerun_reproduces_every_file_byte_for_byte_whatever_the_workers(tmp_pa
     for name, data in a.items():
         if name.endswith(".png"):
             assert b"Software" not in data and b"atplotlib" not in data, name
+
+
+@pytest.mark.parametrize("folder", sorted(p.parent.name for p in (
+    Path(__file__).resolve().parents[2] / "reports").glob("*/report.md")))
+def test_committed_report_html_is_what_its_markdown_and_figures_give_today(folder):
+    """The committed examples' report.html is report.md and the figures as this code renders
+    them (regenerate the reports when the page's style changes)."""
+    from dicejack.report.contents import report_html
+
+    root = Path(__file__).resolve().parents[2] / "reports" / folder
+    pictures = {f"figures/{p.name}": p.read_bytes() for p in sorted(root.glob("figures/*.png"))}
+    assert report_html((root / "report.md").read_text(), pictures) == (
+        root / "report.html").read_text()

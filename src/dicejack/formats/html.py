@@ -98,7 +98,8 @@ margin:.6rem 0}.banner.b-pass{border-color:var(--pass)}.banner.b-review{border-c
 figure{margin:.6rem 0}figure img,figure svg{max-width:100%;height:auto}
 figcaption{font-size:.85rem;color:var(--muted)}
 svg text{font:11px system-ui,sans-serif}
-@media (max-width:40rem){body{padding:.5rem;font-size:14px}h1{font-size:1.2rem}table{font-size:.8rem}}
+@media (max-width:40rem){body{padding:.5rem;font-size:14px}h1{font-size:1.2rem}
+table{font-size:.8rem}}
 @media print{.filter,nav{display:none}body{max-width:none;font-size:11pt}
 a{color:inherit;text-decoration:none}th button::after{content:""}
 .scroll{overflow:visible}tr,figure{break-inside:avoid}}
