@@ -80,7 +80,7 @@ def test_canvas_download_is_read_in_memory(tmp_path, text):
     z = f"{archive}!"
     assert entries[z + "smithjohn_12345_67890_output.txt"].data == text.encode()
     assert entries[z + "smithjohn_12345_67890_output.txt"].student == Student(
-        "12345", "smithjohn", "canvas")
+        "12345", "smithjohn", "canvas", order="67890".zfill(20))
     assert entries[z + "leeann_LATE_23456_78901_out.txt"].student.id == "23456"
     assert "source code" in entries[z + "leeann_LATE_23456_78902_main.py"].skipped
     assert "macOS" in entries[z + "__MACOSX/"].skipped  # one row for the whole folder

@@ -7,6 +7,7 @@ import csv
 import datetime as dt
 import io
 import json
+import warnings
 
 import numpy as np
 import pytest
@@ -54,7 +55,8 @@ def test_student_scores_one_line_per_student():
     assert list(lines) == ["12345", "23456", "34567", "1001", "200", "two@example.edu",
                            "=cmd|x"]
     smith = lines["12345"]
-    assert smith.score == 95.0 and smith.verdict == "pass" and "2 graded files" in smith.note
+    assert smith.score == 95.0 and smith.verdict == "pass"
+    assert "2 files: kept s.zip!smithjohn_12345_2_out2.txt (the latest)" in smith.note
     assert lines["23456"].score is None and "main.py skipped (source code" in lines["23456"].note
     assert lines["34567"].score == 0.0 and "not graded: found no numeric table" in lines[
         "34567"].note
@@ -87,8 +89,12 @@ def test_canvas_and_moodle_columns():
     rows = _rows(grade.lms_csv(BATCH, "moodle", now=now))
     assert rows[0] == ["Identifier", "Full name", "Grade", "Last modified (grade)"]
     assert rows[4] == ["Participant 1001", "Ann Lee", "100.0", "2024-03-01 09:30:00"]
-    with pytest.raises(grade.GradeError, match="generic, canvas, moodle"):
-        grade.lms_csv(BATCH, "blackboard")
+    rows = _rows(grade.lms_csv(BATCH, "Blackboard", assignment="Lab 3 |4711"))
+    assert rows[0] == ["Username", "Last Name", "First Name", "Lab 3 |4711 [Total Pts: 100 Score]"]
+    assert rows[1] == ["12345", "", "", "95.0"]
+    assert grade.is_lms_csv(grade.lms_csv(BATCH, "blackboard").encode())
+    with pytest.raises(grade.GradeError, match="generic, canvas, moodle, blackboard"):
+        grade.lms_csv(BATCH, "excel")
 
 
 GRADESCOPE_KEYS = {"score": (int, float), "max_score": (int, float), "output": str,
@@ -184,13 +190,18 @@ def test_lms_csv_outputs_are_checked_and_replace_only_their_own(tmp_path):
         grade.grade_files(CONFIG, [sub], lms_csv=tmp_path / "g.csv", lms_format="excel",
                           cache_dir=False)
     for fmt in grade.LMS_FORMATS:
-        grade.grade_files(CONFIG, [sub], lms_csv=tmp_path / "g.csv", lms_format=fmt,
-                          cache_dir=False)  # each replaces the previous one
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            grade.grade_files(CONFIG, [sub], lms_csv=tmp_path / "g.csv", lms_format=fmt,
+                              cache_dir=False)  # each replaces the previous one
+        mismatch = [str(w.message) for w in seen if issubclass(w.category, grade.GradeWarning)]
+        assert bool(mismatch) == (fmt in ("moodle", "blackboard")), (fmt, mismatch)
+        assert all("were named by Canvas" in m for m in mismatch)
     assert _rows((tmp_path / "g.csv").read_text())[1][0] == "12345"  # moodle: not a participant
     assert marks.read_text() == "name,mark\nalice,17\n"
     # a gradebook of the previous version (no student column) is still ours to replace
     old = tmp_path / "old.csv"
-    old.write_text(",".join(grade.GRADEBOOK_HEADER[:-1]) + "\nx,ok\n")
+    old.write_text(",".join(grade.GRADEBOOK_HEADER[:-3]) + "\nx,ok\n")
     grade.grade_files(CONFIG, [sub], out=old, cache_dir=False)
     assert old.read_text().startswith(",".join(grade.GRADEBOOK_HEADER) + "\n")
 

@@ -53,9 +53,19 @@ def grade_cmd(
         "per student (columns: see --lms-format; docs/grading.md)."
     ),
     lms_format: str = typer.Option(
-        "generic", "--lms-format", help="Columns of --lms-csv: generic (student,score,...), "
-        "canvas (Student,ID,SIS User ID,SIS Login ID,Section,<assignment>) or moodle (the "
-        "grading worksheet: Identifier,Full name,Grade,...)."
+        "generic", "--lms-format", help="Columns of --lms-csv (any case): generic "
+        "(student,score,...), canvas (Student,ID,SIS User ID,SIS Login ID,Section,<assignment>), "
+        "moodle (the grading worksheet: Identifier,Full name,Grade,...) or blackboard (Grade "
+        "Center upload: Username,...,<assignment> [Total Pts: 100 Score])."
+    ),
+    lms_hold: list[str] | None = typer.Option(
+        None, "--lms-hold", help="Leave these grades out of --lms-csv for a look first (comma "
+        "list): review, fail, copied, late, unreadable. The gradebook's held column and the "
+        "terminal say which."
+    ),
+    keep: str = typer.Option(
+        "latest", "--keep", help="Which of a student's files is graded for the LMS: latest "
+        "(the last submitted, as the LMS does) or best. The gradebook's kept column says which."
     ),
     lms_assignment: str = typer.Option(
         "dicejack", "--lms-assignment", help="Name of the grade column in --lms-format canvas "
@@ -116,6 +126,7 @@ def grade_cmd(
         refs, grades = gr.grade_files(
             config, submissions, out=out, reports=reports, site=html, lms_csv=lms_csv,
             lms_format=lms_format, lms_assignment=lms_assignment, gradescope=gradescope,
+            keep=keep, lms_hold=lms_hold,
             gradescope_visibility=gradescope_visibility, cache_dir=cache, workers=workers,
             dask=dask, progress=show,
         )
@@ -134,6 +145,11 @@ def grade_cmd(
                           named.most_common())
         doubt = f"; {ambiguous} ambiguous (flagged identity-ambiguous)" if ambiguous else ""
         typer.echo(f"students: {which or 'none'}{doubt}", err=True)
+    held = [g for g in grades if g.held and g.kept == "yes"]
+    if held and lms_csv is not None:
+        typer.echo(f"held back from {lms_csv} for a look first ({len(held)}): " + ", ".join(
+            f"{g.student or g.submission} ({g.held})" for g in held[:10])
+            + (", ..." if len(held) > 10 else ""), err=True)
     written = [str(p) for p in (out, lms_csv, gradescope) if p is not None]
     if reports is not None:
         written.append(f"{len(graded)} reports in {reports}/")

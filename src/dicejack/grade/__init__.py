@@ -18,6 +18,7 @@ lms_names          the LMS student identifier in file and folder names, Gradesco
 inputs             files, folders and zip archives -> entries with the LMS student identifier
 writers            gradebook CSV, terminal summary and report, per-student Markdown reports
 site               the HTML site of --html: a page for the class, one per submission
+students           a batch's files by student: kept file (--keep), held grades (--lms-hold)
 lms                grades back to an LMS: gradebook import CSV, Gradescope results.json
 record             the Grade of one submission and its worst states (below all that use it)
 grading            one output (arrays, text, file) -> Grade; a batch -> Gradebook + outputs
@@ -82,6 +83,7 @@ from dicejack.grade.inputs import (
     too_large,
 )
 from dicejack.grade.lms import (
+    BLACKBOARD_HEADER,
     CANVAS_HEADER,
     GENERIC_HEADER,
     GRADESCOPE_VISIBILITY,
@@ -91,9 +93,11 @@ from dicejack.grade.lms import (
     StudentScore,
     check_gradescope_path,
     check_lms_path,
+    format_mismatch,
     gradescope_results,
     is_lms_csv,
     lms_csv,
+    lms_format_name,
     student_scores,
     write_gradescope,
     write_lms_csv,
@@ -165,6 +169,16 @@ from dicejack.grade.site import (
     submission_html,
     write_site,
 )
+from dicejack.grade.students import (
+    HOLD_REASONS,
+    KEEP,
+    mark_held,
+    mark_kept,
+    owner_ids,
+    parse_hold,
+    same_student,
+    student_ids,
+)
 from dicejack.grade.writers import (
     GRADEBOOK_HEADER,
     VERDICT_MEANING,
@@ -214,4 +228,6 @@ __all__ = [
     "MetadataError", "batch_lms", "deciding_name", "name_matches", "resolve",
     "check_inputs_exist", "is_lms_csv", "SITE_MARKER", "copy_groups", "index_html", "page_names",
     "prepare_site", "submission_html", "write_site", "VERDICT_MEANING", "quality_rows",
+    "HOLD_REASONS", "KEEP", "mark_held", "mark_kept", "owner_ids", "parse_hold", "same_student",
+    "student_ids", "BLACKBOARD_HEADER", "lms_format_name", "format_mismatch",
 ]

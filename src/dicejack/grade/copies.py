@@ -12,6 +12,7 @@ import numpy as np
 
 from dicejack.grade.record import Grade
 from dicejack.grade.rubric import verdict_for
+from dicejack.grade.students import same_student
 
 if TYPE_CHECKING:  # pragma: no cover
     from dicejack.grade.references import References
@@ -52,7 +53,8 @@ def table_distance(a: np.ndarray, b: np.ndarray) -> float:
 def find_copies(refs: References, grades: Sequence[Grade]) -> list[tuple[str, ...]]:
     """For each graded submission, the others whose tables are closer to it than any two
     independent reference runs are to each other (COPY_FACTOR x refs.copy_distance), with the
-    estimates of both rounded to COPY_DECIMALS (or the coarser printed precision of the two)."""
+    estimates of both rounded to COPY_DECIMALS (or the coarser printed precision of the two).
+    One student's files (a resubmission, a second file) are never each other's copies."""
     names = [g.submission for g in grades]
     out: list[list[str]] = [[] for _ in grades]
     ok = [i for i, g in enumerate(grades) if g.status == "ok" and g.probability is not None]
@@ -67,8 +69,9 @@ def find_copies(refs: References, grades: Sequence[Grade]) -> list[tuple[str, ..
         levels = np.array([level[i] for i in group])
         close = np.triu((dist < threshold) & (np.minimum.outer(levels, levels) == d), 1)
         for a, b in zip(*np.nonzero(close), strict=True):
-            if names[group[a]] == names[group[b]]:
-                continue  # the same file given twice
+            if names[group[a]] == names[group[b]] or same_student(grades[group[a]],
+                                                                  grades[group[b]]):
+                continue  # the same file given twice, or one student's two files
             out[group[a]].append(names[group[b]])
             out[group[b]].append(names[group[a]])
     return [tuple(dict.fromkeys(s)) for s in out]

@@ -12,6 +12,7 @@ import math
 import os
 import shutil
 import stat
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -36,9 +37,10 @@ from dicejack.grade.inputs import (
 )
 from dicejack.grade.lms import (
     GRADESCOPE_VISIBILITY,
-    LMS_FORMATS,
     check_gradescope_path,
     check_lms_path,
+    format_mismatch,
+    lms_format_name,
     write_gradescope,
     write_lms_csv,
 )
@@ -56,8 +58,9 @@ from dicejack.grade.rubric import (
     quality_fraction,
     verdict_for,
 )
-from dicejack.grade.settings import GradeConfig, GradeError
+from dicejack.grade.settings import GradeConfig, GradeError, GradeWarning
 from dicejack.grade.site import prepare_site, write_site
+from dicejack.grade.students import KEEP, mark_held, mark_kept, parse_hold
 from dicejack.grade.writers import (
     check_gradebook_path,
     gradebook_records,
@@ -271,7 +274,8 @@ def grade_entry(refs: References, entry: Entry) -> Grade:
     s = entry.student
     if s is None:
         return g
-    return dataclasses.replace(g, student=s.id, student_name=s.name, lms=s.lms)
+    return dataclasses.replace(g, student=s.id, student_name=s.name, lms=s.lms, late=s.late,
+                               order=s.order)
 
 
 class Gradebook(NamedTuple):
@@ -305,6 +309,8 @@ def grade_files(
     lms_assignment: str = "dicejack",
     gradescope: str | os.PathLike[str] | None = None,
     gradescope_visibility: str = "visible",
+    keep: str = "latest",
+    lms_hold: Sequence[str] | str | None = None,
     cache_dir: str | os.PathLike[str] | None | bool = None,
     workers: int | None = None,
     dask: str | None = None,
@@ -317,7 +323,10 @@ def grade_files(
     report per submission into `reports`, the HTML site into `site`
     (:func:`dicejack.grade.site.write_site`), the LMS grades CSV (`lms_csv` in `lms_format`,
     :func:`dicejack.grade.lms.lms_csv`) and the Gradescope results.json (`gradescope`: exactly
-    one submission), each when given.
+    one submission), each when given. `keep` chooses which of a student's files goes out
+    (latest or best: :func:`dicejack.grade.students.mark_kept`), `lms_hold` which grades stay
+    out of the LMS CSV for a human look (:func:`dicejack.grade.students.mark_held`); the
+    gradebook says both (`kept`, `held`).
 
     Bad settings or output paths raise GradeError before any work; bad files become rows.
     Nothing given as a submission is ever written: an output naming a submission (by any
@@ -328,9 +337,10 @@ def grade_files(
     if not paths:
         raise GradeError("no submissions to grade")
     check_inputs_exist(paths)
-    if lms_format not in LMS_FORMATS:
-        raise GradeError(f"--lms-format must be one of {', '.join(LMS_FORMATS)}, "
-                         f"got {lms_format!r}")
+    lms_format = lms_format_name(lms_format)
+    hold = parse_hold(lms_hold)
+    if keep not in KEEP:
+        raise GradeError(f"--keep must be one of {', '.join(KEEP)}, got {keep!r}")
     if gradescope_visibility not in GRADESCOPE_VISIBILITY:
         raise GradeError(f"--gradescope-visibility must be one of "
                          f"{', '.join(GRADESCOPE_VISIBILITY)}, got {gradescope_visibility!r}")
@@ -372,7 +382,10 @@ def grade_files(
                 advance()
         finally:
             stop()
-        grades = mark_copies(refs, grades)
+        grades = mark_held(mark_kept(mark_copies(refs, grades), keep), hold)
+        mismatch = format_mismatch(grades, lms_format) if lms_path is not None else ""
+        if mismatch:
+            warnings.warn(mismatch, GradeWarning, stacklevel=2)
         if out_path is not None:
             write_gradebook(out_path, grades)
         if report_dir is not None:
@@ -383,7 +396,7 @@ def grade_files(
         if site_tmp is not None and site_tmp.exists():
             shutil.rmtree(site_tmp, ignore_errors=True)
     if lms_path is not None:
-        write_lms_csv(lms_path, grades, lms_format, assignment=lms_assignment)
+        write_lms_csv(lms_path, grades, lms_format, assignment=lms_assignment, keep=keep)
     if gs_path is not None:
         write_gradescope(gs_path, refs, grades, visibility=gradescope_visibility)
     return Gradebook(refs, grades)

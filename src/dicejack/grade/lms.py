@@ -30,16 +30,18 @@ from dicejack.grade.rubric import (
     QUALITY_POINTS,
 )
 from dicejack.grade.settings import GradeError
+from dicejack.grade.students import mark_kept, owner_ids
 from dicejack.grade.writers import check_output_path, plain_summary, report_text
 
 __all__ = ["LMS_FORMATS", "GENERIC_HEADER", "CANVAS_HEADER", "MOODLE_HEADER", "MAX_SCORE",
+           "BLACKBOARD_HEADER", "lms_format_name", "format_mismatch",
            "GRADESCOPE_VISIBILITY", "StudentScore", "student_scores", "lms_csv", "write_lms_csv",
            "check_lms_path", "is_lms_csv", "gradescope_results", "write_gradescope",
            "check_gradescope_path"]
 
 #: Scores are out of this many points.
 MAX_SCORE = 100.0
-LMS_FORMATS = ("generic", "canvas", "moodle")
+LMS_FORMATS = ("generic", "canvas", "moodle", "blackboard")
 #: --lms-format generic: one row per student, identifier first.
 GENERIC_HEADER = ("student", "score", "max_score", "name", "verdict", "submissions", "note")
 #: --lms-format canvas: the identifying columns of a Canvas gradebook export; the assignment's
@@ -48,6 +50,10 @@ CANVAS_HEADER = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 #: --lms-format moodle: the columns an assignment's "Upload grading worksheet" reads (the
 #: offline grading worksheet; Identifier is "Participant <number>").
 MOODLE_HEADER = ("Identifier", "Full name", "Grade", "Last modified (grade)")
+#: --lms-format blackboard: Grade Center's upload (Work Offline > Upload) keys rows by Username;
+#: the grade column follows, "<assignment> [Total Pts: 100 Score]" (append "|<column id>" to
+#: --lms-assignment to fill an existing column; without it Blackboard adds one).
+BLACKBOARD_HEADER = ("Username", "Last Name", "First Name")
 #: Visibility values of Gradescope's results.json (gradescope-autograders.readthedocs.io, specs).
 GRADESCOPE_VISIBILITY = ("visible", "hidden", "after_due_date", "after_published")
 #: results.json is written with this beginning (and only such a file is ever replaced).
@@ -57,8 +63,8 @@ _GRADESCOPE_FIRST_BYTES = b'{\n  "score": '
 @dataclass(frozen=True)
 class StudentScore:
     """One student's line of the LMS grades: `score` None when no file of theirs could be
-    graded or read (the LMS cell stays empty), else the highest score of their graded files
-    (0 when their files were unreadable)."""
+    graded or read, or their grade is held back (the LMS cell stays empty), else the score of
+    their kept file (:func:`dicejack.grade.students.mark_kept`; 0 when unreadable)."""
 
     student: str
     name: str
@@ -67,30 +73,27 @@ class StudentScore:
     verdict: str
     submissions: tuple[str, ...]
     note: str
+    held: str = ""  # why the score is held back (--lms-hold), "" when it goes out
 
 
-def _fallback_id(label: str) -> str:
-    """An identifier for a file no LMS named: its file name without the extension."""
-    name = label.replace("\\", "/").rsplit("!", 1)[-1].rsplit("/", 1)[-1]
-    stem = name.rsplit(".", 1)[0] if "." in name.lstrip(".") else name
-    return stem or name or label
-
-
-def student_scores(grades: Iterable[Grade]) -> list[StudentScore]:
-    """One line per student, in order of first appearance: their graded files' highest score
-    (a note says when there were several), else 0 for unreadable files (the first reason in the
-    note), else no score (only skipped files: the note says which). A group submission (ids
-    `;`-separated) gives each member a line; a file with no LMS name is its own student, named
-    by its file name (noted); a skipped file with no LMS name is nobody's and left out."""
+def student_scores(grades: Iterable[Grade], keep: str = "latest") -> list[StudentScore]:
+    """One line per student, in order of first appearance: the score of the file kept for them
+    (`keep`: the latest or the best; grades not yet marked are marked here), 0 for an
+    unreadable file (its reason in the note), no score when their grade is held back
+    (:func:`~dicejack.grade.students.mark_held`) or they have only skipped files. A group
+    submission (ids `;`-separated) gives each member a line; a file with no LMS name is its own
+    student, named by its file name (noted); a skipped file with no LMS name is nobody's and
+    left out."""
+    grades = list(grades)
+    if any(g.status != "skipped" and not g.kept for g in grades):
+        grades = mark_kept(grades, keep)
     by: dict[str, list[Grade]] = {}
     meta: dict[str, tuple[str, str]] = {}
     for g in grades:
         if g.status == "skipped" and not g.student:
             continue  # nobody's file (system files, an export's metadata)
-        ids = [s for s in g.student.split(";") if s] if g.student else []
+        ids = list(owner_ids(g)) if g.student or g.status != "skipped" else []
         names = [n.strip() for n in g.student_name.split(";")] if g.student_name else []
-        if not ids:
-            ids, names = [_fallback_id(g.submission)], [""]
         for k, sid in enumerate(ids):
             by.setdefault(sid, []).append(g)
             name = names[k] if k < len(names) else ""
@@ -98,29 +101,34 @@ def student_scores(grades: Iterable[Grade]) -> list[StudentScore]:
                 meta[sid] = (name, g.lms)
     out = []
     for sid, rows in by.items():
-        graded = [g for g in rows if g.status == "ok"]
-        errors = [g for g in rows if g.status == "error"]
+        graded = [g for g in rows if g.status in ("ok", "error")]
         notes = []
         if not any(g.student for g in rows):
             notes.append("no LMS identifier in the file name: identified by the file name")
+        held = ""
         if graded:
-            best = max(graded, key=lambda g: g.score)
-            score: float | None = best.score
-            verdict = best.verdict
+            chosen = next((g for g in graded if g.kept == "yes"), graded[-1])
+            score: float | None = chosen.score if chosen.status == "ok" else 0.0
+            verdict = chosen.verdict if chosen.status == "ok" else "fail"
             if len(graded) > 1:
-                notes.append(f"{len(graded)} graded files: the highest score is taken")
-            if best.flags:
-                notes.append("flags: " + ";".join(best.flags))
-        elif errors:
-            score, verdict = 0.0, "fail"
-            notes.append(f"not graded: {errors[0].error}")
+                notes.append(f"{len(graded)} files: kept {chosen.submission} "
+                             f"({'the best score' if keep == 'best' else 'the latest'})")
+            if chosen.status == "error":
+                notes.append(f"not graded: {chosen.error}")
+            elif chosen.flags:
+                notes.append("flags: " + ";".join(chosen.flags))
+            if chosen.late:
+                notes.append("late")
+            if chosen.held:
+                held, score = chosen.held, None
+                notes.append(f"held back for a look first: {chosen.held}")
         else:
             score, verdict = None, ""
             notes.append("no output file: " + "; ".join(
                 f"{g.submission} skipped ({g.error})" for g in rows[:3]))
         name, lms = meta[sid]
         out.append(StudentScore(sid, name, lms, score, verdict,
-                                tuple(g.submission for g in rows), "; ".join(notes)))
+                                tuple(g.submission for g in rows), "; ".join(notes), held))
     return out
 
 
@@ -128,20 +136,49 @@ def _score(value: float | None) -> str:
     return "" if value is None or not math.isfinite(value) else f"{value:.1f}"
 
 
+def lms_format_name(name: str) -> str:
+    """--lms-format in any case (``Canvas``, ``MOODLE``) as one of LMS_FORMATS; GradeError (one
+    line) naming them otherwise."""
+    key = str(name).strip().lower()
+    if key not in LMS_FORMATS:
+        raise GradeError(f"--lms-format must be one of {', '.join(LMS_FORMATS)}, got {name!r}")
+    return key
+
+
+def format_mismatch(grades: Iterable[Grade], lms_format: str) -> str:
+    """A one-line warning when the LMS grades CSV is for another LMS than the one whose names
+    identified most of the batch's students (their identifiers would not match), else ""."""
+    counts: dict[str, int] = {}
+    for g in grades:
+        if g.lms:
+            counts[g.lms] = counts.get(g.lms, 0) + 1
+    if lms_format == "generic" or not counts:
+        return ""
+    source = max(counts, key=lambda k: counts[k])
+    if source == lms_format or (source == "gradescope" and lms_format == "generic"):
+        return ""
+    return (f"--lms-format {lms_format} writes {lms_format.capitalize()} identifiers, but "
+            f"{counts[source]} files were named by {source.capitalize()}: the gradebook will not "
+            f"match them (use --lms-format {source if source in LMS_FORMATS else 'generic'})")
+
+
 def lms_csv(grades: Iterable[Grade], lms_format: str = "generic", *,
-            assignment: str = "dicejack", now: dt.datetime | None = None) -> str:
+            assignment: str = "dicejack", now: dt.datetime | None = None,
+            keep: str = "latest") -> str:
     """The grades as a CSV a gradebook imports, one row per student (:func:`student_scores`):
 
     - ``generic``: :data:`GENERIC_HEADER` (map `student` and `score` in any gradebook's import);
     - ``canvas``: :data:`CANVAS_HEADER` + `assignment`, a "Points Possible" row, then the Canvas
       user id in ID (other identifiers in SIS Login ID);
     - ``moodle``: :data:`MOODLE_HEADER`, Identifier "Participant <number>" for Moodle files,
-      the time of writing (`now`) as the grade's last modification.
+      the time of writing (`now`) as the grade's last modification;
+    - ``blackboard``: :data:`BLACKBOARD_HEADER` + "`assignment` [Total Pts: 100 Score]", the
+      Blackboard user name in Username.
+
+    A held-back grade (:func:`~dicejack.grade.students.mark_held`) leaves its cell empty.
     """
-    if lms_format not in LMS_FORMATS:
-        raise GradeError(f"--lms-format must be one of {', '.join(LMS_FORMATS)}, "
-                         f"got {lms_format!r}")
-    rows = student_scores(grades)
+    lms_format = lms_format_name(lms_format)
+    rows = student_scores(grades, keep)
     buffer = io.StringIO()
     w = csv.writer(buffer, lineterminator="\n")
     if lms_format == "generic":
@@ -157,6 +194,11 @@ def lms_csv(grades: Iterable[Grade], lms_format: str = "generic", *,
             canvas = r.lms == "canvas"
             w.writerow([spreadsheet_cell(r.name or r.student), r.student if canvas else "", "",
                         "" if canvas else spreadsheet_cell(r.student), "", _score(r.score)])
+    elif lms_format == "blackboard":
+        w.writerow([*BLACKBOARD_HEADER,
+                    spreadsheet_cell(f"{assignment} [Total Pts: {MAX_SCORE:.0f} Score]")])
+        for r in rows:  # Blackboard's download names no one: the names stay empty
+            w.writerow([spreadsheet_cell(r.student), "", "", _score(r.score)])
     else:
         stamp = (now or dt.datetime.now()).strftime("%Y-%m-%d %H:%M:%S")
         w.writerow(MOODLE_HEADER)
@@ -180,6 +222,14 @@ def is_lms_csv(head: bytes) -> bool:
     text = head.decode("utf-8", "replace")
     if text.startswith((_csv_line(GENERIC_HEADER), _csv_line(MOODLE_HEADER))):
         return True
+    first_line = text.split("\n", 1)[0]
+    try:
+        first_cells = next(csv.reader([first_line]))
+    except (csv.Error, StopIteration):
+        first_cells = []
+    if (tuple(first_cells[:3]) == BLACKBOARD_HEADER and len(first_cells) == 4
+            and first_cells[3].endswith(f" [Total Pts: {MAX_SCORE:.0f} Score]")):
+        return True
     lines = text.split("\n", 2)
     if len(lines) < 3:
         return False
@@ -202,9 +252,10 @@ def check_lms_path(path: Path | None, inputs: Sequence[str | os.PathLike[str] | 
 
 
 def write_lms_csv(path: str | os.PathLike[str], grades: Iterable[Grade],
-                  lms_format: str = "generic", *, assignment: str = "dicejack") -> None:
+                  lms_format: str = "generic", *, assignment: str = "dicejack",
+                  keep: str = "latest") -> None:
     """Write :func:`lms_csv` atomically."""
-    formats.write_atomic(path, lms_csv(grades, lms_format, assignment=assignment))
+    formats.write_atomic(path, lms_csv(grades, lms_format, assignment=assignment, keep=keep))
 
 
 # ------------------------------------------------------------------------- Gradescope

@@ -27,15 +27,20 @@ class Student:
     id: str
     name: str = ""
     lms: str = ""
+    late: bool = False  # the LMS marked the file late (Canvas `_LATE`)
+    order: str = ""  # sorts a student's files by submission (Canvas attachment id, Blackboard
+    # attempt time): the larger, the later; "" when the name does not tell
 
 
 # ------------------------------------------------------------------ the LMS patterns
 #: Canvas (lib/content_zipper.rb): `<sortable name, lower case, only word characters>[_LATE]_
 #: <user id>_<attachment id>_<file name>`; anonymous grading `[LATE_]anon_<id>_<attachment>_...`;
 #: a text entry or URL `<name>[_LATE]_<user id>_text.html` / `_link.html`.
-CANVAS_FILE = re.compile(r"^(?P<name>.+?)(?:_LATE)?_(?P<id>\d+)_(?P<attachment>\d+)_(?P<file>.+)$")
-CANVAS_ANON = re.compile(r"^(?:LATE_)?(?P<id>anon_[A-Za-z0-9]+)_(?P<attachment>\d+)_(?P<file>.+)$")
-CANVAS_TEXT = re.compile(r"^(?P<name>.+?)(?:_LATE)?_(?P<id>\d+)_(?:text|link)\.html?$")
+CANVAS_FILE = re.compile(
+    r"^(?P<name>.+?)(?P<late>_LATE)?_(?P<id>\d+)_(?P<attachment>\d+)_(?P<file>.+)$")
+CANVAS_ANON = re.compile(
+    r"^(?P<late>LATE_)?(?P<id>anon_[A-Za-z0-9]+)_(?P<attachment>\d+)_(?P<file>.+)$")
+CANVAS_TEXT = re.compile(r"^(?P<name>.+?)(?P<late>_LATE)?_(?P<id>\d+)_(?:text|link)\.html?$")
 #: Moodle (mod/assign): `<full name or "Participant">_<participant number>_assignsubmission_
 #: <plugin>_` as a folder ("download submissions in folders", the default) or as the start of a
 #: file name; team assignments put `<group>-` in front of the name.
@@ -56,8 +61,16 @@ LMS_NAMES = ("canvas", "moodle", "gradescope", "blackboard")
 MAX_METADATA_BYTES = 16 * 2**20
 
 
-def _student(id_: str, name: str, lms: str) -> Student:
-    return Student(safe_text(id_), safe_text(name), lms)
+def _student(id_: str, name: str, lms: str, late: bool = False, order: str = "") -> Student:
+    return Student(safe_text(id_), safe_text(name), lms, late, order)
+
+
+def _canvas(m: re.Match[str], name: str) -> Student:
+    """A Canvas name's student: late when marked so; ordered by the attachment id, which Canvas
+    numbers in upload order (a text entry has none)."""
+    attachment = m.groupdict().get("attachment") or ""
+    return _student(m["id"], name, "canvas", bool(m["late"]),
+                    attachment.zfill(20) if attachment else "")
 
 
 def name_matches(part: str, *, folder: bool, gradescope: Mapping[str, Student] | None = None
@@ -80,14 +93,14 @@ def name_matches(part: str, *, folder: bool, gradescope: Mapping[str, Student] |
         return found
     m = BLACKBOARD.match(part)
     if m:
-        found["blackboard"] = _student(m["id"], "", "blackboard")
+        found["blackboard"] = _student(m["id"], "", "blackboard", order=m["when"])
     m = CANVAS_ANON.match(part)
     if m:
-        found["canvas"] = _student(m["id"], "", "canvas")
+        found["canvas"] = _canvas(m, "")
     else:
         m = CANVAS_TEXT.match(part) or CANVAS_FILE.match(part)
         if m:
-            found["canvas"] = _student(m["id"], m["name"], "canvas")
+            found["canvas"] = _canvas(m, m["name"])
     return found
 
 

@@ -39,7 +39,9 @@ class Grade:
     submissions of the batch it looks copied from or to (flag ``copied``). what_if: the score
     the tables would get if fixed (``"transposed back"``, ``"J shifted by one"``), when a flag
     suggests it. student, student_name, lms: who the file belongs to, from its LMS file name
-    (:func:`dicejack.grade.lms_names.lms_student`). A skipped file (status ``skipped``, verdict
+    (:func:`dicejack.grade.lms_names.lms_student`); late and order too. kept and held: which of
+    a student's files goes out and what is held back (:mod:`dicejack.grade.students`). A
+    skipped file (status ``skipped``, verdict
     "") says why in `error`.
     """
 
@@ -64,6 +66,10 @@ class Grade:
     student: str = ""  # the LMS identifier in the file's name (docs/grading.md)
     student_name: str = ""
     lms: str = ""  # canvas | moodle | gradescope | blackboard | ""
+    late: bool = False  # the LMS marked the file late (Canvas `_LATE`)
+    order: str = ""  # the file's place among its student's submissions (lms_names.Student.order)
+    kept: str = ""  # "yes": this file's grade goes out for its student; "no": another's does
+    held: str = ""  # why its grade is held back from the LMS (--lms-hold), e.g. "review"
 
     @property
     def decimals(self) -> int | None:

@@ -194,12 +194,16 @@ def index_html(refs: References, grades: Sequence[Grade],
         rows.append([
             html_link(page, _who(g) or "(unknown)"), html_link(page, labels[g.submission]),
             g.score, (_verdict(g), g.verdict if g.status == "ok" else "unreadable"),
-            html_text("; ".join(g.flags) if g.status == "ok" else f"unreadable: {g.error}"),
+            html_text("; ".join([*g.flags, *(["late"] if g.late else []),
+                                 *(["not kept"] if g.kept == "no" else []),
+                                 *([f"held: {g.held}"] if g.held else [])])
+                      if g.status == "ok" else f"unreadable: {g.error}"),
             *(g.metrics.get(k, math.nan) for k in ("agreement_decisive", "rmse_onpath",
                                                   "score_vs_optimal", "exploitability")),
             g.consistency_p, _links(g.similar_to, page_of, labels)])
         search.append(" ".join([_who(g), g.submission, g.verdict if g.status == "ok" else
-                                "unreadable", *g.flags]))
+                                "unreadable", *g.flags, *(["late"] if g.late else []),
+                                *(["held"] if g.held else [])]))
     body += [Markup('<h2 id="table">Submissions</h2>'),
              Markup("<p>Click a column's header to sort by it (again to reverse); type to keep "
                     "the rows whose student, file, verdict or flags hold every word.</p>"),

@@ -45,10 +45,11 @@ __all__ = ["GRADEBOOK_HEADER", "gradebook_csv", "gradebook_records", "write_grad
 GRADEBOOK_HEADER: tuple[str, ...] = (
     "submission", "status", "score", "verdict", "consistency_p", "agreement_decisive",
     "rmse_onpath", "score_vs_optimal", "layout", "flags", "error", "similar_to", "student",
-    "exploitability",
+    "exploitability", "late", "kept", "held",
 )
 #: Headers of earlier versions: such a gradebook is still this tool's own, and replaceable.
-_EARLIER_HEADERS: tuple[tuple[str, ...], ...] = (GRADEBOOK_HEADER[:-2], GRADEBOOK_HEADER[:-1])
+_EARLIER_HEADERS: tuple[tuple[str, ...], ...] = (
+    GRADEBOOK_HEADER[:-5], GRADEBOOK_HEADER[:-4], GRADEBOOK_HEADER[:-3])
 
 
 class _Inputs:
@@ -205,7 +206,8 @@ def gradebook_records(grades: Iterable[Grade], metrics: bool = False) -> list[di
             row[name] = float(g.metrics.get(name, math.nan))
         row.update(layout=g.layout, flags=";".join(g.flags), error=g.error,
                    similar_to=";".join(g.similar_to), student=g.student,
-                   exploitability=float(g.metrics.get("exploitability", math.nan)))
+                   exploitability=float(g.metrics.get("exploitability", math.nan)),
+                   late="yes" if g.late else "", kept=g.kept, held=g.held)
         if metrics:
             row.update(student_name=g.student_name, lms=g.lms)
             for name, value in g.metrics.items():

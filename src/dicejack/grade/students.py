@@ -1,0 +1,105 @@
+"""A batch's files by student: whose files are whose (the LMS identifier; a group's members each),
+which one file's grade goes out for each student (``--keep latest|best``) and which grades are
+held back from the LMS for a human look first (``--lms-hold``). The rules live here once: copy
+detection (a student is never their own copy), the LMS grades and the gradebook's `kept` and
+`held` columns all use them."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Sequence
+
+from dicejack.grade.record import Grade
+from dicejack.grade.settings import GradeError
+
+__all__ = ["KEEP", "HOLD_REASONS", "student_ids", "owner_ids", "same_student", "mark_kept",
+           "parse_hold", "mark_held"]
+
+#: Which of a student's graded files goes out: the latest submitted (as LMSs do), or the best.
+KEEP = ("latest", "best")
+#: What --lms-hold can hold back: verdicts, the `copied` and `late` marks, unreadable files.
+HOLD_REASONS = ("review", "fail", "copied", "late", "unreadable")
+
+
+def student_ids(g: Grade) -> tuple[str, ...]:
+    """The LMS identifiers of a file's students (a group's members each); () when no LMS
+    named it."""
+    return tuple(s for s in g.student.split(";") if s) if g.student else ()
+
+
+def owner_ids(g: Grade) -> tuple[str, ...]:
+    """Whom a file counts for: its students, else (no LMS name) the file itself, by its name
+    without folder and extension."""
+    ids = student_ids(g)
+    if ids:
+        return ids
+    name = g.submission.replace("\\", "/").rsplit("!", 1)[-1].rsplit("/", 1)[-1]
+    stem = name.rsplit(".", 1)[0] if "." in name.lstrip(".") else name
+    return (stem or name or g.submission,)
+
+
+def same_student(a: Grade, b: Grade) -> bool:
+    """True when an LMS names a student among both files' (a resubmission, a second file)."""
+    return bool(set(student_ids(a)) & set(student_ids(b)))
+
+
+def _chosen(files: Sequence[tuple[int, Grade]], keep: str) -> int:
+    """The batch index of the file that goes out among one student's files."""
+    graded = [(i, g) for i, g in files if g.status == "ok"] or [
+        (i, g) for i, g in files if g.status == "error"]
+    if keep == "best":
+        return max(graded, key=lambda ig: (ig[1].score, ig[1].order, ig[0]))[0]
+    return max(graded, key=lambda ig: (ig[1].order, ig[0]))[0]
+
+
+def mark_kept(grades: Sequence[Grade], keep: str = "latest") -> list[Grade]:
+    """The grades with `kept` set: "yes" on the one file whose grade goes out for each student
+    (`keep`: the latest, by the LMS's order of submission, then the order of the download; or
+    the best score), "no" on their other graded or unreadable files; skipped files unmarked.
+    A group's file is kept when it is kept for any member."""
+    if keep not in KEEP:
+        raise GradeError(f"--keep must be one of {', '.join(KEEP)}, got {keep!r}")
+    by: dict[str, list[tuple[int, Grade]]] = {}
+    for i, g in enumerate(grades):
+        if g.status != "skipped":
+            for sid in owner_ids(g):
+                by.setdefault(sid, []).append((i, g))
+    kept = {_chosen(files, keep) for files in by.values()}
+    return [g if g.status == "skipped" else dataclasses.replace(
+        g, kept="yes" if i in kept else "no") for i, g in enumerate(grades)]
+
+
+def parse_hold(values: Iterable[str] | str | None) -> tuple[str, ...]:
+    """--lms-hold as a tuple of HOLD_REASONS: comma lists, any case; GradeError (one line)
+    naming the choices for anything else."""
+    if values is None:
+        return ()
+    items = [values] if isinstance(values, str) else list(values)
+    out: list[str] = []
+    for item in items:
+        for word in str(item).split(","):
+            word = word.strip().lower()
+            if not word:
+                continue
+            if word not in HOLD_REASONS:
+                raise GradeError(f"--lms-hold takes {', '.join(HOLD_REASONS)} (comma-separated), "
+                                 f"got {word!r}")
+            if word not in out:
+                out.append(word)
+    return tuple(out)
+
+
+def _hold_reason(g: Grade, hold: Sequence[str]) -> str:
+    if g.status == "error":
+        return "unreadable" if "unreadable" in hold else ""
+    if g.status != "ok":
+        return ""
+    reasons = [g.verdict] if g.verdict in ("review", "fail") else []
+    reasons += ["copied"] * ("copied" in g.flags) + ["late"] * g.late
+    return ", ".join(r for r in reasons if r in hold)
+
+
+def mark_held(grades: Sequence[Grade], hold: Sequence[str]) -> list[Grade]:
+    """The grades with `held` set to why each is held back from the LMS (its verdict, `copied`,
+    `late`, `unreadable`: whichever of `hold` apply), "" when it goes out."""
+    return [dataclasses.replace(g, held=_hold_reason(g, hold)) for g in grades]

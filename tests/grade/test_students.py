@@ -1,0 +1,126 @@
+"""Tests of dicejack.grade.students: one student's files are one student (never their own copy),
+the file that goes out (--keep), late work, and grades held back from the LMS (--lms-hold)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import zipfile
+
+import pytest
+
+from dicejack import grade
+from dicejack.cli import main
+from dicejack.grade import Grade
+
+from .support import CONFIG, GAME, GAMES, M, layouts, tables
+
+
+def canvas_zip(path, files: dict[str, str]):
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, text in files.items():
+            zf.writestr(name, text)
+    return path
+
+
+@pytest.fixture(scope="module")
+def download(tmp_path_factory):
+    """A Canvas download: a student who handed in twice (the same tables, then better ones:
+    output.txt and Canvas's output-1.txt), a late student, a real copy between two others."""
+    root = tmp_path_factory.mktemp("canvas")
+    first = layouts(*tables(seed=21))["labelled"]
+    again = layouts(*tables(seed=22))["labelled"]
+    copied = layouts(*tables(seed=23))["grid"]
+    return canvas_zip(root / "submissions.zip", {
+        "smithjohn_12345_100_output.txt": first,
+        "smithjohn_12345_250_output-1.txt": first,  # the same tables handed in again
+        "doejane_23456_120_output.txt": again,
+        "leeann_LATE_34567_300_output.txt": layouts(*tables(seed=24))["grid"],
+        "kimbo_45678_130_output.txt": copied,
+        "wupat_56789_140_output.txt": copied,
+    })
+
+
+def by_name(grades):
+    return {g.submission.rsplit("!", 1)[-1]: g for g in grades}
+
+
+def test_a_student_is_never_their_own_copy_but_two_students_are(download):
+    _, grades = grade.grade_files(CONFIG, [download], cache_dir=False)
+    g = by_name(grades)
+    for name in ("smithjohn_12345_100_output.txt", "smithjohn_12345_250_output-1.txt"):
+        assert "copied" not in g[name].flags and g[name].similar_to == ()
+    assert "copied" in g["kimbo_45678_130_output.txt"].flags
+    assert g["wupat_56789_140_output.txt"].similar_to[0].endswith("kimbo_45678_130_output.txt")
+
+
+def test_the_latest_file_goes_out_by_default_and_the_gradebook_says_so(download, tmp_path):
+    book = tmp_path / "gradebook.csv"
+    lms = tmp_path / "grades.csv"
+    _, grades = grade.grade_files(CONFIG, [download], out=book, lms_csv=lms, cache_dir=False)
+    g = by_name(grades)
+    assert g["smithjohn_12345_250_output-1.txt"].kept == "yes"
+    assert g["smithjohn_12345_100_output.txt"].kept == "no"
+    assert g["leeann_LATE_34567_300_output.txt"].late and not g[
+        "doejane_23456_120_output.txt"].late
+    rows = list(csv.DictReader(io.StringIO(book.read_text())))
+    assert list(rows[0])[-3:] == ["late", "kept", "held"]
+    kept = {r["submission"].rsplit("!", 1)[-1]: (r["kept"], r["late"]) for r in rows}
+    assert kept["smithjohn_12345_100_output.txt"] == ("no", "")
+    assert kept["smithjohn_12345_250_output-1.txt"] == ("yes", "")
+    assert kept["leeann_LATE_34567_300_output.txt"] == ("yes", "yes")
+    smith = next(r for r in csv.DictReader(io.StringIO(lms.read_text()))
+                 if r["student"] == "12345")
+    assert "submissions.zip!smithjohn_12345_250_output-1.txt (the latest)" in smith["note"]
+
+
+def test_keep_best_takes_the_highest_score():
+    files = [Grade("a_1_10_x.txt", "ok", score=90.0, student="1", order="10"),
+             Grade("a_1_20_y.txt", "ok", score=70.0, student="1", order="20"),
+             Grade("a_1_30_z.txt", "error", student="1", order="30"),
+             Grade("b.txt", "ok", score=50.0), Grade("c.docx", "skipped")]
+    latest = grade.mark_kept(files)
+    assert [g.kept for g in latest] == ["no", "yes", "no", "yes", ""]  # graded beats unreadable
+    best = grade.mark_kept(files, "best")
+    assert [g.kept for g in best] == ["yes", "no", "no", "yes", ""]
+    only_errors = grade.mark_kept([Grade("a_1_1_x", "error", student="1", order="1"),
+                                   Grade("a_1_2_x", "error", student="1", order="2")])
+    assert [g.kept for g in only_errors] == ["no", "yes"]
+    with pytest.raises(grade.GradeError, match="--keep must be one of latest, best"):
+        grade.mark_kept(files, "newest")
+
+
+def test_held_grades_leave_their_lms_cell_empty_and_say_why():
+    files = grade.mark_kept([
+        Grade("p.txt", "ok", score=100.0, verdict="pass", student="1"),
+        Grade("r.txt", "ok", score=80.0, verdict="review", student="2", late=True),
+        Grade("c.txt", "ok", score=99.0, verdict="review", flags=("copied",), student="3"),
+        Grade("f.txt", "ok", score=10.0, verdict="fail", student="4"),
+        Grade("e.txt", "error", student="5", error="empty")])
+    held = grade.mark_held(files, grade.parse_hold(["Review,LATE", "unreadable"]))
+    assert [g.held for g in held] == ["", "review, late", "review", "", "unreadable"]
+    rows = list(csv.DictReader(io.StringIO(grade.lms_csv(held))))
+    assert [r["score"] for r in rows] == ["100.0", "", "", "10.0", ""]
+    assert "held back for a look first: review, late" in rows[1]["note"]
+    with pytest.raises(grade.GradeError, match="--lms-hold takes review, fail, copied, late, "
+                                               "unreadable"):
+        grade.parse_hold("reviews")
+
+
+def test_cli_hold_keep_and_format_in_any_case(download, tmp_path, capsys):
+    lms = tmp_path / "grades.csv"
+    code = main(["grade", str(download), "--sides", str(GAME.n_sides), "--low", str(GAME.low),
+                 "--high", str(GAME.high), "--dice", str(GAME.n_dice), "-m", f"{M:g}",
+                 "--games", str(GAMES), "--out", str(tmp_path / "g.csv"), "--lms-csv", str(lms),
+                 "--lms-format", "Canvas", "--lms-hold", "copied,late", "--keep", "best",
+                 "--cache", str(tmp_path / "cache")])
+    err = capsys.readouterr().err
+    assert code == 0
+    held = next(line for line in err.splitlines() if line.startswith("held back"))
+    assert "(3)" in held and "45678 (copied)" in held and "34567 (late)" in held
+    rows = list(csv.reader(io.StringIO(lms.read_text())))
+    cells = {r[1]: r[5] for r in rows[2:]}
+    assert cells["45678"] == "" and cells["34567"] == "" and cells["23456"] != ""
+    code = main(["grade", str(download), "-m", "100", "--games", "10", "--lms-hold", "nope"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "--lms-hold takes" in err
