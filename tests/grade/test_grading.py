@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from dicejack import grade
 from dicejack.cli import main
 
-from .support import CONFIG, GAME, GAMES, grade_of, layouts, tables, write
+from .support import CONFIG, GAME, GAMES, M, grade_of, layouts, tables, write
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])
@@ -190,3 +190,39 @@ def test_cli_grade_bad_settings_exit_2(capsys, tmp_path, args, message):
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("error: ") and err.count("\n") == 1 and message in err
     assert not (tmp_path / "g.csv").exists()
+
+
+def test_a_batch_of_another_size_gets_one_hint_and_a_nonzero_exit(tmp_path, capsys):
+    """Every file holds 10x10 tables while the grader was told LTarget=8: one hint at the top
+    with the command to re-run, and exit 1 because nothing could be graded."""
+    from dicejack.game import Game
+    from dicejack.learners import formulas, handout
+
+    other = Game(GAME.n_sides, 10, 11, GAME.n_dice)
+    for seed in range(3):
+        run = handout.learn(other, M, 2_000, seed)
+        write(tmp_path, f"s{seed}.txt", layouts(*formulas.learned_tables(run.win, run.lose))[
+            "labelled"])
+    args = ["grade", str(tmp_path), "--sides", str(GAME.n_sides), "--low", str(GAME.low),
+            "--high", str(GAME.high), "--dice", str(GAME.n_dice), "-m", f"{M:g}", "--games",
+            str(GAMES), "--out", str(tmp_path.parent / f"{tmp_path.name}.csv"), "--cache",
+            str(tmp_path.parent / "cache")]
+    code = main(args)
+    err = capsys.readouterr().err
+    hints = [line for line in err.splitlines() if line.startswith("hint: ")]
+    assert hints == ["hint: 3 of 3 files hold 10x10 tables, not 8x8: LTarget=10? re-run with "
+                     "--low 10 --high <UTarget> (the settings the class was given)"]
+    assert code == 1 and "error: none of the 3 files could be graded" in err
+    refs, grades = grade.grade_files(CONFIG, [tmp_path], cache_dir=False)
+    assert [g.table_size for g in grades] == [10, 10, 10]
+    assert grade.batch_hint(refs, grades[:1]).startswith("1 of 1 files hold 10x10 tables")
+
+
+def test_a_mostly_transposed_batch_is_hinted(refs):
+    best, prob = tables(seed=31)
+    grades = [grade_of(refs, best.T, prob.T, submission=f"t{i}") for i in range(2)]
+    grades.append(grade_of(refs, best, prob, submission="fine"))
+    assert "transposed" in grades[0].flags
+    assert grade.batch_hint(refs, grades).startswith(
+        "2 of 3 files fit markedly better transposed")
+    assert grade.batch_hint(refs, grades[1:]) == ""

@@ -66,3 +66,21 @@ def test_reports_open_with_a_plain_paragraph_and_what_if_scores(refs):
     assert ok.verdict == "pass" and "Your tables look like" in grade.report_markdown(refs, ok)
     review = grade.plain_summary(dataclasses.replace(ok, verdict="review"))
     assert "5% of correct programs" in review
+
+
+def test_the_terminal_table_shows_the_student_first_and_counts_that_add_up():
+    long = "moodle.zip!Ann Lee_500012_assignsubmission_file_/" + "x" * 40 + "/output.txt"
+    grades = [grade.Grade(long, "ok", score=97.5, verdict="pass", student="500012",
+                          student_name="Ann Lee"),
+              grade.Grade("b/out.txt", "error", error="submission is empty", student="500013"),
+              grade.Grade("notes.docx", "skipped", verdict="", error="a document")]
+    lines = grade.summary_text(grades).splitlines()
+    assert lines[0].startswith("student ") and lines[1].startswith("500012 (Ann Lee)  moodle.zip")
+    assert "..." in lines[1] and lines[1].split()[4].endswith("/output.txt")  # both ends kept
+    assert " unreadable " in lines[2] and " fail " not in lines[2]
+    assert lines[-1] == "2 submissions: 1 pass, 0 review, 0 fail, 1 unreadable (1 other file " \
+                        "skipped)"
+    one = grade.summary_text(grades[:1]).splitlines()[-1]
+    assert one == "1 submission: 1 pass, 0 review, 0 fail, 0 unreadable"
+    plain = grade.summary_text([grade.Grade("a.txt", "ok", score=1.0, verdict="fail")])
+    assert plain.startswith("submission ")  # no student column when no LMS named anyone

@@ -299,7 +299,7 @@ def test_an_empty_zip_on_the_command_line_is_a_row(tmp_path):
     code = main(["grade", str(path), "--sides", "4", "--low", "8", "--high", "9", "--dice",
                  "2", "-m", "100", "--games", "3000", "--out", str(book),
                  "--references", "10", "--cache", str(tmp_path / "cache")])
-    assert code == 0
+    assert code == 1  # nothing in the batch could be graded: said, and not a success
     rows = list(csv.reader(book.open()))
     assert len(rows) == 2 and "empty archive" in rows[1][GRADEBOOK.index("error")]
 

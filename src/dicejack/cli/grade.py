@@ -133,6 +133,9 @@ def grade_cmd(
     for notice in notices:  # the library's notices (cache recomputed, report renamed): one line
         typer.echo(f"note: {one_line(notice.message)}", err=True)
     graded = [g for g in grades if g.status != "skipped"]
+    hint = gr.batch_hint(refs, grades)
+    if hint:
+        typer.echo(f"hint: {hint}", err=True)
     if single and len(graded) <= 1:
         for g in graded or grades[:1]:
             write_output(gr.report_text(refs, g), None)
@@ -157,3 +160,8 @@ def grade_cmd(
         written.append(f"the site {html}/index.html")
     what = f"wrote {', '.join(written)}; " if written else ""
     typer.echo(f"{what}reference runs: {refs.source}", err=True)
+    if graded and not any(g.status == "ok" for g in graded):
+        n = len(graded)
+        typer.echo(f"error: none of the {n} file{'s' * (n != 1)} could be graded"
+                   + (f" ({hint})" if hint else ""), err=True)
+        raise typer.Exit(1)

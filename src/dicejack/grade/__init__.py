@@ -53,6 +53,7 @@ from dicejack.grade.copies import (
 )
 from dicejack.grade.grading import (
     Gradebook,
+    batch_hint,
     check_inputs_exist,
     grade_entry,
     grade_file,
@@ -229,5 +230,5 @@ __all__ = [
     "check_inputs_exist", "is_lms_csv", "SITE_MARKER", "copy_groups", "index_html", "page_names",
     "prepare_site", "submission_html", "write_site", "VERDICT_MEANING", "quality_rows",
     "HOLD_REASONS", "KEEP", "mark_held", "mark_kept", "owner_ids", "parse_hold", "same_student",
-    "student_ids", "BLACKBOARD_HEADER", "lms_format_name", "format_mismatch",
+    "student_ids", "BLACKBOARD_HEADER", "lms_format_name", "format_mismatch", "batch_hint",
 ]

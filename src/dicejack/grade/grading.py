@@ -13,6 +13,7 @@ import os
 import shutil
 import stat
 import warnings
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -239,6 +240,9 @@ def grade_text(refs: References, text: str | bytes, *, name: str = "submission")
             flags=sub.flags, submission=label, notes=sub.notes,
         )
     except DicejackError as exc:
+        found = formats.find_table_size(text, refs.game.n_dice)
+        if found is not None and found != refs.game.low:
+            return dataclasses.replace(_error(label, one_line(exc)), table_size=found)
         return _error(label, one_line(exc))
     except (KeyboardInterrupt, SystemExit):
         raise
@@ -247,6 +251,31 @@ def grade_text(refs: References, text: str | bytes, *, name: str = "submission")
     except Exception as exc:  # noqa: BLE001 - one bad file must never stop the batch
         return _error(label, f"cannot grade {label}: internal error "
                              f"({type(exc).__name__}: {one_line(exc)})")
+
+
+def batch_hint(refs: References, grades: Sequence[Grade]) -> str:
+    """One line for the top of a batch's output when most of its files point to other settings
+    or one slip (the command to re-run when there is one), else "": tables of another size
+    (another LTarget), tables that fit markedly better transposed, J printed 0-based."""
+    files = [g for g in grades if g.status != "skipped"]
+    if not files:
+        return ""
+    half = len(files) / 2
+    sizes = Counter(g.table_size for g in files if g.table_size is not None)
+    if sizes:
+        size, count = sizes.most_common(1)[0]
+        if count > half:
+            return (f"{count} of {len(files)} files hold {size}x{size} tables, not "
+                    f"{refs.game.low}x{refs.game.low}: LTarget={size}? re-run with --low {size} "
+                    f"--high <UTarget> (the settings the class was given)")
+    for flag, what in (("transposed", "fit markedly better transposed (rows Y, columns X): "
+                        "the class may have been shown the tables the other way round"),
+                       ("data-without-policy", "print J 0-based or leave it out where there "
+                        "is an estimate: the class may have been shown 0-based J")):
+        count = sum(flag in g.flags for g in files)
+        if count > half:
+            return f"{count} of {len(files)} files {what} (flag {flag}; see each report)"
+    return ""
 
 
 def _error(label: str, message: str) -> Grade:

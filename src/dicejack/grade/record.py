@@ -70,6 +70,7 @@ class Grade:
     order: str = ""  # the file's place among its student's submissions (lms_names.Student.order)
     kept: str = ""  # "yes": this file's grade goes out for its student; "no": another's does
     held: str = ""  # why its grade is held back from the LMS (--lms-hold), e.g. "review"
+    table_size: int | None = None  # an unreadable file's tables read at this LTarget instead
 
     @property
     def decimals(self) -> int | None:

@@ -221,25 +221,49 @@ def write_gradebook(path: str | os.PathLike[str], grades: Iterable[Grade]) -> No
     formats.write_atomic(path, gradebook_csv(grades))
 
 
+def _middle(text: str, width: int) -> str:
+    """`text` in at most `width` characters, shortened in the middle (``abc...xyz``): both the
+    start (a student's name) and the end (the file name) stay readable."""
+    if len(text) <= width:
+        return text
+    head = (width - 3 + 1) // 2
+    return text[:head] + "..." + text[len(text) - (width - 3 - head):]
+
+
+def _plural(n: int, word: str, words: str | None = None) -> str:
+    return f"{n} {word if n == 1 else words or word + 's'}"
+
+
 def summary_text(grades: Sequence[Grade]) -> str:
-    """A plain table for the terminal: one line per file, then the counts."""
-    width = min(max([len(g.submission) for g in grades] + [10]), 48)
-    lines = [f"{'submission':<{width}}  {'score':>5}  {'verdict':<7}  {'p':>8}  flags / error"]
-    for g in grades:
-        name = g.submission if len(g.submission) <= width else "..." + g.submission[-width + 3:]
+    """A plain table for the terminal: one line per file (the student first, then the file's
+    name shortened in the middle; an unreadable file's verdict is `unreadable`), then counts
+    that add up to the files graded."""
+    names = [safe_text(g.submission) for g in grades]
+    who = [safe_text(g.student + (f" ({g.student_name})" if g.student_name else ""))
+           for g in grades]
+    show_who = any(who)
+    who_width = min(max([len(w) for w in who] + [7]), 24)
+    width = min(max([len(n) for n in names] + [10]), 48)
+    head = f"{'student':<{who_width}}  " if show_who else ""
+    lines = [f"{head}{'submission':<{width}}  {'score':>5}  {'verdict':<10}  {'p':>8}  "
+             "flags / error"]
+    for g, name, student in zip(grades, names, who, strict=True):
         p = _num(g.consistency_p, ".2g") if g.status == "ok" else ""
         tail = (";".join(g.flags) if g.status == "ok" else
                 f"skipped: {g.error}" if g.status == "skipped" else f"error: {g.error}")
         score = f"{g.score:5.1f}" if g.status != "skipped" else f"{'':5}"
-        lines.append(f"{name:<{width}}  {score}  {g.verdict:<7}  {p:>8}  {safe_text(tail)}")
+        verdict = "unreadable" if g.status == "error" else g.verdict
+        first = f"{_middle(student, who_width):<{who_width}}  " if show_who else ""
+        lines.append(f"{first}{_middle(name, width):<{width}}  {score}  {verdict:<10}  "
+                     f"{p:>8}  {safe_text(tail)}")
     counts = {v: sum(1 for g in grades if g.status == "ok" and g.verdict == v)
               for v in ("pass", "review", "fail")}
     errors = sum(1 for g in grades if g.status == "error")
     skipped = sum(1 for g in grades if g.status == "skipped")
     graded = len(grades) - skipped
-    tail = f" ({skipped} other files skipped)" if skipped else ""
-    lines.append(f"{graded} submissions: {counts['pass']} pass, {counts['review']} review, "
-                 f"{counts['fail']} fail, {errors} unreadable{tail}")
+    tail = f" ({_plural(skipped, 'other file')} skipped)" if skipped else ""
+    lines.append(f"{_plural(graded, 'submission')}: {counts['pass']} pass, {counts['review']} "
+                 f"review, {counts['fail']} fail, {errors} unreadable{tail}")
     return "\n".join(lines) + "\n"
 
 
