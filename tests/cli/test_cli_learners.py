@@ -308,3 +308,28 @@ def test_help_lists_every_learner_and_its_parameters(capsys, monkeypatch):
         for param in learners.parameters("q-learning"):
             assert f"    {param.describe()}" in out
         assert "--param alpha=0.1" in out
+
+
+@pytest.mark.parametrize("games", ["2000", "2_000", "2,000", "2e3"])
+def test_every_count_notation_gives_the_same_run(capsys, games):
+    code, out, _ = run(capsys, "learn", "--games", games, "--seed", "3", "--format", "json")
+    assert code == 0 and json.loads(out)["games"] == 2000
+
+
+@pytest.mark.parametrize("spelling", ["Q-Learning", "q_learning", "QLEARNING"])
+def test_learner_names_in_any_case(capsys, spelling):
+    code, out, _ = run(capsys, "learn", "--learner", spelling, "--games", "1e3", "--format",
+                       "json")
+    assert code == 0 and json.loads(out)["learner"] == "q-learning"
+
+
+def test_a_slip_in_a_name_or_a_count_is_one_line_that_helps(capsys):
+    code, _, err = run(capsys, "learn", "--learner", "q-learnin")
+    assert code == 2 and err == ("error: unknown learner 'q-learnin'; did you mean q-learning? "
+                                 "choose one of: handout, q-learning, mc-epsilon, ucb, "
+                                 "thompson\n")
+    code, _, err = run(capsys, "learn", "--games", "1e14")
+    assert code == 2 and "--games 100,000,000,000,000 is more than the limit of " \
+                         "1,000,000,000,000 games" in err and "e+" not in err
+    code, _, err = run(capsys, "grade", "x.txt", "-m", "100", "--games", "12.5")
+    assert code == 2 and err == "error: --games must be a whole number, got '12.5'\n"

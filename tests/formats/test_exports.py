@@ -11,8 +11,8 @@ import pytest
 
 from dicejack import formats
 
-MODULES = ("atomic", "folders", "json_output", "escape", "html", "sizes", "npz", "tables",
-           "submission", "learner_runs")
+MODULES = ("atomic", "folders", "json_output", "escape", "html", "numbers", "sizes", "npz",
+           "tables", "submission", "learner_runs")
 
 
 def test_every_public_name_of_the_modules_is_re_exported() -> None:

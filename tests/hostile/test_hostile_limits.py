@@ -43,9 +43,10 @@ def test_too_many_workers_are_capped_with_a_note(tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (["--learner", "ucb", "--games", "100..1e12", "--seeds", "1"],
-     "1,000,000,000,000 games: games 1e+12 is more than the limit of 1e+11 games"),
+     "1,000,000,000,000 games: games 1,000,000,000,000 is more than the limit of "
+     "100,000,000,000 games"),
     (["--games", "100..1e9", "--seeds", "10000", "-m", "1,10,100"],
-     "is more than the limit of 1e+11 games"),
+     "is more than the limit of 100,000,000,000 games"),
     (["--learner", "q-learning", "--param", "epsilon=" + ",".join(f"0.{i:02d}" for i in
                                                                   range(1, 100)),
       "--param", "alpha=" + ",".join(f"0.{i:03d}" for i in range(1, 151))],

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from dicejack import formats, one_line
-from dicejack.cli.common import UsageError, app, write_output
+from dicejack.cli.common import UsageError, app, count_parser, learner_name, write_output
 from dicejack.cli.learn import LearnerHelpCommand, ParamOpt, learner_params, load_run_file
 
 if TYPE_CHECKING:
@@ -107,7 +107,8 @@ def compare_cmd(
     dice: int | None = typer.Option(None, "--dice", help="NDice, for text tables. Default 2."),
     fmt: CompareFormat = typer.Option(CompareFormat.text, "--format", help="Output format."),
     learner_name: str | None = typer.Option(
-        None, "--learner", metavar="NAME", help="Instead of SOURCE: learn with this learner "
+        None, "--learner", metavar="NAME", parser=learner_name,
+        help="Instead of SOURCE: learn with this learner "
         "(handout, q-learning, mc-epsilon, ucb, thompson; listed under Learners below) on the "
         "game of --sides/--low/--high/--dice, then compare."
     ),
@@ -116,7 +117,9 @@ def compare_cmd(
         None, "-m", "--m", help="With --learner handout: M (default 100; = --param m=M)."
     ),
     games: int | None = typer.Option(
-        None, "--games", help="With --learner: games of self-play (default 100000)."
+        None, "--games", parser=count_parser("--games"),
+        help="With --learner: games of self-play (default "
+        "100000; 1e5 and 100_000 work too)."
     ),
     seed: int | None = typer.Option(None, "--seed", help="With --learner: seed (default 1)."),
     policy: str | None = typer.Option(

@@ -16,6 +16,7 @@ from dicejack.cli.common import (
     SidesOpt,
     WorkersOpt,
     app,
+    count_parser,
     make_game,
     write_output,
 )
@@ -35,7 +36,8 @@ def grade_cmd(
     high: int = HighOpt,
     dice: int = DiceOpt,
     m: float = typer.Option(..., "-m", "--m", help="M the students were asked to use."),
-    games: int = typer.Option(..., "--games", help="NGAMES the students were asked to play."),
+    games: int = typer.Option(..., "--games", parser=count_parser("--games"),
+                              help="NGAMES the students were asked to play (100000, 1e5, ...)."),
     out: Path | None = typer.Option(
         None, "--out", help="Gradebook CSV, one row per file (default: gradebook.csv when "
         "grading a batch; none for one file, whose report is printed instead)."
@@ -80,7 +82,8 @@ def grade_cmd(
         "hidden, after_due_date or after_published."
     ),
     references: int = typer.Option(
-        30, "--references", help="Reference learner runs (R) that calibrate the grading."
+        30, "--references", parser=count_parser("--references"),
+        help="Reference learner runs (R) that calibrate the grading."
     ),
     seed: int = typer.Option(
         1_000_000, "--seed", help="Seed of the first reference run; run i uses seed + i."

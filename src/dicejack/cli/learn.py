@@ -18,8 +18,10 @@ from dicejack.cli.common import (
     app,
     check_out_path,
     confirm_large_outputs,
+    count_parser,
     formatted,
     free_path,
+    learner_name,
     make_game,
     write_output,
 )
@@ -75,7 +77,8 @@ class LearnerHelpCommand(TyperCommand):
 
 
 LearnerOpt = typer.Option(
-    None, "--learner", metavar="NAME", help="The learner: handout (the default, or the resumed "
+    None, "--learner", metavar="NAME", parser=learner_name,
+    help="The learner: handout (the default, or the resumed "
     "run's), q-learning, mc-epsilon, ucb or thompson (listed under Learners below)."
 )
 ParamOpt = typer.Option(
@@ -197,8 +200,9 @@ def learn(
         "float >= 0 (default 100; the same as --param m=M)."
     ),
     games: int = typer.Option(
-        100_000, "--games", help="NGAMES: games to play in all (with --resume, the new total); "
-        "at most 10^12."
+        100_000, "--games", parser=count_parser("--games"),
+        help="NGAMES: games to play in all (with --resume, "
+        "the new total), e.g. 100000, 100_000, 100,000 or 1e5; at most 10^12."
     ),
     seed: int | None = typer.Option(None, "--seed", help="Random seed (default 1)."),
     out: Path | None = typer.Option(None, "--out", help="Save the run (.npz, resumable) here."),

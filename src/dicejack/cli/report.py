@@ -12,6 +12,7 @@ from dicejack.cli.common import (
     SidesOpt,
     WorkersOpt,
     app,
+    count_parser,
     make_game,
 )
 
@@ -45,7 +46,8 @@ def report_cmd(
         "10^12 games per run, and 10^12 in all (seeds x curves x the last count)."
     ),
     seeds: int = typer.Option(
-        10, "--seeds", help="Learner runs (seeds) per curve: per M or learner (at most 10000)."
+        10, "--seeds", parser=count_parser("--seeds"),
+        help="Learner runs (seeds) per curve: per M or learner (at most 10000)."
     ),
     seed: int = typer.Option(1, "--seed", help="First seed; run i uses seed + i."),
     out: Path | None = typer.Option(

@@ -38,7 +38,8 @@ from typing import Any
 from dicejack import DicejackError
 
 #: The modules whose `__all__` names are re-exported, in the order they are searched.
-_MODULES = ("atomic", "folders", "json_output", "escape", "html", "sizes", "npz", "tables",
+_MODULES = ("atomic", "folders", "json_output", "escape", "html", "numbers", "sizes", "npz",
+            "tables",
             "submission", "learner_runs")
 
 

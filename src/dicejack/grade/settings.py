@@ -77,8 +77,8 @@ class GradeConfig:
             days = work / 8e6 / 86_400
             raise GradeError(
                 f"reference work too large: ({self.references} + {self.calibration}) runs x "
-                f"{self.games:,} games = {work:.3g} games (about {days:,.0f} core-days); at most "
-                f"{MAX_REFERENCE_GAMES:.0e} games: lower --games or --references")
+                f"{self.games:,} games = {work:,} games (about {days:,.0f} core-days); at most "
+                f"{MAX_REFERENCE_GAMES:,} games: lower --games or --references")
 
     @property
     def seeds(self) -> tuple[int, ...]:

@@ -40,6 +40,7 @@ from dicejack.learners.qlearning import QLearning
 from dicejack.learners.registry import (
     NAMES,
     REGISTRY,
+    canonical_name,
     check_learner_params,
     help_text,
     learner_class,
@@ -67,6 +68,7 @@ __all__ = [
     "MCEpsilon",
     "UCB",
     "Thompson",
+    "canonical_name",
     "learner_class",
     "parameters",
     "check_learner_params",

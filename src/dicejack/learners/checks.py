@@ -77,12 +77,12 @@ def check_games_limit(games: int, name: str = "games", limit: int = GAMES_LIMIT)
     would take at :data:`GAMES_PER_SECOND`."""
     if games > limit:
         try:
-            shown = f"{float(games):.3g}" if games >= 10**6 else str(games)
             took = f"about {duration_text(games / GAMES_PER_SECOND)}"
         except OverflowError:
-            shown, took = f"~1e{int(games.bit_length() * 0.30103)}", "longer than the universe"
+            took = "longer than the universe"
+        shown = f"{games:,}" if games < 10**30 else f"~10^{int(games.bit_length() * 0.30103)}"
         raise LearnerError(
-            f"{name} {shown} is more than the limit of {limit:.0e} games (it would take {took} "
+            f"{name} {shown} is more than the limit of {limit:,} games (it would take {took} "
             f"at {GAMES_PER_SECOND:,} games/s)"
         )
     return games

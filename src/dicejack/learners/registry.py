@@ -4,6 +4,8 @@ knows every bundled learner; the generic session (:mod:`.session`) builds learne
 
 from __future__ import annotations
 
+import difflib
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -18,7 +20,8 @@ from dicejack.learners.qlearning import QLearning
 from dicejack.learners.thompson import Thompson
 from dicejack.learners.ucb import UCB
 
-__all__ = ["REGISTRY", "NAMES", "learner_class", "parameters", "check_learner_params",
+__all__ = ["REGISTRY", "NAMES", "canonical_name", "learner_class", "parameters",
+           "check_learner_params",
            "parse_params", "help_text", "make", "restore"]
 
 #: The bundled learners by name, in the order of every listing.
@@ -34,11 +37,27 @@ NAMES: tuple[str, ...] = tuple(REGISTRY)
 
 
 # ------------------------------------------------------------------------------- the registry
-def learner_class(name: str) -> type:
-    """The bundled learner called `name`; LearnerError listing the names if there is none."""
-    if not isinstance(name, str) or name not in REGISTRY:
+def canonical_name(name: str) -> str:
+    """`name` as a bundled learner's name, written any way people write it (``Q-Learning``,
+    ``q_learning``, ``QLearning``); LearnerError listing the names, with the closest one
+    ("did you mean q-learning?") for a slip such as ``q-learnin``."""
+    if not isinstance(name, str):
         raise LearnerError(f"unknown learner {name!r}; choose one of: {', '.join(NAMES)}")
-    return REGISTRY[name]
+    key = re.sub(r"[\s_]+", "-", name.strip().lower())
+    if key in REGISTRY:
+        return key
+    squashed = {n.replace("-", ""): n for n in NAMES}
+    if key.replace("-", "") in squashed:
+        return squashed[key.replace("-", "")]
+    close = difflib.get_close_matches(key, NAMES, n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]}? " if close else ""
+    raise LearnerError(f"unknown learner {name!r}; {hint}choose one of: {', '.join(NAMES)}")
+
+
+def learner_class(name: str) -> type:
+    """The bundled learner called `name` (:func:`canonical_name`: any case); LearnerError
+    listing the names if there is none."""
+    return REGISTRY[canonical_name(name)]
 
 
 

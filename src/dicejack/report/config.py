@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from dicejack import learners
+from dicejack import formats, learners
 from dicejack.game import HANDOUT_GAME, DicejackError, Game
 from dicejack.learners import checks, formulas
 
@@ -87,14 +87,12 @@ def _check_limit(games: int) -> None:
 
 
 def _parse_count(text: str) -> int:
-    text = text.strip().replace("_", "")
+    """One checkpoint of --games in the notation of every count (formats.parse_count; commas
+    separate checkpoints here, so no thousands separators)."""
     try:
-        value = float(text) if any(c in text for c in ".eE") else int(text)
-    except ValueError:
-        raise ReportError(f"game count {text!r} is not a number") from None
-    if isinstance(value, float) and (not math.isfinite(value) or value != int(value)):
-        raise ReportError(f"game count {text!r} is not a whole number")
-    return int(value)
+        return formats.parse_count(text, "game count")
+    except formats.FormatError as exc:
+        raise ReportError(str(exc)) from None
 
 
 def parse_games(text: str) -> tuple[int, ...]:
@@ -250,11 +248,10 @@ def parse_learners(values: Iterable[str]) -> tuple[str, ...]:
     names: list[str] = []
     for item in values:
         for part in str(item).split(","):
-            name = part.strip()
-            if not name:
+            if not part.strip():
                 continue
             try:
-                learners.learner_class(name)
+                name = learners.canonical_name(part)
             except learners.LearnerError as exc:
                 raise ReportError(str(exc)) from None
             if name in names:
