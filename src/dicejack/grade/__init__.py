@@ -182,7 +182,6 @@ from dicejack.grade.students import (
 )
 from dicejack.grade.writers import (
     GRADEBOOK_HEADER,
-    VERDICT_MEANING,
     check_gradebook_path,
     check_output_path,
     gradebook_csv,
@@ -228,7 +227,7 @@ __all__ = [
     "GRADESCOPE_METADATA", "receipt_reason", "resolved_path", "LMS_NAMES", "MAX_METADATA_BYTES",
     "MetadataError", "batch_lms", "deciding_name", "name_matches", "resolve",
     "check_inputs_exist", "is_lms_csv", "SITE_MARKER", "copy_groups", "index_html", "page_names",
-    "prepare_site", "submission_html", "write_site", "VERDICT_MEANING", "quality_rows",
+    "prepare_site", "submission_html", "write_site", "quality_rows",
     "HOLD_REASONS", "KEEP", "mark_held", "mark_kept", "owner_ids", "parse_hold", "same_student",
     "student_ids", "BLACKBOARD_HEADER", "lms_format_name", "format_mismatch", "batch_hint",
 ]

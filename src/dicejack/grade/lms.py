@@ -92,7 +92,7 @@ def student_scores(grades: Iterable[Grade], keep: str = "latest") -> list[Studen
     for g in grades:
         if g.status == "skipped" and not g.student:
             continue  # nobody's file (system files, an export's metadata)
-        ids = list(owner_ids(g)) if g.student or g.status != "skipped" else []
+        ids = owner_ids(g)
         names = [n.strip() for n in g.student_name.split(";")] if g.student_name else []
         for k, sid in enumerate(ids):
             by.setdefault(sid, []).append(g)
@@ -155,7 +155,7 @@ def format_mismatch(grades: Iterable[Grade], lms_format: str) -> str:
     if lms_format == "generic" or not counts:
         return ""
     source = max(counts, key=lambda k: counts[k])
-    if source == lms_format or (source == "gradescope" and lms_format == "generic"):
+    if source == lms_format:
         return ""
     return (f"--lms-format {lms_format} writes {lms_format.capitalize()} identifiers, but "
             f"{counts[source]} files were named by {source.capitalize()}: the gradebook will not "

@@ -78,6 +78,14 @@ class Grade:
         return self.consistency.decimals if self.consistency is not None else None
 
     @property
+    def who(self) -> str:
+        """The student as shown to people: the LMS identifier and, when known, the name in
+        parentheses ("12345 (smithjohn)"); "" when no LMS named the file."""
+        if not self.student:
+            return ""
+        return self.student + (f" ({self.student_name})" if self.student_name else "")
+
+    @property
     def consistency_p(self) -> float:
         return self.consistency.p_value if self.consistency is not None else math.nan
 

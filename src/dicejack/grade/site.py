@@ -110,13 +110,6 @@ def _short_labels(submissions: Sequence[str]) -> list[str]:
     return ["/".join(p[common:]) for p in parts]
 
 
-def _who(g: Grade) -> str:
-    """The student as shown: the LMS identifier and name, or nothing."""
-    if not g.student:
-        return ""
-    return g.student + (f" ({g.student_name})" if g.student_name else "")
-
-
 def _verdict(g: Grade) -> Markup:
     word = "unreadable" if g.status == "error" else g.verdict
     return Markup(f'<span class="verdict {html_text(g.verdict)}">{html_text(word)}</span>')
@@ -192,7 +185,7 @@ def index_html(refs: References, grades: Sequence[Grade],
     rows, search = [], []
     for g, page in shown:
         rows.append([
-            html_link(page, _who(g) or "(unknown)"), html_link(page, labels[g.submission]),
+            html_link(page, g.who or "(unknown)"), html_link(page, labels[g.submission]),
             g.score, (_verdict(g), g.verdict if g.status == "ok" else "unreadable"),
             html_text("; ".join([*g.flags, *(["late"] if g.late else []),
                                  *(["not kept"] if g.kept == "no" else []),
@@ -201,7 +194,7 @@ def index_html(refs: References, grades: Sequence[Grade],
             *(g.metrics.get(k, math.nan) for k in ("agreement_decisive", "rmse_onpath",
                                                   "score_vs_optimal", "exploitability")),
             g.consistency_p, _links(g.similar_to, page_of, labels)])
-        search.append(" ".join([_who(g), g.submission, g.verdict if g.status == "ok" else
+        search.append(" ".join([g.who, g.submission, g.verdict if g.status == "ok" else
                                 "unreadable", *g.flags, *(["late"] if g.late else []),
                                 *(["held"] if g.held else [])]))
     body += [Markup('<h2 id="table">Submissions</h2>'),
@@ -232,7 +225,7 @@ def _copy_section(grades: Sequence[Grade], page_of: dict[str, str],
         names = [grades[i] for i in group]
         items.append("<li>" + ", ".join(
             str(html_link(page_of[g.submission], labels[g.submission])) + (
-                f" <span class=\"muted\">{html_text(_who(g))}</span>" if g.student else "")
+                f" <span class=\"muted\">{html_text(g.who)}</span>" if g.student else "")
             for g in names) + "</li>")
     out.append(Markup("<ul>" + "".join(items) + "</ul>"))
     return out
@@ -263,7 +256,7 @@ def submission_html(refs: References, g: Grade, page_of: dict[str, str] | None =
     if name != g.submission:
         body.append(Markup(f'<p class="muted">File: {html_text(g.submission)}</p>'))
     if g.student:
-        body.append(Markup(f"<p>Student: {html_text(_who(g))}</p>"))
+        body.append(Markup(f"<p>Student: {html_text(g.who)}</p>"))
     if g.status != "ok":
         body += [Markup('<div class="banner b-fail"><p><strong class="fail">Could not be '
                         "graded: score 0 / 100, fail.</strong></p>"),

@@ -39,7 +39,7 @@ from dicejack.runtime import parallel
 __all__ = ["GRADEBOOK_HEADER", "gradebook_csv", "gradebook_records", "write_gradebook",
            "summary_text", "report_names", "plain_summary", "report_markdown", "report_text",
            "write_reports", "check_gradebook_path", "check_output_path",
-           "prepare_reports_folder", "same_as_any", "quality_rows", "VERDICT_MEANING"]
+           "prepare_reports_folder", "same_as_any", "quality_rows"]
 
 #: The gradebook's header, exactly as in DESIGN.md (columns are only ever added at the end).
 GRADEBOOK_HEADER: tuple[str, ...] = (
@@ -239,8 +239,7 @@ def summary_text(grades: Sequence[Grade]) -> str:
     name shortened in the middle; an unreadable file's verdict is `unreadable`), then counts
     that add up to the files graded."""
     names = [safe_text(g.submission) for g in grades]
-    who = [safe_text(g.student + (f" ({g.student_name})" if g.student_name else ""))
-           for g in grades]
+    who = [safe_text(g.who) for g in grades]
     show_who = any(who)
     who_width = min(max([len(w) for w in who] + [7]), 24)
     width = min(max([len(n) for n in names] + [10]), 48)
@@ -304,7 +303,7 @@ def _fmt(v: float, spec: str = ".4f") -> str:
 
 
 #: What each verdict means, in a student's words.
-VERDICT_MEANING = {
+_VERDICT_MEANING = {
     "pass": "Your tables look like what the handout's algorithm produces at these settings: "
     "as good as it gets, and statistically consistent with it.",
     "review": "Something deserves a human look: the tables are unusual for the handout's "
@@ -318,7 +317,7 @@ VERDICT_MEANING = {
 
 def plain_summary(g: Grade) -> str:
     """A plain-language paragraph: what the verdict means and what to check first."""
-    text = VERDICT_MEANING.get(g.verdict, "")
+    text = _VERDICT_MEANING.get(g.verdict, "")
     first = next((f for f in g.flags if f in FLAG_HINTS), None)
     if first is not None:
         text += f" Check first: {FLAG_HINTS[first]}"
@@ -431,7 +430,7 @@ def report_text(refs: References, g: Grade, worst: int = 5, width: int = 88) -> 
 
     lines = [f"dicejack grade: {g.submission}"]
     if g.student:
-        lines.append(f"Student: {g.student}" + (f" ({g.student_name})" if g.student_name else ""))
+        lines.append(f"Student: {g.who}")
     if g.status == "skipped":
         return "\n".join([*lines, f"Skipped: {g.error}."]) + "\n"
     if g.status != "ok":
