@@ -5,6 +5,7 @@ measures what compare.compare measures in Python."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -236,12 +237,15 @@ def test_compare_of_a_saved_learner_run_equals_compare_in_python(capsys, tmp_pat
     assert code == 0
     code, out, err = run(capsys, "compare", path, "--format", "json")
     assert code == 0 and err == ""
-    expected = compare.compare(SMALL, None, learners.learn(SMALL, "q-learning", 2000, 5,
-                                                           alpha=0.1))
+    run_again = learners.learn(SMALL, "q-learning", 2000, 5, alpha=0.1)
+    expected = dataclasses.replace(compare.compare(SMALL, None, run_again),
+                                   source=f"{path}: {run_again.label}")  # the file, then its run
     assert json.loads(out) == json.loads(formats.json_text(expected.as_dict()))
-    assert json.loads(out)["source"].startswith("q-learning epsilon=1 ")
+    assert json.loads(out)["source"].startswith(f"{path}: q-learning epsilon=1 ")
     code, text, _ = run(capsys, "compare", path)
-    assert code == 0 and text.rstrip("\n") == compare.format_comparison(expected).rstrip("\n")
+    assert code == 0
+    assert text.rstrip("\n") == compare.format_comparison(expected, more="--format json").rstrip(
+        "\n")
 
 
 def test_compare_reads_the_printed_tables_of_any_learner(capsys, tmp_path):

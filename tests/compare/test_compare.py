@@ -124,6 +124,14 @@ def test_wrong_states_are_listed_worst_regret_first(handout_truth):
     text = compare.format_comparison(c)
     assert "agreement_decisive" in text and "worst regret first" in text
     json.dumps(c.as_dict(), allow_nan=False)
+    # In Python the text says how Python gets them all (not the command line's option).
+    short = compare.format_comparison(c, limit=2).splitlines()
+    assert short[-1] == f"... and {len(regrets) - 2} more (limit=None for all)."
+    assert "--format" not in compare.format_comparison(c, limit=2)
+    assert len(compare.format_comparison(c, limit=None).splitlines()) == len(short) + len(
+        regrets) - 3
+    # the handout's own run, named as learners.Run names a run
+    assert c.source == "handout m=100 tie_break=lowest seed=5 games=3000"
 
 
 def test_counts_go_through_the_learners_pure_function(handout_truth):
@@ -172,6 +180,10 @@ def test_compare_command_on_a_run_file(tmp_path, capsys):
     code, out, err = run_cli(capsys, "compare", str(path))
     assert code == 0, err
     assert "agreement_decisive" in out and "P*(0,0) = 0.576273" in out
+    # the file and what it holds: not "run m=100"
+    assert out.splitlines()[0] == (
+        f"learned: {path}: handout m=100 tie_break=lowest seed=1 games=5000")
+    assert out.splitlines()[-1].endswith("more (--format json for all).")
     code, out, _ = run_cli(capsys, "compare", str(path), "--format", "json")
     data = json.loads(out)
     assert list(data["metrics"]) == list(compare.METRIC_NAMES)

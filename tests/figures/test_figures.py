@@ -97,10 +97,35 @@ def test_curves_figure_has_one_curve_and_band_per_series_on_every_panel():
                                                                       "FillBetweenPolyCollection")]
         assert len(bands) == 2
         flat = [line for line in ax.get_lines() if line.get_linestyle() == "--"]
-        assert [line.get_ydata()[0] for line in flat] == [panel.hline]
+        assert [line.get_ydata()[0] for line in flat] == (
+            [] if panel.hline is None else [panel.hline])
     legend = axes[0].get_legend()
     assert [t.get_text() for t in legend.get_texts()] == ["M = 10", "M = 100"]
     assert all(ax.get_legend() is None for ax in axes[1:])
+
+
+def test_regret_and_exploitability_panels_span_decades_and_keep_zero():
+    # Regret falls from about 0.1 to below 0.001 over a report: on a linear axis the late
+    # checkpoints lay flat on 0. A log axis down to the smallest value's decade (linear below
+    # it) shows every decade and still draws a regret of exactly 0.
+    panels = figures.CURVE_FIGURES[2][2]
+    falling = figures.Series("M = 100", {
+        name: (np.array([0.1, 0.01, 0.0007, 0.0]), np.array([0.05, 0.0, 0.0, 0.0]),
+               np.array([0.15, 0.02, 0.0015, 0.0]))
+        for name in compare.METRIC_NAMES})
+    fig = figures.curves_figure(GAMES, [falling], panels)
+    scales = {p.metric: ax.get_yscale() for p, ax in zip(panels, fig.axes, strict=True)}
+    assert scales == {"regret_decisive": "symlog", "weighted_regret": "symlog",
+                      "score_vs_optimal": "linear", "exploitability": "symlog"}
+    ax = fig.axes[0]
+    assert ax.get_yscale() == "symlog"
+    assert ax.yaxis.get_transform().linthresh == 1e-4  # the decade of 0.0007
+    low, high = ax.get_ylim()
+    assert low == 0 and high >= 0.1  # 0 is on the plot, and so is the first checkpoint
+    # equal steps on screen for each decade above the linear part
+    to_screen = ax.transData.transform
+    y = [to_screen((GAMES[0], v))[1] for v in (1e-3, 1e-2, 1e-1)]
+    assert y[2] - y[1] == pytest.approx(y[1] - y[0], rel=1e-6)
 
 
 def test_probability_error_panels_are_log_scaled():

@@ -12,7 +12,7 @@ import pytest
 from dicejack import formats
 
 MODULES = ("atomic", "folders", "json_output", "escape", "html", "numbers", "sizes", "npz",
-           "tables", "submission", "learner_runs")
+           "tables", "submission", "learner_runs", "replay")
 
 
 def test_every_public_name_of_the_modules_is_re_exported() -> None:

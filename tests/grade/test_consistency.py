@@ -56,14 +56,21 @@ def test_false_alarm_rate_is_nominal_on_fresh_seeds():
     assert np.mean(ps < 0.01) <= 0.025
 
 
-def test_transposed_tables_are_flagged_and_graded_as_found(refs):
+def test_transposed_tables_are_graded_transposed_back_less_the_format_points(refs):
+    # A correct program that prints table[Y][X] made a printing slip, not an algorithm error:
+    # it loses the format part (10 points) and goes to review, but keeps quality and
+    # consistency (it used to score as printed: a fail near 0 / 100).
     best, prob = tables(seed=9)
     g = grade_of(refs, best.T, prob.T)
-    assert "transposed" in g.flags and g.verdict == "fail"
-    assert g.consistency_p < 1e-3
-    assert g.points["format"] == 0
     straight = grade_of(refs, best, prob)
-    assert g.metrics["agreement_decisive"] < straight.metrics["agreement_decisive"]
+    assert "transposed" in g.flags and g.verdict == "review"
+    assert g.points == {**straight.points, "format": 0.0}
+    assert g.score == pytest.approx(straight.score - 10.0)
+    assert g.consistency_p == straight.consistency_p and g.metrics == straight.metrics
+    np.testing.assert_array_equal(g.policy, straight.policy)  # graded the right way round
+    assert g.what_if == {"printed as table[X][Y]": straight.score}
+    as_printed = grade.grade_tables(refs, best.T, prob.T, what_if=False)
+    assert as_printed.what_if == {} and as_printed.score == g.score
 
 
 def test_greedy_play_the_wrong_m_is_flagged(refs):

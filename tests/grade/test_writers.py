@@ -46,8 +46,12 @@ def test_reports_and_gradebook_are_the_only_outputs(refs, tmp_path, monkeypatch)
     assert "![heatmap](alice__out.txt.png)" in alice
     # alice's and the =HYPERLINK file are the same tables: both flagged, naming each other
     assert "`copied`" in alice and "`=HYPERLINK(1).txt`" in alice
-    assert grades[0].similar_to == ("=HYPERLINK(1).txt",) and grades[0].verdict == "review"
-    assert grades[2].similar_to == ("alice/out.txt",) and grades[1].similar_to == ()
+    # bob printed alice's tables transposed: graded transposed back, they are the same tables,
+    # so the disguise does not hide the copy
+    assert grades[0].similar_to == ("bob/out.txt", "=HYPERLINK(1).txt")
+    assert grades[0].verdict == "review" and "transposed" in grades[1].flags
+    assert grades[1].similar_to == ("alice/out.txt", "=HYPERLINK(1).txt")
+    assert grades[2].similar_to == ("alice/out.txt", "bob/out.txt")
     assert "transposed" in (reports / "bob__out.txt.md").read_text()
     book = out.read_text()
     assert "'=HYPERLINK" in book and "\n=HYPERLINK" not in book and ",=HYPERLINK" not in book
@@ -56,9 +60,9 @@ def test_reports_and_gradebook_are_the_only_outputs(refs, tmp_path, monkeypatch)
 def test_reports_open_with_a_plain_paragraph_and_what_if_scores(refs):
     best, prob = tables(seed=25)
     t = grade_of(refs, best.T, prob.T, submission="t")
-    assert "transposed back" in t.what_if and t.what_if["transposed back"] > t.score + 30
+    assert t.what_if == {"printed as table[X][Y]": t.score + 10}
     md = grade.report_markdown(refs, t)
-    assert "Check first:" in md and "would be" in md
+    assert "printed as table[X][Y], the score would be 100.0 / 100" in md
     shifted = grade_of(refs, np.where(best > 0, best - 1, 0), prob, submission="z")
     assert "data-without-policy" in shifted.flags
     assert shifted.what_if["J shifted by one"] > shifted.score
@@ -66,6 +70,30 @@ def test_reports_open_with_a_plain_paragraph_and_what_if_scores(refs):
     assert ok.verdict == "pass" and "Your tables look like" in grade.report_markdown(refs, ok)
     review = grade.plain_summary(dataclasses.replace(ok, verdict="review"))
     assert "5% of correct programs" in review
+
+
+def test_each_flag_is_one_checklist_item_and_the_deciding_p_value_is_named(refs):
+    # The opening paragraph used to repeat the first flag's hint ("Check first: ...") right
+    # above the flag list that gives it again; the Markdown and text reports showed two
+    # p-values without saying which one decides.
+    best, prob = tables(seed=25)
+    shifted = grade_of(refs, np.where(best > 0, best - 1, 0).T, prob.T, submission="two")
+    assert {"transposed", "data-without-policy"} <= set(shifted.flags)
+    pages = {"markdown": grade.report_markdown(refs, shifted),
+             "text": " ".join(grade.report_text(refs, shifted, width=10_000).split()),
+             "site": grade.submission_html(refs, shifted).replace("&#x27;", "'")}
+    for kind, page in pages.items():
+        for flag in ("transposed", "data-without-policy"):
+            hint = grade.FLAG_HINTS[flag]
+            needle = hint[1:60]  # the report capitalises a hint's first letter
+            assert page.count(needle) == 1, (kind, flag)
+        assert page.count("Check first") == 0, kind
+        assert f"Check the {len(shifted.flags)} flags below, in order" in page, kind
+        assert ("(log-t fit of the calibration runs; this one decides the verdict and the "
+                "points), rank p-value") in page, kind
+        assert f"it cannot go below 1/{refs.config.calibration + 1})" in page, kind
+    one = grade.plain_summary(dataclasses.replace(shifted, flags=("transposed",)))
+    assert one.endswith("Check the flag below: it says what to look at.")
 
 
 def test_the_terminal_table_shows_the_student_first_and_counts_that_add_up():

@@ -228,6 +228,36 @@ def test_a_users_learner_runs_compares_and_resumes():
     assert run.final.visits.sum() < resumed.final.visits.sum()
 
 
+def test_a_users_class_by_module_name_has_parameters_from_its_signature(tmp_path, monkeypatch):
+    # `MODULE:Class` names a user's class wherever a learner name goes (report --learner).
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine.py").write_text(
+        "from tests.learners.test_learners import RandomCounts\n"
+        "class Tuned(RandomCounts):\n"
+        "    def __init__(self, game, seed, rate=0.5, rounds=3, tag='x', flag=False):\n"
+        "        super().__init__(game, seed, rate=rate, rounds=rounds)\n")
+    name = "mine.py:Tuned"
+    assert learners.is_custom(name) and not learners.is_custom("ucb")
+    assert learners.canonical_name(f" {name} ") == name
+    assert [(p.name, p.kind, p.default) for p in learners.parameters(name)] == [
+        ("rate", "float", 0.5), ("rounds", "int", 3)]  # a str or bool default: not settable
+    assert learners.parse_params(name, ["rounds=4", "rate=0.25"]) == {"rounds": 4, "rate": 0.25}
+    with pytest.raises(LearnerError, match="parameter rounds must be a whole number, got 2.5"):
+        learners.parse_params(name, ["rounds=2.5"])
+    with pytest.raises(LearnerError, match="has no parameter 'tag'; its parameters: rate, "
+                                           "rounds"):
+        learners.parse_params(name, ["tag=y"])
+    learner = learners.make(TINY, name, 3, rounds=4)
+    assert type(learner).__name__ == "Tuned" and learner.params == {"rate": 0.5, "rounds": 4}
+    run = learners.learn(TINY, name, 200, 3, rounds=4)
+    assert run.final.equals(learners.learn(TINY, RandomCounts, 200, 3).final)
+    with pytest.raises(LearnerError, match="engine='python' is for the bundled learners"):
+        learners.make(TINY, name, 3, engine="python")
+    (tmp_path / "bad.py").write_text("def f(game, seed):\n    return 1\n")
+    with pytest.raises(LearnerError, match="function is not a class"):
+        learners.make(TINY, "bad.py:f", 3)
+
+
 def test_a_broken_learner_is_a_one_line_error():
     class Lazy(RandomCounts):
         def play(self, games):  # plays nothing

@@ -125,6 +125,36 @@ def test_report_command_bad_input_is_one_line_exit_2(tmp_path, capsys):
         assert err.startswith("error: ") and err.count("\n") == 1, err
 
 
+def test_each_kind_of_study_has_its_own_default_folder_and_never_replaces_the_other(
+        tmp_path, monkeypatch, capsys):
+    # `report --learner ...` used to write into reports/<game>, replacing the M report there.
+    monkeypatch.chdir(tmp_path)
+    tiny = ["--sides", "3", "--low", "6", "--high", "7", "--games", "10,20", "--seeds", "2",
+            "--workers", "1"]
+    assert main(["report", *tiny]) == 0
+    assert main(["report", *tiny, "--learner", "handout,ucb"]) == 0
+    capsys.readouterr()
+    m_report, comparison = Path("reports/s3-l6-h7-d2"), Path("reports/learners-s3-l6-h7-d2")
+    assert report.existing_kind(m_report) == "convergence report"
+    assert report.existing_kind(comparison) == "learner comparison"
+    assert "Convergence report" in (m_report / "report.md").read_text()
+    assert "Learner comparison" in (comparison / "report.md").read_text()
+    assert report.default_out(tiny_config()) == m_report
+    assert report.default_out(report.ReportConfig(
+        game=TINY, series=report.parse_series(["ucb"]))) == comparison
+    # an explicit --out holding the other kind: refused up front, the old report untouched
+    before = (m_report / "report.md").read_bytes()
+    assert main(["report", *tiny, "--learner", "ucb", "--out", str(m_report)]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"error: {m_report} holds a convergence report; this learner comparison "
+                   f"would replace it: give another --out (the default is {comparison}) or "
+                   f"remove {m_report} first\n")
+    assert (m_report / "report.md").read_bytes() == before
+    # the same kind is replaced as before
+    assert main(["report", *tiny, "-m", "7", "--out", str(m_report)]) == 0
+    assert (m_report / "figures" / "learned_m7.png").exists()
+
+
 def test_report_command_writes_the_folder(tmp_path, capsys):
     out = tmp_path / "r"
     code = main(["report", "--sides", "3", "--low", "6", "--high", "7", "-m", "5", "--games",

@@ -1,5 +1,6 @@
 """`dicejack compare`: learned tables (a run file or printed text) against the exact solution."""
 
+import dataclasses
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -176,7 +177,8 @@ def compare_cmd(
             game = _game_from_options(given, run.game)
             if game != run.game:
                 raise cmp.CompareError(f"{source} is a run of {run.game}, not of {game}")
-            learned: object = run
+            from_run = cmp.as_learned(game, run)  # labelled by the run: learner, seed, games
+            learned: object = dataclasses.replace(from_run, source=f"{source}: {from_run.source}")
         else:
             game, learned, sub = _read_text_tables(source, given)
     truth = cmp.truth(game)
@@ -184,7 +186,7 @@ def compare_cmd(
     if fmt is CompareFormat.json:
         write_output(formats.json_text(result.as_dict()), None)
     else:
-        write_output(cmp.format_comparison(result), None)
+        write_output(cmp.format_comparison(result, more="--format json"), None)
     if sub is not None:
         hints = cmp.table_hints(truth, sub.policy, sub.probability, no_data=sub.no_data)
         for line in hints.messages(game.n_dice):
@@ -194,37 +196,9 @@ def compare_cmd(
 def _load_policy(spec: str) -> object:
     """The object NAME of `spec` = MODULE:NAME (a module importable from the current folder, or
     a path to a .py file); its import runs the user's own code, as asked."""
-    import importlib
-    import importlib.util
-    import os
-    import sys
+    from dicejack.runtime import user_code
 
-    module_name, sep, name = spec.rpartition(":")
-    if not sep or not module_name or not name.isidentifier():
-        raise UsageError(f"--policy {spec!r}: give MODULE:NAME, e.g. my_agent:policy or "
-                         "agent.py:choose")
-    try:
-        if module_name.endswith(".py"):
-            path = Path(module_name)
-            if not path.is_file():
-                raise UsageError(f"--policy: no file {module_name}")
-            loader_spec = importlib.util.spec_from_file_location(path.stem, path)
-            if loader_spec is None or loader_spec.loader is None:
-                raise UsageError(f"--policy: cannot load {module_name} as Python")
-            module = importlib.util.module_from_spec(loader_spec)
-            loader_spec.loader.exec_module(module)
-        else:
-            if os.getcwd() not in sys.path:
-                sys.path.insert(0, os.getcwd())
-            module = importlib.import_module(module_name)
-    except UsageError:
-        raise
-    except Exception as exc:  # the user's module failed to import: say so in one line
-        raise UsageError(f"--policy: importing {module_name} failed: "
-                         f"{type(exc).__name__}: {one_line(exc)}") from None
-    if not hasattr(module, name):
-        raise UsageError(f"--policy: {module_name} has no {name}")
-    return getattr(module, name)
+    return user_code.load_object(spec, "--policy")
 
 
 def _learn_for_compare(

@@ -221,6 +221,14 @@ def learn(
         "each game the counts it updates, with the numbers the learner used. Without --trace: "
         "the first game (--trace 1)."
     ),
+    replay: Path | None = typer.Option(
+        None, "--replay", metavar="FILE", help="Replay games whose dice FILE gives and print "
+        "the handout's computation at every move, as --explain does (nothing is learnt or "
+        "saved): one game per line, each roll's faces separated by |, e.g. '3 4 | 1 4 | 2 5 | "
+        "3 5 | 1' (A, B, A, ...); a line 'WinCount[2,3,2] = 3' (or LoseCount) sets a count "
+        "before the next game; # starts a comment. The game from --sides/--low/--high/--dice, "
+        "M from -m."
+    ),
     tie_break: TieBreak | None = typer.Option(
         None, "--tie-break", help="Best J among equal estimates: lowest (default) or random "
         "(the handout's learner; the same as --param tie_break=...)."
@@ -241,6 +249,7 @@ def learn(
 
     Examples: dicejack learn --sides 6 --low 15 --high 17 --dice 2 -m 100 --games 100000;
     dicejack learn --games 1000 --trace 2 --explain;
+    dicejack learn --replay my_games.txt -m 4 --dice 3 (your own dice, explained);
     dicejack learn --learner q-learning --param alpha=0.1 --games 100000 --out q.npz;
     dicejack learn --resume q.npz --games 1000000 --out q.npz
     """
@@ -248,6 +257,13 @@ def learn(
     from dicejack.learners import checks, handout
     from dicejack.learners.handout import trace as handout_trace
 
+    if replay is not None:
+        _replay(replay, {"--sides": sides, "--low": low, "--high": high, "--dice": dice},
+                learner_params("handout", param, m, tie_break.value if tie_break else None),
+                {"--out": out, "--resume": resume, "--trace": trace or None,
+                 "--learner": None if learner_name in (None, "handout") else learner_name,
+                 "--seed": seed})
+        return
     if games < 0:
         raise UsageError(f"--games must be >= 0, got {games}")
     checks.check_games_limit(games, "--games")
@@ -324,6 +340,36 @@ def learn(
                                    show_trace if trace else None)
     write_output(formatted(fmt.value, run, formats.learn_text, formats.learn_dict,
                            formats.learn_csv), None)
+
+
+def _replay(path: Path, sizes: dict[str, int | None], params: dict[str, Any],
+            others: dict[str, Any]) -> None:
+    """`learn --replay FILE`: the games of FILE replayed from empty counts (and the counts it
+    sets), every move explained on stdout."""
+    from dicejack import formats
+    from dicejack.learners import LearnerError
+    from dicejack.learners.handout import explain, trace
+
+    given = [name for name, value in others.items() if value is not None]
+    if given:
+        verb = "does" if len(given) == 1 else "do"
+        raise UsageError(f"--replay prints the handout's computation for the dice in "
+                         f"{formats.safe_text(str(path))}; {', '.join(given)} {verb} not apply "
+                         "to it")
+    if params.get("tie_break", "lowest") != "lowest":
+        raise UsageError("--replay breaks ties to the lowest J (the dice are given, nothing is "
+                         "drawn); --tie-break random does not apply")
+    game = make_game(6 if sizes["--sides"] is None else sizes["--sides"],
+                     15 if sizes["--low"] is None else sizes["--low"],
+                     17 if sizes["--high"] is None else sizes["--high"],
+                     2 if sizes["--dice"] is None else sizes["--dice"])
+    m = float(params.get("m", 100.0))
+    steps = formats.read_replay(path)
+    try:
+        traced = trace.replay_script(game, m, steps)
+    except LearnerError as exc:
+        raise UsageError(f"{formats.safe_text(str(path))} {exc}") from None
+    write_output(explain.explain_text(game, m, traced), None)
 
 
 def _check_resumable(resume: Path | None, run: str, clash: list[str], games: int, played: int

@@ -25,8 +25,10 @@ def report_cmd(
     dice: int = DiceOpt,
     learner: list[str] | None = typer.Option(
         None, "--learner", help="Learners to compare, a comma list or repeated: handout, "
-        "q-learning, mc-epsilon, ucb, thompson (one curve each; default handout). E.g. "
-        "--learner handout,q-learning,ucb."
+        "q-learning, mc-epsilon, ucb, thompson, or your own class as MODULE:Class (a module "
+        "importable from the current folder, or a file.py; built as Class(game, seed, "
+        "**params), checked against the learner contract first) (one curve each; default "
+        "handout). E.g. --learner handout,q-learning,ucb or --learner handout,agent.py:MyLearner."
     ),
     param: list[str] | None = typer.Option(
         None, "--param", help="A learner parameter, repeatable: key=value sets it for every "
@@ -34,7 +36,9 @@ def report_cmd(
         "only; a comma list of values gives one curve per value. E.g. --param epsilon_min=0.05,0.1 "
         "--param q-learning.alpha=0.1. Parameters: handout: m, tie_break; q-learning: epsilon, "
         "epsilon_min, epsilon_decay, alpha (a number or 1/n), q_init; mc-epsilon: epsilon, "
-        "epsilon_min, epsilon_decay; ucb: c; thompson: none."
+        "epsilon_min, epsilon_decay; ucb: c; thompson: none; your MODULE:Class: its PARAMS, "
+        "else the keyword arguments of its __init__ with a number as default "
+        "(MODULE:Class.key=value for it alone)."
     ),
     m: list[str] | None = typer.Option(
         None, "-m", "--m", help="M, the handout learner's explore/exploit hyperparameter; repeat "
@@ -53,7 +57,9 @@ def report_cmd(
     out: Path | None = typer.Option(
         None, "--out", help="Report folder (replaced as a whole when complete; an existing folder "
         "only if dicejack wrote it, i.e. it holds .dicejack-report, or it is empty). "
-        "Default reports/<game>, e.g. reports/s6-l15-h17-d2."
+        "Default reports/<game> for a study of M (e.g. reports/s6-l15-h17-d2), "
+        "reports/learners-<game> for a comparison of learners; a report of the other kind is "
+        "never replaced."
     ),
     workers: int | None = WorkersOpt,
     dask: str | None = DaskOpt,
@@ -69,8 +75,9 @@ def report_cmd(
 
     Examples: dicejack report (the handout's game, 10 seeds, 100..1,000,000 games);
     dicejack report --sides 6 --low 30 --high 35 --dice 4 -m 10,100,1000 --games 100..1e7;
-    dicejack report --learner handout,q-learning,mc-epsilon,ucb,thompson
-    --out reports/learners-s6-l15-h17-d2;
+    dicejack report --learner handout,q-learning,mc-epsilon,ucb,thompson (into
+    reports/learners-s6-l15-h17-d2);
+    dicejack report --learner handout,agent.py:MyLearner --param agent.py:MyLearner.epsilon=0.1,0.3;
     dicejack report --learner q-learning,mc-epsilon --param epsilon_min=0.05,0.1
     --param q-learning.alpha=0.1
     """

@@ -68,6 +68,7 @@ from dicejack.compare.learned import (
 from dicejack.compare.metrics import (
     METRIC_HELP,
     METRIC_NAMES,
+    METRIC_RANGES,
     STATE_CLASSES,
     Comparison,
     WrongState,
@@ -92,6 +93,7 @@ __all__ = [
     "CompareError",
     "CompareWarning",
     "METRIC_NAMES",
+    "METRIC_RANGES",
     "ONPATH_MIN_VISIT",
     "DECISIVE_MIN_GAP",
     "LOST_TOLERANCE",

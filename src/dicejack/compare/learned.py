@@ -179,7 +179,13 @@ def as_learned(game: Game, obj: Any) -> Learned:
         run_game = getattr(obj, "game", None)
         if run_game is not None and run_game != game:
             raise CompareError(f"the run is from another game ({run_game}), not {game}")
-        label = f"run m={obj.m:g} games={obj.games} seed={obj.seed}" if hasattr(obj, "m") else ""
+        label = getattr(obj, "label", "")
+        if not isinstance(label, str):
+            label = ""
+        if not label and hasattr(obj, "m"):  # the handout's own run (handout.HandoutRun)
+            tie = getattr(obj, "tie_break", None)
+            label = (f"handout m={obj.m:g}" + (f" tie_break={tie}" if tie else "")
+                     + f" seed={obj.seed} games={obj.games}")  # as learners.Run.label
         return learned_from_counts(game, obj.win, obj.lose, source=label)
     if hasattr(obj, "best") and hasattr(obj, "probability"):  # a learners.Tables (checkpoint)
         return learned_from_tables(game, obj.best, obj.probability)

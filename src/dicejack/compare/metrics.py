@@ -3,6 +3,7 @@ and its text: vectorised numpy plus two exact policy evaluations per comparison.
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +35,13 @@ METRIC_NAMES: tuple[str, ...] = (
     "exploitability",
     "states_with_data",
 )
+
+#: The range each metric can take (a mean over seeds and its interval's ends are clipped to it where
+#: they are shown; a Student-t interval near a bound can cross it).
+METRIC_RANGES: dict[str, tuple[float, float]] = {
+    **{name: (0.0, 1.0) for name in METRIC_NAMES},
+    "states_with_data": (0.0, math.inf),
+}
 
 #: Codes of :func:`state_classes`, for the disagreement heatmap (caveats named).
 STATE_CLASSES: tuple[str, ...] = (
@@ -258,8 +266,10 @@ METRIC_HELP: dict[str, str] = {
 }
 
 
-def format_comparison(c: Comparison, limit: int | None = 40) -> str:
-    """The comparison as a readable text table, then the wrong decisive states (worst first)."""
+def format_comparison(c: Comparison, limit: int | None = 40, *, more: str = "limit=None") -> str:
+    """The comparison as a readable text table, then the wrong decisive states (worst first):
+    the first `limit` of them, then "... and N more (`more` for all)" (the command line says
+    how it gets them all: ``--format json``)."""
     s = c.sets
     lines = [
         f"game: {c.game}; optimal first-player win probability P*(0,0) = {c.p00:.6f}",
@@ -303,5 +313,5 @@ def format_comparison(c: Comparison, limit: int | None = 40) -> str:
             f"{w.visit:>8.4f} {est:>9}"
         )
     if len(shown) < len(wrong):
-        lines.append(f"... and {len(wrong) - len(shown)} more (use --format json for all).")
+        lines.append(f"... and {len(wrong) - len(shown):,} more ({more} for all).")
     return "\n".join(lines) + "\n"

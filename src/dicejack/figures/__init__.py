@@ -24,6 +24,7 @@ same numbers give the same bytes.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,6 +102,19 @@ class Panel:
     logy: bool = False
     ylim: tuple[float, float] | None = None
     hline: float | None = None
+    #: With logy, for a metric that reaches 0 (regret, exploitability): a log axis down to the
+    #: decade of the smallest positive mean, linear below it, so 0 stays on the plot.
+    zero: bool = False
+
+
+def _linear_below(series: Sequence[Series], metric: str) -> float:
+    """The power of ten below which a `zero` panel's axis turns linear: the decade of the
+    smallest positive mean drawn (1e-6 at least, 1e-2 at most)."""
+    means = np.concatenate([np.asarray(s.bands[metric][0], dtype=float) for s in series])
+    positive = means[np.isfinite(means) & (means > 0)]
+    if positive.size == 0:
+        return 1e-2
+    return float(10.0 ** min(-2, max(-6, math.floor(math.log10(positive.min())))))
 
 
 @dataclass(frozen=True, eq=False)
@@ -259,7 +273,15 @@ def curves_figure(
                                     color=color, alpha=0.2, linewidth=0)
             ax.set_xscale("log")
             ax.xaxis.set_major_formatter(m.ticker.FuncFormatter(power_of_ten))
-            if panel.logy:
+            if panel.logy and panel.zero:
+                linear = _linear_below(series, panel.metric)
+                ax.set_yscale("symlog", linthresh=linear, linscale=0.25)
+                ax.yaxis.set_major_locator(m.ticker.SymmetricalLogLocator(
+                    base=10, linthresh=linear, subs=(1.0, 2.0, 5.0)))
+                ax.yaxis.set_major_formatter(m.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+                ax.yaxis.set_minor_formatter(m.ticker.NullFormatter())
+                ax.set_ylim(bottom=0)
+            elif panel.logy:
                 ax.set_yscale("log")
                 ax.yaxis.set_major_locator(m.ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
                 ax.yaxis.set_major_formatter(m.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
@@ -342,13 +364,13 @@ CURVE_FIGURES: tuple[tuple[str, str, tuple[Panel, ...], str], ...] = (
     ), "Error of the learned win probability"),
     ("regret.png", "Regret and score against the optimal player", (
         Panel("regret_decisive", "regret on decisive states", "mean P* - Q*(s, learned J)",
-              hline=0.0),
+              logy=True, zero=True),
         Panel("weighted_regret", "regret weighted by optimal visits", "weighted P* - Q*",
-              hline=0.0),
+              logy=True, zero=True),
         Panel("score_vs_optimal", "learned greedy vs optimal (both seats)",
               "score (0.5 = optimal)", hline=0.5),
         Panel("exploitability", "exploitability (best response, both seats)",
-              "beyond the game's value (0 = unexploitable)", hline=0.0),
+              "beyond the game's value (0 = unexploitable)", logy=True, zero=True),
     ), "Cost of the learned policy"),
 )
 

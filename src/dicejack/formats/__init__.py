@@ -23,6 +23,8 @@ Modules, each owning one thing:
                  Submission, SUBMISSION_*), for `dicejack grade` and `dicejack compare`
   learner_runs.py  runs of any bundled learner (dicejack.learners) as .npz: save_learner_run,
                  load_learner_run (which also reads `learn --out` files as handout runs)
+  replay.py      replay files, games whose dice a student gives (read_replay, parse_replay),
+                 for `dicejack learn --replay`
 
 Every error is a FormatError (defined here) with a one-line message. The modules' public names
 are re-exported here, so callers write `formats.write_atomic`, `formats.read_submission`, ...;
@@ -40,7 +42,7 @@ from dicejack import DicejackError
 #: The modules whose `__all__` names are re-exported, in the order they are searched.
 _MODULES = ("atomic", "folders", "json_output", "escape", "html", "numbers", "sizes", "npz",
             "tables",
-            "submission", "learner_runs")
+            "submission", "learner_runs", "replay")
 
 
 class FormatError(DicejackError):

@@ -97,12 +97,54 @@ def grade_tables(
     worst: int = 10,
     what_if: bool = True,
 ) -> Grade:
-    """Grade the two printed arrays (policy, probability), as found, against `refs`.
+    """Grade the two printed arrays (policy, probability) against `refs`.
 
     no_data: the reader's mask of probability cells that are no-data markers (-1 where None).
-    flags: the reader's flags; grading adds its own (:data:`FLAG_HELP`). what_if: for a
-    `transposed` or 0-based-looking submission, also grade the tables fixed (Grade.what_if).
+    flags: the reader's flags; grading adds its own (:data:`FLAG_HELP`). Tables that fit
+    markedly better transposed (flag `transposed`) are graded transposed back, less the format
+    points the flag costs: a printing slip, not a wrong algorithm. what_if: also grade the tables
+    as they should have been printed (Grade.what_if: the score printed as table[X][Y], or with J
+    shifted by one for a 0-based-looking J).
     """
+    return _grade(refs, policy, probability, no_data=no_data, layout=layout, flags=flags,
+                  submission=submission, notes=notes, worst=worst, what_if=what_if, orient=True)
+
+
+#: Grade.what_if's name for the score of a transposed submission printed the right way round.
+PRINTED_AS_XY = "printed as table[X][Y]"
+
+
+def _transposed_back(back: Grade, reader_flags: Sequence[str], what_if: bool) -> Grade:
+    """The grade of a `transposed` submission from `back`, the grade of its tables transposed
+    back: the same quality and consistency, the format points less the flag's deduction, the
+    flag added (a review), and what it would score printed the right way round."""
+    flags = list(dict.fromkeys([*reader_flags, "transposed", *back.flags]))
+    fmt = max(0.0, back.points["format"] - FLAG_DEDUCTIONS["transposed"])
+    score = round(fmt + back.points["quality"] + back.points["consistency"], 1)
+    p = back.consistency.p_value if back.consistency is not None else math.nan
+    return dataclasses.replace(
+        back, score=score, verdict=verdict_for(score, p, flags), flags=tuple(flags),
+        points={**back.points, "format": fmt},
+        what_if={PRINTED_AS_XY: back.score, **back.what_if} if what_if else {},
+    )
+
+
+def _grade(
+    refs: References,
+    policy: Any,
+    probability: Any,
+    *,
+    no_data: Any,
+    layout: str,
+    flags: Sequence[str],
+    submission: str,
+    notes: str,
+    worst: int,
+    what_if: bool,
+    orient: bool,
+) -> Grade:
+    """:func:`grade_tables`; `orient`: also try the tables transposed back (not again for
+    tables already transposed back)."""
     game = refs.game
     pol = _as_table(game, "policy", policy)
     prob = _as_table(game, "probability", probability)
@@ -130,8 +172,11 @@ def grade_tables(
 
     decimals = printed_decimals(value[value > 0])
     cons = consistency(refs, j, value, decimals)
-    if looks_transposed(refs, j, value, decimals, cons):
-        flag("transposed")
+    if orient and looks_transposed(refs, j, value, decimals, cons):
+        back = _grade(refs, pol.T, prob.T, no_data=mask.T, layout=layout, flags=flags,
+                      submission=submission, notes=notes, worst=worst, what_if=what_if,
+                      orient=False)
+        return _transposed_back(back, flags_out, what_if)
     if not np.isfinite(cons.p_value):
         flag("untestable")
     elif cons.p_value < P_REVIEW:
@@ -155,9 +200,6 @@ def grade_tables(
     score = round(fmt + quality + cpoints, 1)
     points = {"format": fmt, "quality": quality, "consistency": cpoints}
     fixes: dict[str, float] = {}
-    if what_if and "transposed" in flags_out:
-        fixes["transposed back"] = grade_tables(
-            refs, pol.T, prob.T, no_data=mask.T, what_if=False, worst=0).score
     if what_if and "data-without-policy" in flags_out:
         shifted = np.where(np.isfinite(pol), pol + 1, pol)
         fixes["J shifted by one"] = grade_tables(

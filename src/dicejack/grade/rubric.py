@@ -50,7 +50,7 @@ FAIL_FLAGS = frozenset({"no-data"})
 #: One line per flag dicejack itself raises (the reader may add its own).
 FLAG_HELP: dict[str, str] = {
     "transposed": "the tables fit markedly better transposed (columns = mover's score); "
-    "graded as printed",
+    "graded transposed back, less the format points",
     "prob-out-of-range": "probabilities outside [0, 1] that are not a no-data marker",
     "policy-out-of-range": "numbers of dice outside 1..NDice (other than 0 / -1 for no data)",
     "data-without-policy": "states with a probability estimate but no valid number of dice",

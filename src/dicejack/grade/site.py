@@ -33,13 +33,18 @@ from dicejack.grade.references import References
 from dicejack.grade.rubric import (
     CONSISTENCY_POINTS,
     FLAG_HELP,
-    FLAG_HINTS,
     FORMAT_POINTS,
     P_REVIEW,
     QUALITY_POINTS,
 )
 from dicejack.grade.settings import GradeError
-from dicejack.grade.writers import plain_summary, quality_rows, report_names
+from dicejack.grade.writers import (
+    flag_checklist,
+    p_value_text,
+    plain_summary,
+    quality_rows,
+    report_names,
+)
 from dicejack.runtime import parallel
 
 __all__ = ["SITE_MARKER", "prepare_site", "write_site", "index_html", "submission_html",
@@ -281,16 +286,11 @@ def _flags(g: Grade, page_of: dict[str, str]) -> list[str]:
     if not g.flags and not g.what_if:
         return []
     items = []
-    for f in g.flags:
-        hint = FLAG_HINTS.get(f, "")
-        item = (f"<li><code>{html_text(f)}</code>: "
-                f"{html_text(FLAG_HELP.get(f, 'reported by the reader'))}."
-                + (f" {html_text(hint)}" if hint else ""))
+    for f, text in flag_checklist(g):
+        item = (f"<li><code>{html_text(f)}</code>: " if f else "<li>") + html_text(text)
         if f == "copied" and g.similar_to:
             item += f" Similar to: {_links(g.similar_to, page_of)}."
         items.append(item + "</li>")
-    items += [f"<li>With the tables {html_text(fix)}, the score would be {score:.1f} / 100."
-              "</li>" for fix, score in g.what_if.items()]
     return [Markup("<h2>Flags, and what to check first</h2>"),
             Markup("<ul>" + "".join(items) + "</ul>")]
 
@@ -315,12 +315,10 @@ def _tables(refs: References, g: Grade) -> list[str]:
     out = [Markup("<h2>Points</h2>"), points,
            Markup(f"<h2>Quality against {refs.config.references} reference runs</h2>"), quality]
     if c is not None:
-        deciding = (f"p-value {_fmt(c.p_value, '.3g')} (log-t fit of the calibration runs; "
-                    f"this one decides), rank p-value {_fmt(c.p_rank, '.3g')} (cannot go below "
-                    f"1/{refs.config.calibration + 1})")
+        deciding = p_value_text(c, refs.config.calibration)
         out += [Markup("<h2>Consistency with the handout's algorithm</h2>"), Markup(
             f"<p>Statistic T = {_fmt(c.statistic)} over {c.usable} usable states; held-out "
-            f"calibration runs: mean {_fmt(c.null_mean)}, sd {_fmt(c.null_sd)}. "
+            f"calibration runs: mean {_fmt(c.null_mean)}, sd {_fmt(c.null_sd)}; "
             f"{html_text(deciding)}. Below {P_REVIEW} is unusual for a correct program.</p>")]
         if c.decimals is not None:
             out.append(Markup(f"<p>The probabilities are printed with {c.decimals} decimals; "

@@ -21,6 +21,7 @@ import numpy as np
 
 from dicejack import compare, figures, formats
 from dicejack.formats.escape import markdown_code, markdown_text, safe_text, spreadsheet_cell
+from dicejack.grade.consistency import Consistency
 from dicejack.grade.inputs import resolved_path
 from dicejack.grade.record import Grade
 from dicejack.grade.references import References
@@ -316,16 +317,39 @@ _VERDICT_MEANING = {
 
 
 def plain_summary(g: Grade) -> str:
-    """A plain-language paragraph: what the verdict means and what to check first."""
+    """A plain-language paragraph: what the verdict means and where to look first (the flags'
+    checklist, given once below it, or the worst state when no flag says more)."""
     text = _VERDICT_MEANING.get(g.verdict, "")
-    first = next((f for f in g.flags if f in FLAG_HINTS), None)
-    if first is not None:
-        text += f" Check first: {FLAG_HINTS[first]}"
+    hinted = [f for f in g.flags if f in FLAG_HINTS]
+    if hinted:
+        text += (" Check the flag below: it says what to look at." if len(hinted) == 1 else
+                 f" Check the {len(hinted)} flags below, in order: each says what to look at.")
     elif g.verdict != "pass" and g.worst:
         w = g.worst[0]
         text += (f" Check first: state <{w.x},{w.y}>, where your estimate is least like the "
                  "reference runs (the worst states are listed below).")
     return text
+
+
+def flag_checklist(g: Grade) -> list[tuple[str, str]]:
+    """The flags as one checklist, the one every report and page shows: (flag, what it means
+    and what to check), then ("", what-if sentence) per score the tables would get fixed."""
+    items = []
+    for f in g.flags:
+        hint = FLAG_HINTS.get(f, "")
+        items.append((f, f"{FLAG_HELP.get(f, 'reported by the reader')}."
+                         + (f" {hint[:1].upper()}{hint[1:]}" if hint else "")))
+    items += [("", f"With the tables {fix}, the score would be {score:.1f} / 100.")
+              for fix, score in g.what_if.items()]
+    return items
+
+
+def p_value_text(c: Consistency, calibration: int) -> str:
+    """The consistency test's two p-values, naming the one that decides the verdict and the
+    points (the log-t fit's), and what the other one is."""
+    return (f"p-value {_fmt(c.p_value, '.3g')} (log-t fit of the calibration runs; this one "
+            f"decides the verdict and the points), rank p-value {_fmt(c.p_rank, '.3g')} (a "
+            f"check on the fit; it cannot go below 1/{calibration + 1})")
 
 
 def quality_rows(refs: References, g: Grade) -> list[tuple[str, float, float, float, float,
@@ -357,17 +381,13 @@ def report_markdown(refs: References, g: Grade, image: str | None = None) -> str
         f"Layout read: `{g.layout or 'unknown'}`."
         + (f" Reader's notes: {markdown_text(g.notes)}." if g.notes else ""), "",
     ]
-    if g.flags:
+    if g.flags or g.what_if:
         lines.append("Flags, and what to check first:")
-        for f in g.flags:
-            hint = FLAG_HINTS.get(f, "")
-            lines.append(f"- {markdown_code(f)}: {FLAG_HELP.get(f, 'reported by the reader')}."
-                         + (f" {hint}" if hint else ""))
+        for f, text in flag_checklist(g):
+            lines.append(f"- {markdown_code(f)}: {text}" if f else f"- {text}")
             if f == "copied" and g.similar_to:
                 lines.append("  Similar to: " + ", ".join(markdown_code(n) for n in g.similar_to)
                              + ".")
-        for fix, score in g.what_if.items():
-            lines.append(f"- With the tables {fix}, the score would be {score:.1f} / 100.")
         lines.append("")
     c = g.consistency
     assert c is not None
@@ -392,9 +412,8 @@ def report_markdown(refs: References, g: Grade, image: str | None = None) -> str
     lines += [
         "", "## Consistency with the handout's algorithm", "",
         f"Statistic T = {_fmt(c.statistic)} over {c.usable} usable states; reference runs "
-        f"(held-out calibration runs): mean {_fmt(c.null_mean)}, sd {_fmt(c.null_sd)}.",
-        f"p-value {_fmt(c.p_value, '.3g')} (log-t fit of the calibration runs), rank p-value "
-        f"{_fmt(c.p_rank, '.3g')} (cannot go below 1/{cfg.calibration + 1}).",
+        f"(held-out calibration runs): mean {_fmt(c.null_mean)}, sd {_fmt(c.null_sd)}; "
+        f"{p_value_text(c, cfg.calibration)}.",
     ]
     if c.decimals is not None:
         lines.append(f"The probabilities are printed with {c.decimals} decimals; the reference "
@@ -442,14 +461,12 @@ def report_text(refs: References, g: Grade, worst: int = 5, width: int = 88) -> 
     c = g.consistency
     assert c is not None
     lines += ["", f"Score {g.score:.1f} / 100: {g.verdict}.", "", *para(plain_summary(g)), ""]
-    if g.flags:
+    if g.flags or g.what_if:
         lines.append("Flags, and what to check first:")
-        for f in g.flags:
-            hint = FLAG_HINTS.get(f, "")
-            lines += para(f"- {f}: {FLAG_HELP.get(f, 'reported by the reader')}."
-                          + (f" {hint[:1].upper()}{hint[1:]}" if hint else ""), "  ")
-        for fix, score in g.what_if.items():
-            lines += para(f"- With the tables {fix}, the score would be {score:.1f} / 100.", "  ")
+        for f, text in flag_checklist(g):
+            lines += para(f"- {f}: {text}" if f else f"- {text}", "  ")
+            if f == "copied" and g.similar_to:
+                lines += para(f"Similar to: {', '.join(g.similar_to)}.", "    ")
         lines.append("")
     lines += [f"Points: format {g.points['format']:.1f} / {FORMAT_POINTS:.0f}, quality "
               f"{g.points['quality']:.1f} / {QUALITY_POINTS:.0f}, consistency "
@@ -462,10 +479,10 @@ def report_text(refs: References, g: Grade, worst: int = 5, width: int = 88) -> 
         lines.append(f"  {name:<20} {_fmt(yours):>8} {_fmt(med):>8} "
                      f"{_fmt(lo) + '..' + _fmt(hi):>17}  {tail}")
     lines += ["", *para(
-        f"Consistency with the handout's algorithm: p-value {_fmt(c.p_value, '.3g')} "
-        f"(statistic T = {_fmt(c.statistic)} over {c.usable} usable states; faithful runs: "
-        f"mean {_fmt(c.null_mean)}, sd {_fmt(c.null_sd)}). Below {P_REVIEW} is unusual for "
-        "a correct program.")]
+        f"Consistency with the handout's algorithm: statistic T = {_fmt(c.statistic)} over "
+        f"{c.usable} usable states (faithful runs: mean {_fmt(c.null_mean)}, sd "
+        f"{_fmt(c.null_sd)}); {p_value_text(c, refs.config.calibration)}. Below {P_REVIEW} is "
+        "unusual for a correct program.")]
     if g.worst:
         lines += ["", "Worst states (least like the reference runs; J -: any J may be printed):",
                   f"  {'<X,Y>':<8} {'estimate':>8} {'ref mean':>8} {'ref 5%..95%':>15} "

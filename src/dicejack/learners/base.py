@@ -254,7 +254,7 @@ class Param:
 
     kind "float": a number in [low, high] (low excluded when `low_open`; +inf only when
     `allow_inf`); `none`, when set, is the command-line word for the value None (e.g. "1/n").
-    kind "choice": one of `choices`.
+    kind "int": a whole number in [low, high]. kind "choice": one of `choices`.
     """
 
     name: str
@@ -272,6 +272,8 @@ class Param:
         """The valid values, e.g. ``[0, 1]``, ``(0, inf]``, ``(0, 1] or 1/n``, ``lowest|random``."""
         if self.kind == "choice":
             return "|".join(self.choices)
+        if self.kind == "int" and math.isinf(self.low) and math.isinf(self.high):
+            return "a whole number"
         lo = "(" if self.low_open else "["
         hi = "]" if self.allow_inf or not math.isinf(self.high) else ")"
         text = f"{lo}{format_value(float(self.low))}, {format_value(float(self.high))}{hi}"
@@ -295,6 +297,13 @@ class Param:
         if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
             extra = f" or {self.none}" if self.none is not None else ""
             raise LearnerError(f"{where} must be a number{extra}, got {value!r}")
+        if self.kind == "int":
+            if isinstance(value, (float, np.floating)) and not float(value).is_integer():
+                raise LearnerError(f"{where} must be a whole number, got {value!r}")
+            whole = int(value)
+            if not self.low <= whole <= self.high:
+                raise LearnerError(f"{where} must be in {self.allowed()}, got {value!r}")
+            return whole
         v = float(value)
         below = v <= self.low if self.low_open else v < self.low
         if math.isnan(v) or below or v > self.high or (math.isinf(v) and not self.allow_inf):

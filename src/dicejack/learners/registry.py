@@ -1,16 +1,25 @@
-"""The bundled learners by name: the registry, their parameters (checked, parsed from
+"""The learners by name: the registry of bundled ones, their parameters (checked, parsed from
 ``key=value`` text, described for --help), and building or restoring one. The one place that
-knows every bundled learner; the generic session (:mod:`.session`) builds learners through it."""
+knows every bundled learner; the generic session (:mod:`.session`) builds learners through it.
+
+A name with a colon, ``MODULE:Class`` (``my_agent:MonteCarloAverage``, ``agent.py:MyLearner``),
+is the user's own learner class (:mod:`dicejack.runtime.user_code` loads it): built as
+``Class(game, seed, **params)``, its parameters its ``PARAMS`` (a tuple of :class:`Param`) when
+it declares them, else the keyword arguments of its ``__init__`` that have a number as default.
+"""
 
 from __future__ import annotations
 
 import difflib
+import inspect
+import math
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
 
+from dicejack import one_line
 from dicejack.game import Game
 from dicejack.learners.base import Param, ResumableLearner, Run, check_params, check_protocol
 from dicejack.learners.checks import LearnerError
@@ -19,8 +28,9 @@ from dicejack.learners.mc_epsilon import MCEpsilon
 from dicejack.learners.qlearning import QLearning
 from dicejack.learners.thompson import Thompson
 from dicejack.learners.ucb import UCB
+from dicejack.runtime import user_code
 
-__all__ = ["REGISTRY", "NAMES", "canonical_name", "learner_class", "parameters",
+__all__ = ["REGISTRY", "NAMES", "canonical_name", "is_custom", "learner_class", "parameters",
            "check_learner_params",
            "parse_params", "help_text", "make", "restore"]
 
@@ -43,6 +53,8 @@ def canonical_name(name: str) -> str:
     ("did you mean q-learning?") for a slip such as ``q-learnin``."""
     if not isinstance(name, str):
         raise LearnerError(f"unknown learner {name!r}; choose one of: {', '.join(NAMES)}")
+    if is_custom(name):
+        return name.strip()
     key = re.sub(r"[\s_]+", "-", name.strip().lower())
     if key in REGISTRY:
         return key
@@ -54,16 +66,57 @@ def canonical_name(name: str) -> str:
     raise LearnerError(f"unknown learner {name!r}; {hint}choose one of: {', '.join(NAMES)}")
 
 
-def learner_class(name: str) -> type:
-    """The bundled learner called `name` (:func:`canonical_name`: any case); LearnerError
-    listing the names if there is none."""
-    return REGISTRY[canonical_name(name)]
+def is_custom(name: str) -> bool:
+    """True when `name` is the user's own class, ``MODULE:Class``, not a bundled name."""
+    return user_code.is_spec(name)
 
+
+def learner_class(name: str) -> type:
+    """The bundled learner called `name` (:func:`canonical_name`: any case), or the user's class
+    ``MODULE:Class``; LearnerError listing the names if there is none, or saying why the class
+    cannot be had."""
+    name = canonical_name(name)
+    if not is_custom(name):
+        return REGISTRY[name]
+    try:
+        cls = user_code.load_object(name, "--learner")
+    except user_code.UserCodeError as exc:
+        raise LearnerError(str(exc)) from None
+    if not isinstance(cls, type):
+        raise LearnerError(f"--learner {name}: {type(cls).__name__} is not a class (a learner "
+                           "is a class called as Class(game, seed, **params))")
+    return cls
+
+
+def _signature_params(name: str, cls: type) -> tuple[Param, ...]:
+    """A user's class's parameters as its __init__ declares them: every keyword argument after
+    (game, seed) whose default is a number (whole: kind "int"; else "float")."""
+    try:
+        signature = inspect.signature(cls)
+    except (TypeError, ValueError):
+        return ()
+    out = []
+    for p in list(signature.parameters.values())[2:]:
+        default = p.default
+        if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) or isinstance(default, bool):
+            continue
+        if isinstance(default, int):
+            out.append(Param(p.name, default, f"a parameter of {name}", kind="int"))
+        elif isinstance(default, float) and math.isfinite(default):
+            out.append(Param(p.name, default, f"a parameter of {name}"))
+    return tuple(out)
 
 
 def parameters(name: str) -> tuple[Param, ...]:
-    """The parameters of bundled learner `name` (names, defaults, ranges, help)."""
-    return learner_class(name).PARAMS
+    """The parameters of learner `name` (names, defaults, ranges, help): a bundled learner's,
+    or a user's class's (its PARAMS, else its numeric keyword arguments)."""
+    cls = learner_class(name)
+    if not is_custom(name):
+        return cls.PARAMS
+    declared = getattr(cls, "PARAMS", None)
+    if isinstance(declared, tuple) and all(isinstance(p, Param) for p in declared):
+        return declared
+    return _signature_params(canonical_name(name), cls)
 
 
 
@@ -112,9 +165,23 @@ def help_text() -> str:
 def make(
     game: Game, name: str, seed: int | None = None, *, engine: str = "numba", **params: Any
 ) -> ResumableLearner:
-    """A fresh bundled learner: ``make(game, "ucb", seed=1, c=1.0)``. engine "python" runs the
-    plain reference loop (identical tables, about 100x slower)."""
-    return learner_class(name)(game, seed, engine=engine, **params)
+    """A fresh learner: ``make(game, "ucb", seed=1, c=1.0)``. engine "python" runs a bundled
+    learner's plain reference loop (identical tables, about 100x slower). A user's class
+    (``MODULE:Class``) is called as ``Class(game, seed, **params)``, params checked first."""
+    cls = learner_class(name)
+    if not is_custom(name):
+        return cls(game, seed, engine=engine, **params)
+    if engine != "numba":
+        raise LearnerError(f"engine={engine!r} is for the bundled learners, not {name}")
+    checked = check_learner_params(name, params)
+    given = {k: v for k, v in checked.items() if k in params}
+    try:
+        obj = cls(game, seed, **given)
+    except Exception as exc:  # the user's class: say which call failed, in one line
+        raise LearnerError(f"{canonical_name(name)}(game, seed, **params) failed: "
+                           f"{type(exc).__name__}: {one_line(exc)}") from None
+    check_protocol(obj)
+    return obj
 
 
 

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from dicejack import compare, learners
-from dicejack.compare import METRIC_NAMES, Learned, Truth
+from dicejack.compare import METRIC_NAMES, METRIC_RANGES, Learned, Truth
 from dicejack.report.config import ReportConfig, ReportError, SeriesSpec
 from dicejack.runtime import frames, parallel
 
@@ -39,6 +39,7 @@ __all__ = [
     "Reach",
     "games_to_reach",
     "Study",
+    "check_own_learners",
     "run_study",
 ]
 
@@ -67,6 +68,11 @@ class RunResult:
         """The handout's M of the run's series (NaN for another learner)."""
         m = self.series.m
         return math.nan if m is None else m
+
+
+#: Each metric's range as two rows (over METRIC_NAMES), to clip summaries against.
+_RANGE_LOW = np.array([METRIC_RANGES[name][0] for name in METRIC_NAMES])
+_RANGE_HIGH = np.array([METRIC_RANGES[name][1] for name in METRIC_NAMES])
 
 
 def run_one(
@@ -205,16 +211,23 @@ class Study:
     def _summaries(self) -> dict[SeriesSpec, tuple[np.ndarray, np.ndarray, np.ndarray]]:
         return {s: interval(self.values(s), axis=0) for s in self.config.series}
 
-    def summary(self, which: SeriesSpec | str | float) -> tuple[np.ndarray, np.ndarray,
-                                                                np.ndarray]:
-        """(mean, low, high), each (checkpoints, metrics), over seeds for one series."""
-        return self._summaries[self.spec(which)]
+    def summary(self, which: SeriesSpec | str | float, *, clipped: bool = False
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(mean, low, high), each (checkpoints, metrics), over seeds for one series; with
+        `clipped`, the interval's ends clipped to each metric's range
+        (:data:`dicejack.compare.METRIC_RANGES`: a Student-t interval near 1 can pass it), as
+        report.md and the figures show them. metrics.json keeps the raw ends."""
+        mean, lo, hi = self._summaries[self.spec(which)]
+        if not clipped:
+            return mean, lo, hi
+        return mean, np.clip(lo, _RANGE_LOW, _RANGE_HIGH), np.clip(hi, _RANGE_LOW, _RANGE_HIGH)
 
     def metric(self, which: SeriesSpec | str | float,
                name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(mean, low, high) per checkpoint for one series and metric."""
+        """(mean, low, high) per checkpoint for one series and metric, the interval clipped to
+        the metric's range (as shown in report.md and the figures)."""
         k = METRIC_NAMES.index(name)
-        mean, lo, hi = self.summary(which)
+        mean, lo, hi = self.summary(which, clipped=True)
         return mean[:, k], lo[:, k], hi[:, k]
 
     def games_to_target(self, which: SeriesSpec | str | float, name: str,
@@ -301,6 +314,19 @@ class Study:
         return out
 
 
+def check_own_learners(config: ReportConfig) -> None:
+    """Every user's learner class among the series (``MODULE:Class``) keeps the learner contract
+    (:func:`dicejack.learners.check_learner` on 200 games, once per class and parameters),
+    checked before any run so that a broken one fails in one line, not hours later."""
+    for spec in config.series:
+        if learners.is_custom(spec.learner):
+            try:
+                learner = learners.make(config.game, spec.learner, 0, **spec.kwargs())
+                learners.check_learner(learner, games=200)
+            except learners.LearnerError as exc:
+                raise ReportError(f"--learner {spec.learner}: {exc}") from None
+
+
 def run_study(
     config: ReportConfig,
     *,
@@ -321,6 +347,7 @@ def run_study(
     # One tiny run of each learner here first: it compiles (or loads from numba's cache) every
     # kernel once, before any worker starts; forked workers inherit the kernels and the game.
     t0 = time.perf_counter()
+    check_own_learners(config)
     for spec in {s.learner: s for s in reversed(config.series)}.values():
         run_one(params, spec, 0, (1,))
     timing["warmup"] = time.perf_counter() - t0

@@ -4,7 +4,8 @@ Owns the report on disk: :func:`write_report` draws the figures (``figures/*.png
 :mod:`dicejack.figures`) and writes the files whose text :mod:`dicejack.report.contents` builds
 (``report.md`` and its twin ``report.html``, ``metrics.csv``, ``metrics.json``,
 ``timing.json``) and the marker file that makes the folder replaceable; :func:`make_report`
-runs a study and writes its folder.
+runs a study and writes its folder (default :func:`default_out`: one folder per kind of study;
+a report of the other kind is never replaced).
 
 Reproducible: every file but ``timing.json`` depends only on the study's settings (the command in
 report.md), never on the executor, the worker count, the clock, the machine's paths or locale, or
@@ -18,6 +19,7 @@ replaced only as a whole.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import json
 import os
 import shutil
 import time
@@ -37,12 +39,14 @@ from dicejack.report.contents import (
     report_markdown,
     timing_json,
 )
-from dicejack.report.study import Study, run_study
+from dicejack.report.study import Study, check_own_learners, run_study
 
 __all__ = [
     "curve_series",
     "learned_figures",
+    "KINDS",
     "default_out",
+    "existing_kind",
     "MARKER",
     "write_report",
     "Report",
@@ -51,9 +55,30 @@ __all__ = [
 
 
 # ------------------------------------------------------------------------------ the folder
-def default_out(game: Game) -> Path:
-    """Default report folder: reports/<game label>, e.g. reports/s6-l15-h17-d2."""
-    return Path("reports") / game.label()
+#: The two kinds of report, as their default folders and messages name them.
+KINDS = {False: "convergence report", True: "learner comparison"}
+
+
+def default_out(config: ReportConfig | Game) -> Path:
+    """Default report folder, one per kind of study so that neither replaces the other:
+    reports/<game label> for a classic M report (e.g. reports/s6-l15-h17-d2),
+    reports/learners-<game label> for a comparison of learners. A bare Game: its M report's."""
+    if isinstance(config, Game):
+        return Path("reports") / config.label()
+    prefix = "learners-" if config.comparison else ""
+    return Path("reports") / f"{prefix}{config.game.label()}"
+
+
+def existing_kind(out: Path) -> str | None:
+    """The kind (a :data:`KINDS` value) of the dicejack report already in `out`, read from its
+    metrics.json (a comparison lists its "series"); None when there is none or it is unreadable."""
+    if not (out / MARKER).is_file():
+        return None
+    try:
+        data = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return KINDS["series" in data] if isinstance(data, dict) else None
 
 
 #: The file that marks a folder as a dicejack report: only such a folder (or an empty one) is ever
@@ -61,9 +86,16 @@ def default_out(game: Game) -> Path:
 MARKER = ".dicejack-report"
 
 
-def _temp_folder(out: Path) -> Path:
+def _temp_folder(out: Path, config: ReportConfig | None = None) -> Path:
     """A fresh temporary folder next to `out` (checks up front that `out` can be written:
-    :func:`dicejack.formats.new_folder_beside`)."""
+    :func:`dicejack.formats.new_folder_beside`, and, given the study's `config`, that `out` does
+    not hold a report of the other kind)."""
+    if config is not None:
+        old, new = existing_kind(out), KINDS[config.comparison]
+        if old is not None and old != new:
+            raise ReportError(f"{out} holds a {old}; this {new} would replace it: give another "
+                              f"--out (the default is {default_out(config)}) or remove {out} "
+                              "first")
     try:
         return formats.new_folder_beside(out, marker=MARKER, what="report")
     except formats.FormatError as exc:
@@ -107,7 +139,7 @@ def _plot(study: Study, folder: Path) -> list[tuple[str, str]]:
 def write_report(study: Study, out: str | os.PathLike[str], *, tmp: Path | None = None) -> Path:
     """Write the report folder for `study` to `out`, atomically as a whole; returns `out`."""
     out = Path(out)
-    tmp = tmp if tmp is not None else _temp_folder(out)
+    tmp = tmp if tmp is not None else _temp_folder(out, study.config)
     done = False
     try:
         t0 = time.perf_counter()
@@ -163,8 +195,9 @@ def make_report(
     """Run the study of `config` and write its report folder (default reports/<game label>)."""
     config = config if config is not None else ReportConfig()
     start = time.perf_counter()
-    out_path = Path(out) if out is not None else default_out(config.game)
-    tmp = _temp_folder(out_path)  # fail before the long part if `out` cannot be written
+    out_path = Path(out) if out is not None else default_out(config)
+    check_own_learners(config)  # a broken user's learner fails before anything is written
+    tmp = _temp_folder(out_path, config)  # fail before the long part if `out` cannot be written
     try:
         study = run_study(config, workers=workers, dask=dask, executor=executor,
                           progress=progress)

@@ -203,3 +203,65 @@ def test_cli_explain_after_resume_starts_at_the_next_game(capsys, tmp_path):
     formats.save_run_npz(path, handout.learn(HANDOUT, 100.0, 50, 2))
     code, out, _ = cli(capsys, "--resume", path, "--games", 60, "--trace", 1, "--explain")
     assert code == 0 and "Game 51:" in out and "Game 1:" not in out
+
+
+# ------------------------------------------------------------- learn --replay FILE
+#: A student's own replay file: the handout's state <2,3> with its counts, reached by their dice.
+STUDENT_REPLAY = """\
+# my counts at <2,3> (the handout's example), then a game that reaches it
+WinCount[2,3,1] = 0
+LoseCount[2,3,1] = 2
+WinCount[2,3,2] = 3
+LoseCount(2,3,2) = 1
+wincount[2,3,3]=1
+LoseCount[2,3,3] = 1   # the last one
+1 1 | 1 2 | 6 6 3
+
+1,2 | 6 | 5 5 | 6, 4
+"""
+
+
+def test_cli_replay_prints_the_handouts_computation_for_a_students_own_dice(capsys, tmp_path):
+    path = tmp_path / "my_games.txt"
+    path.write_text(STUDENT_REPLAY, encoding="utf-8")
+    code, out, err = cli(capsys, "--replay", path, "--dice", 3, "-m", 4)
+    assert code == 0 and err == ""
+    win = np.zeros(THREE_DICE.table_shape, np.int64)
+    lose = np.zeros(THREE_DICE.table_shape, np.int64)
+    win[2, 3, 1:], lose[2, 3, 1:] = (0, 3, 1), (2, 1, 1)
+    first = trace.replay_trace(THREE_DICE, 4.0, [(1, 1), (1, 2), (6, 6, 3)], win, lose)
+    second = trace.replay_trace(THREE_DICE, 4.0, [(1, 2), (6,), (5, 5), (6, 4)],
+                                win, lose, number=2)
+    assert out == explain.explain_text(THREE_DICE, 4.0, [first, second])
+    third = moves_of(out)[2]
+    assert "  p_2 = (8*0.75 + 4)/(8*0.75 + 3*4) = 0.5556." in third.splitlines()
+    assert "  p_1 = (1 - 0.5556)*(8*0 + 4)/(8*0.5 + 2*4) = 0.1481." in third.splitlines()
+    assert "Game 2:" in out and "After Game 2 (B wins)" in out
+    # the handout's Game 3 from empty counts, on the handout's game
+    path.write_text("3 4 | 1 4 | 2 5 | 3 5 | 1\n")
+    code, out, _ = cli(capsys, "--replay", path)
+    assert code == 0 and "  WinCount[14,13,1] = 1" in out.splitlines()
+
+
+@pytest.mark.parametrize("text, extra, message", [
+    ("3 4 | 1 4 | 2 5\n", [], "my.txt line 1: the rolls end before the game does"),
+    ("3 4 | 1 4 | 9 5 | 3 5 | 1\n", [], "my.txt line 1: roll 3: faces must be in 1..6, got "
+                                        "(9, 5)"),
+    ("5 6 | 3 4 | 5 5 | 1\n", [], "my.txt line 1: the game ends at roll 3 of 4"),
+    ("\n\n3 4 | | 1\n", [], "my.txt line 3: roll 2 is empty"),
+    ("roll 3 4\n", [], "my.txt line 1: 'roll 3 4' is neither a game nor a count"),
+    ("WinCount[2,3,3] = 1\n3 4 | 1 4 | 2 5 | 3 5 | 1\n", [],
+     "my.txt line 1: WinCount[2,3,3] is outside the tables: X and Y in 0..14, J in 1..2"),
+    ("# nothing here\n", [], "no game to replay"),
+    ("3 4 | 1 4 | 2 5 | 3 5 | 1\n", ["--out", "x.npz"],
+     "--replay prints the handout's computation for the dice in my.txt; --out does not apply"),
+    ("3 4 | 1 4 | 2 5 | 3 5 | 1\n", ["--learner", "ucb", "--trace", "1"],
+     "--trace, --learner do not apply to it"),
+])
+def test_cli_replay_errors_are_one_line_exit_2(capsys, tmp_path, monkeypatch, text, extra,
+                                               message):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "my.txt").write_text(text)
+    code, out, err = cli(capsys, "--replay", "my.txt", *extra)
+    assert code == 2 and out == ""
+    assert err.startswith("error: ") and message in err and err.count("\n") == 1, err

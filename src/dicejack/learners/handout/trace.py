@@ -4,7 +4,8 @@
 (:func:`dicejack.learners.handout.reference.play_one_python`) on copies of its tables and
 generator, recording every move's :class:`Choice` (the counts, f_J, B, T, p_J and draws it used)
 and every game's count updates; :func:`replay_trace` does the same for a game whose dice are given
-(the handout's examples, scripted with :func:`replay_game`). Tracing never changes what is learnt.
+(the handout's examples, scripted with :func:`replay_game`), :func:`replay_script` a series of
+them with counts set by hand (`learn --replay FILE`). Tracing never changes what is learnt.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ __all__ = [
     "replay_game",
     "trace",
     "replay_trace",
+    "CountSetting",
+    "ScriptedGame",
+    "replay_script",
     "move_sentence",
     "trace_text",
 ]
@@ -273,6 +277,61 @@ def replay_trace(
         traced.append(TracedMove("AB"[i % 2], x, y, j, faces, sum(faces), x + sum(faces), choice))
     updates = _record_traced(win, lose, moves, winner)
     return TracedGame(number, tuple(traced), winner, updates)
+
+
+@dataclass(frozen=True)
+class CountSetting:
+    """One count set by hand before the next scripted game: ``WinCount[x,y,j] = value`` (table
+    "WinCount" or "LoseCount"); `line`: where it was written (for messages), 0 if nowhere."""
+
+    table: str
+    x: int
+    y: int
+    j: int
+    value: int
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class ScriptedGame:
+    """One game whose dice are given: rolls[i] the faces of the i-th roll (A, B, A, ...)."""
+
+    rolls: tuple[tuple[int, ...], ...]
+    line: int = 0
+
+
+def replay_script(
+    game: Game, m: float, steps: Iterable[CountSetting | ScriptedGame]
+) -> list[TracedGame]:
+    """Games whose dice are given, each traced (:func:`replay_trace`) from the counts the games
+    before it left, after the counts set by hand before it (`learn --replay FILE`). The counts
+    start empty. LearnerError naming the step's line for a count outside the tables or dice that
+    do not make a game."""
+    m = check_m(m, game.n_dice)
+    win = np.zeros(game.table_shape, dtype=np.int64)
+    lose = np.zeros(game.table_shape, dtype=np.int64)
+    traced: list[TracedGame] = []
+    for step in steps:
+        where = f"line {step.line}: " if step.line else ""
+        if isinstance(step, CountSetting):
+            low, k = game.low, game.n_dice
+            if step.table not in ("WinCount", "LoseCount"):
+                raise LearnerError(f"{where}no table {step.table!r}: WinCount or LoseCount")
+            if not (0 <= step.x < low and 0 <= step.y < low and 1 <= step.j <= k):
+                raise LearnerError(f"{where}{step.table}[{step.x},{step.y},{step.j}] is outside "
+                                   f"the tables: X and Y in 0..{low - 1}, J in 1..{k}")
+            name = f"{where}{step.table}[{step.x},{step.y},{step.j}]"
+            check_games_limit(check_count(name, step.value), name)
+            (win if step.table == "WinCount" else lose)[step.x, step.y, step.j] = step.value
+            continue
+        try:
+            traced.append(replay_trace(game, m, step.rolls, win, lose, number=len(traced) + 1))
+        except LearnerError as exc:
+            raise LearnerError(f"{where}{exc}") from None
+    if not traced:
+        raise LearnerError("no game to replay: write one game per line, the faces of each roll "
+                           "separated by |, e.g. 3 4 | 1 4 | 2 5 | 3 5 | 1")
+    return traced
 
 
 # ------------------------------------------------------------------------ in words
