@@ -102,3 +102,19 @@ def test_every_learner_and_parameter_is_documented_with_its_default():
     assert reference.epsilon_at(9_000, 1.0, 0.1, 1000.0) == pytest.approx(0.1)
     assert reference.epsilon_at(8_000, 1.0, 0.1, 1000.0) > 0.1
     assert "(environment.md)" in TEXT and (DOC.parent / "environment.md").exists()
+
+
+def test_the_own_learner_report_command_runs_with_the_documented_class(tmp_path, monkeypatch,
+                                                                        capsys):
+    # The doc's MonteCarloAverage saved as the file its report command names, then that command
+    # (on a small game, few games and seeds): the class is a curve of the report.
+    monkeypatch.chdir(tmp_path)
+    agent = next(b for b in blocks("python") if "class MonteCarloAverage" in b)
+    (tmp_path / "mc_average.py").write_text(agent)
+    command = next(line for block in blocks("") for line in block.splitlines()
+                   if "mc_average.py:MonteCarloAverage" in line)
+    args = command.split()[1:] + ["--sides", "3", "--low", "6", "--high", "7", "--games",
+                                  "10,30", "--seeds", "2", "--workers", "1"]
+    assert main(args) == 0, capsys.readouterr().err
+    report_md = (tmp_path / "reports" / "learners-s3-l6-h7-d2" / "report.md").read_text()
+    assert "mc_average.py:MonteCarloAverage epsilon=0.3" in report_md
