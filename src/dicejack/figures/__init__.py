@@ -5,11 +5,11 @@ report, :func:`plot_figures` draws the curves of the metrics against games playe
 :class:`Series`, e.g. one per M, with its 95% band over seeds) and the heatmaps of the optimal and
 learned tables; each figure has a builder returning the matplotlib Figure (:func:`curves_figure`,
 :func:`optimal_figure`, :func:`learned_figure`) and a writer (``plot_*``). For grading,
-:class:`SubmissionHeatmaps` draws one figure per submission (built once, only its data changes):
-where its policy differs from the optimal one, and where its estimate sits among the reference
-runs; :mod:`dicejack.figures.svg` draws the same two maps, and the class's score histogram, as
-SVG text for web pages (no matplotlib: a page's pictures cost microseconds, not a tenth of a
-second).
+:class:`SubmissionHeatmaps` writes two state maps per submission as a PNG drawn pixel by
+pixel (:mod:`dicejack.figures.raster`, no matplotlib: about a millisecond, not a tenth of a
+second): where its policy differs from the optimal one, and where its estimate sits among the
+reference runs; :mod:`dicejack.figures.svg` draws the same two maps, and the class's score
+histogram, as SVG text for web pages.
 
 All heatmaps share one orientation: rows X (the mover's score), columns Y (the opponent's),
 <0,0> top left.
@@ -44,11 +44,11 @@ from dicejack.figures.base import (
     flat_ticks,
     mpl,
     new_figure,
-    png_bytes,
     power_of_ten,
     save_png,
     text_collection,
 )
+from dicejack.figures.raster import submission_heatmaps_png
 from dicejack.figures.svg import histogram_svg, submission_heatmaps_svg
 from dicejack.game import Game
 
@@ -71,6 +71,7 @@ __all__ = [
     "plot_figures",
     "SubmissionHeatmaps",
     "submission_heatmaps_svg",
+    "submission_heatmaps_png",
     "histogram_svg",
 ]
 
@@ -403,11 +404,10 @@ def plot_figures(
 
 # ------------------------------------------------------------------------------ grading
 class SubmissionHeatmaps:
-    """Two heatmaps per graded submission, side by side: its policy against the optimal one
-    (compare.state_classes codes) and its estimate's normal score among the reference runs.
-
-    The figure is built once and only its data and title change per submission (building a
-    matplotlib figure costs more than rendering one)::
+    """Two state maps per graded submission, side by side, as PNG files: its policy against the
+    optimal one (compare.state_classes codes) and its estimate's normal score among the
+    reference runs (:func:`dicejack.figures.raster.submission_heatmaps_png`: drawn pixel by
+    pixel, about a millisecond each; the report around the image names it)::
 
         with SubmissionHeatmaps(game) as maps:
             maps.draw(classes, scores, "alice.txt: 91.0 / 100, pass", Path("alice.png"))
@@ -415,43 +415,22 @@ class SubmissionHeatmaps:
 
     def __init__(self, game: Game) -> None:
         self.game = game
-        with default_style() as m:
-            blank = np.zeros(game.shape)
-            fig = m.Figure(figsize=(13, 4.8))
-            m.Canvas(fig)
-            axes = fig.subplots(1, 2)
-            self._classes = _class_image(axes[0], blank, range(len(CLASS_COLORS)))
-            _state_axes(axes[0], game.low, "Printed policy vs optimal")
-            self._scores = axes[1].imshow(
-                np.ma.masked_invalid(blank), cmap=m.cmap("RdBu_r").with_extremes(bad="#d9d9d9"),
-                vmin=-2.5, vmax=2.5, interpolation="nearest",
-            )
-            bar = fig.colorbar(self._scores, ax=axes[1], fraction=0.046, pad=0.04)
-            bar.set_label("estimate's normal score among reference runs")
-            _state_axes(axes[1], game.low, "Estimate vs reference runs (red: higher, blue: lower)")
-            self._title = fig.suptitle("", fontsize=11, parse_math=False)  # names are text
-            fig.subplots_adjust(left=0.05, right=0.94, bottom=0.12, top=0.86, wspace=0.75)
-        self._fig = fig
 
     def draw(self, classes: np.ndarray, scores: np.ndarray, title: str, path: Path) -> None:
-        """Write one submission's heatmaps to `path` (PNG, atomically).
+        """Write one submission's maps to `path` (PNG, atomically).
 
         classes: (L, L) compare.state_classes codes; scores: (L, L) normal scores of the
-        estimates among the reference runs, NaN (grey) where there is not enough data.
+        estimates among the reference runs, NaN (grey) where there is not enough data. title:
+        what the image shows, for the caller's page (no text of a submission goes into the
+        image).
         """
         for name, table in (("classes", classes), ("scores", scores)):
             if np.shape(table) != self.game.shape:
                 raise ValueError(f"the {name} table is {np.shape(table)}, not {self.game.shape}")
-        self._classes.set_data(classes)
-        self._scores.set_data(np.ma.masked_invalid(scores))
-        self._title.set_text(title)
-        with default_style():
-            data = png_bytes(self._fig, dpi=90, pil_kwargs={"compress_level": 3})
-        formats.write_atomic(path, data)
+        formats.write_atomic(path, submission_heatmaps_png(classes, scores))
 
     def close(self) -> None:
-        """Release the figure (kept for callers; it is not registered anywhere global)."""
-        self._fig.clear()
+        """Nothing to release (kept for callers)."""
 
     def __enter__(self) -> SubmissionHeatmaps:
         return self

@@ -21,7 +21,7 @@ from dicejack.figures.base import CLASS_COLORS
 from dicejack.formats.escape import html_text_escape
 
 __all__ = ["submission_heatmaps_svg", "histogram_svg", "score_color", "score_colors",
-           "SCORE_LIMIT"]
+           "score_rgb", "SCORE_LIMIT"]
 
 #: Normal scores are coloured on [-SCORE_LIMIT, SCORE_LIMIT] (beyond: the end colours).
 SCORE_LIMIT = 2.5
@@ -53,6 +53,18 @@ def score_colors(scores: np.ndarray) -> np.ndarray:
     t = (np.clip(scores, -SCORE_LIMIT, SCORE_LIMIT) + SCORE_LIMIT) / (2 * SCORE_LIMIT)
     index = np.where(np.isfinite(scores), np.rint(np.nan_to_num(t) * _STEPS), _STEPS + 1)
     return _PALETTE[index.astype(np.int64)]
+
+
+_PALETTE_RGB = np.array([[int(c[i:i + 2], 16) for i in (1, 3, 5)] for c in _PALETTE],
+                        dtype=np.uint8)
+
+
+def score_rgb(scores: np.ndarray) -> np.ndarray:
+    """The colours of :func:`score_colors` as an (..., 3) uint8 array (for raster images)."""
+    scores = np.asarray(scores, dtype=float)
+    t = (np.clip(scores, -SCORE_LIMIT, SCORE_LIMIT) + SCORE_LIMIT) / (2 * SCORE_LIMIT)
+    index = np.where(np.isfinite(scores), np.rint(np.nan_to_num(t) * _STEPS), _STEPS + 1)
+    return _PALETTE_RGB[index.astype(np.int64)]
 
 
 def score_color(score: float) -> str:

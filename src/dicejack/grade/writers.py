@@ -433,9 +433,14 @@ def report_markdown(refs: References, g: Grade, image: str | None = None) -> str
             f"{share} | {','.join(map(str, w.optimal))} |")
     if image:
         lines += ["", "## Where it differs", "",
-                  "Left: the printed policy against the optimal one (with the handout's caveats). "
-                  "Right: where the estimate sits among the reference runs (normal score; grey: "
-                  "not enough reference data).", "", f"![heatmap]({image})"]
+                  "Rows X (the mover's score, 0 at the top), columns Y (the opponent's). Left: "
+                  "the printed policy against the optimal one: green = optimal; light grey = "
+                  "unreachable (caveat B); dark grey = lost, P* = 0 (A); mid grey = no data; "
+                  "yellow = wrong in a near-tie (E); orange = wrong where optimal play rarely or "
+                  "never goes (C, D); red = wrong on a decisive state. Right: where the estimate "
+                  "sits among the reference runs: white = typical, red = higher, blue = lower "
+                  "(full colour at 2.5 standard deviations); grey = not enough reference data.",
+                  "", f"![heatmap]({image})"]
     return "\n".join(lines) + "\n"
 
 
