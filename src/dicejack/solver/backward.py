@@ -44,7 +44,7 @@ def solve_backward(game: Game, engine: Engine) -> Solution:
         game.n_sides,
         game.n_dice,
         _tail(game),
-        np.ascontiguousarray(p.T),
+        p,
         q,
         optimal,
         gap,

@@ -78,65 +78,61 @@ def backward_values(low, n_sides, n_dice, tail, p_out, best_out, tie_tol):
 
 
 @njit(cache=True)
-def backward_q(low, n_sides, n_dice, tail, p_t, q_out, optimal_out, gap_out, tie_tol):
-    """Q, the optimal mask and the gap, given P (as p_t = P transposed), row x by row x.
+def backward_q(low, n_sides, n_dice, tail, p, q_out, optimal_out, gap_out, tie_tol):
+    """Q, the optimal mask and the gap, given P, row x by row x, in one pass over memory.
 
-    With P known every chain y is independent, so all y advance together from x + 1 to x in
-    a loop over contiguous memory (ring[slot, j, y]), and Q is written once, front to back.
-    The floating-point operations per chain are exactly those of `backward_values`, so this Q
-    is bit-identical to the one that produced P.
+    With P known every chain y is independent, so all y advance together from x + 1 to x
+    (ring[slot, y, j]: one state's K+1 values side by side, as in a row of Q). For each y, the
+    chain step, the best value, the optimal mask and the best non-optimal value are computed
+    together from registers, branch-free (the comparisons are data: a branch would mispredict);
+    then the whole row of the ring is copied into Q's row at once, front to back. The
+    floating-point operations per chain are exactly those of `backward_values`, so this Q is
+    bit-identical to the one that produced P. P is read as p[y, x] (a column: the lines it
+    touches serve the next S+1 rows too), not transposed first.
     """
     S = n_sides
     K = n_dice
     W = S + 1
-    ring = np.empty((W, K + 1, low))
+    K1 = K + 1
+    ring = np.empty((W, low, K1))
     for k in range(W):
         slot = (low + k) % W
-        for j in range(K + 1):
-            ring[slot, j, :] = tail[k, j]
-    inv = 1.0 / S
-    best = np.empty(low)
-    second = np.empty(low)
-    for x in range(low - 1, -1, -1):
-        old = x % W
-        nxt = (x + 1) % W
-        for j in range(K, 0, -1):
-            a = ring[nxt, j]
-            a_prev = ring[nxt, j - 1]
-            b_prev = ring[old, j - 1]
-            out = ring[old, j]
-            for y in range(low):
-                out[y] = a[y] + (a_prev[y] - b_prev[y]) * inv
-        row_p = p_t[x]
-        r0 = ring[old, 0]
         for y in range(low):
-            r0[y] = 1.0 - row_p[y]  # E_0 of chain y at score x: 1 - P(y, x)
-        # Best and best non-optimal value per y, vectorised over y (j = 1..K, rows of `ring`).
-        best[:] = ring[old, 1]
-        for j in range(2, K + 1):
-            row = ring[old, j]
-            for y in range(low):
-                if row[y] > best[y]:
-                    best[y] = row[y]
-        second[:] = -np.inf
-        for j in range(1, K + 1):
-            row = ring[old, j]
-            for y in range(low):
-                v = row[y]
-                if v < best[y] - tie_tol and v > second[y]:
-                    second[y] = v
-        q_row = q_out[x]
+            for j in range(K1):
+                ring[slot, y, j] = tail[k, j]
+    inv = 1.0 / S
+    for x in range(low - 1, -1, -1):
+        old_s = ring[x % W]
+        nxt_s = ring[(x + 1) % W]
         opt_row = optimal_out[x]
         gap_row = gap_out[x]
         for y in range(low):
-            threshold = best[y] - tie_tol
-            q_row[y, 0] = 0.0
-            opt_row[y, 0] = False
-            for j in range(1, K + 1):
-                v = ring[old, j, y]
-                q_row[y, j] = v
-                opt_row[y, j] = v >= threshold
-            gap_row[y] = best[y] - second[y] if second[y] > -np.inf else np.nan
+            a = nxt_s[y]
+            o = old_s[y]  # holds score x + S + 1 until overwritten with score x
+            best = -np.inf
+            # j descending: slot j-1 (score x+S+1) is read before it is overwritten.
+            for j in range(K, 0, -1):
+                v = a[j] + (a[j - 1] - o[j - 1]) * inv
+                o[j] = v
+                best = v if v > best else best
+            o[0] = 1.0 - p[y, x]  # E_0 of chain y at score x: 1 - P(y, x)
+            threshold = best - tie_tol
+            second = -np.inf
+            opt = opt_row[y]
+            opt[0] = False
+            for j in range(1, K1):
+                v = o[j]
+                ok = v >= threshold
+                opt[j] = ok
+                c = -np.inf if ok else v
+                second = c if c > second else second
+            gap_row[y] = best - second if second > -np.inf else np.nan
+        q_flat = q_out[x].reshape(low * K1)
+        ring_flat = old_s.reshape(low * K1)
+        for i in range(low * K1):
+            q_flat[i] = ring_flat[i]
+        for y in range(low):
+            q_flat[y * K1] = 0.0  # Q(x, y, 0) = 0: J = 0 is never played
 
 
 @njit(cache=True)
