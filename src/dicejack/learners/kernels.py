@@ -4,13 +4,18 @@ Each loop is the compiled twin of the reference in :mod:`dicejack.learners.refer
 docstrings specify every rule): the same generator draws in the same order and the same float64
 expressions in the same order, so both give identical tables. Every loop updates the arrays its
 caller allocated, and bumps counters = [games, moves] after each whole game, so that tables,
-counters and the generator (whose PCG64 state numba shares with the Python object) are consistent
-whenever control is back in Python.
+counters and the generator are consistent whenever control is back in Python. q-learning,
+mc-epsilon and ucb step numpy's PCG64 in place (`pcg`, the last argument: see
+:mod:`dicejack.learners.pcg`; the caller runs them through :func:`~dicejack.learners.pcg.stepping`);
+thompson draws normals and uniforms from the Generator itself (numba shares its state), as its
+Gamma draws need numpy's normal sampler.
 
 Shared arguments: cdf (K+1, K*S+1) with cdf[j, t] = P(total of j dice <= t), guide (K+1, G) a
 start for the search of the first t with x < cdf[j, t] (:func:`dicejack.learners.base.roll_tables`),
 low and high (LTarget, UTarget). The counting loops keep fcache (L, L, K+1) in step with the
-counts: [x, y, 0] = T (moves made from <x, y>, as a float), [x, y, j] = the handout's f_j.
+counts: [x, y, 0] = T (moves made from <x, y>, as a float), [x, y, j] = the handout's f_j. Every
+(L, L, ...) table is used through a flat view, a state's entries from its row
+(:mod:`dicejack.learners.moves`).
 """
 
 from __future__ import annotations
@@ -19,7 +24,8 @@ import math
 
 from numba import njit
 
-from dicejack.learners.moves import counted_move, move_buffers, roll
+from dicejack.learners.moves import counted_move, flat, move_buffers, roll, roll_table, row
+from dicejack.learners.pcg import next_double
 
 THIRD = 1.0 / 3.0
 
@@ -31,77 +37,91 @@ def _epsilon(games, eps0, eps_min, decay):
 
 
 @njit(cache=True, inline="always")
-def _epsilon_greedy(values, a, b, k, eps, u):
+def _epsilon_greedy(values, at, k, eps, u):
     """J from one uniform u: with probability eps uniform over 1..K (u / eps spread over the
-    K choices), else the lowest J with the largest values[a, b, J]."""
+    K choices), else the lowest J with the largest values[at + J] (a state's row of a flat
+    table)."""
     if u < eps:
         return 1 + min(int(u / eps * k), k - 1)
     jj = 1
-    top = values[a, b, 1]
+    top = values[at + 1]
     for j in range(2, k + 1):
-        if values[a, b, j] > top:
-            top = values[a, b, j]
+        if values[at + j] > top:
+            top = values[at + j]
             jj = j
     return jj
 
 
 @njit(cache=True)
 def mc_epsilon_self_play(
-    win, lose, fcache, counters, cdf, guide, low, high, eps0, eps_min, decay, games, rng
+    win, lose, fcache, counters, cdf, guide, low, high, eps0, eps_min, decay, games, pcg
 ):
     """mc-epsilon: epsilon-greedy on the handout's f_J (lowest J on ties), the handout's counts."""
     k = win.shape[2] - 1
-    xs, ys, js = move_buffers(low)
+    w, ls, fc = flat(win), flat(lose), flat(fcache)
+    table = roll_table(cdf, guide)
+    rows, js = move_buffers(low)
+    hi, lo, inc_hi, inc_lo = pcg[0], pcg[1], pcg[2], pcg[3]
     for _ in range(games):
         eps = _epsilon(counters[0], eps0, eps_min, decay)
         a = 0
         b = 0
         n = 0
         while True:
-            jj = _epsilon_greedy(fcache, a, b, k, eps, rng.random())
-            n, new, end = counted_move(win, lose, fcache, cdf, guide, xs, ys, js, n, a, b, jj,
-                                       rng.random(), low, high)
+            at = row(a, b, low, k + 1)
+            u, hi, lo = next_double(hi, lo, inc_hi, inc_lo)
+            jj = _epsilon_greedy(fc, at, k, eps, u)
+            u, hi, lo = next_double(hi, lo, inc_hi, inc_lo)
+            n, new, end = counted_move(w, ls, fc, table, rows, js, n, at, a, jj, u, low, high)
             if end:
                 break
             a = b
             b = new
         counters[0] += 1
         counters[1] += n
+    pcg[0] = hi
+    pcg[1] = lo
 
 
 @njit(cache=True)
-def ucb_self_play(win, lose, fcache, counters, cdf, guide, low, high, c, games, rng):
+def ucb_self_play(win, lose, fcache, counters, cdf, guide, low, high, c, games, pcg):
     """ucb: the lowest untried J, else the largest f_J + c sqrt(log T / n_J); the handout's
     counts."""
     k = win.shape[2] - 1
-    xs, ys, js = move_buffers(low)
+    w, ls, fc = flat(win), flat(lose), flat(fcache)
+    table = roll_table(cdf, guide)
+    rows, js = move_buffers(low)
+    hi, lo, inc_hi, inc_lo = pcg[0], pcg[1], pcg[2], pcg[3]
     for _ in range(games):
         a = 0
         b = 0
         n = 0
         while True:
+            at = row(a, b, low, k + 1)
             jj = 0
             for j in range(1, k + 1):
-                if win[a, b, j] + lose[a, b, j] == 0:
+                if w[at + j] + ls[at + j] == 0:
                     jj = j
                     break
             if jj == 0:
-                lg = math.log(fcache[a, b, 0])
+                lg = math.log(fc[at])
                 jj = 1
-                top = fcache[a, b, 1] + c * math.sqrt(lg / float(win[a, b, 1] + lose[a, b, 1]))
+                top = fc[at + 1] + c * math.sqrt(lg / float(w[at + 1] + ls[at + 1]))
                 for j in range(2, k + 1):
-                    v = fcache[a, b, j] + c * math.sqrt(lg / float(win[a, b, j] + lose[a, b, j]))
+                    v = fc[at + j] + c * math.sqrt(lg / float(w[at + j] + ls[at + j]))
                     if v > top:
                         top = v
                         jj = j
-            n, new, end = counted_move(win, lose, fcache, cdf, guide, xs, ys, js, n, a, b, jj,
-                                       rng.random(), low, high)
+            u, hi, lo = next_double(hi, lo, inc_hi, inc_lo)
+            n, new, end = counted_move(w, ls, fc, table, rows, js, n, at, a, jj, u, low, high)
             if end:
                 break
             a = b
             b = new
         counters[0] += 1
         counters[1] += n
+    pcg[0] = hi
+    pcg[1] = lo
 
 
 @njit(cache=True, inline="always")
@@ -128,38 +148,41 @@ def thompson_self_play(win, lose, fcache, gcache, counters, cdf, guide, low, hig
     counts. gcache (L, L, K+1, 4) holds Marsaglia-Tsang's (d, c) for 1 + win and for 1 + lose
     of every (x, y, j), kept in step with the counts."""
     k = win.shape[2] - 1
-    xs, ys, js = move_buffers(low)
+    w, ls, fc, gc = flat(win), flat(lose), flat(fcache), flat(gcache)
+    table = roll_table(cdf, guide)
+    rows, js = move_buffers(low)
     for _ in range(games):
         a = 0
         b = 0
         n = 0
         while True:
+            at = row(a, b, low, k + 1)
             jj = 1
             if k > 1:
                 top = -1.0
                 for j in range(1, k + 1):
-                    gw = _gamma(rng, gcache[a, b, j, 0], gcache[a, b, j, 1])
-                    gl = _gamma(rng, gcache[a, b, j, 2], gcache[a, b, j, 3])
+                    g = 4 * (at + j)
+                    gw = _gamma(rng, gc[g], gc[g + 1])
+                    gl = _gamma(rng, gc[g + 2], gc[g + 3])
                     v = gw / (gw + gl)
                     if v > top:
                         top = v
                         jj = j
-            n, new, end = counted_move(win, lose, fcache, cdf, guide, xs, ys, js, n, a, b, jj,
-                                       rng.random(), low, high)
+            n, new, end = counted_move(w, ls, fc, table, rows, js, n, at, a, jj, rng.random(),
+                                       low, high)
             if end:
                 mover_won = end == 1
                 for i in range(n):  # the constants of the one count each move changed
-                    xi = xs[i]
-                    yi = ys[i]
-                    ji = js[i]
+                    cell = rows[i] + js[i]
+                    g = 4 * cell
                     if (((n - 1 - i) & 1) == 0) == mover_won:
-                        d = (1.0 + win[xi, yi, ji]) - THIRD
-                        gcache[xi, yi, ji, 0] = d
-                        gcache[xi, yi, ji, 1] = 1.0 / math.sqrt(9.0 * d)
+                        d = (1.0 + w[cell]) - THIRD
+                        gc[g] = d
+                        gc[g + 1] = 1.0 / math.sqrt(9.0 * d)
                     else:
-                        d = (1.0 + lose[xi, yi, ji]) - THIRD
-                        gcache[xi, yi, ji, 2] = d
-                        gcache[xi, yi, ji, 3] = 1.0 / math.sqrt(9.0 * d)
+                        d = (1.0 + ls[cell]) - THIRD
+                        gc[g + 2] = d
+                        gc[g + 3] = 1.0 / math.sqrt(9.0 * d)
                 break
             a = b
             b = new
@@ -169,37 +192,46 @@ def thompson_self_play(win, lose, fcache, gcache, counters, cdf, guide, low, hig
 
 @njit(cache=True)
 def q_self_play(
-    q, visits, counters, cdf, guide, low, high, eps0, eps_min, decay, alpha, games, rng
+    q, visits, counters, cdf, guide, low, high, eps0, eps_min, decay, alpha, games, pcg
 ):
     """q-learning: epsilon-greedy on Q (lowest J on ties), Q(s, J) moved after every move towards
     1 (win), 0 (bust) or 1 - max_J' Q(<y, new>, J'); step 1/N(s, J) when alpha <= 0, else
     alpha."""
     k = q.shape[2] - 1
+    width = k + 1
+    qf, vf = flat(q), flat(visits)
+    table = roll_table(cdf, guide)
+    hi, lo, inc_hi, inc_lo = pcg[0], pcg[1], pcg[2], pcg[3]
     for _ in range(games):
         eps = _epsilon(counters[0], eps0, eps_min, decay)
         a = 0
         b = 0
         n = 0
         while True:
-            jj = _epsilon_greedy(q, a, b, k, eps, rng.random())
-            new = a + roll(cdf, guide, jj, rng.random())
+            at = row(a, b, low, width)
+            u, hi, lo = next_double(hi, lo, inc_hi, inc_lo)
+            jj = _epsilon_greedy(qf, at, k, eps, u)
+            u, hi, lo = next_double(hi, lo, inc_hi, inc_lo)
+            new = a + roll(table, jj, u)
             if new > high:
                 target = 0.0
             elif new >= low:
                 target = 1.0
             else:
-                top = q[b, new, 1]
+                nxt = row(b, new, low, width)
+                top = qf[nxt + 1]
                 for j in range(2, k + 1):
-                    if q[b, new, j] > top:
-                        top = q[b, new, j]
+                    if qf[nxt + j] > top:
+                        top = qf[nxt + j]
                 target = 1.0 - top
-            cnt = visits[a, b, jj] + 1
-            visits[a, b, jj] = cnt
-            old = q[a, b, jj]
+            cell = at + jj
+            cnt = vf[cell] + 1
+            vf[cell] = cnt
+            old = qf[cell]
             if alpha > 0.0:
-                q[a, b, jj] = old + alpha * (target - old)
+                qf[cell] = old + alpha * (target - old)
             else:
-                q[a, b, jj] = old + (target - old) / cnt
+                qf[cell] = old + (target - old) / cnt
             n += 1
             if new >= low:
                 break
@@ -207,3 +239,5 @@ def q_self_play(
             b = new
         counters[0] += 1
         counters[1] += n
+    pcg[0] = hi
+    pcg[1] = lo

@@ -25,12 +25,13 @@ class MCEpsilon(CountingLearner):
     PARAMS = EPSILON_PARAMS
 
     def play_compiled(self, games: int) -> None:
-        from dicejack.learners import kernels
+        from dicejack.learners import kernels, pcg
 
         p, g = self.params, self.game
-        kernels.mc_epsilon_self_play(
-            self.win, self.lose, self.fcache, self.counters, self.cdf, self.guide, g.low,
-            g.high, p["epsilon"], p["epsilon_min"], p["epsilon_decay"], games, self.rng,
+        pcg.stepping(
+            self.rng, kernels.mc_epsilon_self_play, self.win, self.lose, self.fcache,
+            self.counters, self.cdf, self.guide, g.low, g.high, p["epsilon"], p["epsilon_min"],
+            p["epsilon_decay"], games,
         )
 
     def play_reference(self, games: int) -> None:

@@ -74,13 +74,14 @@ class QLearning(SelfPlaying):
 
     def play_compiled(self, games: int) -> None:
         """The compiled loop (kernels.q_self_play)."""
-        from dicejack.learners import kernels
+        from dicejack.learners import kernels, pcg
 
         p, g = self.params, self.game
         alpha = 0.0 if p["alpha"] is None else p["alpha"]
-        kernels.q_self_play(
-            self.q, self.visits, self.counters, self.cdf, self.guide, g.low, g.high,
-            p["epsilon"], p["epsilon_min"], p["epsilon_decay"], alpha, games, self.rng,
+        pcg.stepping(
+            self.rng, kernels.q_self_play, self.q, self.visits, self.counters, self.cdf,
+            self.guide, g.low, g.high, p["epsilon"], p["epsilon_min"], p["epsilon_decay"], alpha,
+            games,
         )
 
     def play_reference(self, games: int) -> None:

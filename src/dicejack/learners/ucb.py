@@ -27,12 +27,12 @@ class UCB(CountingLearner):
     PARAMS = (Param("c", math.sqrt(2.0), "exploration weight of the UCB1 bonus", low=0.0),)
 
     def play_compiled(self, games: int) -> None:
-        from dicejack.learners import kernels
+        from dicejack.learners import kernels, pcg
 
         g = self.game
-        kernels.ucb_self_play(
-            self.win, self.lose, self.fcache, self.counters, self.cdf, self.guide, g.low,
-            g.high, self.params["c"], games, self.rng,
+        pcg.stepping(
+            self.rng, kernels.ucb_self_play, self.win, self.lose, self.fcache, self.counters,
+            self.cdf, self.guide, g.low, g.high, self.params["c"], games,
         )
 
     def play_reference(self, games: int) -> None:

@@ -385,3 +385,19 @@ def test_game_errors_are_dicejack_errors():
         handout.learn(Game(6, 15, 17, 2).__class__(6, 15, 14, 2), 1.0, 1, 1)
 
 
+
+
+@pytest.mark.parametrize("game", [HANDOUT, Game(4, 9, 10, 2), Game(6, 40, 45, 2)],
+                         ids=lambda g: g.label())
+@pytest.mark.parametrize("m", [0.0, 0.5, 3.0, 100.0, 1e9])
+def test_the_two_dice_loop_is_the_general_loop_written_out(game, m, monkeypatch):
+    # NDice = 2 with lowest ties runs kernel.two_dice_self_play; forced onto the general loop,
+    # the same session gives identical tables, counters and generator state.
+    from dicejack.learners.handout import kernel
+
+    assert kernel.loop_for(2, False) is kernel.two_dice_self_play
+    assert kernel.loop_for(2, True) is kernel.learner_self_play
+    written_out = handout.learn(game, m, 1500, 29, checkpoints=(300,))
+    monkeypatch.setattr(kernel, "loop_for", lambda n_dice, random_ties: kernel.learner_self_play)
+    general = handout.learn(game, m, 1500, 29, checkpoints=(300,))
+    assert same_run(written_out, general) and written_out.moves == general.moves

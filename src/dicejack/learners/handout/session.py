@@ -214,11 +214,13 @@ class Session:
         random_ties = self.tie_break == "random"
         g = self.game
         if self.engine == "numba":
+            from dicejack.learners import pcg
             from dicejack.learners.handout import kernel
 
-            kernel.learner_self_play(
-                self.win, self.lose, self._fcache, self._counters, self._cdf, self._guide,
-                g.low, g.high, self.m, games, self.rng, random_ties,
+            pcg.stepping(
+                self.rng, kernel.loop_for(g.n_dice, random_ties), self.win, self.lose,
+                self._fcache, self._counters, self._cdf, self._guide, g.low, g.high, self.m,
+                games, random_ties,
             )
         else:
             self_play_python(
