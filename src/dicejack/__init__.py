@@ -13,7 +13,12 @@ DeprecationWarning. dicejack's own code never uses them.
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any
+
+# Not `from typing import ...`: typing (with re and collections) takes about 20 ms to import, and
+# the console script installs its Ctrl-C handler only after this module has run (cli/__init__.py).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["DicejackError", "Game", "one_line", "MOVED_MODULES", "__version__"]
 __version__ = "0.1.0"

@@ -3,11 +3,16 @@ draw, and the Generator left exactly where it would be."""
 
 from __future__ import annotations
 
+import os
+import signal
+import time
+
 import numpy as np
 import pytest
 from numba import njit
 
 from dicejack.learners import pcg
+from dicejack.runtime import interrupts
 
 
 @njit(cache=False)
@@ -49,3 +54,24 @@ def test_stepping_runs_a_kernel_on_the_state_and_puts_it_back():
 def test_another_bit_generator_is_refused():
     with pytest.raises(ValueError, match="PCG64, not MT19937"):
         pcg.state_of(np.random.Generator(np.random.MT19937(1)))
+
+
+def test_a_signal_during_a_compiled_loop_never_parts_tables_and_generator():
+    # pcg.stepping: the state goes back into the Generator before the Ctrl-C is raised.
+    def kernel(out, state):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)
+        twin = np.random.Generator(np.random.PCG64())
+        twin.bit_generator.state = {"bit_generator": "PCG64", "state": {
+            "state": (int(state[0]) << 64) | int(state[1]),
+            "inc": (int(state[2]) << 64) | int(state[3])}, "has_uint32": 0, "uinteger": 0}
+        out.append(twin.random(5))
+        stepped = pcg.state_of(twin)
+        state[0], state[1] = stepped[0], stepped[1]
+
+    rng, reference = np.random.default_rng(4), np.random.default_rng(4)
+    drawn: list = []
+    with interrupts.as_interrupts(), pytest.raises(KeyboardInterrupt):
+        pcg.stepping(rng, kernel, drawn)
+    np.testing.assert_array_equal(drawn[0], reference.random(5))
+    assert rng.random() == reference.random()  # the generator moved with the draws

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import signal
+import time
+
+import pytest
 
 from dicejack.runtime import interrupts
 
@@ -32,3 +35,21 @@ def test_as_interrupts_raises_terminated_for_sigterm():
             raised = exc
     assert isinstance(raised, KeyboardInterrupt) and signal.SIGTERM in interrupts.UNREPORTED
     interrupts.UNREPORTED.clear()
+
+
+def test_atomic_delivers_a_signal_after_the_block_not_inside_it():
+    done = []
+    with interrupts.as_interrupts():
+        with pytest.raises(KeyboardInterrupt):
+            with interrupts.atomic():
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.05)  # the handler would have run here
+                done.append("block finished")
+        assert done == ["block finished"]
+        with pytest.raises(interrupts.Terminated):
+            with interrupts.atomic():
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(0.05)
+        with interrupts.atomic():  # nothing held: nothing delivered
+            pass
+

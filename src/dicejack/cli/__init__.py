@@ -9,11 +9,8 @@ typer reads them on every start, and strings would cost a compile and an eval ea
 """
 
 import _signal  # the C module, built in: `signal` itself takes ~30 ms to import
-import contextlib
 import os
 import sys
-import warnings
-from collections.abc import Iterator
 
 
 def _quiet_exit(signum: int, frame: object) -> None:  # pragma: no cover - timing dependent
@@ -30,7 +27,10 @@ if os.path.basename(sys.argv[0] if sys.argv else "") == "dicejack":  # pragma: n
     _signal.signal(_signal.SIGINT, _quiet_exit)
     _signal.signal(_signal.SIGTERM, _quiet_exit)
 
+import contextlib  # noqa: E402
 import signal  # noqa: E402
+import warnings  # noqa: E402
+from collections.abc import Iterator  # noqa: E402
 
 import typer  # noqa: E402
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dicejack.learners import reference
 from dicejack.learners.base import EPSILON_PARAMS
 from dicejack.learners.counting import CountingLearner
+from dicejack.runtime import interrupts
 
 __all__ = ["MCEpsilon"]
 
@@ -25,7 +26,8 @@ class MCEpsilon(CountingLearner):
     PARAMS = EPSILON_PARAMS
 
     def play_compiled(self, games: int) -> None:
-        from dicejack.learners import kernels, pcg
+        with interrupts.atomic():  # a signal inside an import can hang the next one
+            from dicejack.learners import kernels, pcg
 
         p, g = self.params, self.game
         pcg.stepping(

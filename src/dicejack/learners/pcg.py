@@ -22,6 +22,8 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
+from dicejack.runtime import interrupts
+
 __all__ = ["MULTIPLIER", "state_of", "set_state", "stepping", "next_double"]
 
 #: PCG's default 128-bit multiplier (numpy's PCG64).
@@ -59,10 +61,13 @@ def set_state(rng: np.random.Generator, halves: np.ndarray) -> None:
 
 def stepping(rng: np.random.Generator, kernel: Callable[..., Any], *args: Any) -> None:
     """Run ``kernel(*args, state)`` on the state halves of `rng` and put the stepped state back:
-    afterwards `rng` is where it would be had the kernel drawn from it."""
-    state = state_of(rng)
-    kernel(*args, state)
-    set_state(rng, state)
+    afterwards `rng` is where it would be had the kernel drawn from it. A Ctrl-C or SIGTERM
+    meanwhile is delivered once the state is back (:func:`dicejack.runtime.interrupts.atomic`),
+    so the tables and the generator never part."""
+    with interrupts.atomic():
+        state = state_of(rng)
+        kernel(*args, state)
+        set_state(rng, state)
 
 
 @intrinsic

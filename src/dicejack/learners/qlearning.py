@@ -36,6 +36,7 @@ from dicejack.learners.base import (
     state_int,
 )
 from dicejack.learners.checks import LearnerError
+from dicejack.runtime import interrupts
 
 __all__ = ["QLearning"]
 
@@ -74,7 +75,8 @@ class QLearning(SelfPlaying):
 
     def play_compiled(self, games: int) -> None:
         """The compiled loop (kernels.q_self_play)."""
-        from dicejack.learners import kernels, pcg
+        with interrupts.atomic():  # a signal inside an import can hang the next one
+            from dicejack.learners import kernels, pcg
 
         p, g = self.params, self.game
         alpha = 0.0 if p["alpha"] is None else p["alpha"]

@@ -15,6 +15,7 @@ import math
 from dicejack.learners import reference
 from dicejack.learners.base import Param
 from dicejack.learners.counting import CountingLearner
+from dicejack.runtime import interrupts
 
 __all__ = ["UCB"]
 
@@ -27,7 +28,8 @@ class UCB(CountingLearner):
     PARAMS = (Param("c", math.sqrt(2.0), "exploration weight of the UCB1 bonus", low=0.0),)
 
     def play_compiled(self, games: int) -> None:
-        from dicejack.learners import kernels, pcg
+        with interrupts.atomic():  # a signal inside an import can hang the next one
+            from dicejack.learners import kernels, pcg
 
         g = self.game
         pcg.stepping(

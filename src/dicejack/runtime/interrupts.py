@@ -1,6 +1,7 @@
 """Signals as the commands see them: SIGINT raises KeyboardInterrupt and SIGTERM raises
 :class:`Terminated` (a KeyboardInterrupt), so both stop a command the same clean way; a save that
-must finish holds them (:func:`deferred`); and the exit code says which one came (130 / 143).
+must finish holds them (:func:`deferred`), a step that must not be cut holds them and delivers
+them after (:func:`atomic`); and the exit code says which one came (130 / 143).
 Used by the command line; library code only sees ordinary KeyboardInterrupts."""
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 
-__all__ = ["Terminated", "UNREPORTED", "exit_code", "handlers", "as_interrupts", "deferred"]
+__all__ = ["Terminated", "UNREPORTED", "exit_code", "handlers", "as_interrupts", "deferred",
+           "atomic"]
 
 
 class Terminated(KeyboardInterrupt):
@@ -67,3 +69,20 @@ def deferred() -> Iterator[list[int]]:
     held: list[int] = []
     with handlers(lambda signum, frame: held.append(signum)):
         yield held
+
+
+@contextlib.contextmanager
+def atomic() -> Iterator[None]:
+    """Run a block that must not be cut halfway, then deliver the SIGINT/SIGTERM that came
+    meanwhile to the handlers of the time (so a command still stops, just after the block).
+
+    For a compiled loop and the write-back of its generator's state (a signal between the two
+    would leave tables and generator apart), and for imports (a KeyboardInterrupt inside
+    importlib's module locks can leave a lock held and hang the next import of the module).
+    Main thread only, as every signal handler; elsewhere the block simply runs.
+    """
+    held: list[int] = []
+    with handlers(lambda signum, frame: held.append(signum)):
+        yield
+    for signum in dict.fromkeys(held):
+        signal.raise_signal(signum)

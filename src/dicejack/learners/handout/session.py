@@ -60,6 +60,7 @@ from dicejack.learners.checks import (
 from dicejack.learners.formulas import check_m, check_tables, learned_tables
 from dicejack.learners.handout.reference import self_play_python
 from dicejack.learners.playing import play_to, run_target
+from dicejack.runtime import interrupts
 
 __all__ = ["LearnRun", "Session", "TIE_BREAKS", "ENGINES", "learn", "resume", "frozen_counts"]
 
@@ -214,9 +215,9 @@ class Session:
         random_ties = self.tie_break == "random"
         g = self.game
         if self.engine == "numba":
-            from dicejack.learners import pcg
-            from dicejack.learners.handout import kernel
-
+            with interrupts.atomic():  # a signal inside an import can hang the next one
+                from dicejack.learners import pcg
+                from dicejack.learners.handout import kernel
             pcg.stepping(
                 self.rng, kernel.loop_for(g.n_dice, random_ties), self.win, self.lose,
                 self._fcache, self._counters, self._cdf, self._guide, g.low, g.high, self.m,
