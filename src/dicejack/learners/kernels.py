@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
 from dicejack.learners.moves import counted_move, flat, move_buffers, roll, roll_table, row
@@ -44,10 +45,10 @@ def _epsilon_greedy(values, at, k, eps, u):
     if u < eps:
         return 1 + min(int(u / eps * k), k - 1)
     jj = 1
-    top = values[at + 1]
+    top = values[np.uint64(at + 1)]
     for j in range(2, k + 1):
-        if values[at + j] > top:
-            top = values[at + j]
+        if values[np.uint64(at + j)] > top:
+            top = values[np.uint64(at + j)]
             jj = j
     return jj
 
@@ -100,15 +101,18 @@ def ucb_self_play(win, lose, fcache, counters, cdf, guide, low, high, c, games, 
             at = row(a, b, low, k + 1)
             jj = 0
             for j in range(1, k + 1):
-                if w[at + j] + ls[at + j] == 0:
+                i = np.uint64(at + j)
+                if w[i] + ls[i] == 0:
                     jj = j
                     break
             if jj == 0:
-                lg = math.log(fc[at])
+                lg = math.log(fc[np.uint64(at)])
                 jj = 1
-                top = fc[at + 1] + c * math.sqrt(lg / float(w[at + 1] + ls[at + 1]))
+                i = np.uint64(at + 1)
+                top = fc[i] + c * math.sqrt(lg / float(w[i] + ls[i]))
                 for j in range(2, k + 1):
-                    v = fc[at + j] + c * math.sqrt(lg / float(w[at + j] + ls[at + j]))
+                    i = np.uint64(at + j)
+                    v = fc[i] + c * math.sqrt(lg / float(w[i] + ls[i]))
                     if v > top:
                         top = v
                         jj = j
@@ -162,8 +166,8 @@ def thompson_self_play(win, lose, fcache, gcache, counters, cdf, guide, low, hig
                 top = -1.0
                 for j in range(1, k + 1):
                     g = 4 * (at + j)
-                    gw = _gamma(rng, gc[g], gc[g + 1])
-                    gl = _gamma(rng, gc[g + 2], gc[g + 3])
+                    gw = _gamma(rng, gc[np.uint64(g)], gc[np.uint64(g + 1)])
+                    gl = _gamma(rng, gc[np.uint64(g + 2)], gc[np.uint64(g + 3)])
                     v = gw / (gw + gl)
                     if v > top:
                         top = v
@@ -176,13 +180,13 @@ def thompson_self_play(win, lose, fcache, gcache, counters, cdf, guide, low, hig
                     cell = rows[i] + js[i]
                     g = 4 * cell
                     if (((n - 1 - i) & 1) == 0) == mover_won:
-                        d = (1.0 + w[cell]) - THIRD
-                        gc[g] = d
-                        gc[g + 1] = 1.0 / math.sqrt(9.0 * d)
+                        d = (1.0 + w[np.uint64(cell)]) - THIRD
+                        gc[np.uint64(g)] = d
+                        gc[np.uint64(g + 1)] = 1.0 / math.sqrt(9.0 * d)
                     else:
-                        d = (1.0 + ls[cell]) - THIRD
-                        gc[g + 2] = d
-                        gc[g + 3] = 1.0 / math.sqrt(9.0 * d)
+                        d = (1.0 + ls[np.uint64(cell)]) - THIRD
+                        gc[np.uint64(g + 2)] = d
+                        gc[np.uint64(g + 3)] = 1.0 / math.sqrt(9.0 * d)
                 break
             a = b
             b = new
@@ -219,19 +223,19 @@ def q_self_play(
                 target = 1.0
             else:
                 nxt = row(b, new, low, width)
-                top = qf[nxt + 1]
+                top = qf[np.uint64(nxt + 1)]
                 for j in range(2, k + 1):
-                    if qf[nxt + j] > top:
-                        top = qf[nxt + j]
+                    if qf[np.uint64(nxt + j)] > top:
+                        top = qf[np.uint64(nxt + j)]
                 target = 1.0 - top
             cell = at + jj
-            cnt = vf[cell] + 1
-            vf[cell] = cnt
-            old = qf[cell]
+            cnt = vf[np.uint64(cell)] + 1
+            vf[np.uint64(cell)] = cnt
+            old = qf[np.uint64(cell)]
             if alpha > 0.0:
-                qf[cell] = old + alpha * (target - old)
+                qf[np.uint64(cell)] = old + alpha * (target - old)
             else:
-                qf[cell] = old + (target - old) / cnt
+                qf[np.uint64(cell)] = old + (target - old) / cnt
             n += 1
             if new >= low:
                 break

@@ -5,9 +5,11 @@ into the loops of :mod:`dicejack.learners.handout.kernel` and :mod:`dicejack.lea
 their plain twins are :func:`dicejack.game.roll_total` and the reference loops' count updates.
 
 The loops work on flat views of their (L, L, K+1) tables (:func:`flat`): a state <a, b> is the
-row starting at ``(a * L + b) * (K + 1)`` (:func:`row`), so a table entry is one addition away,
-with no per-index arithmetic or negative-index check (numba adds both to every 3-D index; they
-cost the handout's loop about a sixth of its time). The roll's tables are flat likewise
+row starting at ``(a * L + b) * (K + 1)`` (:func:`row`), so a table entry is one addition away.
+Every index into a table is made unsigned (``np.uint64(i)``, a no-op for the machine): numba
+checks each signed index for a negative value to wrap, as Python's ``a[-1]``, and those checks
+cost the handout's loop about a fifth of its time. The indices are never negative by
+construction (scores and J start at 0 and only grow). The roll's tables are flat likewise
 (:func:`roll_table`).
 """
 
@@ -43,10 +45,10 @@ def roll(table, jj, x):
     :func:`dicejack.game.roll_total`), searched from the guide's start in both directions."""
     cdf, width, guide, gsz = table
     start = jj * width
-    t = guide[jj * gsz + min(int(x * gsz), gsz - 1)]
-    while t > jj and x < cdf[start + t - 1]:
+    t = guide[np.uint64(jj * gsz + min(int(x * gsz), gsz - 1))]
+    while t > jj and x < cdf[np.uint64(start + t - 1)]:
         t -= 1
-    while not (x < cdf[start + t]):
+    while not (x < cdf[np.uint64(start + t)]):
         t += 1
     return t
 
@@ -56,8 +58,8 @@ def record_counts(win, lose, fcache, rows, js, n, mover_won):
     """The handout's update after a game of n moves (the last mover, index n-1, won when
     `mover_won`), keeping the f cache of every updated cell in step ([row] = T)."""
     for i in range(n):
-        at = rows[i]
-        cell = at + js[i]
+        at = np.uint64(rows[i])
+        cell = np.uint64(rows[i] + js[i])
         if (((n - 1 - i) & 1) == 0) == mover_won:
             win[cell] += 1
         else:
@@ -82,8 +84,8 @@ def counted_move(win, lose, fcache, table, rows, js, n, at, a, jj, x, low, high)
     1 when the mover won and 2 when they went past UTarget); a finished game's moves are already
     counted."""
     t = roll(table, jj, x)
-    rows[n] = at
-    js[n] = jj
+    rows[np.uint64(n)] = at
+    js[np.uint64(n)] = jj
     n += 1
     new = a + t
     if new < low:

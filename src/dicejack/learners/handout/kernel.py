@@ -13,6 +13,7 @@ tests hold them to is :mod:`dicejack.learners.handout.reference`.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from dicejack.learners.moves import counted_move, flat, move_buffers, roll_table, row
@@ -22,14 +23,15 @@ from dicejack.learners.pcg import next_double
 @njit(cache=True, inline="always")
 def _choose_dice(fcache, at, k, best, fbest, m, x):
     """The J that uniform x picks from the handout's p_1..p_K in the state whose f cache row
-    starts at `at` (fcache[at] = T, fcache[at + j] = f_j; B = best).
+    starts at `at` (fcache[at] = T, fcache[at + j] = f_j; B = best; indices unsigned, see
+    :mod:`dicejack.learners.moves`).
 
     p_i is computed only up to the chosen i for K <= 2; from K = 3 all of them, branch-free: the
     p_i are >= 0, so u is non-decreasing and the first i with x < u_i is 1 + #{i < K: u_i <= x}
     (same u_i, same J, no mispredicted exit). Kept apart and inlined: one function for both
     cases compiles to a slower loop for K = 2.
     """
-    tt = fcache[at]
+    tt = fcache[np.uint64(at)]
     km = k * m
     k1m = (k - 1) * m
     jj = k
@@ -49,12 +51,12 @@ def _choose_dice(fcache, at, k, best, fbest, m, x):
                 g = 0.0
                 for j in range(1, k + 1):
                     if j != best:
-                        g += fcache[at + j]
+                        g += fcache[np.uint64(at + j)]
                 den = g * tt + k1m
                 q = (1.0 - pb) / den if den != 0.0 else 0.0
                 below = 0
                 for i in range(1, k):
-                    pi = pb if i == best else q * (tt * fcache[at + i] + m)
+                    pi = pb if i == best else q * (tt * fcache[np.uint64(at + i)] + m)
                     u += pi
                     below += u <= x
                 jj = 1 + below
@@ -68,13 +70,13 @@ def _choose_dice(fcache, at, k, best, fbest, m, x):
                             g = 0.0
                             for j in range(1, k + 1):
                                 if j != best:
-                                    g += fcache[at + j]
+                                    g += fcache[np.uint64(at + j)]
                             den = g * tt + k1m
                             if den == 0.0:
                                 q = 0.0
                             else:
                                 q = (1.0 - pb) / den
-                        pi = q * (tt * fcache[at + i] + m)
+                        pi = q * (tt * fcache[np.uint64(at + i)] + m)
                     u += pi
                     if x < u:
                         jj = i
@@ -121,22 +123,22 @@ def learner_self_play(
             at = row(a, b, low, width)
             # B = the lowest J with the largest f_J.
             best = 1
-            fbest = fc[at + 1]
+            fbest = fc[np.uint64(at + 1)]
             for j in range(2, k + 1):
-                fj = fc[at + j]
+                fj = fc[np.uint64(at + j)]
                 if fj > fbest:
                     fbest = fj
                     best = j
             if random_ties:
                 tied = 0
                 for j in range(1, k + 1):
-                    if fc[at + j] == fbest:
+                    if fc[np.uint64(at + j)] == fbest:
                         tied += 1
                 if tied > 1:
                     u, hi, lo = next_double(hi, lo, inc_hi, inc_lo)
                     idx = min(int(u * tied), tied - 1)
                     for j in range(1, k + 1):
-                        if fc[at + j] == fbest:
+                        if fc[np.uint64(at + j)] == fbest:
                             if idx == 0:
                                 best = j
                                 break
@@ -191,9 +193,9 @@ def two_dice_self_play(win, lose, fcache, counters, cdf, guide, low, high, m, ga
         n = 0
         while True:
             at = row(a, b, low, 3)
-            tt = fc[at]
-            f1 = fc[at + 1]
-            f2 = fc[at + 2]
+            tt = fc[np.uint64(at)]
+            f1 = fc[np.uint64(at + 1)]
+            f2 = fc[np.uint64(at + 2)]
             u, hi, lo = next_double(hi, lo, inc_hi, inc_lo)
             if f2 > f1:  # B = 2
                 tfb = tt * f2
