@@ -29,6 +29,7 @@ import numpy as np
 
 from dicejack import compare, learners
 from dicejack.compare import METRIC_NAMES, METRIC_RANGES, Learned, Truth
+from dicejack.game import Game
 from dicejack.report.config import ReportConfig, ReportError, SeriesSpec
 from dicejack.runtime import frames, parallel
 
@@ -316,15 +317,22 @@ class Study:
 
 def check_own_learners(config: ReportConfig) -> None:
     """Every user's learner class among the series (``MODULE:Class``) keeps the learner contract
-    (:func:`dicejack.learners.check_learner` on 200 games, once per class and parameters),
+    (:func:`dicejack.learners.check_learner` on 200 games, once per game, class and parameters
+    in a process: make_report checks before it writes anything, run_study then finds it done),
     checked before any run so that a broken one fails in one line, not hours later."""
     for spec in config.series:
         if learners.is_custom(spec.learner):
-            try:
-                learner = learners.make(config.game, spec.learner, 0, **spec.kwargs())
-                learners.check_learner(learner, games=200)
-            except learners.LearnerError as exc:
-                raise ReportError(f"--learner {spec.learner}: {exc}") from None
+            _keeps_contract(config.game, spec)
+
+
+@functools.lru_cache(maxsize=64)
+def _keeps_contract(game: Game, spec: SeriesSpec) -> None:
+    """ReportError unless `spec`'s class keeps the learner contract on `game` (remembered once
+    it does)."""
+    try:
+        learners.check_learner(learners.make(game, spec.learner, 0, **spec.kwargs()), games=200)
+    except learners.LearnerError as exc:
+        raise ReportError(f"--learner {spec.learner}: {exc}") from None
 
 
 def run_study(
