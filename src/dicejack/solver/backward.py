@@ -35,7 +35,7 @@ def solve_backward(game: Game, engine: Engine) -> Solution:
         return sol
     from dicejack.solver import kernels
 
-    p, best = _solve_values_numba(game)
+    p, best = _solve_values_numba(game, with_best=False)  # best comes from Q below
     q = np.empty(game.table_shape)
     optimal = np.empty(game.table_shape, dtype=np.bool_)
     gap = np.empty(game.shape)
@@ -46,6 +46,7 @@ def solve_backward(game: Game, engine: Engine) -> Solution:
         _tail(game),
         p,
         q,
+        best,
         optimal,
         gap,
         TIE_TOLERANCE,
@@ -67,13 +68,14 @@ def solve_values(game: Game, engine: Engine | None = None) -> tuple[np.ndarray, 
     return _solve_values_numba(game)
 
 
-def _solve_values_numba(game: Game) -> tuple[np.ndarray, np.ndarray]:
+def _solve_values_numba(game: Game, with_best: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """P and the lowest optimal J (left empty when not `with_best`: the caller fills it)."""
     from dicejack.solver import kernels
 
     p = np.empty(game.shape)
-    best = np.zeros(game.shape, dtype=np.int64)
+    best = (np.zeros if with_best else np.empty)(game.shape, dtype=np.int64)
     kernels.backward_values(
-        game.low, game.n_sides, game.n_dice, _tail(game), p, best, TIE_TOLERANCE
+        game.low, game.n_sides, game.n_dice, _tail(game), p, best, TIE_TOLERANCE, with_best
     )
     return p, best
 

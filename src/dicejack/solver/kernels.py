@@ -26,7 +26,7 @@ def _init_ring(low, n_sides, n_dice, tail):
 
 
 @njit(cache=True)
-def backward_values(low, n_sides, n_dice, tail, p_out, best_out, tie_tol):
+def backward_values(low, n_sides, n_dice, tail, p_out, best_out, tie_tol, with_best):
     """Optimal values P by backward induction over anti-diagonals x + y, descending.
 
     For a fixed opponent score y, let E_j(s) be the mover's win probability after rolling j more
@@ -36,8 +36,9 @@ def backward_values(low, n_sides, n_dice, tail, p_out, best_out, tie_tol):
 
     A ring buffer per y holds E_j(s) for the S+1 scores above the current one, so the working set
     is low * (S+1) * (K+1) floats. tail[k, j] = E_j(low + k) for k = 0..S (the same for every y).
-    Fills p_out (P) and best_out (lowest J within tie_tol of P). Results of a diagonal are
-    written out after it, in a loop of their own: the writes stride across rows.
+    Fills p_out (P) and, if with_best, best_out (lowest J within tie_tol of P; the Q pass
+    finds it from Q at no cost, and skipping it here saves a third of this pass). Results of a
+    diagonal are written out after it, in a loop of their own: the writes stride across rows.
     """
     S = n_sides
     K = n_dice
@@ -45,7 +46,6 @@ def backward_values(low, n_sides, n_dice, tail, p_out, best_out, tie_tol):
     buf = _init_ring(low, n_sides, n_dice, tail)
     diag_p = np.empty(low)
     diag_best = np.empty(low, dtype=np.int64)
-    vals = np.empty(K + 1)
     inv = 1.0 / S
     for d in range(2 * low - 2, -1, -1):
         x0 = max(0, d - low + 1)
@@ -59,27 +59,28 @@ def backward_values(low, n_sides, n_dice, tail, p_out, best_out, tie_tol):
             for j in range(K, 0, -1):
                 v = buf[y, nxt, j] + (buf[y, nxt, j - 1] - buf[y, old, j - 1]) * inv
                 buf[y, old, j] = v
-                vals[j] = v
-                if v > best:
-                    best = v
-            lowest = K
-            for j in range(K, 0, -1):
-                if vals[j] >= best - tie_tol:
-                    lowest = j
+                best = v if v > best else best
             diag_p[x] = best
-            diag_best[x] = lowest
+            if with_best:
+                threshold = best - tie_tol
+                lowest = K
+                for j in range(K, 0, -1):
+                    lowest = j if buf[y, old, j] >= threshold else lowest
+                diag_best[x] = lowest
         # After the whole diagonal: E_0 of chain x at score y is 1 - P(x, y) (state <x, y> is on
         # this diagonal, and so is the state <y, x> whose j >= 1 values were just written there).
         for x in range(x0, x1 + 1):
             y = d - x
             buf[x, y % W, 0] = 1.0 - diag_p[x]
             p_out[x, y] = diag_p[x]
-            best_out[x, y] = diag_best[x]
+            if with_best:
+                best_out[x, y] = diag_best[x]
 
 
 @njit(cache=True)
-def backward_q(low, n_sides, n_dice, tail, p, q_out, optimal_out, gap_out, tie_tol):
-    """Q, the optimal mask and the gap, given P, row x by row x, in one pass over memory.
+def backward_q(low, n_sides, n_dice, tail, p, q_out, best_out, optimal_out, gap_out, tie_tol):
+    """Q, the lowest optimal J, the optimal mask and the gap, given P, row x by row x, in one
+    pass over memory.
 
     With P known every chain y is independent, so all y advance together from x + 1 to x
     (ring[slot, y, j]: one state's K+1 values side by side, as in a row of Q). For each y, the
@@ -106,6 +107,7 @@ def backward_q(low, n_sides, n_dice, tail, p, q_out, optimal_out, gap_out, tie_t
         nxt_s = ring[(x + 1) % W]
         opt_row = optimal_out[x]
         gap_row = gap_out[x]
+        best_row = best_out[x]
         for y in range(low):
             a = nxt_s[y]
             o = old_s[y]  # holds score x + S + 1 until overwritten with score x
@@ -120,13 +122,16 @@ def backward_q(low, n_sides, n_dice, tail, p, q_out, optimal_out, gap_out, tie_t
             second = -np.inf
             opt = opt_row[y]
             opt[0] = False
-            for j in range(1, K1):
+            lowest = K
+            for j in range(K, 0, -1):
                 v = o[j]
                 ok = v >= threshold
                 opt[j] = ok
+                lowest = j if ok else lowest
                 c = -np.inf if ok else v
                 second = c if c > second else second
             gap_row[y] = best - second if second > -np.inf else np.nan
+            best_row[y] = lowest
         q_flat = q_out[x].reshape(low * K1)
         ring_flat = old_s.reshape(low * K1)
         for i in range(low * K1):
