@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from tests import students
-from tests.students import BUGS, DEBATABLE, FAITHFUL, Student
+from tests.students import BUGS, DEBATABLE, FAITHFUL, SLIP_NAMES, SLIPS, Student
 
 PLACEHOLDERS = {"n/a", "-", "--"}
 SMALL = dict(n_sides=4, low=8, high=9, n_dice=2, m=100, games=20_000)
@@ -29,6 +29,7 @@ PROGRAMS = {
     "dave": FAITHFUL["dave-twice"],
     "erin": FAITHFUL["erin-rows"],
     "hank": FAITHFUL["hank-labelled"],
+    "ivy": FAITHFUL["ivy-labelled"],
 }
 
 
@@ -411,3 +412,107 @@ def test_bugs_differ_where_they_should(small_runs):
     n = r_win + r_lose
     ratio = np.where(n > 0, r_win / np.maximum(n, 1), -1.0)
     assert (np.argmax(ratio[:, :, 1:], axis=2) + 1 != r_best)[n.sum(axis=2) > 0].any()
+
+
+# ------------------------------------------------------------------ the print slips (ivy)
+IVY = FAITHFUL["ivy-labelled"]
+# (key of the printed best J, key of the J whose ratio is printed) per print rule
+SLIP_KEYS = {
+    None: ("ratio", "ratio"),
+    "printed-by-wins": ("wins", "wins"),
+    "printed-by-plays": ("plays", "plays"),
+    "printed-prob-of-most-played": ("ratio", "plays"),
+}
+
+
+def ivy_with(rule: str | None) -> Student:
+    return IVY if rule is None else SLIPS[rule]
+
+
+def tables_by_rule(win, lose, rule):
+    """The printed tables a print rule makes of these counts: among the J with data, the
+    largest key, lowest J on ties; -1 / -1 where no J has data."""
+    n = win + lose
+    ratio = win / np.maximum(n, 1)
+    keys = {"ratio": ratio, "wins": win, "plays": n}
+    best_key, prob_key = SLIP_KEYS[rule]
+    size, k = win.shape[0], win.shape[2] - 1
+    best, prob = np.full((size, size), -1), np.full((size, size), -1.0)
+    for x, y in np.ndindex(size, size):
+        data = [j for j in range(1, k + 1) if n[x, y, j] > 0]
+        if data:
+            best[x, y] = max(data, key=lambda j: (keys[best_key][x, y, j], -j))
+            shown = max(data, key=lambda j: (keys[prob_key][x, y, j], -j))
+            prob[x, y] = ratio[x, y, shown]
+    return best, prob
+
+
+def test_slip_registry():
+    assert SLIP_NAMES == ["printed-by-wins", "printed-by-plays", "printed-prob-of-most-played"]
+    assert list(SLIPS) == SLIP_NAMES
+    for name, student in SLIPS.items():
+        assert student.bug == name and student.program == "ivy"
+        assert (student.tie, student.printed_tie, student.no_data, student.lost) == (
+            "lowest", "lowest", "-1/-1", "lowest/0.0")
+        assert (student.decimals, student.layout) == (4, "labelled")
+    assert IVY.bug is None and not set(SLIPS) & set(FAITHFUL)
+
+
+@pytest.mark.parametrize("game", [SMALL, SPARSE], ids=["small", "sparse"])
+@pytest.mark.parametrize("rule", [None, *SLIP_NAMES])
+def test_ivy_prints_her_rule_of_what_she_learned(rule, game):
+    """Printed (and held) tables = the rule applied to the counts she learned; each slip's
+    tables differ from the faithful ones on these counts."""
+    student = ivy_with(rule)
+    args = game_args(game, seed=11)
+    win, lose = students.learn_counts(student, *args)
+    best, prob = tables_by_rule(win, lose, rule)
+    held_best, held_prob = students.learn_tables(student, *args)
+    assert np.array_equal(held_best, best) and np.array_equal(held_prob, prob)
+    text = students.run_student(student, *args)
+    check_round_trip(student, text, best, prob, (win + lose).sum(axis=2) > 0)
+    if rule is not None:
+        right_best, right_prob = tables_by_rule(win, lose, None)
+        if rule == "printed-prob-of-most-played":
+            assert np.array_equal(best, right_best)
+        assert not (np.array_equal(best, right_best) and np.array_equal(prob, right_prob))
+        assert (prob <= right_prob).all()
+
+
+@pytest.mark.parametrize("game", [SMALL, SPARSE], ids=["small", "sparse"])
+def test_slips_learn_exactly_like_ivy(game):
+    for seed in (11, 12):
+        args = game_args(game, seed)
+        win, lose = students.learn_counts(IVY, *args)
+        assert win.sum() + lose.sum() > game["games"]
+        for name, student in SLIPS.items():
+            s_win, s_lose = students.learn_counts(student, *args)
+            assert np.array_equal(s_win, win) and np.array_equal(s_lose, lose), (name, seed)
+    for student in SLIPS.values():
+        p = students.action_probabilities(student, [0, 0, 3, 1], [0, 2, 1, 1], 4)
+        assert np.round(p[1:], 4).tolist() == HANDOUT_P
+        win, lose = students.counts_after(student, 15, 2, GAME_3, True)
+        assert changed(win, lose) == dict.fromkeys(GAME_3_CELLS, 1)
+
+
+@pytest.mark.parametrize("rule", SLIP_NAMES)
+def test_slips_show_on_the_handout_game(rule):
+    """6 sides, 15..17, 2 dice, M = 100, 100,000 games: each slip prints something other than
+    the faithful tables in several states (about 10 of 225), never a higher probability."""
+    args = (6, 15, 17, 2, 100, 100_000, 1)
+    size = 15
+    right = parse(IVY, students.run_student(IVY, *args), size)
+    got = parse(SLIPS[rule], students.run_student(SLIPS[rule], *args), size)
+    other_j = other_p = 0
+    for x, y in np.ndindex(size, size):
+        (rb, rp), (gb, gp) = (right[0][x][y], right[1][x][y]), (got[0][x][y], got[1][x][y])
+        assert (rb == "-1") == (gb == "-1") and (rp == "-1") == (gp == "-1")
+        other_j += gb != rb
+        other_p += gp != rp
+        assert float(gp) <= float(rp)
+        if gb == rb and rule != "printed-prob-of-most-played":
+            assert gp == rp
+    if rule == "printed-prob-of-most-played":
+        assert other_j == 0 and 5 <= other_p <= 40
+    else:
+        assert 5 <= other_j <= 40 and other_p >= other_j - 2

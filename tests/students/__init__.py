@@ -14,6 +14,10 @@ Programs (one per module; each module's docstring says what it does differently)
 - erin: plain Python, nested lists, random.Random(seed).choices; M read as int when whole. Slow:
   only for small games (compiled=False).
 - hank: the program behind every bug (bug codes), faithful with no bug.
+- ivy: int32 count arrays; np.argmax tie-break (lowest); the draw runs from J = NDice downward
+  (u against running sums of p_K, p_K-1, ...; J = 1 takes the rest); J dice as one integer among
+  NSides**J outcomes read in base NSides; flat cell codes logged per game. Faithful learning
+  whatever she prints; her print slips (bug) are the SLIPS.
 The compiled learners are numba.njit(cache=True) functions taking a seeded numpy Generator.
 
 Printing conventions (Student fields; "dice/prob" as printed):
@@ -40,6 +44,15 @@ Bug classes (BUGS; all run by hank with the labelled layout, 4 decimals, -1 wher
 - integer-division: f_J = W // (W + L), in learning and in the printed probabilities.
 - greedy: M = 0 whatever M is asked (always rolls B, the lowest tied J).
 - m-tenth / m-tenfold: M / 10 and 10 M.
+
+Print slips (SLIPS; all run by ivy, labelled layout, 4 decimals, -1 where no data): the learning
+is faithful and identical to ivy-labelled's for the same seed; only the printed tables differ.
+- printed-by-wins: printed best J = the J with the most WinCount (lowest on ties, among the J
+  with data), printed probability = that J's WinCount / (WinCount + LoseCount).
+- printed-by-plays: printed best J = the J played most (most WinCount + LoseCount, lowest on
+  ties), printed probability = that J's ratio.
+- printed-prob-of-most-played: printed best J = the faithful one (best ratio), printed
+  probability = the ratio of the J played most (two table loops with different keys).
 
 DEBATABLE: one more student (alice-f-half) whose printed best J is B exactly as in play (an
 untried J counts f = 0.5), beside its estimate or -1: an arguable reading, kept out of FAITHFUL.
@@ -102,6 +115,7 @@ FAITHFUL: dict[str, Student] = {
         _s("erin-rows", "erin", "lowest", "lowest", "-1/-1", "lowest/0.0", 2, "rows",
            compiled=False),
         _s("hank-labelled", "hank", "lowest", "lowest", "-1/-1", "lowest/0.0", 4, "labelled"),
+        _s("ivy-labelled", "ivy", "lowest", "lowest", "-1/-1", "lowest/0.0", 4, "labelled"),
     ]
 }
 
@@ -120,6 +134,13 @@ BUG_NAMES = [
 BUGS: dict[str, Student] = {
     name: _s(name, "hank", "lowest", "lowest", "-1/-1", "lowest/0.0", 4, "labelled", bug=name)
     for name in BUG_NAMES
+}
+
+SLIP_NAMES = ["printed-by-wins", "printed-by-plays", "printed-prob-of-most-played"]
+
+SLIPS: dict[str, Student] = {
+    name: _s(name, "ivy", "lowest", "lowest", "-1/-1", "lowest/0.0", 4, "labelled", bug=name)
+    for name in SLIP_NAMES
 }
 
 # A reading of the handout that is arguable rather than plainly right or wrong: "the correct

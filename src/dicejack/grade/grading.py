@@ -45,13 +45,14 @@ from dicejack.grade.lms import (
     write_gradescope,
     write_lms_csv,
 )
+from dicejack.grade.print_rules import print_check
 from dicejack.grade.printed import graded_learned, graded_tables, printed_decimals
 from dicejack.grade.record import Grade, WorstState
 from dicejack.grade.references import References, reference_runs
 from dicejack.grade.rubric import (
     FLAG_DEDUCTIONS,
     FORMAT_POINTS,
-    P_REVIEW,
+    P_INCONSISTENT,
     QUALITY_METRICS,
     QUALITY_POINTS,
     consistency_points,
@@ -179,8 +180,11 @@ def _grade(
         return _transposed_back(back, flags_out, what_if)
     if not np.isfinite(cons.p_value):
         flag("untestable")
-    elif cons.p_value < P_REVIEW:
+    elif cons.p_value < P_INCONSISTENT:
         flag("inconsistent")
+    printing = print_check(refs, j, value, decimals)
+    if printing.flag:
+        flag(printing.flag)
 
     metrics = compare.metric_values(refs.truth, graded_learned(game, j, value, submission))
     quality = 0.0
@@ -209,7 +213,7 @@ def _grade(
         verdict=verdict_for(score, cons.p_value, flags_out), consistency=cons, metrics=metrics,
         points=points, percentiles=percentiles, layout=layout, flags=tuple(flags_out),
         notes=notes, worst=worst_states(refs, j, value, cons, worst), policy=j, probability=value,
-        what_if=fixes, metric_points=metric_points,
+        what_if=fixes, metric_points=metric_points, print_check=printing,
     )
 
 

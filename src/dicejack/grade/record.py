@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dicejack.grade.consistency import Consistency
+from dicejack.grade.print_rules import PrintCheck
 
 __all__ = ["Grade", "WorstState"]
 
@@ -71,6 +72,7 @@ class Grade:
     kept: str = ""  # "yes": this file's grade goes out for its student; "no": another's does
     held: str = ""  # why its grade is held back from the LMS (--lms-hold), e.g. "review"
     table_size: int | None = None  # an unreadable file's tables read at this LTarget instead
+    print_check: PrintCheck | None = None  # the print-rule checks (grade.print_rules)
 
     @property
     def decimals(self) -> int | None:

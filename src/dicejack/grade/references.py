@@ -53,13 +53,16 @@ def reference_tie_break(index: int) -> str:
 def reference_run(
     params: tuple[int, int, int, int], m: float, games: int, seed: int,
     tie_break: str = "lowest",
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
-    """One reference learner run: (best, probability, tied, visits, metrics, CPU seconds).
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+           float]:
+    """One reference learner run: (best, probability, tied, visits, metrics, WinCount,
+    LoseCount, CPU seconds).
 
     Top-level and given plain values only: this is what executors run. best is the lowest J of
     the tied set `tied` ((L, L, K + 1), :func:`formulas.tied_best`); visits[x, y] is T, the
     number of times any J was played in <x, y>; metrics follow compare.METRIC_NAMES, of the
-    tables as graded (:func:`graded_tables`).
+    tables as graded (:func:`graded_tables`). The full counts are kept so that the run can be
+    printed by any rule (:mod:`dicejack.grade.print_rules`).
     """
     t0 = time.thread_time()
     t = truth_for(tuple(params))
@@ -71,7 +74,8 @@ def reference_run(
     metrics = compare.metric_values(t, graded_learned(t.game, j, value))
     return (
         best.astype(_policy_dtype(t.game.n_dice)), prob, tied, visits.astype(np.int64),
-        np.array([metrics[name] for name in METRIC_NAMES]), time.thread_time() - t0,
+        np.array([metrics[name] for name in METRIC_NAMES]), run.win.astype(np.int64),
+        run.lose.astype(np.int64), time.thread_time() - t0,
     )
 
 
@@ -81,7 +85,9 @@ class References:
 
     best (R, L, L): lowest best J per state, 0 where no data; probability (R, L, L): its
     estimate, -1 where no data; tied (R, L, L, K + 1): every J tied for best; visits (R, L, L):
-    T per state; metrics (R, len(METRIC_NAMES)) of the graded tables. held_best and
+    T per state; metrics (R, len(METRIC_NAMES)) of the graded tables; win and lose
+    (R, L, L, K + 1): the runs' WinCount and LoseCount (the print-rule checks print them by
+    other rules). held_best and
     held_probability (C, L, L): the held-out calibration runs' tables, whose statistics against
     the R references are the null distribution. source says where they came from ("computed",
     "disk cache" or "memory"); cpu_seconds is what computing them cost; notice, when not empty,
@@ -94,6 +100,8 @@ class References:
     tied: np.ndarray
     visits: np.ndarray
     metrics: np.ndarray
+    win: np.ndarray
+    lose: np.ndarray
     held_best: np.ndarray
     held_probability: np.ndarray
     source: str = "computed"
@@ -132,6 +140,11 @@ class References:
     @cached_property
     def _by_decimals(self) -> dict[tuple[str, int | None], Any]:
         return {}
+
+    def derived(self, what: str, decimals: int | None) -> dict[str, Any]:
+        """A scratch dict, one per (what, printed precision), for what other grade modules
+        derive from these runs and keep as long as they live (the print-rule checks' model)."""
+        return self._by_decimals.setdefault(("derived", what, decimals), {})
 
     @cached_property
     def has_data(self) -> np.ndarray:
@@ -244,7 +257,8 @@ def default_cache_dir() -> Path:
 _MEMO: dict[str, References] = {}
 
 
-_ARRAYS = ("best", "probability", "tied", "visits", "metrics", "held_best", "held_probability")
+_ARRAYS = ("best", "probability", "tied", "visits", "metrics", "win", "lose", "held_best",
+           "held_probability")
 
 
 class _InvalidCache(Exception):
@@ -320,9 +334,21 @@ def _validated(data: dict[str, np.ndarray], config: GradeConfig) -> References:
     lowest = np.where(tied.any(axis=-1), tied.argmax(axis=-1), 0)
     if tied[..., 0].any() or np.any(lowest != best):
         raise _InvalidCache("tied sets disagree with best J")
+    win, lose = data["win"], data["lose"]
+    for name, counts in (("win", win), ("lose", lose)):
+        if counts.shape != tied.shape or counts.dtype.kind not in "iu":
+            raise _InvalidCache(f"{name} counts are not whole numbers (R, L, L, K + 1)")
+        if counts.size and (counts.min() < 0 or counts[..., 0].any()):
+            raise _InvalidCache(f"{name} counts negative or recorded for J = 0")
+    win, lose = win.astype(np.int64), lose.astype(np.int64)
+    if np.any((win + lose).sum(axis=-1) != visits):
+        raise _InvalidCache("counts disagree with the visit counts")
+    if any(np.any(formulas.tied_best(w, n) != t) for w, n, t in zip(win, lose, tied, strict=True)):
+        raise _InvalidCache("counts disagree with the tied sets")
     return References(config, data["best"], data["probability"].astype(np.float64), tied,
-                      visits.astype(np.int64), metrics.astype(np.float64), data["held_best"],
-                      data["held_probability"].astype(np.float64), source="disk cache")
+                      visits.astype(np.int64), metrics.astype(np.float64), win, lose,
+                      data["held_best"], data["held_probability"].astype(np.float64),
+                      source="disk cache")
 
 
 def _load_cached(path: Path, config: GradeConfig) -> tuple[References | None, str]:
@@ -422,7 +448,7 @@ def compute_references(
     )
     refs, held = rows[: config.references], rows[config.references:]
     return References(
-        config, *(np.stack([r[i] for r in refs]) for i in range(5)),
+        config, *(np.stack([r[i] for r in refs]) for i in range(7)),
         held_best=np.stack([r[0] for r in held]), held_probability=np.stack([r[1] for r in held]),
         source="computed", cpu_seconds=float(sum(r[-1] for r in rows)),
     )

@@ -8,7 +8,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
-__all__ = ["FORMAT_POINTS", "QUALITY_POINTS", "CONSISTENCY_POINTS", "P_REVIEW", "P_ZERO",
+__all__ = ["FORMAT_POINTS", "QUALITY_POINTS", "CONSISTENCY_POINTS", "P_REVIEW", "ALPHA_PRINT",
+           "P_INCONSISTENT", "P_ZERO",
            "P_FAIL", "SCORE_REVIEW", "QUALITY_METRICS", "FLAG_DEDUCTIONS", "REVIEW_FLAGS",
            "FAIL_FLAGS", "FLAG_HELP", "FLAG_HINTS", "consistency_points", "quality_fraction",
            "percentile_among", "verdict_for"]
@@ -17,6 +18,11 @@ FORMAT_POINTS = 10.0
 QUALITY_POINTS = 45.0
 CONSISTENCY_POINTS = 45.0
 P_REVIEW = 0.05
+#: The print-rule checks' share of the review level (:mod:`dicejack.grade.print_rules`): a
+#: faithful program is flagged by them with this chance (1 / 61: above all 60 held-out runs) ...
+ALPHA_PRINT = 1.0 / 61.0
+#: ... and by the consistency test with the rest: together the nominal P_REVIEW.
+P_INCONSISTENT = P_REVIEW - ALPHA_PRINT
 #: Consistency points reach 0 at this p-value ...
 P_ZERO = 0.001
 #: ... and only below this one is the algorithm judged different (fail): a faithful program
@@ -43,7 +49,7 @@ FLAG_DEDUCTIONS: dict[str, float] = {
 REVIEW_FLAGS = frozenset(
     {"transposed", "prob-out-of-range", "policy-out-of-range", "data-without-policy", "no-data",
      "policy-not-integer", "untestable", "inconsistent", "low-quality", "copied",
-     "identity-ambiguous"}
+     "identity-ambiguous", "printed-by-wins", "printed-by-plays", "printed-prob-of-most-played"}
 )
 #: Flags that fail a submission: nothing in the tables can be graded.
 FAIL_FLAGS = frozenset({"no-data"})
@@ -61,7 +67,13 @@ FLAG_HELP: dict[str, str] = {
     "policy-not-integer": "fractional numbers of dice (rounded)",
     "prob-percent": "probabilities printed as percentages (divided by 100)",
     "untestable": "no state has enough reference data for the consistency test",
-    "inconsistent": f"consistency p-value below {P_REVIEW}",
+    "inconsistent": f"consistency p-value below {P_INCONSISTENT:.4f}",
+    "printed-by-wins": "learned like the handout's algorithm, but the printed J looks like the "
+    "one with the most wins, not the best estimate",
+    "printed-by-plays": "learned like the handout's algorithm, but the printed J looks like the "
+    "one played most, not the best estimate",
+    "printed-prob-of-most-played": "the printed J looks right, but its probability looks like "
+    "the estimate of the J played most",
     "low-quality": "a quality metric earns less than half its points against the reference runs",
     "copied": "the tables are closer to another submission's than independent runs ever are",
     "identity-ambiguous": "the file's name matches two LMSs' patterns and the batch does not "
@@ -85,6 +97,14 @@ FLAG_HINTS: dict[str, str] = {
     "state <2,3>: p = 0.1481, 0.5556, 0.2963); check f_J = 0.5 for untried J, float division, "
     "that M is the one asked for, and that every move of both players is recorded as <mover's "
     "score, opponent's score, J> and credited to the game's winner or loser.",
+    "printed-by-wins": "print, per state, the J with the highest WinCount/(WinCount+LoseCount), "
+    "not the highest WinCount: a J played more often wins more games without being better.",
+    "printed-by-plays": "print, per state, the J with the highest WinCount/(WinCount+LoseCount), "
+    "not the J played most (the learner plays its current best most, but not always the best "
+    "at the end).",
+    "printed-prob-of-most-played": "print the probability WinCount/(WinCount+LoseCount) of the "
+    "same J you print as best: if the two tables are filled in two loops, check both use the "
+    "highest estimate.",
     "low-quality": "the learned policy or estimates are worse than the handout's algorithm gets at "
     "these settings; look at the worst states below.",
     "copied": "the instructor should compare the submissions named under similar_to.",
@@ -133,13 +153,14 @@ def percentile_among(value: float, reference: np.ndarray, sign: int) -> float:
 
 def verdict_for(score: float, p: float, flags: Iterable[str]) -> str:
     """fail only on evidence: p < P_FAIL (a different algorithm) or a fail flag (no usable
-    table); review: p < P_REVIEW, score < SCORE_REVIEW or a review flag; else pass.
+    table); review: p < P_INCONSISTENT, score < SCORE_REVIEW or a review flag (among them the
+    print-rule flags, which take the rest of the P_REVIEW level); else pass.
 
     A low score alone is never a fail: a correct learner sometimes lands in the tail of the
     reference runs (e.g. settles on a wrong J at <0,0>), and chance must not fail anyone."""
     flags = set(flags)
     if (np.isfinite(p) and p < P_FAIL) or FAIL_FLAGS & flags:
         return "fail"
-    if (np.isfinite(p) and p < P_REVIEW) or score < SCORE_REVIEW or REVIEW_FLAGS & flags:
+    if (np.isfinite(p) and p < P_INCONSISTENT) or score < SCORE_REVIEW or REVIEW_FLAGS & flags:
         return "review"
     return "pass"
