@@ -117,6 +117,16 @@ from dicejack.grade.lms_names import (
     receipt_reason,
     resolve,
 )
+from dicejack.grade.print_rules import (
+    BANDWIDTH_FLOOR,
+    CLIP,
+    PRINT_RULES,
+    SD_FLOOR,
+    PrintCheck,
+    print_check,
+    rule_statistics,
+    rule_tables,
+)
 from dicejack.grade.printed import graded_learned, graded_tables, printed_decimals
 from dicejack.grade.record import Grade, WorstState
 from dicejack.grade.references import (
@@ -131,6 +141,7 @@ from dicejack.grade.references import (
     reference_tie_break,
 )
 from dicejack.grade.rubric import (
+    ALPHA_PRINT,
     CONSISTENCY_POINTS,
     FAIL_FLAGS,
     FLAG_DEDUCTIONS,
@@ -138,6 +149,7 @@ from dicejack.grade.rubric import (
     FLAG_HINTS,
     FORMAT_POINTS,
     P_FAIL,
+    P_INCONSISTENT,
     P_REVIEW,
     P_ZERO,
     QUALITY_METRICS,
@@ -182,12 +194,14 @@ from dicejack.grade.students import (
 )
 from dicejack.grade.writers import (
     GRADEBOOK_HEADER,
+    REVIEW_BELOW,
     check_gradebook_path,
     check_output_path,
     gradebook_csv,
     gradebook_records,
     plain_summary,
     prepare_reports_folder,
+    print_check_text,
     quality_rows,
     report_markdown,
     report_names,
@@ -230,4 +244,7 @@ __all__ = [
     "prepare_site", "submission_html", "write_site", "quality_rows",
     "HOLD_REASONS", "KEEP", "mark_held", "mark_kept", "owner_ids", "parse_hold", "same_student",
     "student_ids", "BLACKBOARD_HEADER", "lms_format_name", "format_mismatch", "batch_hint",
+    "PRINT_RULES", "PrintCheck", "print_check", "rule_statistics", "rule_tables", "SD_FLOOR",
+    "CLIP", "BANDWIDTH_FLOOR", "ALPHA_PRINT", "P_INCONSISTENT", "REVIEW_BELOW",
+    "print_check_text",
 ]

@@ -25,7 +25,7 @@ from dicejack.grade.rubric import (
     FLAG_HELP,
     FLAG_HINTS,
     FORMAT_POINTS,
-    P_REVIEW,
+    P_INCONSISTENT,
     QUALITY_METRICS,
     QUALITY_POINTS,
 )
@@ -320,8 +320,8 @@ def gradescope_results(refs: References | None, g: Grade, *, visibility: str = "
         tests.append(test(
             "Consistency with the handout's algorithm", g.points["consistency"],
             CONSISTENCY_POINTS,
-            f"p-value {_fmt(c.p_value, '.3g')} (below {P_REVIEW} is unusual for a correct "
-            f"program); statistic T = {_fmt(c.statistic)} over {c.usable} usable states."
+            f"p-value {_fmt(c.p_value, '.3g')} (below {P_INCONSISTENT:.3f} is unusual for a "
+            f"correct program); statistic T = {_fmt(c.statistic)} over {c.usable} usable states."
             + ("\n" + explained(why) if why else "")))
         output = report_text(refs, g) if refs is not None else plain_summary(g)
     else:

@@ -34,14 +34,16 @@ from dicejack.grade.rubric import (
     CONSISTENCY_POINTS,
     FLAG_HELP,
     FORMAT_POINTS,
-    P_REVIEW,
+    P_INCONSISTENT,
     QUALITY_POINTS,
 )
 from dicejack.grade.settings import GradeError
 from dicejack.grade.writers import (
+    REVIEW_BELOW,
     flag_checklist,
     p_value_text,
     plain_summary,
+    print_check_text,
     quality_rows,
     report_names,
 )
@@ -137,7 +139,7 @@ _INDEX_COLUMNS = (
     HtmlColumn("exploitability", numeric=True, fmt=".4f",
                help=compare.METRIC_HELP["exploitability"]),
     HtmlColumn("consistency p", numeric=True, fmt=".2g",
-               help=f"below {P_REVIEW} is unusual for a correct program"),
+               help=f"below {P_INCONSISTENT:.3f} is unusual for a correct program (review)"),
     HtmlColumn("similar to"),
 )
 
@@ -319,7 +321,9 @@ def _tables(refs: References, g: Grade) -> list[str]:
         out += [Markup("<h2>Consistency with the handout's algorithm</h2>"), Markup(
             f"<p>Statistic T = {_fmt(c.statistic)} over {c.usable} usable states; held-out "
             f"calibration runs: mean {_fmt(c.null_mean)}, sd {_fmt(c.null_sd)}; "
-            f"{html_text(deciding)}. Below {P_REVIEW} is unusual for a correct program.</p>")]
+            f"{html_text(deciding)}. {html_text(REVIEW_BELOW)}.</p>")]
+        if print_check_text(g):
+            out.append(Markup(f"<p>{html_text(print_check_text(g))}</p>"))
         if c.decimals is not None:
             out.append(Markup(f"<p>The probabilities are printed with {c.decimals} decimals; "
                               "the reference estimates were rounded likewise.</p>"))

@@ -26,10 +26,12 @@ from dicejack.grade.inputs import resolved_path
 from dicejack.grade.record import Grade
 from dicejack.grade.references import References
 from dicejack.grade.rubric import (
+    ALPHA_PRINT,
     CONSISTENCY_POINTS,
     FLAG_HELP,
     FLAG_HINTS,
     FORMAT_POINTS,
+    P_INCONSISTENT,
     P_REVIEW,
     QUALITY_METRICS,
     QUALITY_POINTS,
@@ -40,7 +42,8 @@ from dicejack.runtime import parallel
 __all__ = ["GRADEBOOK_HEADER", "gradebook_csv", "gradebook_records", "write_gradebook",
            "summary_text", "report_names", "plain_summary", "report_markdown", "report_text",
            "write_reports", "check_gradebook_path", "check_output_path",
-           "prepare_reports_folder", "same_as_any", "quality_rows"]
+           "prepare_reports_folder", "same_as_any", "quality_rows", "print_check_text",
+           "REVIEW_BELOW"]
 
 #: The gradebook's header, exactly as in DESIGN.md (columns are only ever added at the end).
 GRADEBOOK_HEADER: tuple[str, ...] = (
@@ -310,7 +313,7 @@ _VERDICT_MEANING = {
     "review": "Something deserves a human look: the tables are unusual for the handout's "
     "algorithm at these settings (see the flags), but this is not proof of an error. About "
     f"{P_REVIEW:.0%} of correct programs land here by chance at the default level "
-    f"(p < {P_REVIEW}).",
+    f"(consistency p < {P_INCONSISTENT:.3f}, or a print-rule check).",
     "fail": "The tables show evidence of a different algorithm or an unusable output "
     "(a consistency p-value a correct program essentially never reaches, or no usable table).",
 }
@@ -342,6 +345,30 @@ def flag_checklist(g: Grade) -> list[tuple[str, str]]:
     items += [("", f"With the tables {fix}, the score would be {score:.1f} / 100.")
               for fix, score in g.what_if.items()]
     return items
+
+
+#: When the consistency p-value sends tables to review, in words (every report says it alike).
+REVIEW_BELOW = (f"Below {P_INCONSISTENT:.3f} is unusual for a correct program and goes to review "
+                f"(the print-rule checks take the other {ALPHA_PRINT:.3f} of the "
+                f"{P_REVIEW} level)")
+
+
+def print_check_text(g: Grade) -> str:
+    """One sentence on the print-rule checks (grade.print_rules): whether they ran, the slip
+    that fits best and the family's rank p-value, and what was flagged."""
+    pc = g.print_check
+    if pc is None:
+        return ""
+    if not pc.runs:
+        return ("Print-rule checks (is the best J printed by another rule than the best "
+                "estimate?): not run (they need at least 60 held-out calibration runs and a "
+                "usable state).")
+    rule = max(pc.z, key=lambda r: pc.z[r])
+    verdict = (f"flagged `{pc.flag}`" if pc.flag else
+               f"nothing flagged (flagged at p <= {ALPHA_PRINT:.4f})")
+    return ("Print-rule checks (is the best J printed by another rule than the best "
+            f"estimate?): closest slip {rule} (z = {_fmt(pc.z[rule], '.2f')}), rank p-value "
+            f"{_fmt(pc.p_value, '.3g')}; {verdict}.")
 
 
 def p_value_text(c: Consistency, calibration: int) -> str:
@@ -413,8 +440,10 @@ def report_markdown(refs: References, g: Grade, image: str | None = None) -> str
         "", "## Consistency with the handout's algorithm", "",
         f"Statistic T = {_fmt(c.statistic)} over {c.usable} usable states; reference runs "
         f"(held-out calibration runs): mean {_fmt(c.null_mean)}, sd {_fmt(c.null_sd)}; "
-        f"{p_value_text(c, cfg.calibration)}.",
+        f"{p_value_text(c, cfg.calibration)}. {REVIEW_BELOW}.",
     ]
+    if print_check_text(g):
+        lines += ["", print_check_text(g)]
     if c.decimals is not None:
         lines.append(f"The probabilities are printed with {c.decimals} decimals; the reference "
                      "estimates were rounded likewise.")
@@ -486,8 +515,9 @@ def report_text(refs: References, g: Grade, worst: int = 5, width: int = 88) -> 
     lines += ["", *para(
         f"Consistency with the handout's algorithm: statistic T = {_fmt(c.statistic)} over "
         f"{c.usable} usable states (faithful runs: mean {_fmt(c.null_mean)}, sd "
-        f"{_fmt(c.null_sd)}); {p_value_text(c, refs.config.calibration)}. Below {P_REVIEW} is "
-        "unusual for a correct program.")]
+        f"{_fmt(c.null_sd)}); {p_value_text(c, refs.config.calibration)}. {REVIEW_BELOW}.")]
+    if print_check_text(g):
+        lines += ["", *para(print_check_text(g))]
     if g.worst:
         lines += ["", "Worst states (least like the reference runs; J -: any J may be printed):",
                   f"  {'<X,Y>':<8} {'estimate':>8} {'ref mean':>8} {'ref 5%..95%':>15} "
