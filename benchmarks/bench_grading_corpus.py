@@ -1,20 +1,26 @@
 """Grading against the independent student corpus: false alarms per printing convention, power
-per bug class, copies caught, on five games of different character.
+per bug class and per print-only slip, copies caught, on five games of different character.
 
 Usage: python benchmarks/bench_grading_corpus.py [--sets 4] [--runs 25] [--workers 2]
                                                 [--games handout,caveat-a,...] [--out FILE]
+                                                [--kinds faithful,bug,slip] [--no-copies]
+       python benchmarks/bench_grading_corpus.py --games million --kinds faithful,slip \
+           --sets 3 --runs 10 --no-copies     # the handout's game at 10^6 games
 
 The corpus (tests/students/) is a set of student-style programs written from the handout alone,
 not from dicejack's learner: different samplers, tie-breaking in learning and in printing,
 no-data and lost-state conventions, rounding and layouts (FAITHFUL), and the bugs students
-really make (BUGS). Each program prints its tables as text; the text goes through
+really make (BUGS), and a program that learns faithfully but prints by another rule (SLIPS).
+Each program prints its tables as text; the text goes through
 `grade.grade_text` exactly as a file through `dicejack grade`.
 
 For every game, `--sets` independent reference sets (R = 30 each, distinct seeds) grade
 `--runs` fresh runs (new seeds) of every faithful convention and of every bug per set. Printed:
 - false alarms: per convention and game, the share that does not pass (review or fail), the
-  share with consistency p < 0.05, and the number of fails (must be 0);
-- power: per bug and game, the share caught (review or fail) and the share failed;
+  share with consistency p below the review level (grade.P_INCONSISTENT), the share flagged by
+  the print-rule checks, and the number of fails (must be 0);
+- power: per bug and game, the share caught (review or fail) and the share failed; per
+  print-only slip, the share caught, the share flagged as that slip, and the share failed;
 - copies: within one batch of every faithful output of a game (plus copies of 30 of them:
   exact, re-laid-out as a labelled grid, and rounded to 3 decimals as CSV), copies caught and
   independent outputs flagged; and the time to grade a batch of 300 files with warm references.
@@ -32,6 +38,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+# numba's cache of the student programs, written under pytest, names them tests.students.*
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
 
 import students  # noqa: E402  (tests/students: the independent corpus)
 from dicejack import formats, grade  # noqa: E402
@@ -45,7 +53,10 @@ GAMES: dict[str, tuple[Game, float, int]] = {
     "two-sided": (Game(2, 10, 12, 3), 100.0, 50_000),
     "three-dice": (Game(6, 20, 24, 3), 100.0, 100_000),
     "few-games": (Game(6, 15, 17, 2), 100.0, 2_000),
+    "million": (Game(6, 15, 17, 2), 100.0, 1_000_000),  # not in the default list: slow
 }
+DEFAULT_GAMES = ("handout", "caveat-a", "two-sided", "three-dice", "few-games")
+KINDS = {"faithful": students.FAITHFUL, "bug": students.BUGS, "slip": students.SLIPS}
 STUDENT_SEED = 5_000_000
 #: Plain-Python students (not compiled) run only up to this many games (they take about 70 us a
 #: game); their cells read "-" beyond it.
@@ -60,21 +71,23 @@ def _params(game: Game) -> tuple[int, int, int, int]:
     return (game.n_sides, game.low, game.high, game.n_dice)
 
 
-def grade_set(name: str, set_index: int, runs: int) -> list[tuple[str, str, str, float, str]]:
-    """Rows (game, kind, student, p, verdict) for one reference set of one game."""
+def grade_set(name: str, set_index: int, runs: int, kinds: tuple[str, ...] = tuple(KINDS)
+              ) -> list[tuple[str, str, str, float, str, str]]:
+    """Rows (game, kind, student, p, verdict, print-rule flag) for one reference set of one
+    game."""
     game, m, n_games = GAMES[name]
     config = grade.GradeConfig(game, m, n_games, seed=grade.REFERENCE_SEED + 10_000 * set_index)
     refs = grade.reference_runs(config, cache_dir=False)
     rows = []
-    for kind, group in (("faithful", students.FAITHFUL), ("bug", students.BUGS)):
-        for s_index, (label, student) in enumerate(group.items()):
+    for kind in kinds:
+        for s_index, (label, student) in enumerate(KINDS[kind].items()):
             if not _runs(student, n_games):
                 continue
             for r in range(runs):
                 seed = STUDENT_SEED + 1_000_000 * set_index + 10_000 * s_index + r
                 text = students.run_student(student, *_params(game), m, n_games, seed)
                 g = grade.grade_text(refs, text, name=f"{label}-{seed}")
-                rows.append((name, kind, label, g.consistency_p, g.verdict))
+                rows.append((name, kind, label, g.consistency_p, g.verdict, g.print_check.flag))
     return rows
 
 
@@ -140,20 +153,26 @@ def main() -> None:
     ap.add_argument("--sets", type=int, default=4, help="reference sets per game")
     ap.add_argument("--runs", type=int, default=25, help="runs per student and reference set")
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--games", default=",".join(GAMES), help="comma list of " + ", ".join(GAMES))
+    ap.add_argument("--games", default=",".join(DEFAULT_GAMES),
+                    help="comma list of " + ", ".join(GAMES))
+    ap.add_argument("--kinds", default=",".join(KINDS), help="comma list of " + ", ".join(KINDS))
+    ap.add_argument("--no-copies", action="store_true", help="skip the copies study")
     ap.add_argument("--out", type=Path, help="also write the Markdown tables to this file")
     args = ap.parse_args()
     names = [n.strip() for n in args.games.split(",") if n.strip()]
     unknown = [n for n in names if n not in GAMES]
     if unknown:
         ap.error(f"unknown game(s): {', '.join(unknown)}")
+    kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
+    if not kinds or any(k not in KINDS for k in kinds):
+        ap.error(f"--kinds: a comma list of {', '.join(KINDS)}")
     t0 = time.perf_counter()
     rows = []
     copy_rows: dict[str, dict[str, float]] = {}
     with cf.ProcessPoolExecutor(args.workers) as ex:
-        futures = {ex.submit(grade_set, n, s, args.runs): (n, s)
+        futures = {ex.submit(grade_set, n, s, args.runs, kinds): (n, s)
                    for n in names for s in range(args.sets)}
-        copy_futures = {ex.submit(copy_study, n, 20): n for n in names}
+        copy_futures = {} if args.no_copies else {ex.submit(copy_study, n, 20): n for n in names}
         for fut in cf.as_completed(futures):
             rows.extend(fut.result())
             print(f"  done {futures[fut]} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
@@ -165,32 +184,48 @@ def main() -> None:
                        if n in names), ""]
 
     def table(kind: str, cells) -> None:
-        labels = list(students.FAITHFUL if kind == "faithful" else students.BUGS)
+        labels = list(KINDS[kind])
         pooled = kind == "faithful"  # an "all games" column and an "all conventions" row
-        out.append("| " + ("convention" if kind == "faithful" else "bug") + " | "
-                   + " | ".join(names) + (" | all games |" if pooled else " |"))
+        head = {"faithful": "convention", "bug": "bug", "slip": "print-only slip"}[kind]
+        out.append(f"| {head} | " + " | ".join(names) + (" | all games |" if pooled else " |"))
         out.append("|---|" + "---:|" * (len(names) + pooled))
         for label in [*labels, *(["all conventions"] if pooled else [])]:
             line = [label]
             for n in [*names, *(["all"] if pooled else [])]:
-                sel = [(p, v) for g, k, s, p, v in rows if (n == "all" or g == n) and k == kind
+                sel = [(p, v, f, s) for g, k, s, p, v, f in rows
+                       if (n == "all" or g == n) and k == kind
                        and (label == "all conventions" or s == label)]
                 line.append(cells(sel) if sel else "-")
             out.append("| " + " | ".join(line) + " |")
         out.append("")
 
-    out += ["False alarms: share not passing / share with p < 0.05 / fails (nominal 5%):", ""]
-    table("faithful", lambda sel: (
-        f"{_pct(np.mean([v != 'pass' for _, v in sel]))} / "
-        f"{_pct(np.mean([p < 0.05 for p, _ in sel if np.isfinite(p)] or [0]))} / "
-        f"{sum(v == 'fail' for _, v in sel)}"))
-    out += ["Power: share caught (review or fail) / share failed:", ""]
-    table("bug", lambda sel: (f"{_pct(np.mean([v != 'pass' for _, v in sel]))} / "
-                              f"{_pct(np.mean([v == 'fail' for _, v in sel]))}"))
-    out += ["Copies: caught / planted; independent outputs flagged; threshold; 300 files graded:",
-            "", "| game | copies caught | independents flagged | threshold | 300 files |",
-            "|---|---:|---:|---:|---:|"]
-    for n in names:
+    level = grade.P_INCONSISTENT
+    if "faithful" in kinds:
+        out += ["False alarms: share not passing / share with consistency p < "
+                f"{grade.P_INCONSISTENT:.4f} / share flagged by the print-rule checks / fails "
+                "(nominal 5% not passing):", ""]
+        table("faithful", lambda sel: (
+            f"{_pct(np.mean([v != 'pass' for _, v, _, _ in sel]))} / "
+            f"{_pct(np.mean([p < level for p, _, _, _ in sel if np.isfinite(p)] or [0]))} / "
+            f"{_pct(np.mean([bool(f) for _, _, f, _ in sel]))} / "
+            f"{sum(v == 'fail' for _, v, _, _ in sel)}"))
+    if "bug" in kinds:
+        out += ["Power: share caught (review or fail) / share failed:", ""]
+        table("bug", lambda sel: (f"{_pct(np.mean([v != 'pass' for _, v, _, _ in sel]))} / "
+                                  f"{_pct(np.mean([v == 'fail' for _, v, _, _ in sel]))}"))
+    if "slip" in kinds:
+        out += ["Print-only slips: share caught (review or fail) / share flagged as that slip / "
+                "share failed:", ""]
+        table("slip", lambda sel: (
+            f"{_pct(np.mean([v != 'pass' for _, v, _, _ in sel]))} / "
+            f"{_pct(np.mean([f == s for _, _, f, s in sel]))} / "
+            f"{_pct(np.mean([v == 'fail' for _, v, _, _ in sel]))}"))
+    if copy_rows:
+        out += ["Copies: caught / planted; independent outputs flagged; threshold; 300 files "
+                "graded:", "",
+                "| game | copies caught | independents flagged | threshold | 300 files |",
+                "|---|---:|---:|---:|---:|"]
+    for n in names if copy_rows else []:
         c = copy_rows[n]
         out.append(f"| {n} | {c['caught']} / {c['copies']} | {c['false_flags']} / "
                    f"{c['independent']} | {c['threshold']:.4f} | {c['seconds_300']:.1f} s |")
