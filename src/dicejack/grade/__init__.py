@@ -117,6 +117,7 @@ from dicejack.grade.lms_names import (
     receipt_reason,
     resolve,
 )
+from dicejack.grade.power import LOW_POWER, PROBE_RUNS, PROBES, SettingPower, setting_power
 from dicejack.grade.print_rules import (
     BANDWIDTH_FLOOR,
     CLIP,
@@ -246,5 +247,5 @@ __all__ = [
     "student_ids", "BLACKBOARD_HEADER", "lms_format_name", "format_mismatch", "batch_hint",
     "PRINT_RULES", "PrintCheck", "print_check", "rule_statistics", "rule_tables", "SD_FLOOR",
     "CLIP", "BANDWIDTH_FLOOR", "ALPHA_PRINT", "P_INCONSISTENT", "REVIEW_BELOW",
-    "print_check_text",
+    "print_check_text", "LOW_POWER", "PROBE_RUNS", "PROBES", "SettingPower", "setting_power",
 ]

@@ -45,6 +45,7 @@ from dicejack.grade.lms import (
     write_gradescope,
     write_lms_csv,
 )
+from dicejack.grade.power import setting_power
 from dicejack.grade.print_rules import print_check
 from dicejack.grade.printed import graded_learned, graded_tables, printed_decimals
 from dicejack.grade.record import Grade, WorstState
@@ -457,7 +458,7 @@ def grade_files(
                 advance()
         finally:
             stop()
-        grades = mark_held(mark_kept(mark_copies(refs, grades), keep), hold)
+        grades = mark_held(mark_kept(mark_copies(refs, _mark_power(refs, grades)), keep), hold)
         mismatch = format_mismatch(grades, lms_format) if lms_path is not None else ""
         if mismatch:
             warnings.warn(mismatch, GradeWarning, stacklevel=2)
@@ -475,6 +476,19 @@ def grade_files(
     if gs_path is not None:
         write_gradescope(gs_path, refs, grades, visibility=gradescope_visibility)
     return Gradebook(refs, grades)
+
+
+def _mark_power(refs: References, grades: list[Grade]) -> list[Grade]:
+    """Flag every graded file `low-power` and warn once when the probe runs show that these
+    settings hide bugs that matter (:mod:`dicejack.grade.power`)."""
+    if not any(g.status == "ok" for g in grades):
+        return grades
+    note = setting_power(refs).note()
+    if not note:
+        return grades
+    warnings.warn(note, GradeWarning, stacklevel=3)
+    return [dataclasses.replace(g, flags=(*g.flags, "low-power")) if g.status == "ok" else g
+            for g in grades]
 
 
 def check_inputs_exist(paths: Sequence[str | os.PathLike[str] | bytes]) -> None:

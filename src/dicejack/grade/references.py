@@ -141,10 +141,11 @@ class References:
     def _by_decimals(self) -> dict[tuple[str, int | None], Any]:
         return {}
 
-    def derived(self, what: str, decimals: int | None) -> dict[str, Any]:
-        """A scratch dict, one per (what, printed precision), for what other grade modules
-        derive from these runs and keep as long as they live (the print-rule checks' model)."""
-        return self._by_decimals.setdefault(("derived", what, decimals), {})
+    def derived(self, what: str, key: int | None = None) -> dict[str, Any]:
+        """A scratch dict, one per (what, key: e.g. the printed precision), for what other grade
+        modules derive from these runs and keep as long as they live (the print-rule checks'
+        model, the setting's power)."""
+        return self._by_decimals.setdefault(("derived", what, key), {})
 
     @cached_property
     def has_data(self) -> np.ndarray:

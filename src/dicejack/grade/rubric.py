@@ -68,6 +68,8 @@ FLAG_HELP: dict[str, str] = {
     "prob-percent": "probabilities printed as percentages (divided by 100)",
     "untestable": "no state has enough reference data for the consistency test",
     "inconsistent": f"consistency p-value below {P_INCONSISTENT:.4f}",
+    "low-power": "at these settings probe runs with a wrong M are rarely told from faithful "
+    "play: a pass does not rule such bugs out (not a review by itself)",
     "printed-by-wins": "learned like the handout's algorithm, but the printed J looks like the "
     "one with the most wins, not the best estimate",
     "printed-by-plays": "learned like the handout's algorithm, but the printed J looks like the "
