@@ -22,7 +22,7 @@ from tests.hostile.support import submission_text
 
 CFG = grade.GradeConfig(GAME, 100.0, 3000, references=10, calibration=10, seed=4242)
 ARRAYS = ("best", "probability", "tied", "visits", "metrics", "win", "lose", "held_best",
-          "held_probability")
+          "held_probability", "probe_best", "probe_probability")
 HYP = settings(max_examples=40, deadline=None,
                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 

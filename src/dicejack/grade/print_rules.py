@@ -107,14 +107,23 @@ def rule_tables(win: np.ndarray, lose: np.ndarray, rule: str) -> tuple[np.ndarra
 
 
 class _Model:
-    """What the statistics need from the reference runs at one printed precision."""
+    """What the statistics need from the reference runs at one printed precision, kept for the
+    usable states only (flattened): nothing else enters a sum."""
 
     def __init__(self, refs: References, decimals: int | None) -> None:
         r, k = refs.best.shape[0], refs.game.n_dice
         rnd = (lambda a: a) if decimals is None else (lambda a: np.round(a, decimals))
         self.r, self.k = r, k
-        self.usable = refs.usable
-        ratio = rnd(_ratios(refs.win, refs.lose))  # (R, L, L, K)
+        self.states = np.flatnonzero(refs.usable)  # flat indices of the usable states
+        u = self.states.size
+
+        def usable(a: np.ndarray, lead: int = 0) -> np.ndarray:
+            """a's usable states, flattened: a is (lead..., L, L, rest...)."""
+            shape = a.shape[:lead] + (-1,) + a.shape[lead + 2:]
+            return a.reshape(shape)[(slice(None),) * lead + (self.states,)]
+
+        win, lose = usable(refs.win, 1), usable(refs.lose, 1)  # (R, U, K + 1)
+        ratio = rnd(_ratios(win, lose))  # (R, U, K)
         self.n = np.sum(~np.isnan(ratio), axis=0)
         with np.errstate(invalid="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # a J no reference run played
@@ -123,43 +132,46 @@ class _Model:
         floor = SD_FLOOR if decimals is None else max(SD_FLOOR, 0.5 * 10.0**-decimals)
         sd = np.where(np.isfinite(sd), np.maximum(sd, floor), floor)
         self.scale = sd * np.sqrt(1.0 + 1.0 / np.maximum(self.n, 1))
-        self.df = np.maximum(self.n - 1, 1)
-        self.picks = {}
-        for rule in PRINT_RULES[:2]:
-            sets, _ = rule_tables(refs.win, refs.lose, rule)
-            self.picks[rule] = sets.sum(axis=0)  # (L, L, K + 1)
-        faithful_sets, faithful_values = rule_tables(refs.win, refs.lose, "faithful")
-        _, mixed_values = rule_tables(refs.win, refs.lose, PRINT_RULES[2])
-        self.faithful_sets = faithful_sets
-        self.values = {"faithful": rnd(faithful_values), PRINT_RULES[2]: rnd(mixed_values)}
-        spread = self.values["faithful"].std(axis=0)
+        self.df = np.maximum(self.n - 1, 1).astype(np.float64)
+        self.mean = np.where(self.n >= 2, self.mean, 0.0)
+        self.picks = {rule: rule_tables(win, lose, rule)[0].sum(axis=0)  # (U, K + 1)
+                      for rule in PRINT_RULES[:2]}
+        faithful_sets, faithful_values = rule_tables(win, lose, "faithful")
+        _, mixed_values = rule_tables(win, lose, PRINT_RULES[2])
+        faithful_values, mixed_values = rnd(faithful_values), rnd(mixed_values)
+        # The kernel ratio is exactly 0 where no reference run prints another value: skip those.
+        self.mixed = np.flatnonzero((faithful_values != mixed_values).any(axis=0))
+        self.mixed_sets = faithful_sets[:, self.mixed]  # (R, D, K + 1)
+        self.mixed_values = (faithful_values[:, self.mixed], mixed_values[:, self.mixed])
+        spread = faithful_values[:, self.mixed].std(axis=0)
         self.bandwidth = np.maximum(1.06 * spread * r ** -0.2, BANDWIDTH_FLOOR)
+        self.rows = np.arange(u)
 
     def statistics(self, policy: np.ndarray, value: np.ndarray) -> np.ndarray:
         """The three sums (one per rule of PRINT_RULES) for graded tables."""
-        from scipy import stats
+        from scipy.special import stdtr  # the t CDF as a ufunc: 20x faster than scipy.stats
 
-        ok = self.usable & (value > 0) & (policy >= 1)
-        j = np.clip(policy, 1, self.k)
-        z = (value[..., None] - self.mean) / self.scale
-        log_cdf = np.where(self.n >= 2, stats.t.logcdf(np.nan_to_num(z, nan=0.0), self.df), 0.0)
-        own = np.take_along_axis(log_cdf, (j - 1)[..., None], axis=-1)[..., 0]
-        others = log_cdf.sum(axis=-1) - own
+        v = value.reshape(-1)[self.states]
+        ok = (v > 0) & (policy.reshape(-1)[self.states] >= 1)
+        j = np.clip(policy.reshape(-1)[self.states], 1, self.k)
+        with np.errstate(divide="ignore"):
+            cdf = stdtr(self.df, (v[:, None] - self.mean) / self.scale)
+        log_cdf = np.where(self.n >= 2, np.log(np.maximum(cdf, 1e-300)), 0.0)
+        others = log_cdf.sum(axis=-1) - log_cdf[self.rows, j - 1]
         out = np.empty(len(PRINT_RULES))
         for i, rule in enumerate(PRINT_RULES[:2]):
-            picked = np.take_along_axis(self.picks[rule], j[..., None], axis=-1)[..., 0]
+            picked = self.picks[rule][self.rows, j]
             term = np.log((picked + 1.0) / (self.r + self.k)) - others
-            out[i] = float(np.where(ok, np.maximum(term, -CLIP), 0.0).sum())
-        holds = np.take_along_axis(self.faithful_sets, j[None, ..., None], axis=-1)[..., 0]
+            out[i] = float(np.maximum(term, -CLIP)[ok].sum())
+        d = self.mixed
+        holds = self.mixed_sets[:, np.arange(d.size), j[d]]  # (R, D)
         floor = 1.0 / ((self.r + 1) * self.k)
-
-        def log_density(which: str) -> np.ndarray:
-            u = (value[None] - self.values[which]) / self.bandwidth[None]
-            kernel = np.exp(-0.5 * u * u) / (math.sqrt(2 * math.pi) * self.bandwidth[None])
-            return np.log((holds * kernel).sum(axis=0) / self.r + floor)
-
-        mixed = log_density(PRINT_RULES[2]) - log_density("faithful")
-        out[2] = float(np.where(ok, mixed, 0.0).sum())
+        dens = []
+        for values in self.mixed_values:
+            w = (v[d][None] - values) / self.bandwidth[None]
+            kernel = np.exp(-0.5 * w * w) / (math.sqrt(2 * math.pi) * self.bandwidth[None])
+            dens.append(np.log((holds * kernel).sum(axis=0) / self.r + floor))
+        out[2] = float((dens[1] - dens[0])[ok[d]].sum())
         return out
 
 

@@ -26,6 +26,7 @@ from dicejack.compare import METRIC_NAMES, Truth, truth_for
 from dicejack.game import DicejackError, Game
 from dicejack.grade.consistency import NULL_SD_FLOOR, statistic_terms, usable_states
 from dicejack.grade.copies import COPY_DECIMALS, pairwise_distances
+from dicejack.grade.power import probe_count, probe_plan
 from dicejack.grade.printed import graded_learned, graded_tables
 from dicejack.grade.settings import CACHE_VERSION, GradeConfig, GradeWarning
 from dicejack.learners import formulas, handout
@@ -89,7 +90,9 @@ class References:
     (R, L, L, K + 1): the runs' WinCount and LoseCount (the print-rule checks print them by
     other rules). held_best and
     held_probability (C, L, L): the held-out calibration runs' tables, whose statistics against
-    the R references are the null distribution. source says where they came from ("computed",
+    the R references are the null distribution. probe_best and probe_probability: the probe runs
+    with a wrong M of :mod:`dicejack.grade.power` (PROBE_RUNS per probe, in PROBES order), whose
+    catch rate is the setting's power. source says where they came from ("computed",
     "disk cache" or "memory"); cpu_seconds is what computing them cost; notice, when not empty,
     is one line for the user (a cache file that was invalid and was recomputed).
     """
@@ -104,6 +107,8 @@ class References:
     lose: np.ndarray
     held_best: np.ndarray
     held_probability: np.ndarray
+    probe_best: np.ndarray
+    probe_probability: np.ndarray
     source: str = "computed"
     cpu_seconds: float = 0.0
     notice: str = ""
@@ -259,7 +264,7 @@ _MEMO: dict[str, References] = {}
 
 
 _ARRAYS = ("best", "probability", "tied", "visits", "metrics", "win", "lose", "held_best",
-           "held_probability")
+           "held_probability", "probe_best", "probe_probability")
 
 
 class _InvalidCache(Exception):
@@ -318,6 +323,7 @@ def _validated(data: dict[str, np.ndarray], config: GradeConfig) -> References:
     r, c, k = config.references, config.calibration, config.game.n_dice
     _check_tables(config, "reference", data["best"], data["probability"], r)
     _check_tables(config, "held-out", data["held_best"], data["held_probability"], c)
+    _check_tables(config, "probe", data["probe_best"], data["probe_probability"], probe_count())
     tied, visits, metrics = data["tied"], data["visits"], data["metrics"]
     if tied.shape != (*data["best"].shape, k + 1) or tied.dtype != np.bool_:
         raise _InvalidCache("tied sets are not boolean (R, L, L, K + 1)")
@@ -349,6 +355,7 @@ def _validated(data: dict[str, np.ndarray], config: GradeConfig) -> References:
     return References(config, data["best"], data["probability"].astype(np.float64), tied,
                       visits.astype(np.int64), metrics.astype(np.float64), win, lose,
                       data["held_best"], data["held_probability"].astype(np.float64),
+                      data["probe_best"], data["probe_probability"].astype(np.float64),
                       source="disk cache")
 
 
@@ -442,16 +449,22 @@ def compute_references(
     if executor is None and dask is None and workers != 1:
         reference_run(params, config.m, 1, 0)  # compile once before workers fork
     seeds = config.seeds + config.calibration_seeds
+    tasks = [(params, config.m, config.games, s, reference_tie_break(i))
+             for i, s in enumerate(seeds)]
+    tasks += [(params, m, config.games, s, "lowest") for m, s in probe_plan(config)]
     rows = parallel.map_tasks(
-        reference_run,
-        [(params, config.m, config.games, s, reference_tie_break(i)) for i, s in enumerate(seeds)],
-        workers=workers, dask=dask, executor=executor, label="reference runs", progress=progress,
+        reference_run, tasks, workers=workers, dask=dask, executor=executor,
+        label="reference runs", progress=progress,
     )
-    refs, held = rows[: config.references], rows[config.references:]
+    r, c = config.references, config.calibration
+    refs, held, probes = rows[:r], rows[r:r + c], rows[r + c:]
     return References(
-        config, *(np.stack([r[i] for r in refs]) for i in range(7)),
-        held_best=np.stack([r[0] for r in held]), held_probability=np.stack([r[1] for r in held]),
-        source="computed", cpu_seconds=float(sum(r[-1] for r in rows)),
+        config, *(np.stack([row[i] for row in refs]) for i in range(7)),
+        held_best=np.stack([row[0] for row in held]),
+        held_probability=np.stack([row[1] for row in held]),
+        probe_best=np.stack([row[0] for row in probes]),
+        probe_probability=np.stack([row[1] for row in probes]),
+        source="computed", cpu_seconds=float(sum(row[-1] for row in rows)),
     )
 
 
