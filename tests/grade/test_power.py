@@ -44,14 +44,16 @@ def test_a_low_power_batch_says_so_on_every_row(tmp_path):
     (tmp_path / "empty.txt").write_text("")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", grade.GradeWarning)
-        _, grades = grade.grade_files(config, [*files, tmp_path / "empty.txt"],
-                                      out=tmp_path / "book.csv", cache_dir=False)
+        refs, grades = grade.grade_files(config, [*files, tmp_path / "empty.txt"],
+                                         out=tmp_path / "book.csv", cache_dir=False)
     notes = [str(w.message) for w in caught if "low power" in str(w.message)]
     assert len(notes) == 1 and "m-tenfold" in notes[0]
     ok = [g for g in grades if g.status == "ok"]
     assert len(ok) == 2 and all("low-power" in g.flags for g in ok)
     assert all("low-power" not in g.flags for g in grades if g.status != "ok")
     assert "low-power" in (tmp_path / "book.csv").read_text()
+    assert "low power at these settings" in grade.index_html(refs, grades)  # the class page
+    assert "a pass does not rule such bugs out" in grade.report_markdown(refs, ok[0])
     # informative only: it never sends a file to review by itself
     assert "low-power" not in grade.REVIEW_FLAGS
     assert grade.verdict_for(100.0, 0.5, ("low-power",)) == "pass"

@@ -28,6 +28,7 @@ import numpy as np
 
 from dicejack import compare, figures, formats
 from dicejack.formats import HtmlColumn, Markup, html_link, html_table, html_text
+from dicejack.grade.power import setting_power
 from dicejack.grade.record import Grade
 from dicejack.grade.references import References
 from dicejack.grade.rubric import (
@@ -177,6 +178,8 @@ def index_html(refs: References, grades: Sequence[Grade],
                 ("fail", "fail", counts["fail"]), ("unreadable", "fail", unreadable),
                 ("skipped", "muted", len(skipped)))) + "</div>"),
     ]
+    if ok and setting_power(refs).note():  # the setting-level note of grade.power
+        body.append(Markup(f"<p><b>Note:</b> {html_text(setting_power(refs).note())}.</p>"))
     scores = [g.score for g, _ in shown]
     if scores:
         body.append(Markup(
