@@ -76,10 +76,22 @@ def grade_setting(index: int, setting: tuple[int, int, float, int], faithful: in
         text = students.run_student(student, 6, low, low + 2, dice, m, n_games, seed)
         g = grade.grade_text(refs, text, name=f"{student.name}-{r}")
         rows.append((kind, student.name, g.verdict, g.consistency_p,
-                     g.print_check.flag if g.print_check else ""))
+                     g.print_check.flag if g.print_check else "", _why(g)))
     power = grade.setting_power(refs)
     return {"setting": setting, "rows": rows, "low_power": power.low,
             "probes": power.caught, "seconds": time.perf_counter() - t0}
+
+
+def _why(g: grade.Grade) -> str:
+    """Why a grade is not a pass: the consistency test, a print-rule flag, or the rest (a low
+    score or another review flag)."""
+    if g.verdict == "pass":
+        return ""
+    if g.consistency_p < grade.P_INCONSISTENT:
+        return "consistency"
+    if g.print_check is not None and g.print_check.flag:
+        return "print-rule"
+    return "score or flag"
 
 
 def _pct(x: float) -> str:
@@ -111,15 +123,18 @@ def main() -> None:
            f"outputs, {args.bug_runs} per required bug, {args.slip_runs} per print-only slip; "
            f"6-sided dice, UTarget = LTarget + 2; one reference set (R 30, C 60) per setting.",
            ""]
-    faithful = [(r["setting"], v, p, f) for r in results for k, _, v, p, f in r["rows"]
+    faithful = [(r["setting"], v, p, f) for r in results for k, _, v, p, f, _ in r["rows"]
                 if k == "faithful"]
+    why = [w for r in results for k, _, _, _, _, w in r["rows"] if k == "faithful" and w]
     total = len(faithful)
     not_pass = sum(v != "pass" for _, v, _, _ in faithful)
     fails = sum(v == "fail" for _, v, _, _ in faithful)
     flagged = sum(bool(f) for _, _, _, f in faithful)
     out += [f"**False alarms, pooled:** {not_pass} of {total} faithful outputs not passing "
             f"({100 * not_pass / total:.1f}%; nominal 5%), {fails} failed, {flagged} flagged by "
-            "the print-rule checks.", "",
+            "the print-rule checks. Why not passing: "
+            + ", ".join(f"{w} {why.count(w)}" for w in ("consistency", "print-rule",
+                                                         "score or flag")) + ".", "",
             "| factor | level | faithful outputs | not passing | failed |",
             "|---|---|---:|---:|---:|"]
     for f_index, factor in enumerate(("NDice", "LTarget", "M", "NGAMES")):
@@ -131,19 +146,21 @@ def main() -> None:
     out += ["", "**Power per setting** (share of each bug's outputs caught, review or fail; "
             "slips: caught as any review); `low-power`: the setting's probe runs flag it:", ""]
     bugs = [*REQUIRED, *students.SLIP_NAMES]
-    out += ["| NDice | LTarget | M | NGAMES | " + " | ".join(bugs) + " | low-power |",
-            "|" + "---:|" * 4 + "---:|" * len(bugs) + "---|"]
+    out += ["| NDice | LTarget | M | NGAMES | faithful not passing | " + " | ".join(bugs)
+            + " | low-power |", "|" + "---:|" * 5 + "---:|" * len(bugs) + "---|"]
     blind: dict[str, list[str]] = {b: [] for b in bugs}
     for r in results:
         dice, low, m, n_games = r["setting"]
         cells = []
         for b in bugs:
-            sel = [v for k, name, v, _, _ in r["rows"] if name == b and k in ("bug", "slip")]
+            sel = [v for k, name, v, *_ in r["rows"] if name == b and k in ("bug", "slip")]
             share = float(np.mean([v != "pass" for v in sel])) if sel else float("nan")
             cells.append(_pct(share) if sel else "-")
             if sel and share < 0.5:
                 blind[b].append(f"({dice}, {low}, {m:g}, {n_games:,})")
-        out.append(f"| {dice} | {low} | {m:g} | {n_games:,} | " + " | ".join(cells)
+        fa = [v for k, _, v, *_ in r["rows"] if k == "faithful"]
+        out.append(f"| {dice} | {low} | {m:g} | {n_games:,} | "
+                   f"{sum(v != 'pass' for v in fa)} / {len(fa)} | " + " | ".join(cells)
                    + f" | {', '.join(r['low_power']) or '-'} |")
     out += ["", "**Settings where a bug is caught in fewer than half of its runs** "
             "(NDice, LTarget, M, NGAMES):", ""]
