@@ -153,6 +153,7 @@ from dicejack.grade.rubric import (
     P_INCONSISTENT,
     P_REVIEW,
     P_ZERO,
+    PRINT_RULE_FLAGS,
     QUALITY_METRICS,
     QUALITY_POINTS,
     REVIEW_FLAGS,
@@ -247,5 +248,6 @@ __all__ = [
     "student_ids", "BLACKBOARD_HEADER", "lms_format_name", "format_mismatch", "batch_hint",
     "PRINT_RULES", "PrintCheck", "print_check", "rule_statistics", "rule_tables", "SD_FLOOR",
     "CLIP", "BANDWIDTH_FLOOR", "ALPHA_PRINT", "P_INCONSISTENT", "REVIEW_BELOW",
-    "print_check_text", "LOW_POWER", "PROBE_RUNS", "PROBES", "SettingPower", "setting_power",
+    "print_check_text", "PRINT_RULE_FLAGS", "LOW_POWER", "PROBE_RUNS", "PROBES", "SettingPower",
+    "setting_power",
 ]

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from dicejack.grade.rubric import ALPHA_PRINT
+from dicejack.grade.rubric import ALPHA_PRINT, PRINT_RULE_FLAGS
 
 if TYPE_CHECKING:  # pragma: no cover
     from dicejack.grade.references import References
@@ -50,7 +50,7 @@ __all__ = ["PRINT_RULES", "PrintCheck", "print_check", "rule_tables", "rule_stat
            "SD_FLOOR", "CLIP", "BANDWIDTH_FLOOR"]
 
 #: The print-only slips, by flag name, in the order of the statistics.
-PRINT_RULES = ("printed-by-wins", "printed-by-plays", "printed-prob-of-most-played")
+PRINT_RULES = PRINT_RULE_FLAGS
 #: Smallest spread of a J's ratio over the reference runs (all runs alike at many games).
 SD_FLOOR = 0.002
 #: A state's log likelihood ratio is cut below at -CLIP: one state where a faithful program's

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 import numpy as np
 
 __all__ = ["FORMAT_POINTS", "QUALITY_POINTS", "CONSISTENCY_POINTS", "P_REVIEW", "ALPHA_PRINT",
-           "P_INCONSISTENT", "P_ZERO",
+           "P_INCONSISTENT", "PRINT_RULE_FLAGS", "P_ZERO",
            "P_FAIL", "SCORE_REVIEW", "QUALITY_METRICS", "FLAG_DEDUCTIONS", "REVIEW_FLAGS",
            "FAIL_FLAGS", "FLAG_HELP", "FLAG_HINTS", "consistency_points", "quality_fraction",
            "percentile_among", "verdict_for"]
@@ -45,11 +45,13 @@ FLAG_DEDUCTIONS: dict[str, float] = {
     "policy-not-integer": 4.0,
     "labels-swapped": 2.0,
 }
+#: The print-only slips' flags (:mod:`dicejack.grade.print_rules` tests them, in this order).
+PRINT_RULE_FLAGS = ("printed-by-wins", "printed-by-plays", "printed-prob-of-most-played")
 #: Flags that send a submission to review even when everything else passes.
 REVIEW_FLAGS = frozenset(
     {"transposed", "prob-out-of-range", "policy-out-of-range", "data-without-policy", "no-data",
      "policy-not-integer", "untestable", "inconsistent", "low-quality", "copied",
-     "identity-ambiguous", "printed-by-wins", "printed-by-plays", "printed-prob-of-most-played"}
+     "identity-ambiguous", *PRINT_RULE_FLAGS}
 )
 #: Flags that fail a submission: nothing in the tables can be graded.
 FAIL_FLAGS = frozenset({"no-data"})
