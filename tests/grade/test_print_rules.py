@@ -97,7 +97,7 @@ def test_too_few_held_out_runs_cannot_reach_the_level():
     policy, prob = _printed(small, 1, "printed-by-plays")
     pc = grade.grade_tables(small, policy, prob).print_check
     assert not pc.runs and pc.flag == "" and math.isnan(pc.p_value)
-    assert "not run" in grade.print_check_text(grade.grade_tables(small, policy, prob))
+    assert "not run" in grade.grade_tables(small, policy, prob).print_check.sentence()
 
 
 def test_the_family_shares_the_review_level():

@@ -203,7 +203,6 @@ from dicejack.grade.writers import (
     gradebook_records,
     plain_summary,
     prepare_reports_folder,
-    print_check_text,
     quality_rows,
     report_markdown,
     report_names,
@@ -248,6 +247,6 @@ __all__ = [
     "student_ids", "BLACKBOARD_HEADER", "lms_format_name", "format_mismatch", "batch_hint",
     "PRINT_RULES", "PrintCheck", "print_check", "rule_statistics", "rule_tables", "SD_FLOOR",
     "CLIP", "BANDWIDTH_FLOOR", "ALPHA_PRINT", "P_INCONSISTENT", "REVIEW_BELOW",
-    "print_check_text", "PRINT_RULE_FLAGS", "LOW_POWER", "PROBE_RUNS", "PROBES", "SettingPower",
+    "PRINT_RULE_FLAGS", "LOW_POWER", "PROBE_RUNS", "PROBES", "SettingPower",
     "setting_power",
 ]

@@ -74,6 +74,20 @@ class PrintCheck:
     flag: str
     runs: bool = True
 
+    def sentence(self) -> str:
+        """One sentence for the reports: whether the checks ran, the slip that fits best, the
+        family's rank p-value and what was flagged."""
+        what = ("Print-rule checks (is the best J printed by another rule than the best "
+                "estimate?): ")
+        if not self.runs:
+            return what + ("not run (they need at least 60 held-out calibration runs and a "
+                           "usable state).")
+        rule = max(self.z, key=lambda r: self.z[r])
+        verdict = (f"flagged `{self.flag}`" if self.flag else
+                   f"nothing flagged (flagged at p <= {ALPHA_PRINT:.4f})")
+        return (what + f"closest slip {rule} (z = {self.z[rule]:.2f}), rank p-value "
+                f"{self.p_value:.3g}; {verdict}.")
+
 
 def _ratios(win: np.ndarray, lose: np.ndarray) -> np.ndarray:
     """(..., K) WinCount / (WinCount + LoseCount) per J = 1..K, NaN without data."""

@@ -44,7 +44,6 @@ from dicejack.grade.writers import (
     flag_checklist,
     p_value_text,
     plain_summary,
-    print_check_text,
     quality_rows,
     report_names,
 )
@@ -178,8 +177,9 @@ def index_html(refs: References, grades: Sequence[Grade],
                 ("fail", "fail", counts["fail"]), ("unreadable", "fail", unreadable),
                 ("skipped", "muted", len(skipped)))) + "</div>"),
     ]
-    if ok and setting_power(refs).note():  # the setting-level note of grade.power
-        body.append(Markup(f"<p><b>Note:</b> {html_text(setting_power(refs).note())}.</p>"))
+    note = setting_power(refs).note() if ok else ""  # the setting-level note of grade.power
+    if note:
+        body.append(Markup(f"<p><b>Note:</b> {html_text(note)}.</p>"))
     scores = [g.score for g, _ in shown]
     if scores:
         body.append(Markup(
@@ -325,8 +325,8 @@ def _tables(refs: References, g: Grade) -> list[str]:
             f"<p>Statistic T = {_fmt(c.statistic)} over {c.usable} usable states; held-out "
             f"calibration runs: mean {_fmt(c.null_mean)}, sd {_fmt(c.null_sd)}; "
             f"{html_text(deciding)}. {html_text(REVIEW_BELOW)}.</p>")]
-        if print_check_text(g):
-            out.append(Markup(f"<p>{html_text(print_check_text(g))}</p>"))
+        if g.print_check is not None:
+            out.append(Markup(f"<p>{html_text(g.print_check.sentence())}</p>"))
         if c.decimals is not None:
             out.append(Markup(f"<p>The probabilities are printed with {c.decimals} decimals; "
                               "the reference estimates were rounded likewise.</p>"))

@@ -42,8 +42,7 @@ from dicejack.runtime import parallel
 __all__ = ["GRADEBOOK_HEADER", "gradebook_csv", "gradebook_records", "write_gradebook",
            "summary_text", "report_names", "plain_summary", "report_markdown", "report_text",
            "write_reports", "check_gradebook_path", "check_output_path",
-           "prepare_reports_folder", "same_as_any", "quality_rows", "print_check_text",
-           "REVIEW_BELOW"]
+           "prepare_reports_folder", "same_as_any", "quality_rows", "REVIEW_BELOW"]
 
 #: The gradebook's header, exactly as in DESIGN.md (columns are only ever added at the end).
 GRADEBOOK_HEADER: tuple[str, ...] = (
@@ -353,24 +352,6 @@ REVIEW_BELOW = (f"Below {P_INCONSISTENT:.3f} is unusual for a correct program an
                 f"{P_REVIEW} level)")
 
 
-def print_check_text(g: Grade) -> str:
-    """One sentence on the print-rule checks (grade.print_rules): whether they ran, the slip
-    that fits best and the family's rank p-value, and what was flagged."""
-    pc = g.print_check
-    if pc is None:
-        return ""
-    if not pc.runs:
-        return ("Print-rule checks (is the best J printed by another rule than the best "
-                "estimate?): not run (they need at least 60 held-out calibration runs and a "
-                "usable state).")
-    rule = max(pc.z, key=lambda r: pc.z[r])
-    verdict = (f"flagged `{pc.flag}`" if pc.flag else
-               f"nothing flagged (flagged at p <= {ALPHA_PRINT:.4f})")
-    return ("Print-rule checks (is the best J printed by another rule than the best "
-            f"estimate?): closest slip {rule} (z = {_fmt(pc.z[rule], '.2f')}), rank p-value "
-            f"{_fmt(pc.p_value, '.3g')}; {verdict}.")
-
-
 def p_value_text(c: Consistency, calibration: int) -> str:
     """The consistency test's two p-values, naming the one that decides the verdict and the
     points (the log-t fit's), and what the other one is."""
@@ -442,8 +423,8 @@ def report_markdown(refs: References, g: Grade, image: str | None = None) -> str
         f"(held-out calibration runs): mean {_fmt(c.null_mean)}, sd {_fmt(c.null_sd)}; "
         f"{p_value_text(c, cfg.calibration)}. {REVIEW_BELOW}.",
     ]
-    if print_check_text(g):
-        lines += ["", print_check_text(g)]
+    if g.print_check is not None:
+        lines += ["", g.print_check.sentence()]
     if c.decimals is not None:
         lines.append(f"The probabilities are printed with {c.decimals} decimals; the reference "
                      "estimates were rounded likewise.")
@@ -516,8 +497,8 @@ def report_text(refs: References, g: Grade, worst: int = 5, width: int = 88) -> 
         f"Consistency with the handout's algorithm: statistic T = {_fmt(c.statistic)} over "
         f"{c.usable} usable states (faithful runs: mean {_fmt(c.null_mean)}, sd "
         f"{_fmt(c.null_sd)}); {p_value_text(c, refs.config.calibration)}. {REVIEW_BELOW}.")]
-    if print_check_text(g):
-        lines += ["", *para(print_check_text(g))]
+    if g.print_check is not None:
+        lines += ["", *para(g.print_check.sentence())]
     if g.worst:
         lines += ["", "Worst states (least like the reference runs; J -: any J may be printed):",
                   f"  {'<X,Y>':<8} {'estimate':>8} {'ref mean':>8} {'ref 5%..95%':>15} "
