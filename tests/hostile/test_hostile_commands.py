@@ -101,6 +101,16 @@ def test_report_metrics_json_is_valid_and_carries_the_marker(tmp_path, capsys):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["rep"]  # no temporaries beside it
 
 
+def no_work_starts(monkeypatch) -> None:
+    """Any learning or study started from here on fails the test (a refusal must come first):
+    the games' progress and the study's task map are where every learn and report begins."""
+    def started(*args, **kwargs):
+        raise AssertionError("the work started before the refusal")
+
+    monkeypatch.setattr(parallel, "games_progress_bar", started)
+    monkeypatch.setattr(parallel, "map_tasks", started)
+
+
 # ------------------------------------------------------------------- 2. sizes, empty messages
 @pytest.mark.parametrize("args, named", [
     (["learn", "--games", str(2**63)], "--games"),
@@ -110,12 +120,11 @@ def test_report_metrics_json_is_valid_and_carries_the_marker(tmp_path, capsys):
     (["report", "--seeds", str(10**12)], "--seeds 1000000000000"),
     (["report", "--seeds", "10000", "-m", "1,2,3", "--games", "100..1e9"], "seeds x"),
 ])
-def test_absurd_sizes_are_refused_up_front(tmp_path, capsys, args, named):
-    started = time.perf_counter()
+def test_absurd_sizes_are_refused_up_front(tmp_path, capsys, monkeypatch, args, named):
+    no_work_starts(monkeypatch)  # refused, not attempted
     code, out, err = run(capsys, *args, "--out", tmp_path / "x")
     assert code == 2 and out == ""
     assert err.startswith("error: ") and named in err and err.count("\n") == 1, err
-    assert time.perf_counter() - started < 5  # refused, not attempted
     assert not (tmp_path / "x").exists() and list(tmp_path.iterdir()) == []
 
 
@@ -173,13 +182,11 @@ def test_dask_scheduler_that_never_answers_gives_up_in_time(tmp_path, capsys, mo
     monkeypatch.setattr(parallel, "DASK_CONNECT_TIMEOUT", 1)
     address, stop = serve(reply)
     try:
-        started = time.perf_counter()
         code, _, err = run(capsys, "report", *SMALL_REPORT[:4], "--dask", address,
                            "--out", tmp_path / "r")
-        took = time.perf_counter() - started
     finally:
         stop.set()
-    assert code == 2 and took < 8, (took, err)
+    assert code == 2, err
     assert err.startswith(f"error: cannot connect to the Dask scheduler {address}"), err
     assert err.count("\n") == 1 and "EiB" not in err
     assert list(tmp_path.iterdir()) == []  # the temporary report folder is gone too
@@ -189,9 +196,32 @@ def test_dask_scheduler_that_never_answers_gives_up_in_time(tmp_path, capsys, mo
 ENTRY = "import sys; from dicejack.cli import main; sys.exit(main(sys.argv[1:]))"
 
 
-def start(args: list[str], cwd: Path, *, script: bool = False) -> subprocess.Popen:
+#: The command line, with one line PLAYING on stderr once the learner has played a first chunk:
+#: the readiness signal a test waits for (no sleeping and hoping it is far enough).
+PLAYING = "test: playing"
+ENTRY_SAYING_PLAYING = f"""
+import sys
+from dicejack.runtime import parallel
+bar = parallel.games_progress_bar
+def games_progress_bar(*args, **kwargs):
+    update, close = bar(*args, **kwargs)
+    said = []
+    def playing(session):
+        update(session)
+        if not said and session.played > 0:
+            said.append(True)
+            print({PLAYING!r}, file=sys.stderr, flush=True)
+    return playing, close
+parallel.games_progress_bar = games_progress_bar
+from dicejack.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def start(args: list[str], cwd: Path, *, script: bool = False, entry: str = ENTRY
+          ) -> subprocess.Popen:
     cmd = ([str(Path(sys.executable).parent / "dicejack")] if script
-           else [sys.executable, "-c", ENTRY])
+           else [sys.executable, "-c", entry])
     return subprocess.Popen(cmd + args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, start_new_session=True)
 
@@ -204,6 +234,25 @@ def finish(proc: subprocess.Popen, timeout: float = 30) -> tuple[int, str, str]:
         out, err = proc.communicate()
         pytest.fail(f"still running after {timeout} s: {err[-500:]}")
     return proc.returncode, out, err
+
+
+def wait_for_line(proc: subprocess.Popen, line: str, timeout: float = 300) -> bool:
+    """Read `proc`'s stderr until `line` (True) or its end (False); a hang guard ends the
+    process after `timeout` seconds. What was read before the line is dropped."""
+    found = threading.Event()
+
+    def read() -> None:
+        for got in proc.stderr:
+            if got.rstrip("\n") == line:
+                found.set()
+                return
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(timeout)
+    if reader.is_alive():
+        os.killpg(proc.pid, signal.SIGKILL)
+    return found.is_set()
 
 
 def wait_for(predicate, timeout: float) -> bool:
@@ -242,8 +291,9 @@ needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="ne
 @pytest.mark.slow
 @pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_signal_during_learn_saves_a_resumable_run(tmp_path, sig, code):
-    proc = start(["learn", "--games", str(10**10), "--out", "run.npz"], tmp_path)
-    time.sleep(2.0)  # imported, compiled (cached) and playing
+    proc = start(["learn", "--games", str(10**10), "--out", "run.npz"], tmp_path,
+                 entry=ENTRY_SAYING_PLAYING)
+    assert wait_for_line(proc, PLAYING), "the learner never said it was playing"
     proc.send_signal(sig)
     rc, out, err = finish(proc)
     assert rc == code, err
@@ -297,14 +347,14 @@ def test_signal_during_report_stops_workers_and_leaves_nothing(tmp_path, sig, co
 
 
 # ---------------------------------------------------------------------- 5. what --out replaces
-def test_report_out_never_replaces_a_folder_dicejack_did_not_write(tmp_path, capsys):
+def test_report_out_never_replaces_a_folder_dicejack_did_not_write(tmp_path, capsys,
+                                                                    monkeypatch):
     mine = tmp_path / "mine"
     (mine / "sub").mkdir(parents=True)
     (mine / "notes.txt").write_text("my notes\n")
-    started = time.perf_counter()
+    no_work_starts(monkeypatch)  # refused before any work
     code, _, err = run(capsys, "report", *SMALL_REPORT, "--out", mine)
     assert code == 2 and MARKER in err and err.count("\n") == 1, err
-    assert time.perf_counter() - started < 5  # refused before any work
     assert (mine / "notes.txt").read_text() == "my notes\n" and (mine / "sub").is_dir()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine"]
 

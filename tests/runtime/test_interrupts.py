@@ -53,3 +53,22 @@ def test_atomic_delivers_a_signal_after_the_block_not_inside_it():
         with interrupts.atomic():  # nothing held: nothing delivered
             pass
 
+
+
+def test_a_signal_during_an_import_is_raised_after_the_import(tmp_path, monkeypatch):
+    # A KeyboardInterrupt inside importlib's module locks can be swallowed and leave a lock held
+    # (the next import of the module then hangs): the handler waits until the import is done.
+    (tmp_path / "slow_to_import.py").write_text(
+        "import os, signal\nos.kill(os.getpid(), signal.SIGINT)\nfinished = True\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import threading
+
+    with interrupts.as_interrupts():
+        with pytest.raises(KeyboardInterrupt):
+            import slow_to_import  # noqa: F401
+            threading.Event().wait(60)  # the interrupt, sent again once the import is done
+    import sys
+
+    assert sys.modules["slow_to_import"].finished is True
+    interrupts.UNREPORTED.clear()
+    del sys.modules["slow_to_import"]

@@ -7,9 +7,13 @@ Used by the command line; library code only sees ordinary KeyboardInterrupts."""
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
+import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
+from types import FrameType
 
 __all__ = ["Terminated", "UNREPORTED", "exit_code", "handlers", "as_interrupts", "deferred",
            "atomic"]
@@ -25,7 +29,47 @@ class Terminated(KeyboardInterrupt):
 UNREPORTED: list[int] = []
 
 
-def _raise_interrupt(signum: int, frame: object) -> None:
+#: Where Python's import machinery runs: a KeyboardInterrupt raised inside it can be swallowed
+#: by a module lock's weakref callback ("Exception ignored in ... _get_module_lock") and leave the
+#: lock held, so that the next import of that module waits for ever.
+_IMPORT_FILES = ("<frozen importlib._bootstrap>", "<frozen importlib._bootstrap_external>")
+
+
+def _inside_import(frame: FrameType | None) -> bool:
+    """Whether `frame` or any frame that called it runs Python's import machinery."""
+    while frame is not None:
+        if frame.f_code.co_filename in _IMPORT_FILES:
+            return True
+        frame = frame.f_back
+    return False
+
+
+_REDELIVERING: set[int] = set()
+
+
+def _redeliver_after_import(signum: int) -> None:
+    """Send `signum` again once the main thread has left the import machinery (a daemon thread
+    watches its stack; the handler then runs where an exception is safe)."""
+    if signum in _REDELIVERING:
+        return
+    _REDELIVERING.add(signum)
+    main_id = threading.main_thread().ident
+
+    def watch() -> None:
+        try:
+            while _inside_import(sys._current_frames().get(main_id)):
+                time.sleep(0.002)
+        finally:
+            _REDELIVERING.discard(signum)
+        os.kill(os.getpid(), signum)
+
+    threading.Thread(target=watch, name=f"redeliver-{signum}", daemon=True).start()
+
+
+def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
+    if _inside_import(frame):  # raise it once the import is done, never inside it
+        _redeliver_after_import(signum)
+        return
     UNREPORTED.append(signum)
     raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
 

@@ -1,0 +1,85 @@
+"""The test suite on an oversubscribed machine: does it still pass when CI's machine is busy?
+
+Usage: python benchmarks/suite_under_load.py [--rounds 5] [--burners-per-core 2] [--fast]
+                                            [-- PYTEST ARGS...]
+
+Starts `--burners-per-core` CPU-bound processes per core (busy loops at normal priority) beside
+the README's pytest command (`pytest -q -n auto --dist loadfile`, or `-m "not slow"` with
+`--fast`), runs it `--rounds` times in a row, and prints each round's exit code, wall seconds and
+the machine's load average beside one round on the quiet machine measured first (the baseline),
+so the slowdown is a ratio. The burners are stopped however the script ends. A round that fails
+prints pytest's summary lines. Exit code: 0 when every round passed, 1 otherwise.
+
+Tests must never assert wall-clock time (CI machines are busy); this script is how that promise
+is checked: the suite must pass every round with the machine oversubscribed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BURN = "while True:\n    pass\n"
+
+
+def run_suite(pytest_args: list[str]) -> tuple[int, float, str]:
+    """One run of pytest in the repository: (exit code, wall seconds, its last lines)."""
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "pytest", *pytest_args], cwd=ROOT,
+                          capture_output=True, text=True)
+    took = time.perf_counter() - started
+    tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
+    return done.returncode, took, tail
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--burners-per-core", type=int, default=2)
+    parser.add_argument("--fast", action="store_true", help='only -m "not slow"')
+    parser.add_argument("--no-baseline", action="store_true",
+                        help="skip the quiet round measured first")
+    parser.add_argument("pytest_args", nargs="*", help="instead of the README's pytest arguments")
+    args = parser.parse_args()
+    pytest_args = args.pytest_args or ["-q", "-n", "auto", "--dist", "loadfile", "-p",
+                                       "no:cacheprovider"]
+    if args.fast:
+        pytest_args = [*pytest_args, "-m", "not slow"]
+    cores = os.cpu_count() or 1
+    print(f"pytest {' '.join(pytest_args)}; {cores} cores")
+    print(f"{'round':>10} {'load':>8} {'exit':>5} {'seconds':>9} {'vs quiet':>9}")
+    quiet = None
+    if not args.no_baseline:
+        code, quiet, tail = run_suite(pytest_args)
+        print(f"{'quiet':>10} {os.getloadavg()[0]:8.1f} {code:5d} {quiet:9.1f} {1:9.2f}")
+        if code:
+            print(tail)
+    burners = [subprocess.Popen([sys.executable, "-c", BURN])
+               for _ in range(args.burners_per_core * cores)]
+    failed = 0
+    try:
+        for i in range(1, args.rounds + 1):
+            code, took, tail = run_suite(pytest_args)
+            ratio = f"{took / quiet:9.2f}" if quiet else f"{'-':>9}"
+            print(f"{f'busy {i}':>10} {os.getloadavg()[0]:8.1f} {code:5d} {took:9.1f} {ratio}",
+                  flush=True)
+            if code:
+                failed += 1
+                print(tail, flush=True)
+    finally:
+        for proc in burners:
+            proc.kill()
+        for proc in burners:
+            proc.wait()
+    print(f"{args.rounds - failed} of {args.rounds} rounds passed with "
+          f"{len(burners)} busy loops beside the suite")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
