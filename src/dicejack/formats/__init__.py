@@ -27,9 +27,10 @@ Modules, each owning one thing:
                  for `dicejack learn --replay`
 
 Every error is a FormatError (defined here) with a one-line message. The modules' public names
-are re-exported here, so callers write `formats.write_atomic`, `formats.read_submission`, ...;
-a module is loaded when one of its names is first used (writing a solution does not compile the
-submission reader's patterns).
+are re-exported here from one table (_PUBLIC; a test holds it to each module's `__all__`), so
+callers write `formats.write_atomic`, `formats.read_submission`, ...; a module is loaded when one
+of its names is first used (writing a solution does not compile the submission reader's
+patterns).
 """
 
 from __future__ import annotations
@@ -39,10 +40,34 @@ from typing import Any
 
 from dicejack import DicejackError
 
-#: The modules whose `__all__` names are re-exported, in the order they are searched.
-_MODULES = ("atomic", "folders", "json_output", "escape", "html", "numbers", "sizes", "npz",
-            "tables",
-            "submission", "learner_runs", "replay")
+#: Each module's public names, re-exported here: loaded with the module, on first use.
+_PUBLIC: dict[str, tuple[str, ...]] = {
+    "atomic": ("STALE_TEMPORARY_SECONDS", "check_output_file", "ensure_output_folder",
+               "savez_atomic", "write_atomic"),
+    "folders": ("new_folder_beside", "swap_folder", "os_reason"),
+    "json_output": ("json_safe", "json_text"),
+    "escape": ("safe_text", "spreadsheet_cell", "markdown_code", "markdown_text",
+               "html_text_escape"),
+    "html": ("Markup", "HtmlColumn", "html_page", "html_table", "html_text", "html_link",
+             "png_data_uri", "markdown_html", "HTML_GENERATOR"),
+    "numbers": ("parse_count", "count_text"),
+    "sizes": ("learner_run_bytes", "run_bytes", "solution_bytes"),
+    "npz": ("SMALL_MEMBER_BYTES", "NpzMembers", "open_npz"),
+    "tables": ("RUN_NPZ_KIND", "RUN_NPZ_VERSION", "SOLUTION_NPZ_VERSION", "format_table",
+               "learn_csv", "learn_dict", "learn_json", "learn_text", "load_run_npz",
+               "read_params_header", "run_csv", "run_dict", "run_text", "save_run_npz",
+               "save_solution_npz", "solution_csv", "solution_dict", "solution_json",
+               "solution_text"),
+    "submission": ("SUBMISSION_FLAGS", "SUBMISSION_LAYOUTS", "SUBMISSION_NO_DATA_WORDS",
+                   "SUBMISSION_SIZE_LIMIT", "Submission", "find_table_size", "read_submission",
+                   "read_submission_text"),
+    "learner_runs": ("LEARNER_RUN_KIND", "LEARNER_RUN_VERSION", "save_learner_run",
+                     "load_learner_run"),
+    "replay": ("REPLAY_BYTES_LIMIT", "REPLAY_GAMES_LIMIT", "parse_replay", "read_replay"),
+}
+#: Public name -> its module (the table above, turned around).
+_MODULE_OF = {name: module for module, names in _PUBLIC.items() for name in names}
+__all__ = ["FormatError", *_MODULE_OF]
 
 
 class FormatError(DicejackError):
@@ -73,22 +98,14 @@ def _printable(text: str) -> str:
 
 
 def __getattr__(name: str) -> Any:
-    """A re-exported name, from the first module of _MODULES whose `__all__` has it; `__all__`
-    itself is FormatError and every module's `__all__` (loading the modules)."""
-    if name == "__all__":
-        names = ["FormatError"]
-        for module_name in _MODULES:
-            names += importlib.import_module(f"{__name__}.{module_name}").__all__
-        globals()["__all__"] = names
-        return names
-    for module_name in _MODULES:
-        module = importlib.import_module(f"{__name__}.{module_name}")
-        if name in module.__all__:
-            value = getattr(module, name)
-            globals()[name] = value  # later lookups do not come here
-            return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    """A re-exported name, from its module in :data:`_PUBLIC` (imported now, once)."""
+    module_name = _MODULE_OF.get(name)
+    if module_name is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module_name}"), name)
+    globals()[name] = value  # later lookups do not come here
+    return value
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__getattr__("__all__")})
+    return sorted({*globals(), *__all__})
