@@ -178,10 +178,14 @@ def test_a_symmetric_openspiel_policy_goes_straight_into_compare():
     game = Game(3, 6, 7, 2)
     sol = solver.solve(game)
     c = compare.compare(game, sol, dos.openspiel_policy(dos.load(game), sol.best))
-    # a TabularPolicy knows the states reachable from the start, in either seat: exactly those
-    assert c.states_with_data == game.reachable().sum() < game.states
-    assert c.metrics["agreement_reachable"] == 1.0
+    # openspiel_policy answers in every decision state, both seats: a lossless round trip
+    assert c.states_with_data == game.states
+    assert c.metrics["agreement_all"] == 1.0
     assert c.metrics["exploitability"] == pytest.approx(0, abs=1e-12)
+    # OpenSpiel's own TabularPolicy (keyed by history walk) knows only the reachable states
+    theirs = policy_lib.TabularPolicy(dos.load(game), to_string=str)
+    partial = compare.compare(game, sol, theirs)
+    assert partial.states_with_data == game.reachable().sum() < game.states
     with pytest.raises(compare.CompareError, match="is for"):
         compare.compare(Game(3, 6, 8, 2), None, dos.openspiel_policy(dos.load(game), sol.best))
 
@@ -203,4 +207,5 @@ def test_without_openspiel_the_import_is_one_line_naming_the_extra():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == ("dicejack.openspiel needs OpenSpiel, which dicejack does not install: "
-                           "pip install 'dicejack[openspiel]'")
+                           "pip install '.[openspiel]' in a clone of dicejack (or pip install "
+                           "open-spiel cvxpy)")

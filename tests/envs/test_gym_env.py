@@ -304,7 +304,9 @@ def test_render_without_mode_warns_and_returns_none():
     [
         ({"opponent": "greedy"}, "unknown opponent 'greedy'"),
         ({"opponent": np.ones((3, 3), dtype=int)}, "must be 10x10"),
-        ({"opponent": np.zeros((10, 10), dtype=int)}, "policy has 0 dice at <0,0>"),
+        ({"opponent": np.zeros((10, 10), dtype=int)},
+         "the policy plays 0 dice at <0,0> (100 states in all), but J counts from 1 (1..2): "
+         "for a 0-based policy (actions 0..1, J = action + 1) add 1 to each entry"),
         ({"opponent": np.full((10, 10), 3)}, "policy has 3 dice at <0,0>; must be 1..2"),
         ({"opponent": np.full((10, 10), 1.5)}, "whole numbers of dice"),
         ({"opponent": np.full((10, 10, 3), 0.5)}, "action distribution"),

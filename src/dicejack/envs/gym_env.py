@@ -164,6 +164,8 @@ def opponent_policy(game: Game, opponent: Any) -> OpponentFn | None:
         )
     try:
         dist = solver.policy_distribution(game, arr, fill="error")  # the one check of a policy
+    except solver.ZeroBasedError as e:  # this opponent table is of J: say how to make one
+        raise EnvError(f"bad opponent table: {e.saying('add 1 to each entry')}") from None
     except (solver.SolverError, TypeError, ValueError) as e:
         raise EnvError(f"bad opponent table: {e}") from None
     if arr.shape == game.shape:
