@@ -139,7 +139,9 @@ def test_exploitability_equals_openspiels_for_random_and_table_policies(game):
 
 def _trained_qlearner(game: Game, episodes: int, seed: int):
     os_game = dos.load(game)
-    env = rl_environment.Environment(os_game, seed=seed)
+    # the chance sampler draws the dice (Environment's own seed= is not used for them)
+    env = rl_environment.Environment(
+        os_game, chance_event_sampler=rl_environment.ChanceEventSampler(seed=seed))
     k = env.action_spec()["num_actions"]
     agents = [tabular_qlearner.QLearner(player_id=p, num_actions=k) for p in range(2)]
     np.random.seed(seed)  # QLearner explores with numpy's global generator
@@ -169,9 +171,93 @@ def test_a_learned_openspiel_policy_is_measured_exactly():
         assert c.metrics["exploitability"] == pytest.approx(ours)
         assert np.isnan(c.metrics["rmse_onpath"])  # no estimates come with a policy
         assert 0.0 <= c.metrics["agreement_all"] <= 1.0
-    # the two seats learned apart: compare refuses to pick one
-    with pytest.raises(compare.CompareError, match="differently as player 0 and player 1"):
+
+
+def test_a_trained_pairs_exploitability_is_openspiels_and_not_each_seats_alone():
+    """Finding 3: the pair's exploitability (NashConv / 2 of the joint policy), exactly as
+    OpenSpiel computes it, with its per-player improvements; each seat's table measured as if
+    it played both seats is another number."""
+    game = Game(2, 4, 5, 2)
+    os_game, joint = _trained_qlearner(game, 2_000, seed=3)
+    first, second = (dos.policy_table(os_game, joint, seat=s) for s in (0, 1))
+    theirs = exploitability.nash_conv(os_game, joint, return_only_nash_conv=False)
+    values = dos.seat_values(os_game, joint)
+    assert values.nash_conv == pytest.approx(theirs.nash_conv, abs=1e-12)
+    assert dos.exploitability(os_game, joint) == pytest.approx(
+        exploitability.exploitability(os_game, joint), abs=1e-12)
+    pair = solver.exploitability(game, first=first, second=second)
+    assert pair == pytest.approx(theirs.nash_conv / 2, abs=1e-12)
+    p_first = solver.evaluate(game, first, second)
+    assert values.improvements_over(p_first) == pytest.approx(
+        tuple(theirs.player_improvements), abs=1e-12)
+    # the seat pair as one OpenSpiel policy: the same numbers again
+    rebuilt = dos.openspiel_policy(os_game, first, second)
+    assert exploitability.exploitability(os_game, rebuilt) == pytest.approx(pair, abs=1e-12)
+    alone = [solver.exploitability(game, t) for t in (first, second)]
+    assert all(abs(a - pair) > 1e-3 for a in alone)
+
+
+def test_compare_refuses_a_pair_naming_only_functions_and_arguments_that_exist():
+    import inspect
+
+    game = Game(2, 4, 5, 2)
+    os_game, joint = _trained_qlearner(game, 2_000, seed=3)
+    with pytest.raises(compare.CompareError) as err:
         compare.compare(game, None, joint)
+    text = str(err.value)
+    assert "differently as player 0 and player 1" in text and "pass seat" not in text
+    assert "dicejack.openspiel.policy_table(os_game, policy, seat=0)" in text
+    assert "dicejack.openspiel.seat_values(os_game, policy)" in text
+    assert "seat" in inspect.signature(dos.policy_table).parameters
+    assert "seat" not in inspect.signature(compare.compare).parameters
+    assert list(inspect.signature(dos.seat_values).parameters) == ["os_game", "policy"]
+    with pytest.raises(dos.SeatsDifferError, match=r"policy_table\(os_game, policy, seat=0\)"):
+        dos.policy_table(os_game, joint)
+
+
+@pytest.mark.parametrize("game", BR_GAMES, ids=Game.label)
+def test_random_seat_pairs_exploitability_equals_openspiels(game):
+    os_game = dos.load(game)
+    rng = np.random.default_rng(11)
+    for _ in range(3):
+        a, b = (rng.integers(1, game.n_dice + 1, size=game.shape) for _ in range(2))
+        theirs = exploitability.exploitability(os_game, dos.openspiel_policy(os_game, a, b))
+        assert solver.exploitability(game, first=a, second=b) == pytest.approx(theirs, abs=1e-12)
+        values = solver.seat_values(game, a, b)
+        assert values.first == solver.best_response(game, b).first
+        assert values.second == solver.best_response(game, a).second
+
+
+@pytest.mark.parametrize("game", [HANDOUT_GAME, Game(6, 30, 35, 4)], ids=Game.label)
+def test_bridges_on_real_games_are_keyed_by_information_state(game):
+    """Finding 1: every bridge builds the 2 L^2 decision states directly, keyed by information
+    state; OpenSpiel's TabularPolicy(os_game) walks every history (about 1.3e10 on the
+    handout's game) and never returns. Times: benchmarks/bench_openspiel_bridges.py."""
+    os_game = dos.load(game)
+    sol = solver.solve(game)
+    policy = dos.openspiel_policy(os_game, sol)
+    states = dos.decision_states(os_game)
+    assert len(policy.state_lookup) == len(states) == 2 * game.low ** 2
+    for key, state in states.items():
+        assert key == state.information_state_string(state.current_player())
+    np.testing.assert_allclose(dos.policy_table(os_game, policy), solver.optimal_distribution(sol),
+                               atol=1e-15)
+    assert dos.exploitability(os_game, policy) == pytest.approx(0.0, abs=1e-12)
+    uniform = dos.tabular_policy(os_game)
+    assert dos.exploitability(os_game, uniform) == pytest.approx(
+        solver.exploitability(game, np.full(game.shape, -1)), abs=1e-12)
+    c = compare.compare(game, sol, policy)
+    assert c.metrics["agreement_all"] == 1.0 and c.best_response.first == pytest.approx(sol.p00)
+
+
+def test_an_openspiel_policy_with_missing_states_plays_them_uniformly():
+    game = Game(3, 6, 7, 2)
+    os_game = dos.load(game)
+    theirs = policy_lib.TabularPolicy(os_game, to_string=str)  # reachable states only
+    dist = dos.policy_table(os_game, theirs, seat=0)
+    assert np.isnan(dist[0, 1]).all()  # player 0 never moves at <0, 1>: no data
+    assert solver.exploitability(game, dist) == pytest.approx(
+        solver.exploitability(game, np.full(game.shape, -1)), abs=1e-12)
 
 
 def test_a_symmetric_openspiel_policy_goes_straight_into_compare():

@@ -320,13 +320,19 @@ def _seat_table(os_game: Any, game: Game, policy: Any, player: int) -> np.ndarra
     return dist
 
 
-def openspiel_policy(os_game: Any, policy: Any, zero_based: bool = False) -> Any:
+def openspiel_policy(
+    os_game: Any, policy: Any, second: Any = None, *, zero_based: bool = False
+) -> Any:
     """A dicejack policy (an (L, L) table of J, an (L, L, K+1) distribution, a callable
     (x, y) -> J or a Solution; `zero_based`: a table or callable of actions 0..K-1) as an
     OpenSpiel ``TabularPolicy`` over :func:`decision_states` (keyed by information state, every
-    <X, Y> in both seats), the same in both seats. No-data states play a uniformly random J."""
+    <X, Y> in both seats): `policy` in both seats, or in player 0's seat with `second` (any such
+    form) in player 1's -- a seat pair, as two learners trained apart. No-data states (-1, NaN)
+    play a uniformly random J."""
     game = game_of(os_game)
-    dist = solver.policy_distribution(game, policy, zero_based=zero_based)
+    dists = [solver.policy_distribution(game, policy, zero_based=zero_based)]
+    dists.append(dists[0] if second is None
+                 else solver.policy_distribution(game, second, zero_based=zero_based))
     table = tabular_policy(os_game)
     for key, index in table.state_lookup.items():
         state = decision_state(key)
@@ -334,7 +340,7 @@ def openspiel_policy(os_game: Any, policy: Any, zero_based: bool = False) -> Any
             continue
         s0, s1, player = state
         x, y = (s0, s1) if player == 0 else (s1, s0)
-        table.action_probability_array[index] = dist[x, y, 1:]
+        table.action_probability_array[index] = dists[player][x, y, 1:]
     return table
 
 
