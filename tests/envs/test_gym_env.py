@@ -74,7 +74,7 @@ def test_import_without_gymnasium_is_a_one_line_dicejack_error():
     assert out.stdout.splitlines() == [
         "GymMissingError True",
         "dicejack.envs.gym_env needs gymnasium, which dicejack does not install: "
-        "pip install 'dicejack[gym]'",
+        "pip install '.[gym]' in a clone of dicejack (or pip install gymnasium)",
     ]
 
 

@@ -7,8 +7,8 @@ what an agent learned into the handout's two output arrays. The rules come from 
 (``Game.outcome``, ``Game.sum_cdf_table``); this module owns only the episode: whose turn it is,
 what the agent sees and what it is paid.
 
-gymnasium is not a dependency of dicejack: ``pip install 'dicejack[gym]'``. Without it, importing
-this module raises :class:`GymMissingError` (a one-line :class:`dicejack.DicejackError`).
+gymnasium is not a dependency of dicejack: ``pip install '.[gym]'`` in a clone. Without it,
+importing this module raises :class:`GymMissingError` (a one-line :class:`dicejack.DicejackError`).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ try:
 except ImportError:
     raise GymMissingError(
         "dicejack.envs.gym_env needs gymnasium, which dicejack does not install: "
-        "pip install 'dicejack[gym]'"
+        "pip install '.[gym]' in a clone of dicejack (or pip install gymnasium)"
     ) from None
 
 from dicejack import solver  # noqa: E402  (after the gymnasium check, on purpose)
