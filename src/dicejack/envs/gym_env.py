@@ -162,6 +162,11 @@ def opponent_policy(game: Game, opponent: Any) -> OpponentFn | None:
             f"{game.low}x{game.low}x{game.n_dice + 1} (an action distribution) for LTarget="
             f"{game.low}, NDice={game.n_dice}; got shape {arr.shape} of {arr.dtype}"
         )
+    empty = solver.no_data_mask(game, arr)
+    if empty.any():
+        x, y = np.argwhere(empty)[0]
+        raise EnvError(f"bad opponent table: no data (-1 or NaN) at <{x},{y}>; an opponent "
+                       "plays a J in every state")
     try:
         dist = solver.policy_distribution(game, arr, fill="error")  # the one check of a policy
     except solver.ZeroBasedError as e:  # this opponent table is of J: say how to make one
