@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from dicejack import compare, solver
@@ -62,3 +63,43 @@ def test_the_text_shows_the_best_responses_value_in_each_seat(agent_file, capsys
 def test_zero_based_only_with_policy(capsys):
     code, _, err = run(capsys, "compare", "--learner", "handout", "--zero-based", *GAME_ARGS)
     assert code == 2 and "--zero-based: only with --policy" in err
+
+
+OPENSPIEL_AGENT = '''
+import numpy as np
+from open_spiel.python import policy as policy_lib
+
+import dicejack.openspiel as dos
+from dicejack import solver
+from dicejack.game import Game
+
+GAME = Game(6, 15, 17, 2)
+OS_GAME = dos.load(GAME)
+optimal = dos.openspiel_policy(OS_GAME, solver.solve(GAME))
+uniform = dos.tabular_policy(OS_GAME)
+pair = dos.openspiel_policy(OS_GAME, np.ones(GAME.shape, dtype=int), np.full(GAME.shape, 2))
+'''
+
+
+def test_an_openspiel_policy_on_the_handouts_game_through_the_command_line(tmp_path, monkeypatch,
+                                                                           capsys):
+    """Finding 1: a module handing an OpenSpiel policy on the handout's game returns at once
+    (dicejack's bridges build the 450 decision states, never a walk of every history); a seat
+    pair is refused naming functions that exist."""
+    pytest.importorskip("pyspiel")
+    (tmp_path / "os_agent.py").write_text(OPENSPIEL_AGENT)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "compare", "--policy", "os_agent.py:optimal", "--format", "json")
+    assert code == 0, err
+    got = json.loads(out)
+    assert got["metrics"]["agreement_all"] == 1.0
+    assert got["metrics"]["exploitability"] == pytest.approx(0.0, abs=1e-12)
+    code, out, err = run(capsys, "compare", "--policy", "os_agent.py:uniform", "--format", "json")
+    assert code == 0, err
+    from tests.games import HANDOUT
+
+    assert json.loads(out)["metrics"]["exploitability"] == pytest.approx(
+        solver.exploitability(HANDOUT, np.full(HANDOUT.shape, -1)), abs=1e-12)
+    code, out, err = run(capsys, "compare", "--policy", "os_agent.py:pair")
+    assert code == 2 and "plays differently as player 0 and player 1" in err
+    assert "dicejack.openspiel.seat_values(os_game, policy)" in err and "pass seat" not in err

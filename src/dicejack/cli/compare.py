@@ -1,5 +1,6 @@
 """`dicejack compare`: learned tables (a run file or printed text) against the exact solution."""
 
+import contextlib
 import dataclasses
 from enum import Enum
 from pathlib import Path
@@ -206,9 +207,12 @@ def _policy_learned(game: "Game", spec: str, zero_based: bool) -> object:
     from dicejack import compare as cmp
     from dicejack import solver
 
+    obj = _load_policy(spec)
+    if hasattr(obj, "action_probabilities"):  # an OpenSpiel policy: its bridge reads it
+        with contextlib.suppress(ImportError):  # (without OpenSpiel, compare says what to do)
+            import dicejack.openspiel  # noqa: F401
     try:
-        return cmp.learned_from_policy(game, _load_policy(spec), zero_based=zero_based,
-                                       source=spec)
+        return cmp.learned_from_policy(game, obj, zero_based=zero_based, source=spec)
     except cmp.CompareError as exc:
         if isinstance(exc.__cause__, solver.ZeroBasedError):
             raise cmp.CompareError(str(exc.__cause__.saying("add --zero-based"))) from None
