@@ -139,7 +139,9 @@ def test_exploitability_equals_openspiels_for_random_and_table_policies(game):
 
 def _trained_qlearner(game: Game, episodes: int, seed: int):
     os_game = dos.load(game)
-    env = rl_environment.Environment(os_game, seed=seed)
+    # the chance sampler draws the dice (Environment's own seed= is not used for them)
+    env = rl_environment.Environment(
+        os_game, chance_event_sampler=rl_environment.ChanceEventSampler(seed=seed))
     k = env.action_spec()["num_actions"]
     agents = [tabular_qlearner.QLearner(player_id=p, num_actions=k) for p in range(2)]
     np.random.seed(seed)  # QLearner explores with numpy's global generator
@@ -156,6 +158,19 @@ def _trained_qlearner(game: Game, episodes: int, seed: int):
         os_game, {0: agents[0], 1: agents[1]}, use_observation=True)
 
 
+def test_a_seeded_qlearner_run_replays_exactly():
+    """Finding 4: Environment(os_game, seed=) does not seed the dice; the chance sampler does, so
+    two runs with the same seed learn the same tables (the docs' quoted numbers rely on it)."""
+    game = Game(3, 6, 7, 2)
+    runs = [_trained_qlearner(game, 300, seed=5) for _ in range(2)]
+    tables = [[dos.policy_table(os_game, joint, seat=s) for s in (0, 1)] for os_game, joint in runs]
+    for a, b in zip(*tables, strict=True):
+        np.testing.assert_array_equal(a, b)
+    other = _trained_qlearner(game, 300, seed=6)
+    assert not all(np.array_equal(a, dos.policy_table(other[0], other[1], seat=s))
+                   for s, a in enumerate(tables[0]))
+
+
 def test_a_learned_openspiel_policy_is_measured_exactly():
     game = Game(2, 4, 5, 2)
     os_game, joint = _trained_qlearner(game, 2_000, seed=3)
@@ -169,19 +184,107 @@ def test_a_learned_openspiel_policy_is_measured_exactly():
         assert c.metrics["exploitability"] == pytest.approx(ours)
         assert np.isnan(c.metrics["rmse_onpath"])  # no estimates come with a policy
         assert 0.0 <= c.metrics["agreement_all"] <= 1.0
-    # the two seats learned apart: compare refuses to pick one
-    with pytest.raises(compare.CompareError, match="differently as player 0 and player 1"):
+
+
+def test_a_trained_pairs_exploitability_is_openspiels_and_not_each_seats_alone():
+    """Finding 3: the pair's exploitability (NashConv / 2 of the joint policy), exactly as
+    OpenSpiel computes it, with its per-player improvements; each seat's table measured as if
+    it played both seats is another number."""
+    game = Game(2, 4, 5, 2)
+    os_game, joint = _trained_qlearner(game, 2_000, seed=3)
+    first, second = (dos.policy_table(os_game, joint, seat=s) for s in (0, 1))
+    theirs = exploitability.nash_conv(os_game, joint, return_only_nash_conv=False)
+    values = dos.seat_values(os_game, joint)
+    assert values.nash_conv == pytest.approx(theirs.nash_conv, abs=1e-12)
+    assert dos.exploitability(os_game, joint) == pytest.approx(
+        exploitability.exploitability(os_game, joint), abs=1e-12)
+    pair = solver.exploitability(game, first=first, second=second)
+    assert pair == pytest.approx(theirs.nash_conv / 2, abs=1e-12)
+    p_first = solver.evaluate(game, first, second)
+    assert values.improvements_over(p_first) == pytest.approx(
+        tuple(theirs.player_improvements), abs=1e-12)
+    # the seat pair as one OpenSpiel policy: the same numbers again
+    rebuilt = dos.openspiel_policy(os_game, first, second)
+    assert exploitability.exploitability(os_game, rebuilt) == pytest.approx(pair, abs=1e-12)
+    alone = [solver.exploitability(game, t) for t in (first, second)]
+    assert all(abs(a - pair) > 1e-3 for a in alone)
+
+
+def test_compare_refuses_a_pair_naming_only_functions_and_arguments_that_exist():
+    import inspect
+
+    game = Game(2, 4, 5, 2)
+    os_game, joint = _trained_qlearner(game, 2_000, seed=3)
+    with pytest.raises(compare.CompareError) as err:
         compare.compare(game, None, joint)
+    text = str(err.value)
+    assert "differently as player 0 and player 1" in text and "pass seat" not in text
+    assert "dicejack.openspiel.policy_table(os_game, policy, seat=0)" in text
+    assert "dicejack.openspiel.seat_values(os_game, policy)" in text
+    assert "seat" in inspect.signature(dos.policy_table).parameters
+    assert "seat" not in inspect.signature(compare.compare).parameters
+    assert list(inspect.signature(dos.seat_values).parameters) == ["os_game", "policy"]
+    with pytest.raises(dos.SeatsDifferError, match=r"policy_table\(os_game, policy, seat=0\)"):
+        dos.policy_table(os_game, joint)
+
+
+@pytest.mark.parametrize("game", BR_GAMES, ids=Game.label)
+def test_random_seat_pairs_exploitability_equals_openspiels(game):
+    os_game = dos.load(game)
+    rng = np.random.default_rng(11)
+    for _ in range(3):
+        a, b = (rng.integers(1, game.n_dice + 1, size=game.shape) for _ in range(2))
+        theirs = exploitability.exploitability(os_game, dos.openspiel_policy(os_game, a, b))
+        assert solver.exploitability(game, first=a, second=b) == pytest.approx(theirs, abs=1e-12)
+        values = solver.seat_values(game, a, b)
+        assert values.first == solver.best_response(game, b).first
+        assert values.second == solver.best_response(game, a).second
+
+
+@pytest.mark.parametrize("game", [HANDOUT_GAME, Game(6, 30, 35, 4)], ids=Game.label)
+def test_bridges_on_real_games_are_keyed_by_information_state(game):
+    """Finding 1: every bridge builds the 2 L^2 decision states directly, keyed by information
+    state; OpenSpiel's TabularPolicy(os_game) walks every history (about 1.3e10 on the
+    handout's game) and never returns. Times: benchmarks/bench_openspiel_bridges.py."""
+    os_game = dos.load(game)
+    sol = solver.solve(game)
+    policy = dos.openspiel_policy(os_game, sol)
+    states = dos.decision_states(os_game)
+    assert len(policy.state_lookup) == len(states) == 2 * game.low ** 2
+    for key, state in states.items():
+        assert key == state.information_state_string(state.current_player())
+    np.testing.assert_allclose(dos.policy_table(os_game, policy), solver.optimal_distribution(sol),
+                               atol=1e-15)
+    assert dos.exploitability(os_game, policy) == pytest.approx(0.0, abs=1e-12)
+    uniform = dos.tabular_policy(os_game)
+    assert dos.exploitability(os_game, uniform) == pytest.approx(
+        solver.exploitability(game, np.full(game.shape, -1)), abs=1e-12)
+    c = compare.compare(game, sol, policy)
+    assert c.metrics["agreement_all"] == 1.0 and c.best_response.first == pytest.approx(sol.p00)
+
+
+def test_an_openspiel_policy_with_missing_states_plays_them_uniformly():
+    game = Game(3, 6, 7, 2)
+    os_game = dos.load(game)
+    theirs = policy_lib.TabularPolicy(os_game, to_string=str)  # reachable states only
+    dist = dos.policy_table(os_game, theirs, seat=0)
+    assert np.isnan(dist[0, 1]).all()  # player 0 never moves at <0, 1>: no data
+    assert solver.exploitability(game, dist) == pytest.approx(
+        solver.exploitability(game, np.full(game.shape, -1)), abs=1e-12)
 
 
 def test_a_symmetric_openspiel_policy_goes_straight_into_compare():
     game = Game(3, 6, 7, 2)
     sol = solver.solve(game)
     c = compare.compare(game, sol, dos.openspiel_policy(dos.load(game), sol.best))
-    # a TabularPolicy knows the states reachable from the start, in either seat: exactly those
-    assert c.states_with_data == game.reachable().sum() < game.states
-    assert c.metrics["agreement_reachable"] == 1.0
+    # openspiel_policy answers in every decision state, both seats: a lossless round trip
+    assert c.states_with_data == game.states
+    assert c.metrics["agreement_all"] == 1.0
     assert c.metrics["exploitability"] == pytest.approx(0, abs=1e-12)
+    # OpenSpiel's own TabularPolicy (keyed by history walk) knows only the reachable states
+    theirs = policy_lib.TabularPolicy(dos.load(game), to_string=str)
+    partial = compare.compare(game, sol, theirs)
+    assert partial.states_with_data == game.reachable().sum() < game.states
     with pytest.raises(compare.CompareError, match="is for"):
         compare.compare(Game(3, 6, 8, 2), None, dos.openspiel_policy(dos.load(game), sol.best))
 
@@ -203,4 +306,5 @@ def test_without_openspiel_the_import_is_one_line_naming_the_extra():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == ("dicejack.openspiel needs OpenSpiel, which dicejack does not install: "
-                           "pip install 'dicejack[openspiel]'")
+                           "pip install '.[openspiel]' in a clone of dicejack (or pip install "
+                           "open-spiel cvxpy)")

@@ -11,14 +11,20 @@ p's turn and the dice chosen (0 before the roll). The information state string i
 state (scores and the player to move): in this perfect-information game nothing earlier matters
 to the future, so tabular algorithms see one entry per <X, Y> and seat, not one per history.
 
-Also the bridges between OpenSpiel and dicejack's conventions: :func:`policy_table` reads any
-OpenSpiel policy (e.g. ``TabularPolicy``) as the handout's (L, L, K+1) action distribution per
-<X, Y> (mover's view), :func:`openspiel_policy` turns a dicejack table of J into an OpenSpiel
-policy, :func:`game_of` reads the dicejack Game of a loaded game. On import this module teaches
+Also the bridges between OpenSpiel and dicejack's conventions, all keyed by information state
+(the 2 L^2 decision states, built directly: never a walk of every history, which on the
+handout's game is about 1.3e10 of them): :func:`decision_states` and :func:`tabular_policy` (a
+``TabularPolicy`` over them, where ``TabularPolicy(os_game)`` would walk every history),
+:func:`policy_table` reads any OpenSpiel policy as the handout's (L, L, K+1) action distribution
+per <X, Y> (mover's view), :func:`openspiel_policy` turns a dicejack policy into an OpenSpiel
+``TabularPolicy``, :func:`seat_values` / :func:`exploitability` measure any OpenSpiel policy
+exactly as OpenSpiel's ``exploitability`` does (each seat read apart: NashConv / 2 of the pair),
+:func:`game_of` reads the dicejack Game of a loaded game. On import this module teaches
 ``compare.learned_from_policy`` to read OpenSpiel policies.
 
-OpenSpiel is not a dependency of dicejack: ``pip install 'dicejack[openspiel]'`` (which also
-installs cvxpy, which OpenSpiel's ``value_iteration`` imports but OpenSpiel does not install).
+OpenSpiel is not a dependency of dicejack: in a clone of dicejack, ``pip install
+'.[openspiel]'`` (open-spiel and cvxpy, which OpenSpiel's ``value_iteration`` imports but
+OpenSpiel does not install).
 """
 
 from __future__ import annotations
@@ -40,7 +46,7 @@ try:
 except ImportError:
     raise OpenSpielMissingError(
         "dicejack.openspiel needs OpenSpiel, which dicejack does not install: "
-        "pip install 'dicejack[openspiel]'"
+        "pip install '.[openspiel]' in a clone of dicejack (or pip install open-spiel cvxpy)"
     ) from None
 
 from dicejack import compare, solver  # noqa: E402  (after the OpenSpiel check, on purpose)
@@ -53,9 +59,14 @@ __all__ = [
     "load",
     "game_of",
     "state_at",
+    "decision_states",
+    "tabular_policy",
     "policy_table",
     "openspiel_policy",
+    "seat_values",
+    "exploitability",
     "decision_state",
+    "SeatsDifferError",
 ]
 
 SHORT_NAME = "python_dicejack"
@@ -223,69 +234,130 @@ def state_at(os_game: Any, x: int, y: int, player: int = 0) -> DicejackState:
     return state
 
 
+def decision_states(os_game: Any) -> dict[str, DicejackState]:
+    """Every decision state of the game (both seats, every <X, Y>), keyed by its information
+    state string, built directly (2 L^2 states; OpenSpiel's ``get_all_states`` walks every
+    history instead). Includes the states no game reaches (player 0 never moves at <0, Y>,
+    Y > 0): a policy over them answers everywhere."""
+    game = game_of(os_game)
+    states = {}
+    for player in (0, 1):
+        for x in range(game.low):
+            for y in range(game.low):
+                state = state_at(os_game, x, y, player)
+                states[state.information_state_string(player)] = state
+    return states
+
+
+def tabular_policy(os_game: Any) -> Any:
+    """OpenSpiel's ``TabularPolicy`` (uniformly random) over :func:`decision_states`, keyed by
+    information state: what ``TabularPolicy(os_game)`` gives on a tiny game, on any game
+    dicejack solves (``TabularPolicy(os_game)`` walks every history and does not return on
+    the handout's game)."""
+    from open_spiel.python import policy as policy_lib
+
+    return policy_lib.TabularPolicy(os_game, states=decision_states(os_game))
+
+
+class SeatsDifferError(DicejackError):
+    """An OpenSpiel policy plays differently as player 0 and as player 1 at <x, y>; read one
+    seat (``policy_table(..., seat=)``) or measure the pair (:func:`seat_values`)."""
+
+    def __init__(self, x: int, y: int) -> None:
+        self.x, self.y = x, y
+        super().__init__(
+            f"the policy plays differently as player 0 and player 1 (first at <{x},{y}>): read "
+            "one seat with policy_table(os_game, policy, seat=0) or seat=1, and measure the pair "
+            "with dicejack.openspiel.seat_values(os_game, policy)"
+        )
+
+
 def policy_table(os_game: Any, policy: Any, seat: int | None = None) -> np.ndarray:
     """An OpenSpiel policy (anything with ``action_probabilities(state)``) as the handout's
     (L, L, K+1) action distribution per <X, Y> from the mover's view (column 0 zero).
 
     seat: read the policy as player 0 or player 1 plays it; None (default) reads both and refuses
-    a policy that plays differently in the two seats, rather than picking one. A state the policy
-    cannot answer in the seats read (a ``TabularPolicy`` knows only the states reachable from
-    the start: player 0 never moves at <0, Y> with Y > 0) is a row of zeros, which compare and
-    the solver read as "no data" (a uniformly random J, or an error with fill='error').
+    a policy that plays differently in the two seats (:class:`SeatsDifferError`), rather than
+    picking one. A state the policy cannot answer in the seats read (a ``TabularPolicy(os_game)``
+    knows only the states reachable from the start: player 0 never moves at <0, Y> with Y > 0)
+    is a row of NaN, which compare and the solver read as "no data" (a uniformly random J, or
+    an error with fill='error'). Asks the policy 2 L^2 times (L^2 with `seat`).
     """
     game = game_of(os_game)
+    if seat not in (None, 0, 1):
+        raise DicejackError(f"seat must be 0, 1 or None (both), got {seat!r}")
     seats = (0, 1) if seat is None else (seat,)
     tables = [_seat_table(os_game, game, policy, player) for player in seats]
     dist = tables[0]
     if len(tables) == 2:
         a, b = tables
-        both = a.any(axis=2) & b.any(axis=2)
-        differ = both & ~np.isclose(a, b, atol=1e-12).all(axis=2)
+        known_a, known_b = ~np.isnan(a).all(axis=2), ~np.isnan(b).all(axis=2)
+        differ = known_a & known_b & ~np.isclose(a, b, atol=1e-12).all(axis=2)
         if differ.any():
             x, y = np.argwhere(differ)[0]
-            raise DicejackError(
-                f"the policy plays differently as player 0 and player 1 (first at <{x},{y}>); "
-                "pass seat=0 or seat=1 to read one seat"
-            )
-        dist = np.where(a.any(axis=2)[:, :, None], a, b)
+            raise SeatsDifferError(int(x), int(y))
+        dist = np.where(known_a[:, :, None], a, b)
     return dist
 
 
 def _seat_table(os_game: Any, game: Game, policy: Any, player: int) -> np.ndarray:
-    """One seat's (L, L, K+1) distribution; rows of zeros where the policy has no answer."""
+    """One seat's (L, L, K+1) distribution; rows of NaN where the policy has no answer."""
     k = game.n_dice
-    dist = np.zeros(game.table_shape)
+    dist = np.full(game.table_shape, np.nan)
     for x in range(game.low):
         for y in range(game.low):
             try:
                 probs = policy.action_probabilities(state_at(os_game, x, y, player))
             except (KeyError, IndexError):  # a tabular policy without this state
                 continue
+            row = np.zeros(k + 1)
             for action, p in probs.items():
                 if not 0 <= int(action) < k:
                     raise DicejackError(f"the policy plays action {action} at <{x},{y}>; "
                                         f"legal actions are 0..{k - 1}")
-                dist[x, y, int(action) + 1] += float(p)
+                row[int(action) + 1] += float(p)
+            dist[x, y] = row
     return dist
 
 
-def openspiel_policy(os_game: Any, policy: Any) -> Any:
+def openspiel_policy(
+    os_game: Any, policy: Any, second: Any = None, *, zero_based: bool = False
+) -> Any:
     """A dicejack policy (an (L, L) table of J, an (L, L, K+1) distribution, a callable
-    (x, y) -> J or a Solution) as an OpenSpiel ``TabularPolicy`` over python_dicejack, the same in
-    both seats."""
-    from open_spiel.python import policy as policy_lib
-
+    (x, y) -> J or a Solution; `zero_based`: a table or callable of actions 0..K-1) as an
+    OpenSpiel ``TabularPolicy`` over :func:`decision_states` (keyed by information state, every
+    <X, Y> in both seats): `policy` in both seats, or in player 0's seat with `second` (any such
+    form) in player 1's -- a seat pair, as two learners trained apart. No-data states (-1, NaN)
+    play a uniformly random J."""
     game = game_of(os_game)
-    dist = solver.policy_distribution(game, policy)
-    table = policy_lib.TabularPolicy(os_game)
+    dists = [solver.policy_distribution(game, policy, zero_based=zero_based)]
+    dists.append(dists[0] if second is None
+                 else solver.policy_distribution(game, second, zero_based=zero_based))
+    table = tabular_policy(os_game)
     for key, index in table.state_lookup.items():
         state = decision_state(key)
         if state is None:
             continue
         s0, s1, player = state
         x, y = (s0, s1) if player == 0 else (s1, s0)
-        table.action_probability_array[index] = dist[x, y, 1:]
+        table.action_probability_array[index] = dists[player][x, y, 1:]
     return table
+
+
+def seat_values(os_game: Any, policy: Any) -> solver.SeatValues:
+    """What a best response wins against any OpenSpiel policy, each seat read as it plays
+    (:func:`policy_table` with seat=0 and seat=1): a :class:`dicejack.solver.SeatValues`, whose
+    ``exploitability`` is OpenSpiel's ``exploitability(os_game, policy)`` and ``nash_conv`` its
+    ``nash_conv``, exactly and in milliseconds where OpenSpiel walks every history."""
+    game = game_of(os_game)
+    first, second = (policy_table(os_game, policy, seat=s) for s in (0, 1))
+    return solver.seat_values(game, first, second)
+
+
+def exploitability(os_game: Any, policy: Any) -> float:
+    """OpenSpiel's ``exploitability(os_game, policy)`` (NashConv / 2), exactly, by
+    :func:`seat_values`."""
+    return seat_values(os_game, policy).exploitability
 
 
 def decision_state(key: str) -> tuple[int, int, int] | None:
@@ -309,6 +381,13 @@ def _read_openspiel_policy(game: Game, policy: Any) -> np.ndarray:
         raise compare.CompareError(f"the OpenSpiel policy is for {game_of(os_game)}, not {game}")
     try:
         return policy_table(os_game, policy)
+    except SeatsDifferError as exc:
+        raise compare.CompareError(
+            f"the OpenSpiel policy plays differently as player 0 and player 1 (first at "
+            f"<{exc.x},{exc.y}>), so compare will not pick one: compare each seat's table, "
+            "dicejack.openspiel.policy_table(os_game, policy, seat=0) (and seat=1), and "
+            "measure the pair with dicejack.openspiel.seat_values(os_game, policy)"
+        ) from None
     except DicejackError as exc:
         raise compare.CompareError(str(exc)) from None
 

@@ -59,15 +59,26 @@ def test_a_policy_alone_has_no_probability_metrics_and_the_policy_ones_exact(sol
     assert c.metrics["score_vs_optimal"] < 0.45
 
 
-def test_a_zero_based_table_of_j_is_a_warning_and_plus_one_fixes_it(sol):
+def test_a_zero_based_table_of_j_is_refused_unless_said_and_plus_one_fixes_it(sol):
     zero_based = sol.best - 1
-    with pytest.warns(CompareWarning, match="J looks 0-based"):
-        c = compare.compare(HANDOUT, sol, zero_based)
-    assert c.metrics["agreement_all"] < 0.5  # compared as handed, but never silently
+    with pytest.raises(CompareError, match=r"0-based policy \(actions 0\.\.1, J = action \+ 1\) "
+                       r"pass zero_based=True"):
+        compare.compare(HANDOUT, sol, zero_based)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        said = compare.compare(HANDOUT, sol, zero_based, zero_based=True)
         fixed = compare.compare(HANDOUT, sol, compare.action_to_dice(zero_based))
-    assert fixed.metrics["agreement_all"] == 1.0
+    assert said.metrics["agreement_all"] == fixed.metrics["agreement_all"] == 1.0
+    assert said.metrics["exploitability"] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_a_table_of_j_marks_no_data_with_minus_one_or_nan_only(sol):
+    table = sol.best.astype(float)
+    table[3, 4] = np.nan
+    table[5, 6] = -1
+    learned = compare.learned_from_policy(HANDOUT, table)
+    assert learned.has_data.sum() == HANDOUT.states - 2
+    assert not learned.has_data[3, 4] and not learned.has_data[5, 6]
 
 
 def test_transposed_printed_tables_are_a_warning(sol):

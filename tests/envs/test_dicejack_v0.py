@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("pettingzoo")
 
-from pettingzoo.test import api_test, seed_test  # noqa: E402
+from pettingzoo.test import api_test, render_test, seed_test  # noqa: E402
 
 from dicejack import DicejackError  # noqa: E402
 from dicejack.envs import dicejack_v0  # noqa: E402
@@ -95,7 +95,32 @@ def test_ansi_render_and_bad_arguments():
     with pytest.raises(DicejackError, match="needs a dicejack Game"):
         dicejack_v0.raw_env(game=(6, 15, 17, 2))
     with pytest.raises(DicejackError, match="render_mode"):
-        dicejack_v0.raw_env(render_mode="human")
+        dicejack_v0.raw_env(render_mode="rgb_array")
+
+
+def test_pettingzoo_render_test_passes_and_human_prints_the_ansi_text(capsys):
+    render_test(lambda render_mode=None: dicejack_v0.env(game=SMALL, render_mode=render_mode))
+    capsys.readouterr()
+    human = dicejack_v0.raw_env(game=SMALL, render_mode="human")
+    human.reset(seed=0)
+    assert human.render() is None
+    assert capsys.readouterr().out == "player_0 0, player_1 0: player_0 to move\n"
+
+
+@pytest.mark.parametrize("action", [-1, 2, 7, 1.0, True, "1", None])
+def test_out_of_range_actions_raise_pettingzoos_error_in_raw_env_too(action):
+    for make in (dicejack_v0.raw_env, dicejack_v0.env):
+        env = make(game=SMALL)
+        env.reset(seed=0)
+        with pytest.raises(AssertionError, match="action is not in action space"):
+            env.step(action)
+        # nothing changed: player_0 is still to move at <0, 0>
+        assert env.agent_selection == "player_0"
+        assert list(env.observe("player_0")["observation"]) == [0, 0]
+    raw = dicejack_v0.raw_env(game=SMALL)
+    raw.reset(seed=0)
+    with pytest.raises(dicejack_v0.ActionOutOfSpaceError, match=r"actions 0\.\.1 roll"):
+        raw.step(-1)
 
 
 def test_without_pettingzoo_the_import_is_one_line_naming_the_extra():
@@ -105,4 +130,5 @@ def test_without_pettingzoo_the_import_is_one_line_naming_the_extra():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == ("dicejack.envs.dicejack_v0 needs pettingzoo, which dicejack does not "
-                           "install: pip install 'dicejack[pettingzoo]'")
+                           "install: pip install '.[pettingzoo]' in a clone of dicejack (or pip "
+                           "install pettingzoo)")

@@ -74,7 +74,7 @@ def test_import_without_gymnasium_is_a_one_line_dicejack_error():
     assert out.stdout.splitlines() == [
         "GymMissingError True",
         "dicejack.envs.gym_env needs gymnasium, which dicejack does not install: "
-        "pip install 'dicejack[gym]'",
+        "pip install '.[gym]' in a clone of dicejack (or pip install gymnasium)",
     ]
 
 
@@ -304,7 +304,12 @@ def test_render_without_mode_warns_and_returns_none():
     [
         ({"opponent": "greedy"}, "unknown opponent 'greedy'"),
         ({"opponent": np.ones((3, 3), dtype=int)}, "must be 10x10"),
-        ({"opponent": np.zeros((10, 10), dtype=int)}, "policy has 0 dice at <0,0>"),
+        ({"opponent": np.zeros((10, 10), dtype=int)},
+         "the policy plays 0 dice at <0,0> (100 states in all), but J counts from 1 (1..2): "
+         "for a 0-based policy (actions 0..1, J = action + 1) add 1 to each entry"),
+        ({"opponent": np.full((10, 10), -1)},
+         "bad opponent table: no data (-1 or NaN) at <0,0>; an opponent plays a J in every "
+         "state"),
         ({"opponent": np.full((10, 10), 3)}, "policy has 3 dice at <0,0>; must be 1..2"),
         ({"opponent": np.full((10, 10), 1.5)}, "whole numbers of dice"),
         ({"opponent": np.full((10, 10, 3), 0.5)}, "action distribution"),

@@ -47,7 +47,7 @@ def test_its_table_achieves_its_values_and_optimal_play_is_unexploitable(game):
 def test_no_data_cells_play_uniformly_unless_refused():
     game = SMALL
     table = np.ones(game.shape, dtype=int)
-    table[2, 3] = 0
+    table[2, 3] = -1
     dist = np.zeros(game.table_shape)
     dist[:, :, 1] = 1.0
     dist[2, 3, 1:] = 1 / game.n_dice

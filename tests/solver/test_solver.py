@@ -308,10 +308,10 @@ def test_evaluate_by_hand_on_a_coin_game():
 
 def test_invalid_policies_are_refused():
     game = Game(6, 15, 17, 2)
-    with pytest.raises(SolverError, match=r"must be 1\.\.2 \(fill='error'"):
-        solver.evaluate(game, np.zeros(game.shape, dtype=int), np.ones(game.shape, dtype=int),
+    with pytest.raises(SolverError, match=r"no data \(-1 or NaN\) at <0,0>; fill='error'"):
+        solver.evaluate(game, np.full(game.shape, -1), np.ones(game.shape, dtype=int),
                         fill="error")
-    with pytest.raises(SolverError, match=r"must be 0 \(no data\) or 1\.\.2"):
+    with pytest.raises(SolverError, match=r"must be 1\.\.2 \(-1 = no data\)"):
         solver.evaluate(game, np.full(game.shape, 3), np.ones(game.shape, dtype=int))
     with pytest.raises(SolverError, match="fill must be"):
         solver.evaluate(game, np.ones(game.shape, dtype=int), np.ones(game.shape, dtype=int),

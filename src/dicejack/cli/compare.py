@@ -1,5 +1,6 @@
 """`dicejack compare`: learned tables (a run file or printed text) against the exact solution."""
 
+import contextlib
 import dataclasses
 from enum import Enum
 from pathlib import Path
@@ -129,7 +130,12 @@ def compare_cmd(
         "callable (x, y) -> J (x the mover's score, y the opponent's; J 1..NDice) or a policy "
         "object (a table of J, an OpenSpiel policy); compared on the game of "
         "--sides/--low/--high/--dice, with no estimates (probability metrics n/a). "
-        "E.g. --policy my_agent:policy or --policy agent.py:choose."
+        "E.g. --policy my_agent:policy or --policy agent.py:choose. J counts from 1: a policy "
+        "that plays 0 is refused, unless --zero-based."
+    ),
+    zero_based: bool = typer.Option(
+        False, "--zero-based", help="With --policy: the policy gives actions 0..NDice-1 "
+        "(J = action + 1), as PettingZoo, OpenSpiel and most RL code number them."
     ),
 ) -> None:
     """Compare learned tables with the exact solution.
@@ -153,6 +159,8 @@ def compare_cmd(
     if sum(x is not None for x in (source, learner_name, policy)) > 1:
         raise UsageError("give one of SOURCE, --learner NAME or --policy MODULE:NAME: SOURCE is "
                          "compared as it is, --learner learns a new run, --policy asks a policy")
+    if zero_based and policy is None:
+        raise UsageError("--zero-based: only with --policy (it says how the policy numbers J)")
     if policy is not None:
         extra = [k for k, v in learning.items() if v is not None]
         if extra:
@@ -160,7 +168,7 @@ def compare_cmd(
         from dicejack.game import HANDOUT_GAME
 
         game = _game_from_options(given, None) or HANDOUT_GAME
-        learned = cmp.learned_from_policy(game, _load_policy(policy), source=policy)
+        learned = _policy_learned(game, policy, zero_based)
     elif learner_name is not None:
         game, learned = _learn_for_compare(learner_name, param, m, games, seed, given)
     elif source is None:
@@ -191,6 +199,24 @@ def compare_cmd(
         hints = cmp.table_hints(truth, sub.policy, sub.probability, no_data=sub.no_data)
         for line in hints.messages(game.n_dice):
             typer.echo(f"hint: {line}", err=True)
+
+
+def _policy_learned(game: "Game", spec: str, zero_based: bool) -> object:
+    """The policy of `spec` as a compare.Learned; a 0-based policy's refusal names
+    --zero-based (the library's names its own argument)."""
+    from dicejack import compare as cmp
+    from dicejack import solver
+
+    obj = _load_policy(spec)
+    if hasattr(obj, "action_probabilities"):  # an OpenSpiel policy: its bridge reads it
+        with contextlib.suppress(ImportError):  # (without OpenSpiel, compare says what to do)
+            import dicejack.openspiel  # noqa: F401
+    try:
+        return cmp.learned_from_policy(game, obj, zero_based=zero_based, source=spec)
+    except cmp.CompareError as exc:
+        if isinstance(exc.__cause__, solver.ZeroBasedError):
+            raise cmp.CompareError(str(exc.__cause__.saying("add --zero-based"))) from None
+        raise
 
 
 def _load_policy(spec: str) -> object:

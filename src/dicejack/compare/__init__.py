@@ -26,7 +26,12 @@ Interpretations (each one a choice the handout and DESIGN.md leave open):
   with returns +1/-1); 0 means nothing exploits it.
 * **A policy alone** (``learned_from_policy``: a callable, a table of J, an OpenSpiel policy) has no
   estimates: the probability metrics are NaN, "not available". A mixed policy is scored by its
-  own distribution and agrees where its most likely J is optimal.
+  own distribution and agrees where its most likely J is optimal. Its J counts from 1: a 0 is
+  refused as a 0-based policy unless ``zero_based=True``; -1 or NaN (a NaN row in a
+  distribution) marks a state without data, in tables only.
+* **Per seat**: ``Comparison.best_response`` holds what a best response wins moving first and
+  moving second (exploitability = their sum - 1); a seat pair learned apart is measured with
+  ``solver.exploitability(game, first=, second=)``.
 * Metrics over an empty set are NaN.
 * **Slips in printed tables** (transposed, 0-based J, another LTarget): :mod:`.hints`.
 

@@ -130,11 +130,15 @@ def register_policy_reader(
     _POLICY_READERS.append((test, read))
 
 
-def learned_from_policy(game: Game, policy: Any, *, source: str = "") -> Learned:
+def learned_from_policy(
+    game: Game, policy: Any, *, zero_based: bool = False, source: str = ""
+) -> Learned:
     """A :class:`Learned` from a policy alone, with no estimates (the probability metrics are
-    then NaN, "not available"): a callable (x, y) -> J, an (L, L) table of J (0 = no data), an
-    (L, L, K+1) action distribution, a Solution, or a registered framework policy (an OpenSpiel
-    policy once :mod:`dicejack.openspiel` is imported)."""
+    then NaN, "not available"): a callable (x, y) -> J, an (L, L) table of J (-1 or NaN = no
+    data), an (L, L, K+1) action distribution (a row of NaN = no data), a Solution, or a
+    registered framework policy (an OpenSpiel policy once :mod:`dicejack.openspiel` is
+    imported). J counts from 1: a 0 is refused as a 0-based policy, unless `zero_based` (a
+    table or callable of actions 0..K-1, J = action + 1)."""
     from dicejack import solver
 
     for test, read in _POLICY_READERS:
@@ -145,20 +149,15 @@ def learned_from_policy(game: Game, policy: Any, *, source: str = "") -> Learned
         if hasattr(policy, "action_probabilities"):
             raise CompareError(
                 "this looks like an OpenSpiel policy: import dicejack.openspiel first (pip "
-                "install 'dicejack[openspiel]'), so that compare can read it"
+                "install '.[openspiel]' in a clone of dicejack), so that compare can read it"
             )
     try:
-        dist = solver.policy_distribution(game, policy)
+        dist = solver.policy_distribution(game, policy, zero_based=zero_based)
     except solver.SolverError as exc:
-        raise CompareError(str(exc)) from None
+        raise CompareError(str(exc)) from exc
     pure = np.isclose(dist[:, :, 1:].max(axis=2), 1.0)
     best = np.argmax(dist[:, :, 1:], axis=2).astype(np.int64) + 1
-    arr = np.asarray(policy) if not callable(policy) else None
-    has = np.ones(game.shape, dtype=bool)
-    if arr is not None and arr.shape == game.shape:  # a table: 0 cells are "no data"
-        has = arr != 0
-    elif arr is not None and arr.shape == game.table_shape:  # all-0 rows are "no data"
-        has = ~np.all(arr == 0, axis=2)
+    has = ~solver.no_data_mask(game, policy)
     best = np.where(has, best, 0)
     out = learned_from_tables(game, best, np.full(game.shape, -1.0), source=source)
     if pure.all() and np.array_equal(out.has_data, has):
@@ -167,10 +166,12 @@ def learned_from_policy(game: Game, policy: Any, *, source: str = "") -> Learned
     return Learned(out.best, out.probability, has, source, distribution=dist)
 
 
-def as_learned(game: Game, obj: Any) -> Learned:
+def as_learned(game: Game, obj: Any, *, zero_based: bool = False) -> Learned:
     """Accept a :class:`Learned`, a counting run (anything with game/win/lose), any other run
-    with ``tables`` = (best, probability) (and optionally ``game`` and ``label``), or a pair:
-    (best, probability), each (L, L), or the raw counts (win, lose), each (L, L, K+1)."""
+    with ``tables`` = (best, probability) (and optionally ``game`` and ``label``), a pair:
+    (best, probability), each (L, L), or the raw counts (win, lose), each (L, L, K+1), or a
+    policy alone (:func:`learned_from_policy`; `zero_based` for a table or callable of actions
+    0..K-1)."""
     if isinstance(obj, Learned):
         if obj.best.shape != game.shape:
             raise CompareError(f"the learned table is not {game.low}x{game.low}")
@@ -200,9 +201,9 @@ def as_learned(game: Game, obj: Any) -> Learned:
     if callable(obj) or any(test(obj) for test, _ in _POLICY_READERS) or (
         hasattr(obj, "action_probabilities")
     ):
-        return learned_from_policy(game, obj)
+        return learned_from_policy(game, obj, zero_based=zero_based)
     if isinstance(obj, np.ndarray) and obj.shape in (game.shape, game.table_shape):
-        return learned_from_policy(game, obj)
+        return learned_from_policy(game, obj, zero_based=zero_based)
     raise CompareError(
         f"cannot compare a {type(obj).__name__}; pass a run, (best, probability), (win, lose), "
         "a policy, or use learned_from_q / learned_from_policy"

@@ -151,6 +151,9 @@ class Comparison:
     metrics: dict[str, float]
     sets: dict[str, int]
     wrong_decisive: tuple[WrongState, ...]
+    #: What a best response wins against the learned greedy policy (``solver.SeatValues``):
+    #: moving first, moving second; exploitability = first + second - 1.
+    best_response: solver.SeatValues | None = None
 
     def __getattr__(self, name: str) -> float:
         # c.agreement_decisive etc.; only called for names that are not fields.
@@ -167,6 +170,9 @@ class Comparison:
             "p00": self.p00,
             "sets": dict(self.sets),
             "metrics": dict(self.metrics),
+            "best_response": None if self.best_response is None else {
+                "first": self.best_response.first, "second": self.best_response.second,
+            },
             "wrong_decisive": [
                 {
                     "x": w.x, "y": w.y, "learned": w.learned, "optimal": list(w.optimal),
@@ -179,7 +185,8 @@ class Comparison:
 
 
 def compare(
-    game: Game, sol: Solution | Truth | None, learned: Any, *, hints: bool = True
+    game: Game, sol: Solution | Truth | None, learned: Any, *, hints: bool = True,
+    zero_based: bool = False,
 ) -> Comparison:
     """Compare `learned` with the truth: a run, a :class:`Learned` (see the constructors
     learned_from_tables / _counts / _q / _policy), (best, probability), (win, lose), or a policy
@@ -189,14 +196,18 @@ def compare(
     `sol` may be a Solution, a prepared :class:`Truth` (fastest for many comparisons) or None.
     `hints`: printed tables or a table of J that look transposed or 0-based raise a
     :class:`CompareWarning` saying what fits better (the comparison is still of what was handed).
+    A policy alone plays J from 1: a 0 is refused as a 0-based policy, unless `zero_based` (a
+    table or callable of actions 0..K-1). The result's ``best_response`` holds what a best
+    response wins moving first and moving second (their sum minus 1 is the exploitability).
     """
     t = sol if isinstance(sol, Truth) else truth(game, sol)
     if t.game != game:
         raise CompareError(f"the truth is for a different game ({t.game})")
-    lt = as_learned(game, learned)
+    lt = as_learned(game, learned, zero_based=zero_based)
     if hints:
-        _warn_slips(t, learned)
+        _warn_slips(t, learned, zero_based)
     metrics = metric_values(t, lt)
+    br = solver.best_response(game, greedy_distribution(t, lt))
     agree, q_b, regret = _per_state(t, lt)
     wrong = t.decisive & ~agree
     xs, ys = np.nonzero(wrong)
@@ -212,16 +223,18 @@ def compare(
         )
         for x, y in zip(xs[order], ys[order], strict=True)
     )
-    return Comparison(game, lt.source, t.p00, metrics, t.set_sizes(), rows)
+    return Comparison(game, lt.source, t.p00, metrics, t.set_sizes(), rows,
+                      solver.SeatValues(br.first, br.second))
 
 
-def _warn_slips(t: Truth, learned: Any) -> None:
+def _warn_slips(t: Truth, learned: Any, zero_based: bool = False) -> None:
     """A CompareWarning per slip :func:`table_hints` finds in printed tables or a table of J."""
     game = t.game
     if isinstance(learned, (tuple, list)) and len(learned) == 2:
         best, probability = np.asarray(learned[0]), np.asarray(learned[1])
     elif isinstance(learned, np.ndarray) and learned.shape == game.shape:
-        best, probability = learned, np.full(game.shape, np.nan)
+        best = learned + 1 if zero_based and learned.dtype.kind in "iuf" else learned
+        probability = np.full(game.shape, np.nan)
     else:
         return
     if best.shape != game.shape or probability.shape != game.shape or best.dtype.kind not in "iuf":
@@ -291,6 +304,12 @@ def format_comparison(c: Comparison, limit: int | None = 40, *, more: str = "lim
         else:
             text = f"{v:.6f}"
         lines.append(f"{name:<{width}}  {text:>10}  {METRIC_HELP[name]}")
+    br = c.best_response
+    if br is not None:
+        lines.append(
+            f"A best response wins {br.first:.6f} moving first and {br.second:.6f} moving second "
+            f"(optimal play: {c.p00:.6f} and {1 - c.p00:.6f}); exploitability = the sum - 1."
+        )
     lines.append("")
     wrong = c.wrong_decisive
     if not wrong:

@@ -5,6 +5,23 @@ API, two agents, as PettingZoo's classic games; the ``pettingzoo`` extra):
 never needs an optional dependency; import the module you use. (The OpenSpiel game is
 :mod:`dicejack.openspiel`, beside this package in the same layer.)
 
+:func:`single_agent` turns one agent of the PettingZoo environment, against a fixed policy, into
+a Gymnasium environment (:mod:`.aec_single`; sb3-contrib's MaskablePPO learns on it).
+
 May import: :mod:`dicejack.compare`, :mod:`dicejack.solver`, :mod:`dicejack.game` and
 :mod:`dicejack.runtime`.
 """
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def single_agent(env: Any, agent: str, opponent: Any) -> Any:
+    """`agent` ("player_0" or "player_1") of the dicejack_v0 AEC environment `env` against
+    `opponent` (any policy the solver takes: a Solution, a table of J, a distribution, a
+    callable (x, y) -> J) as a ``gymnasium.Env`` with ``action_masks()``; see
+    :mod:`dicejack.envs.aec_single` (needs pettingzoo)."""
+    from dicejack.envs.aec_single import SingleAgentEnv
+
+    return SingleAgentEnv(env, agent, opponent)

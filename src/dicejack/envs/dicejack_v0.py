@@ -12,11 +12,15 @@ Observation (a dict, as in the classic games): ``observation`` = [own score, opp
 the handout's <X, Y> from the observing agent's view (int64, 0..LTarget-1), and ``action_mask``
 (int8, length NDice): all ones for the agent to move (every number of dice is legal), zeros for
 the other. ``infos[agent]["last_move"]`` is the last move (dice, total, mover's score after it)
-once there is one. ``render_mode="ansi"`` renders the position as text.
+once there is one. ``render_mode="ansi"`` returns the position as text, ``"human"`` prints
+that text (and returns None, as PettingZoo's ``render_test`` asks).
 
 ``raw_env`` is the bare environment; ``env`` wraps it as PettingZoo's classic games are
-(bounds assertion, order enforcement). pettingzoo is not a dependency of dicejack:
-``pip install 'dicejack[pettingzoo]'``; without it, importing this module raises a one-line
+(bounds assertion, order enforcement). An action outside the action space raises PettingZoo's
+error (an ``AssertionError``, "action is not in action space") in both, and changes nothing.
+For one agent against a fixed policy as a Gymnasium environment (sb3-contrib's MaskablePPO):
+:func:`dicejack.envs.single_agent`. pettingzoo is not a dependency of dicejack: in a clone of
+dicejack, ``pip install '.[pettingzoo]'``; without it, importing this module raises a one-line
 :class:`PettingZooMissingError`.
 """
 
@@ -43,12 +47,17 @@ try:
 except ImportError:
     raise PettingZooMissingError(
         "dicejack.envs.dicejack_v0 needs pettingzoo, which dicejack does not install: "
-        "pip install 'dicejack[pettingzoo]'"
+        "pip install '.[pettingzoo]' in a clone of dicejack (or pip install pettingzoo)"
     ) from None
 
-__all__ = ["env", "raw_env", "PettingZooMissingError", "AGENTS"]
+__all__ = ["env", "raw_env", "PettingZooMissingError", "ActionOutOfSpaceError", "AGENTS"]
 
 AGENTS = ("player_0", "player_1")
+
+
+class ActionOutOfSpaceError(DicejackError, AssertionError):
+    """An action outside the action space: PettingZoo's error (its wrapper asserts the same),
+    also a DicejackError."""
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -61,13 +70,15 @@ def env(**kwargs: Any) -> AECEnv:
 class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's name for the bare environment)
     """The bare AEC environment of `game` (default: the handout's); see the module docstring."""
 
-    metadata = {"render_modes": ["ansi"], "name": "dicejack_v0", "is_parallelizable": False}
+    metadata = {"render_modes": ["ansi", "human"], "name": "dicejack_v0",
+                "is_parallelizable": False}
 
     def __init__(self, game: Game = HANDOUT_GAME, render_mode: str | None = None) -> None:
         if not isinstance(game, Game):
             raise DicejackError(f"dicejack_v0 needs a dicejack Game, got {type(game).__name__}")
-        if render_mode not in (None, "ansi"):
-            raise DicejackError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        if render_mode not in (None, "ansi", "human"):
+            raise DicejackError(f"render_mode must be None, 'ansi' or 'human', got "
+                                f"{render_mode!r}")
         EzPickle.__init__(self, game=game, render_mode=render_mode)
         super().__init__()
         self.game = game
@@ -123,6 +134,12 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's name for the bare 
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        space = self.action_spaces[agent]
+        if isinstance(action, (bool, np.bool_)) or not space.contains(action):
+            raise ActionOutOfSpaceError(
+                f"action is not in action space: {action!r} (actions 0..{space.n - 1} roll "
+                f"J = action + 1 dice)"
+            )
         j = int(action) + 1
         total = roll_total(self._cdf[j], float(self.np_random.random()))
         score = self.scores[agent] + total
@@ -143,12 +160,18 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's name for the bare 
         self._accumulate_rewards()
 
     def render(self) -> str | None:
+        """The position as text ("ansi"), printed ("human", returns None), or None."""
         if self.render_mode is None:
             return None
         s0, s1 = (self.scores[a] for a in AGENTS)
         if self.winner is not None:
-            return f"player_0 {s0}, player_1 {s1}: {self.winner} won"
-        return f"player_0 {s0}, player_1 {s1}: {self.agent_selection} to move"
+            text = f"player_0 {s0}, player_1 {s1}: {self.winner} won"
+        else:
+            text = f"player_0 {s0}, player_1 {s1}: {self.agent_selection} to move"
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     def close(self) -> None:
         pass

@@ -7,8 +7,8 @@ what an agent learned into the handout's two output arrays. The rules come from 
 (``Game.outcome``, ``Game.sum_cdf_table``); this module owns only the episode: whose turn it is,
 what the agent sees and what it is paid.
 
-gymnasium is not a dependency of dicejack: ``pip install 'dicejack[gym]'``. Without it, importing
-this module raises :class:`GymMissingError` (a one-line :class:`dicejack.DicejackError`).
+gymnasium is not a dependency of dicejack: ``pip install '.[gym]'`` in a clone. Without it,
+importing this module raises :class:`GymMissingError` (a one-line :class:`dicejack.DicejackError`).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ try:
 except ImportError:
     raise GymMissingError(
         "dicejack.envs.gym_env needs gymnasium, which dicejack does not install: "
-        "pip install 'dicejack[gym]'"
+        "pip install '.[gym]' in a clone of dicejack (or pip install gymnasium)"
     ) from None
 
 from dicejack import solver  # noqa: E402  (after the gymnasium check, on purpose)
@@ -162,8 +162,15 @@ def opponent_policy(game: Game, opponent: Any) -> OpponentFn | None:
             f"{game.low}x{game.low}x{game.n_dice + 1} (an action distribution) for LTarget="
             f"{game.low}, NDice={game.n_dice}; got shape {arr.shape} of {arr.dtype}"
         )
+    empty = solver.no_data_mask(game, arr)
+    if empty.any():
+        x, y = np.argwhere(empty)[0]
+        raise EnvError(f"bad opponent table: no data (-1 or NaN) at <{x},{y}>; an opponent "
+                       "plays a J in every state")
     try:
         dist = solver.policy_distribution(game, arr, fill="error")  # the one check of a policy
+    except solver.ZeroBasedError as e:  # this opponent table is of J: say how to make one
+        raise EnvError(f"bad opponent table: {e.saying('add 1 to each entry')}") from None
     except (solver.SolverError, TypeError, ValueError) as e:
         raise EnvError(f"bad opponent table: {e}") from None
     if arr.shape == game.shape:

@@ -14,7 +14,8 @@ Three independent ways to the same numbers, so each can check the others:
 * ``solve(game, exact=True)`` — the recursion in ``fractions.Fraction``; ties are exact.
 
 Also the exact best response to any policy and its exploitability (``best_response``,
-``exploitability``: :mod:`dicejack.solver.best_response`), exact evaluation of any pair of
+``exploitability``, of one policy or of a seat pair ``first=``/``second=``, and ``seat_values``:
+:mod:`dicejack.solver.best_response`), exact evaluation of any pair of
 policies (``evaluate``) and the probability that a game
 between two policies visits each state (``visit_probabilities``), by forward propagation; the
 same two engines, bit-identical, chosen the same way.
@@ -24,7 +25,13 @@ from __future__ import annotations
 
 from dicejack.game import Game
 from dicejack.solver.backward import solve_backward, solve_values
-from dicejack.solver.best_response import BestResponse, best_response, exploitability
+from dicejack.solver.best_response import (
+    BestResponse,
+    SeatValues,
+    best_response,
+    exploitability,
+    seat_values,
+)
 from dicejack.solver.engines import (
     NUMBA_STARTUP_SECONDS,
     NUMPY_MAX_WORK,
@@ -43,8 +50,11 @@ from dicejack.solver.solution import (
     Policy,
     Solution,
     SolverError,
+    ZeroBasedError,
+    no_data_mask,
     optimal_distribution,
     policy_distribution,
+    policy_table,
 )
 from dicejack.solver.value_iteration import solve_value_iteration
 
@@ -61,6 +71,10 @@ __all__ = [
     "best_response",
     "exploitability",
     "BestResponse",
+    "SeatValues",
+    "seat_values",
+    "ZeroBasedError",
+    "no_data_mask",
     "policy_table",
     "Fill",
     "FILLS",

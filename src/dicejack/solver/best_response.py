@@ -14,6 +14,13 @@ last to <0,0> (every roll moves to a larger x + y):
 response, moving second, beats pi) - 1, the sum over both seats of what a best response wins beyond
 the game's value; 0 exactly for an optimal policy, at most 1. It is OpenSpiel's ``exploitability``
 (NashConv / 2 with returns +1/-1) for the same policy, which the tests hold it to.
+
+**A seat pair** (``exploitability(game, first=pi0, second=pi1)``: pi0 plays the first seat, pi1
+the second, as two learners trained apart do): OpenSpiel's NashConv / 2 of the joint policy,
+P(a best response, moving first, beats pi1) + P(a best response, moving second, beats pi0) - 1,
+``best_response(pi1).first + best_response(pi0).second - 1``; :func:`seat_values` gives the two
+terms. Measuring each seat's table as if it played both seats is another number (the pair's
+exploitability is what OpenSpiel reports).
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ import numpy as np
 from dicejack.game import Game
 from dicejack.solver.solution import TIE_TOLERANCE, SolverError, policy_distribution
 
-__all__ = ["BestResponse", "best_response", "exploitability"]
+__all__ = ["BestResponse", "SeatValues", "best_response", "seat_values", "exploitability"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -50,15 +57,17 @@ class BestResponse:
         return self.first + self.second - 1.0
 
 
-def best_response(game: Game, policy: Any, fill: str = "uniform") -> BestResponse:
+def best_response(
+    game: Game, policy: Any, fill: str = "uniform", zero_based: bool = False
+) -> BestResponse:
     """The exact best response to `policy` in both seats (see the module docstring).
 
-    `policy`: (L, L) J per state (0 = no data, played per `fill`), an (L, L, K+1) action
-    distribution, a callable (x, y) -> J, or a Solution.
+    `policy`: (L, L) J per state (-1 = no data, played per `fill`; `zero_based`: actions
+    0..K-1), an (L, L, K+1) action distribution, a callable (x, y) -> J, or a Solution.
     """
     if not isinstance(game, Game):
         raise SolverError(f"best_response() needs a Game, got {type(game).__name__}")
-    dist = policy_distribution(game, policy, fill=fill)[:, :, 1:]  # (L, L, K)
+    dist = policy_distribution(game, policy, fill=fill, zero_based=zero_based)[:, :, 1:]
     low, high = game.low, game.high
     probs = game.sum_probability_table[1:]  # (K, T)
     t = np.arange(1, probs.shape[1])
@@ -87,7 +96,64 @@ def best_response(game: Game, policy: Any, fill: str = "uniform") -> BestRespons
     return BestResponse(game, v, w, best, float(v[0, 0]), float(1.0 - w[0, 0]))
 
 
-def exploitability(game: Game, policy: Any, fill: str = "uniform") -> float:
-    """What a best response wins against `policy` beyond the game's value, both seats summed
-    (0 for optimal play; OpenSpiel's exploitability). See :func:`best_response`."""
-    return best_response(game, policy, fill=fill).exploitability
+@dataclass(frozen=True)
+class SeatValues:
+    """What a best response wins against a seat pair (see the module docstring).
+
+    first: P(a best response, moving first, beats the second seat's policy); second: P(a best
+    response, moving second, beats the first seat's policy). exploitability = first + second - 1
+    (OpenSpiel's NashConv / 2); nash_conv = 2 * exploitability (returns +1/-1). For one policy
+    playing both seats these are :class:`BestResponse`'s first and second.
+    """
+
+    first: float
+    second: float
+
+    @property
+    def exploitability(self) -> float:
+        return self.first + self.second - 1.0
+
+    @property
+    def nash_conv(self) -> float:
+        return 2.0 * self.exploitability
+
+    def improvements_over(self, p_first_wins: float) -> tuple[float, float]:
+        """OpenSpiel's per-player improvements (``nash_conv(..., return_only_nash_conv=False)``'s
+        ``player_improvements``, returns +1/-1) given P(first seat beats second seat) of the pair
+        (:func:`dicejack.solver.evaluate`)."""
+        return (2.0 * (self.first - p_first_wins), 2.0 * (self.second - (1.0 - p_first_wins)))
+
+
+def seat_values(
+    game: Game, first: Any, second: Any, fill: str = "uniform", zero_based: bool = False
+) -> SeatValues:
+    """What a best response wins against the pair `first` (first seat) and `second` (second
+    seat), each in any form :func:`best_response` takes; see :class:`SeatValues`."""
+    against_second = best_response(game, second, fill=fill, zero_based=zero_based)
+    against_first = best_response(game, first, fill=fill, zero_based=zero_based)
+    return SeatValues(against_second.first, against_first.second)
+
+
+def exploitability(
+    game: Game,
+    policy: Any = None,
+    fill: str = "uniform",
+    *,
+    first: Any = None,
+    second: Any = None,
+    zero_based: bool = False,
+) -> float:
+    """What a best response wins beyond the game's value, both seats summed (0 for optimal play;
+    OpenSpiel's exploitability, NashConv / 2). Of one `policy` playing both seats, or of the
+    seat pair `first` (the first seat's policy) and `second` (the second's): pass `policy` or
+    both `first` and `second`. See :func:`best_response` and :func:`seat_values`."""
+    pair = (first is not None, second is not None)
+    if policy is not None and any(pair):
+        raise SolverError("exploitability() takes one policy (both seats) or first= and "
+                          "second= (a seat pair), not both")
+    if policy is None:
+        if not all(pair):
+            raise SolverError("exploitability() needs a policy, or both first= and second= "
+                              "(a seat pair)")
+        return seat_values(game, first, second, fill=fill, zero_based=zero_based).exploitability
+    return best_response(game, policy, fill=fill, zero_based=zero_based).exploitability

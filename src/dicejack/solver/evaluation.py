@@ -15,11 +15,12 @@ from dicejack.solver.solution import Engine, Fill, Policy, policy_distribution
 
 
 def _propagate(
-    game: Game, a: Policy, b: Policy, engine: Engine | None, fill: Fill = "uniform"
+    game: Game, a: Policy, b: Policy, engine: Engine | None, fill: Fill = "uniform",
+    zero_based: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, float]:
     check_engine(engine)
-    pa = np.ascontiguousarray(policy_distribution(game, a, fill))
-    pb = np.ascontiguousarray(policy_distribution(game, b, fill))
+    pa = np.ascontiguousarray(policy_distribution(game, a, fill, zero_based))
+    pb = np.ascontiguousarray(policy_distribution(game, b, fill, zero_based))
     if (engine or choose_engine(game)) == "numpy":
         start = time.perf_counter()
         result = _forward_numpy(game, pa, pb)
@@ -113,25 +114,26 @@ def _forward_numpy(
 
 def evaluate(
     game: Game, first: Policy, second: Policy, engine: Engine | None = None,
-    fill: Fill = "uniform",
+    fill: Fill = "uniform", zero_based: bool = False,
 ) -> float:
     """Exact probability that policy `first`, moving first from <0,0>, beats policy `second`.
 
     Policies in any form of :data:`Policy` (a table, a distribution, a callable (x, y) -> J, a
-    Solution); a table's 0 ("no data") cell plays a uniformly random J, as compare scores it,
-    unless `fill` = "error". `engine`: as for :func:`solve`.
+    Solution); a table's no-data cell (-1 or NaN) plays a uniformly random J, as compare scores
+    it, unless `fill` = "error"; a 0 is refused as a 0-based policy unless `zero_based` (tables
+    and callables of actions 0..K-1). `engine`: as for :func:`solve`.
     """
-    return _propagate(game, first, second, engine, fill)[2]
+    return _propagate(game, first, second, engine, fill, zero_based)[2]
 
 
 def visit_probabilities(
     game: Game, a: Policy, b: Policy | None = None, engine: Engine | None = None,
-    fill: Fill = "uniform",
+    fill: Fill = "uniform", zero_based: bool = False,
 ) -> np.ndarray:
     """(low, low) probability that a game of `a` (moving first) against `b` visits each state.
 
     `b` defaults to `a`. Pass a Solution for optimal play with ties split evenly. `engine`: as
-    for :func:`solve`; `fill`: as for :func:`evaluate`.
+    for :func:`solve`; `fill`, `zero_based`: as for :func:`evaluate`.
     """
-    mass_a, mass_b, _ = _propagate(game, a, a if b is None else b, engine, fill)
+    mass_a, mass_b, _ = _propagate(game, a, a if b is None else b, engine, fill, zero_based)
     return mass_a + mass_b

@@ -16,12 +16,12 @@ TIE_TOLERANCE = 1e-12
 
 Method = Literal["backward", "value-iteration"]
 Engine = Literal["numpy", "numba"]
-#: A policy: (low, low) ints J in 1..n_dice (0 = no data, see `fill`), a (low, low, n_dice+1)
-#: action distribution, a callable (x, y) -> J with <x, y> from the mover's view, or a Solution
-#: (its optimal actions, ties split evenly).
+#: A policy: (low, low) J in 1..n_dice (-1 or NaN = no data, see `fill`; never 0: J counts from
+#: 1), a (low, low, n_dice+1) action distribution (a row of NaN = no data), a callable (x, y) -> J
+#: with <x, y> from the mover's view, or a Solution (its optimal actions, ties split evenly).
 Policy = Union[np.ndarray, "Solution", Callable[[int, int], Any]]
-#: What a policy table's 0 ("no data") cell plays: a uniformly random J (as compare scores it), or
-#: an error.
+#: What a policy table's no-data (-1, NaN) cell plays: a uniformly random J (as compare scores
+#: it), or an error.
 Fill = Literal["uniform", "error"]
 FILLS = ("uniform", "error")
 
@@ -68,9 +68,40 @@ def optimal_distribution(sol: Solution) -> np.ndarray:
     return mask / mask.sum(axis=2, keepdims=True)
 
 
-def policy_table(game: Game, policy: Callable[[int, int], Any]) -> np.ndarray:
-    """A callable policy (x, y) -> J, asked once in every state, as an (L, L) int64 table."""
-    low = game.low
+#: The markers of a state without data, in tables only (a callable answers every state): -1 in a
+#: table of J, NaN in a table of J or as a whole row of a distribution. 0 is never one: J counts
+#: from 1, so a 0 is a 0-based policy's action (see :class:`ZeroBasedError`).
+NO_DATA = -1
+
+
+class ZeroBasedError(SolverError):
+    """A policy that plays 0 dice somewhere: J counts from 1, so it reads as a 0-based policy
+    (actions 0..K-1). Refused, saying how to read it as 0-based (``how``: ``zero_based=True`` in
+    the library; the command line names its own option through :meth:`saying`)."""
+
+    def __init__(self, where: str, n_dice: int, how: str = "pass zero_based=True") -> None:
+        self.where, self.n_dice, self.how = where, n_dice, how
+        k = n_dice
+        super().__init__(
+            f"the policy plays 0 dice {where}, but J counts from 1 (1..{k}): for a 0-based "
+            f"policy (actions 0..{k - 1}, J = action + 1) {how}; a state without data is -1 "
+            "(or NaN) in a table"
+        )
+
+    def saying(self, how: str) -> ZeroBasedError:
+        """The same refusal, naming another way to say the policy is 0-based."""
+        return ZeroBasedError(self.where, self.n_dice, how)
+
+
+def policy_table(
+    game: Game, policy: Callable[[int, int], Any], zero_based: bool = False
+) -> np.ndarray:
+    """A callable policy (x, y) -> J, asked once in every state, as an (L, L) int64 table of J
+    in 1..K. Every answer must be a whole number of dice 1..K (an action 0..K-1 with
+    `zero_based`): a callable has no "no data" answer, and a 0 is refused as a 0-based policy
+    (:class:`ZeroBasedError`) unless `zero_based` says so."""
+    low, k = game.low, game.n_dice
+    first = 0 if zero_based else 1
     table = np.zeros((low, low), dtype=np.int64)
     for x in range(low):
         for y in range(low):
@@ -80,23 +111,35 @@ def policy_table(game: Game, policy: Callable[[int, int], Any]) -> np.ndarray:
                 raise SolverError(
                     f"the policy raised {type(exc).__name__} at <{x},{y}>: {exc}"
                 ) from exc
+            what = f"actions 0..{k - 1}" if zero_based else f"dice 1..{k}"
             if isinstance(j, (bool, np.bool_)) or not isinstance(j, (int, np.integer)):
                 raise SolverError(
                     f"the policy returned {j!r} at <{x},{y}>; it must return a whole number of "
-                    f"dice 1..{game.n_dice}"
+                    f"{what} in every state"
                 )
-            table[x, y] = int(j)
+            if j == 0 and not zero_based:
+                raise ZeroBasedError(f"at <{x},{y}> (it returned 0)", k)
+            if not first <= j <= first + k - 1:
+                raise SolverError(
+                    f"the policy returned {int(j)} at <{x},{y}>; it must return {what} in every "
+                    "state (a callable has no 'no data' answer: -1 and NaN mark one in a table)"
+                )
+            table[x, y] = int(j) + 1 - first
     return table
 
 
-def policy_distribution(game: Game, policy: Policy, fill: Fill = "uniform") -> np.ndarray:
+def policy_distribution(
+    game: Game, policy: Policy, fill: Fill = "uniform", zero_based: bool = False
+) -> np.ndarray:
     """Any accepted policy form as a validated (low, low, K+1) action distribution.
 
-    Integer tables hold J in 1..n_dice, or 0 where the learner has no data: `fill` = "uniform"
-    plays a uniformly random J there (as :func:`dicejack.compare.compare` scores it), "error"
-    refuses it. Distributions must be non-negative, sum to 1 over J = 1..K (or be all 0: no
-    data, played per `fill` the same way), and put nothing on J = 0. A callable is asked for its
-    J in every state (:func:`policy_table`).
+    Tables of J hold 1..n_dice, or -1 (or NaN) where the learner has no data: `fill` =
+    "uniform" plays a uniformly random J there (as :func:`dicejack.compare.compare` scores it),
+    "error" refuses it. A 0 is refused as a 0-based policy (:class:`ZeroBasedError`);
+    `zero_based` reads tables and callables as actions 0..K-1 (J = action + 1) instead.
+    Distributions must be non-negative, sum to 1 over J = 1..K (or be a row of NaN: no data,
+    played per `fill` the same way), and put nothing on J = 0. A callable is asked for its J in
+    every state (:func:`policy_table`) and has no "no data" answer.
     """
     if fill not in FILLS:
         raise SolverError(f"fill must be 'uniform' or 'error', got {fill!r}")
@@ -105,49 +148,96 @@ def policy_distribution(game: Game, policy: Policy, fill: Fill = "uniform") -> n
             raise SolverError("the Solution is for a different game")
         return optimal_distribution(policy)
     if callable(policy) and not isinstance(policy, np.ndarray):
-        policy = policy_table(game, policy)
-    arr = np.asarray(policy)
+        policy, zero_based = policy_table(game, policy, zero_based), False
+    try:
+        arr = np.asarray(policy)
+    except (TypeError, ValueError) as exc:
+        raise SolverError(f"not a policy table: {exc}") from None
     low, k = game.low, game.n_dice
+    if arr.dtype.kind not in "iuf" and arr.shape in (game.shape, game.table_shape):
+        raise SolverError(f"a policy table must hold numbers, got {arr.dtype} values")
     if arr.shape == (low, low):
-        if not np.issubdtype(arr.dtype, np.integer):
-            if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
-                raise SolverError("a policy table must hold whole numbers of dice")
-            arr = arr.astype(np.int64)
-        lowest = 0 if fill == "uniform" else 1
-        if arr.min() < lowest or arr.max() > k:
-            bad = np.argwhere((arr < lowest) | (arr > k))[0]
-            what = "0 (no data) or 1" if fill == "uniform" else "1"
-            raise SolverError(
-                f"policy has {arr[tuple(bad)]} dice at <{bad[0]},{bad[1]}>; must be {what}..{k}"
-                + ("" if fill == "uniform" else " (fill='error' refuses no-data cells)")
-            )
-        dist = np.zeros(game.table_shape)
-        dist[:, :, 1:] = np.where((arr == 0)[:, :, None], 1.0 / k, 0.0)
-        rows, cols = np.nonzero(arr)
-        dist[rows, cols, arr[rows, cols]] = 1.0
-        return dist
+        return _table_distribution(game, arr, fill, zero_based)
     if arr.shape == game.table_shape:
         dist = np.asarray(arr, dtype=float)
-        empty = np.all(dist == 0, axis=2)  # a state without data: played per `fill`
-        if (
-            not np.all(np.isfinite(dist))
-            or dist.min() < 0
-            or np.any(dist[:, :, 0] != 0)
-            or not np.allclose(dist.sum(axis=2)[~empty], 1.0, atol=1e-9)
+        nan = np.isnan(dist)
+        empty = nan.all(axis=2)  # a state without data: played per `fill`
+        if (nan & ~empty[:, :, None]).any():
+            x, y = np.argwhere((nan & ~empty[:, :, None]).any(axis=2))[0]
+            raise SolverError(f"the action distribution is partly NaN at <{x},{y}>; a state "
+                              "without data is a whole row of NaN")
+        known = dist[~empty]
+        if known.size and (
+            not np.all(np.isfinite(known)) or known.min() < 0 or np.any(known[:, 0] != 0)
+            or not np.allclose(known.sum(axis=1), 1.0, atol=1e-9)
         ):
             raise SolverError(
                 "an action distribution must be non-negative, 0 for J=0, and sum to 1 per state "
-                "(or be all 0: no data)"
+                "(a state without data: a row of NaN)"
             )
         if empty.any():
             if fill == "error":
                 x, y = np.argwhere(empty)[0]
-                raise SolverError(f"the action distribution is all 0 (no data) at <{x},{y}>; "
+                raise SolverError(f"the action distribution has no data (NaN) at <{x},{y}>; "
                                   "fill='error' refuses no-data states")
             dist = dist.copy()
+            dist[empty, 0] = 0.0
             dist[empty, 1:] = 1.0 / k
         return dist
     raise SolverError(
         f"a policy must have shape {(low, low)} (dice per state) or {game.table_shape} "
         f"(action distribution), got {arr.shape}"
     )
+
+
+def no_data_mask(game: Game, policy: Any) -> np.ndarray:
+    """(L, L) True where a policy table marks "no data" (-1 or NaN in a table of J, a NaN row in
+    a distribution); all False for other forms (a callable or Solution answers every state)."""
+    if isinstance(policy, Solution) or (callable(policy) and not isinstance(policy, np.ndarray)):
+        return np.zeros(game.shape, dtype=bool)
+    arr = np.asarray(policy)
+    if arr.dtype.kind not in "iuf":
+        return np.zeros(game.shape, dtype=bool)
+    if arr.shape == game.shape:
+        return np.isnan(arr) | (arr == NO_DATA) if arr.dtype.kind == "f" else arr == NO_DATA
+    if arr.shape == game.table_shape:
+        return np.isnan(np.asarray(arr, dtype=float)).all(axis=2)
+    return np.zeros(game.shape, dtype=bool)
+
+
+def _table_distribution(
+    game: Game, arr: np.ndarray, fill: Fill, zero_based: bool
+) -> np.ndarray:
+    """A validated table of J (or of 0-based actions) as a distribution; see
+    :func:`policy_distribution`."""
+    k = game.n_dice
+    empty = no_data_mask(game, arr)
+    if arr.dtype.kind == "f":
+        vals = np.where(empty, 0.0, arr)
+        if not np.all(np.isfinite(vals)) or not np.all(vals == np.round(vals)):
+            raise SolverError("a policy table must hold whole numbers of dice (-1 or NaN: no "
+                              "data)")
+    vals = np.where(empty, 0, arr).astype(np.int64)
+    if not zero_based:
+        zero = (vals == 0) & ~empty
+        if zero.any():
+            x, y = np.argwhere(zero)[0]
+            n = int(zero.sum())
+            raise ZeroBasedError(f"at <{x},{y}> ({n} state{'s' if n > 1 else ''} in all)", k)
+    first = 0 if zero_based else 1
+    bad = ~empty & ((vals < first) | (vals > first + k - 1))
+    if bad.any():
+        x, y = np.argwhere(bad)[0]
+        what = f"an action 0..{k - 1}" if zero_based else f"1..{k}"
+        raise SolverError(f"policy has {vals[x, y]} {'as action' if zero_based else 'dice'} at "
+                          f"<{x},{y}>; must be {what} (-1 = no data)")
+    if empty.any() and fill == "error":
+        x, y = np.argwhere(empty)[0]
+        raise SolverError(f"policy has no data (-1 or NaN) at <{x},{y}>; fill='error' refuses "
+                          "no-data cells")
+    j = vals + 1 - first
+    dist = np.zeros(game.table_shape)
+    dist[:, :, 1:] = np.where(empty[:, :, None], 1.0 / k, 0.0)
+    rows, cols = np.nonzero(~empty)
+    dist[rows, cols, j[rows, cols]] = 1.0
+    return dist
