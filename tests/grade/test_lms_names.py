@@ -17,8 +17,8 @@ from .support import GS_METADATA
      Student("12345", "smithjohn", "canvas", order="00000000000000067890")),
     (["leeann_LATE_23456_78901_out-1.txt"],
      Student("23456", "leeann", "canvas", late=True, order="00000000000000078901")),
-    (["o'brien_sean_34567_11111_my_out_2.txt"],
-     Student("34567", "o'brien_sean", "canvas", order="00000000000000011111")),
+    (["obrien_sean_34567_11111_my_out_2.txt"],  # Canvas keeps `_` of a name, never `_<n>_`
+     Student("34567", "obrien_sean", "canvas", order="00000000000000011111")),
     (["LATE_anon_Ab3xY_45678_output.txt"],
      Student("anon_Ab3xY", "", "canvas", late=True, order="00000000000000045678")),
     (["anon_Zq9_45678_output.txt"],
