@@ -580,33 +580,36 @@ def _members(e: Entry) -> list[str]:
     return [] if e.skipped else [file_owner(e.label)]
 
 
-def _spelling(identifier: str) -> str:
-    return unicodedata.normalize("NFC", identifier).casefold()
+def _nfc(identifier: str) -> str:
+    return unicodedata.normalize("NFC", identifier)
 
 
 def _one_spelling(entries: list[Entry], keys: Sequence[_Key | None]) -> list[Entry]:
-    """Identifiers that differ only in case or Unicode form (``Alice`` and ``alice``, an
-    accented name in NFC and NFD) are one student, spelled as first found, and each of their
-    files is flagged ``identity-ambiguous`` (a person should check): the gradebook and the LMS
-    grades never hold two rows one import would take for the same student."""
+    """Identifiers that differ only in Unicode form (an accented name typed in NFC and in NFD)
+    are one student, spelled in NFC; identifiers that differ in case (``Alice`` and
+    ``alice``) are one student, spelled as first found, each of their files flagged
+    ``identity-ambiguous`` (a person should check): the gradebook and the LMS grades never
+    hold two rows one import would take for the same student."""
     spellings: dict[str, list[str]] = {}
     for e, key in zip(entries, keys, strict=True):
         if key is not None:
             for m in _members(e):
-                seen = spellings.setdefault(_spelling(m), [])
-                if m not in seen:
-                    seen.append(m)
-    if all(len(v) == 1 for v in spellings.values()):
-        return entries
+                seen = spellings.setdefault(_nfc(m).casefold(), [])
+                if _nfc(m) not in seen:
+                    seen.append(_nfc(m))
     out = []
     for e, key in zip(entries, keys, strict=True):
         members = _members(e) if key is not None else []
-        if not any(len(spellings[_spelling(m)]) > 1 for m in members):
+        canonical = [spellings[_nfc(m).casefold()] for m in members]
+        clash = any(len(c) > 1 for c in canonical)
+        if members == [c[0] for c in canonical] and not clash:
             out.append(e)
             continue
-        ident = ";".join(spellings[_spelling(m)][0] for m in members)
+        ident = ";".join(c[0] for c in canonical)
         student = replace(e.student, id=ident) if e.student is not None else Student(ident)
-        flags = e.flags if "identity-ambiguous" in e.flags else (*e.flags, "identity-ambiguous")
+        flags = e.flags
+        if clash and "identity-ambiguous" not in flags:
+            flags = (*flags, "identity-ambiguous")
         out.append(replace(e, student=student, flags=flags))
     return out
 
