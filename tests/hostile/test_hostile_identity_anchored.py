@@ -82,8 +82,9 @@ def test_the_issue_reproduction_keeps_alices_grade(tmp_path, monkeypatch):
     assert rows["111"]["dicejack"] == book["alice_111_text.html"]["score"]
 
 
-@pytest.mark.parametrize("name", ["alice_１１１_5000_out.txt", "alice_١١١_5000_out.txt",
-                                  "alice_111_５０００_out.txt", "alice_111" + "1" * 30 + "_5_o.txt"])
+@pytest.mark.parametrize("name", [
+    "alice_１１１_5000_out.txt", "alice_١١١_5000_out.txt", "alice_111_５０００_out.txt",
+    "alice_111" + "1" * 30 + "_5_o.txt"])
 def test_digits_other_than_ascii_and_absurd_ids_are_not_ids(name):
     assert grade.lms_student([name]) is None
 
