@@ -199,9 +199,9 @@ class _Collector:
         (:func:`~dicejack.grade.lms_names.deciding_name`), names two LMSs match by the LMS of
         the batch (:func:`~dicejack.grade.lms_names.batch_lms`), else flagged
         ``identity-ambiguous`` with no student; a file with no LMS name inside a folder or
-        archive below the path given belongs to that folder (its name, the archive's without
-        .zip). Identifiers that differ only in case or Unicode form are one student, flagged
-        ``identity-ambiguous`` (:func:`_one_spelling`)."""
+        archive below a path given that is no LMS download (no LMS name in it) belongs to that
+        folder (its name, the archive's without .zip). Identifiers that differ only in case
+        or Unicode form are one student (:func:`_one_spelling`)."""
         gradescope = self._read_metadata()
         decisions: list[dict[str, Student] | None] = []
         for key in self.keys:
@@ -214,13 +214,15 @@ class _Collector:
                 found = deciding_name(parts, gradescope.get((index, parts[:i]), {}))[1]
             decisions.append(found)
         lms = batch_lms(d for d in decisions if d)
+        downloads = {k[0] for k, d in zip(self.keys, decisions, strict=True) if d and k}
         out = []
         for entry, key, found in zip(self.entries, self.keys, decisions, strict=True):
             if found:
                 student, ambiguous = resolve(found, lms)
                 flags = ("identity-ambiguous",) if ambiguous else ()
                 out.append(replace(entry, student=student, flags=flags))
-            elif key is not None:
+            elif key is not None and key[0] not in downloads and (
+                    key[1][-1:] != (GRADESCOPE_METADATA,)):
                 out.append(replace(entry, student=self._folder_student(*key)))
             else:
                 out.append(entry)
@@ -684,6 +686,8 @@ def _member_parts(name: str) -> tuple[tuple[str, ...], str]:
     parts = _parts(name)
     if ".." in parts:
         return parts, "a member whose path climbs out with '..'"
+    if name.rsplit("/", 1)[-1] == ".":  # `folder/.`: no name of its own
+        return (*parts, "(unnamed)"), "a member with an empty name"
     return parts or ("(unnamed)",), ""
 
 
