@@ -236,8 +236,12 @@ class MetadataError(ValueError):
 
 
 def _yaml_value(value: object) -> str:
+    """A scalar of the metadata as text ("" for anything else); one far over MAX_ID_CHARS is
+    returned whole unstripped (refused by its length, never copied)."""
     if not isinstance(value, str):
         return ""
+    if len(value) > 2 * MAX_ID_CHARS:
+        return value
     value = value.strip()
     return "" if value in ("~", "null", "Null", "NULL") else value
 
@@ -250,8 +254,9 @@ def _field(entry: Mapping[object, object], key: str) -> object:
 def gradescope_students(text: str | bytes, problems: list[str] | None = None
                         ) -> dict[str, Student]:
     """``{"submission_<id>": Student}`` from a Gradescope export's submission_metadata.yml:
-    each submitter's SID, else e-mail, else name (group members `;`-separated). A submission
-    whose submitters cannot be read (:func:`_submitters`) is left out (its folder keeps its
+    each submitter's SID, else e-mail, else name, else the submission's own name (group
+    members `;`-separated). A submission whose submitters cannot be read (:func:`_submitters`)
+    is left out (its folder keeps its
     ``submission_<id>`` name) and why is appended to `problems`.
 
     Parsed by PyYAML's base loader (every scalar a string, no tag run, anchors and aliases
@@ -277,42 +282,45 @@ def gradescope_students(text: str | bytes, problems: list[str] | None = None
     if not isinstance(data, dict):
         raise MetadataError("not a mapping of submission_<id> to their submitters")
     students: dict[str, Student] = {}
+    seen: dict[int, tuple[list[str], list[str], str]] = {}  # a list aliased often: read once
     for key, entry in data.items():
         if not (isinstance(key, str) and GRADESCOPE.fullmatch(key) and isinstance(entry, dict)):
             continue
         people = _field(entry, "submitters")
         if not isinstance(people, list):
             continue
-        student, problem = _submitters(key, people)
+        if id(people) not in seen:
+            seen[id(people)] = _submitters(people)
+        ids, names, problem = seen[id(people)]
         if problem and problems is not None:
             problems.append(f"{key}: {problem}")
-        if student is not None:
-            students[key] = student
+        if not problem and any(ids):
+            students[key] = _student(";".join(i or key for i in ids), "; ".join(names),
+                                     "gradescope")
     return students
 
 
-def _submitters(key: str, people: list[object]) -> tuple[Student | None, str]:
-    """One submission's student from its `:submitters:` list (each member's SID, else e-mail,
-    else name, else the submission's `key`; `;`-joined), or None and why: more than
-    MAX_SUBMITTERS members, an identifier longer than MAX_ID_CHARS or holding `;`. Every
-    length is checked before any join, so aliases repeating one long value cost nothing."""
+def _submitters(people: list[object]) -> tuple[list[str], list[str], str]:
+    """One submission's `:submitters:` list as each member's identifier (SID, else e-mail, else
+    name; "" when none) and name, or why it names no one: more than MAX_SUBMITTERS members, an
+    identifier or name longer than MAX_ID_CHARS, an identifier holding `;` (it separates group
+    members). Every length is checked before any join, so aliases repeating one long value
+    cost nothing."""
     if len(people) > MAX_SUBMITTERS:
-        return None, f"{len(people):,} submitters, over the {MAX_SUBMITTERS} limit"
+        return [], [], f"{len(people):,} submitters, over the {MAX_SUBMITTERS} limit"
     ids, names = [], []
     for person in people:
         if not isinstance(person, dict):
             continue
         fields = {k: _yaml_value(_field(person, k)) for k in ("sid", "email", "name")}
         if any(len(v) > MAX_ID_CHARS for v in fields.values()):
-            return None, f"an identifier or name over {MAX_ID_CHARS} characters"
+            return [], [], f"an identifier or name over {MAX_ID_CHARS} characters"
         ident = _nfc(fields["sid"] or fields["email"] or fields["name"])
         if ";" in ident:
-            return None, "an identifier holding ';' (it separates group members)"
+            return [], [], "an identifier holding ';' (it separates group members)"
         ids.append(ident)
         names.append(fields["name"])
-    if not any(ids):
-        return None, ""
-    return _student(";".join(i or key for i in ids), "; ".join(names), "gradescope"), ""
+    return ids, names, ""
 
 
 def receipt_reason(name: str, siblings: Sequence[str]) -> str:
