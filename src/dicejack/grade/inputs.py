@@ -1,4 +1,5 @@
-"""Collecting submissions as they arrive: files, folders (recursively) and zip archives (the bulk
+"""Collecting submissions as they arrive: files, folders (every subfolder, walked without
+recursion) and zip archives (the bulk
 downloads of Canvas, Moodle, Gradescope and Blackboard), each file with the student identifier
 its LMS put in the name (read by :mod:`dicejack.grade.lms_names`; docs/grading.md, "Submissions
 as they arrive").
@@ -735,8 +736,10 @@ def collect(
     output_folders: Iterable[str | os.PathLike[str]] = (),
 ) -> list[Entry]:
     """Every submission file in `paths`, in order: a file as given (always graded, whatever its
-    name), a folder searched recursively (sorted; hidden and system folders and files, documents,
-    images and source code skipped with the reason; symbolic links to folders not followed), a
+    name), a folder searched through every subfolder (sorted; hidden and system folders and
+    files, documents, images and source code, dicejack's earlier sites and reports skipped with
+    the reason; symbolic links to folders, and to files outside the student's own folder, not
+    followed), a
     .zip archive read in memory (nested archives too, MAX_NESTING deep), within `limits`.
 
     `outputs` / `output_folders`: this run's own output files and reports folder: found while
