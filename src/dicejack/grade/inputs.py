@@ -200,9 +200,9 @@ class _Collector:
         (:func:`~dicejack.grade.lms_names.deciding_name`), names two LMSs match by the LMS of
         the batch (:func:`~dicejack.grade.lms_names.batch_lms`), else flagged
         ``identity-ambiguous`` with no student; a file with no LMS name inside a folder or
-        archive below a path given that is no LMS download (no LMS name in it) belongs to that
-        folder (its name, the archive's without .zip). Identifiers that differ only in case
-        or Unicode form are one student (:func:`_one_spelling`)."""
+        archive just below a path given belongs to that folder (its name, the archive's without
+        .zip), unless the folder is an LMS download (an LMS name lies in it). Identifiers that
+        differ only in case or Unicode form are one student (:func:`_one_spelling`)."""
         gradescope = self._read_metadata()
         decisions: list[dict[str, Student] | None] = []
         for key in self.keys:
@@ -215,19 +215,25 @@ class _Collector:
                 found = deciding_name(parts, gradescope.get((index, parts[:i]), {}))[1]
             decisions.append(found)
         lms = batch_lms(d for d in decisions if d)
-        downloads = {k[0] for k, d in zip(self.keys, decisions, strict=True) if d and k}
+        downloads = {self._top_folder(*k) for k, d in zip(self.keys, decisions, strict=True)
+                     if d and k}
         out = []
         for entry, key, found in zip(self.entries, self.keys, decisions, strict=True):
             if found:
                 student, ambiguous = resolve(found, lms)
                 flags = ("identity-ambiguous",) if ambiguous else ()
                 out.append(replace(entry, student=student, flags=flags))
-            elif key is not None and key[0] not in downloads and (
+            elif key is not None and self._top_folder(*key) not in downloads and (
                     key[1][-1:] != (GRADESCOPE_METADATA,)):
                 out.append(replace(entry, student=self._folder_student(*key)))
             else:
                 out.append(entry)
         return _one_spelling(out, self.keys)
+
+    def _top_folder(self, index: int, parts: tuple[str, ...]) -> _Key:
+        """The folder or archive just below the path given that holds a file (the file itself
+        at the top): one that holds any LMS name is a download, never a student's folder."""
+        return (index, parts[:self.tops[index] + 1])
 
     def _folder_student(self, index: int, parts: tuple[str, ...]) -> Student | None:
         """The folder (or archive) just below the path given that holds a file no LMS named:
