@@ -282,3 +282,22 @@ def test_every_public_name_is_importable_from_the_package():
     for name in ("lms_names", "inputs", "lms", "writers", "grading"):
         module = importlib.import_module(f"dicejack.grade.{name}")
         assert all(getattr(grade, n) is getattr(module, n) for n in module.__all__), name
+
+
+def test_an_earlier_runs_reports_and_site_are_never_graded(refs, tmp_path, text):
+    """The reports and site a run writes, found inside the folder graded next time (under any
+    name), are skipped rows: recognised by what dicejack writes, never graded."""
+    subs = tmp_path / "subs"
+    (subs / "alice").mkdir(parents=True)
+    write(subs / "alice", "out.txt", text)
+    grades = [grade.grade_entry(refs, e) for e in grade.collect([subs])]
+    grade.write_reports(refs, grades, subs / "old reports")
+    grade.write_site(refs, grades, subs / "old site")
+    assert any((subs / "old reports").glob("*.md")) and (subs / "old site" / "index.html").exists()
+    entries = grade.collect([subs])
+    graded = [e.label for e in entries if not e.skipped and not e.error]
+    assert graded == [str(subs / "alice" / "out.txt")]
+    skipped = {e.label.removeprefix(str(subs) + "/"): e.skipped for e in entries if e.skipped}
+    assert skipped["old site/"] == "dicejack's own earlier site (--html), not searched"
+    reports = [r for k, r in skipped.items() if k.startswith("old reports/") and k.endswith(".md")]
+    assert reports == ["dicejack's own earlier report (--reports), not a submission"]

@@ -46,7 +46,8 @@ def batch(tmp_path_factory):
     subs.mkdir()
     for i, name in enumerate(HOSTILE):
         (subs / name).write_text(submission_text(seed=30 + i))
-    (subs / "Eve_\x1b[2J_7_assignsubmission_file_out.txt").write_text(submission_text(seed=9))
+    # (Moodle writes a name's `_` as a space: the name part holds none)
+    (subs / "Eve \x1b[2J_7_assignsubmission_file_out.txt").write_text(submission_text(seed=9))
     out, reports, lms = root / "book.csv", root / "reports", root / "lms.csv"
     cwd = os.getcwd()
     os.chdir(root)
@@ -90,7 +91,7 @@ def test_terminal_table_gradebook_and_lms_csv_carry_no_control_character(batch, 
         for row in csv.reader(io.StringIO(text)):
             assert not any(cell[:1] in "=+-@" and not _number(cell) for cell in row if cell), row
     students = {row["student"]: row for row in csv.DictReader(lms.open(encoding="utf-8"))}
-    assert "7" in students and students["7"]["name"] == "Eve_\\x1b[2J"
+    assert "7" in students and students["7"]["name"] == "Eve \\x1b[2J"
     grades = [grade.Grade(submission=grade.display_name(n), status="error", error="x")
               for n in HOSTILE]
     assert no_controls(grade.summary_text(grades))

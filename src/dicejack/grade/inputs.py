@@ -1,4 +1,5 @@
-"""Collecting submissions as they arrive: files, folders (recursively) and zip archives (the bulk
+"""Collecting submissions as they arrive: files, folders (every subfolder, walked without
+recursion) and zip archives (the bulk
 downloads of Canvas, Moodle, Gradescope and Blackboard), each file with the student identifier
 its LMS put in the name (read by :mod:`dicejack.grade.lms_names`; docs/grading.md, "Submissions
 as they arrive").
@@ -17,6 +18,7 @@ import os
 import re
 import stat
 import struct
+import unicodedata
 import zipfile
 import zlib
 from collections.abc import Iterable, Sequence
@@ -26,7 +28,6 @@ from typing import BinaryIO
 
 from dicejack.formats.escape import safe_text
 from dicejack.grade.lms_names import (
-    GRADESCOPE,
     GRADESCOPE_METADATA,
     MAX_METADATA_BYTES,
     MetadataError,
@@ -34,6 +35,7 @@ from dicejack.grade.lms_names import (
     batch_lms,
     deciding_name,
     gradescope_students,
+    name_matches,
     receipt_reason,
     resolve,
 )
@@ -46,6 +48,8 @@ from dicejack.grade.reading import (
 )
 from dicejack.grade.skip_rules import (
     METADATA_READ,
+    REPORT_FIRST_BYTES,
+    SITE_MARKER,
     SKIPPED_EXTENSIONS,
     SKIPPED_FILES,
     SKIPPED_FOLDERS,
@@ -53,6 +57,7 @@ from dicejack.grade.skip_rules import (
     is_zip,
     skip_reason,
 )
+from dicejack.grade.students import file_owner
 
 __all__ = ["MAX_SUBMISSION_BYTES", "MAX_ARCHIVE_BYTES", "MAX_ARCHIVE_MEMBERS", "MAX_FOLDER_FILES",
            "MAX_NESTING", "SKIPPED_EXTENSIONS", "SKIPPED_FOLDERS", "SKIPPED_FILES",
@@ -134,6 +139,33 @@ def is_one_file(paths: Sequence[str | bytes | os.PathLike[str]]) -> bool:
 
 
 _Key = tuple[int, tuple[str, ...]]  # (which path given, the parts inside it)
+_Metadata = tuple[int, "str | bytes | None", str]  # (entry index, path or bytes, problem)
+
+#: Why a submission_metadata.yml is not read, when it does not lie beside the submissions.
+METADATA_NOT_BESIDE = ("a submission_metadata.yml inside a submission or beside no submission_<id> "
+                       "folder, not read (only the export's own names the submitters)")
+EARLIER_SITE = "dicejack's own earlier site (--html), not searched"
+EARLIER_REPORT = "dicejack's own earlier report (--reports), not a submission"
+LINK_OUT = "a symbolic link leading outside the folder given, not followed"
+LINK_ACROSS = "not followed: a symbolic link leading outside the student's own folder"
+
+
+def _inside_submission(parts: Sequence[str]) -> bool:
+    """True when a folder or archive above the last of `parts` is named by an LMS (the file
+    lies inside one student's submission)."""
+    return any(name_matches(p, folder=not is_zip(p)) for p in parts[:-1])
+
+
+def _owner_part(parts: tuple[str, ...], top: int) -> int:
+    """The index of the part of `parts` that decides whose the file is: the outermost LMS name,
+    else the part just below the path given (`top` parts), a per-student folder or archive,
+    else the file itself."""
+    i, _ = deciding_name(parts)
+    return i if i >= 0 else min(top, len(parts) - 1)
+
+
+def _stem(name: str) -> str:
+    return name.rsplit(".", 1)[0] if "." in name.lstrip(".") else name
 
 
 class _Collector:
@@ -148,16 +180,14 @@ class _Collector:
                                if p is not None]
         self.entries: list[Entry] = []
         self.keys: list[_Key | None] = []  # beside each entry: where it lies, for its student
-        self.metadata: dict[_Key, dict[str, Student]] = {}  # by the folder holding the file
-        self.metadata_rows: dict[_Key, str] = {}  # why a metadata file was (not) read
+        self.metadata: dict[_Key, _Metadata] = {}  # by the folder holding the file
         self.index = -1  # of the path given being walked
+        self.tops: list[int] = []  # per path given: how many parts name it (a per-student
+        # folder or archive is the part below them)
 
     def add(self, label: str, parts: Sequence[str], **kw: object) -> None:
-        key = (self.index, tuple(parts))
-        if kw.get("skipped") == METADATA_READ and key in self.metadata_rows:
-            kw["skipped"] = self.metadata_rows[key]
         self.entries.append(Entry(label=label, **kw))  # type: ignore[arg-type]
-        self.keys.append(key)
+        self.keys.append((self.index, tuple(parts)))
 
     def note(self, label: str, **kw: object) -> None:
         """An entry that belongs to no one (a folder not searched, a folder's own problem)."""
@@ -169,50 +199,99 @@ class _Collector:
         """The entries with their students: each decided by the outermost LMS name above it
         (:func:`~dicejack.grade.lms_names.deciding_name`), names two LMSs match by the LMS of
         the batch (:func:`~dicejack.grade.lms_names.batch_lms`), else flagged
-        ``identity-ambiguous`` with no student."""
+        ``identity-ambiguous`` with no student; a file with no LMS name inside a folder or
+        archive just below a path given belongs to that folder (its name, the archive's without
+        .zip), unless the folder is an LMS download (an LMS name lies in it). Identifiers that
+        differ only in case or Unicode form are one student (:func:`_one_spelling`)."""
+        gradescope = self._read_metadata()
         decisions: list[dict[str, Student] | None] = []
         for key in self.keys:
             if key is None:
                 decisions.append(None)
                 continue
             index, parts = key
-            decisions.append(deciding_name(parts, self._gradescope(index, parts))[1])
+            i, found = deciding_name(parts)
+            if "gradescope" in found:
+                found = deciding_name(parts, gradescope.get((index, parts[:i]), {}))[1]
+            decisions.append(found)
         lms = batch_lms(d for d in decisions if d)
+        downloads = {self._top_folder(*k) for k, d in zip(self.keys, decisions, strict=True)
+                     if d and k}
         out = []
-        for entry, found in zip(self.entries, decisions, strict=True):
-            if not found:
+        for entry, key, found in zip(self.entries, self.keys, decisions, strict=True):
+            if found:
+                student, ambiguous = resolve(found, lms)
+                flags = ("identity-ambiguous",) if ambiguous else ()
+                out.append(replace(entry, student=student, flags=flags))
+            elif key is not None and self._top_folder(*key) not in downloads and (
+                    key[1][-1:] != (GRADESCOPE_METADATA,)):
+                out.append(replace(entry, student=self._folder_student(*key)))
+            else:
                 out.append(entry)
-                continue
-            student, ambiguous = resolve(found, lms)
-            flags = ("identity-ambiguous",) if ambiguous else ()
-            out.append(replace(entry, student=student, flags=flags))
-        return out
+        return _one_spelling(out, self.keys)
 
-    def _gradescope(self, index: int, parts: tuple[str, ...]) -> dict[str, Student]:
-        """The metadata that names the outermost ``submission_<id>`` folder of `parts`: only
-        the export's own file, beside that folder (never one inside a submission)."""
-        for i, part in enumerate(parts[:-1]):
-            if GRADESCOPE.match(part):
-                return self.metadata.get((index, parts[:i]), {})
-        return {}
+    def _top_folder(self, index: int, parts: tuple[str, ...]) -> _Key:
+        """The folder or archive just below the path given that holds a file (the file itself
+        at the top): one that holds any LMS name is a download, never a student's folder."""
+        return (index, parts[:self.tops[index] + 1])
 
-    def read_metadata(self, parts: tuple[str, ...], data: bytes | None, problem: str = ""
-                      ) -> None:
-        """Record a submission_metadata.yml found at `parts` (its bytes, or why they could not
-        be read): honoured only outside every submission folder."""
-        key = (self.index, parts)
-        if any(GRADESCOPE.match(p) for p in parts[:-1]):
-            self.metadata_rows[key] = ("a submission_metadata.yml inside a submission, not read "
-                                       "(only the export's own names the submitters)")
+    def _folder_student(self, index: int, parts: tuple[str, ...]) -> Student | None:
+        """The folder (or archive) just below the path given that holds a file no LMS named:
+        that student's; None for a file at the top (its own name identifies it)."""
+        top = self.tops[index]
+        if len(parts) <= top + 1:
+            return None
+        name = parts[top]
+        key = _stem(name) if is_zip(name) else name
+        return Student(safe_text(unicodedata.normalize("NFC", key))) if key else None
+
+    def _read_metadata(self) -> dict[_Key, dict[str, Student]]:
+        """The Gradescope metadata files that lie beside a ``submission_<id>`` folder deciding
+        some file of the batch, parsed (each at most once); every other one is a row saying
+        why it was not read, and so is one that cannot be read."""
+        wanted: set[_Key] = set()
+        for key in self.keys:
+            if key is not None:
+                i, found = deciding_name(key[1])
+                if "gradescope" in found:
+                    wanted.add((key[0], key[1][:i]))
+        known: dict[_Key, dict[str, Student]] = {}
+        for where, (at, source, problem) in self.metadata.items():
+            if where not in wanted:
+                reason = METADATA_NOT_BESIDE
+            else:
+                if not problem and isinstance(source, str):
+                    try:
+                        source = read_regular(source, MAX_METADATA_BYTES)
+                    except (OSError, NotRegularFile, ValueError) as exc:
+                        problem = _reason(exc)
+                problems: list[str] = []
+                if not problem and isinstance(source, bytes):
+                    try:
+                        known[where] = gradescope_students(source, problems)
+                    except MetadataError as exc:
+                        problem = str(exc)
+                if problem:
+                    reason = (f"the Gradescope export's metadata, not read: {problem}; its "
+                              "submissions keep their submission_<id> names")
+                elif problems:
+                    more = f" and {len(problems) - 3:,} more" if len(problems) > 3 else ""
+                    reason = (f"{METADATA_READ}; not named by it (they keep their "
+                              f"submission_<id> names): {'; '.join(problems[:3])}{more}")
+                else:
+                    reason = METADATA_READ
+            self.entries[at] = replace(self.entries[at], skipped=reason)
+        return known
+
+    def found_metadata(self, parts: tuple[str, ...], label: str, source: str | bytes | None,
+                       problem: str = "") -> None:
+        """A submission_metadata.yml at `parts` (its path, its bytes, or why they could not be
+        read): a skipped row, read later only when it lies beside the submissions."""
+        if _inside_submission(parts):
+            self.add(label, parts, skipped=METADATA_NOT_BESIDE)
             return
-        if data is not None and not problem:
-            try:
-                self.metadata[(self.index, parts[:-1])] = gradescope_students(data)
-                return
-            except MetadataError as exc:
-                problem = str(exc)
-        self.metadata_rows[key] = (f"the Gradescope export's metadata, not read: {problem}; "
-                                   "its submissions keep their submission_<id> names")
+        self.metadata[(self.index, parts[:-1])] = (len(self.entries), source, problem)
+        self.add(label, parts, skipped=METADATA_READ)
 
     # ---- one path given
     def given(self, raw: str | bytes | os.PathLike[str]) -> None:
@@ -220,6 +299,7 @@ class _Collector:
         name = os.fsdecode(raw) if isinstance(raw, bytes) else os.fspath(raw)
         label = display_name(raw)
         base = _base_name(name)
+        self.tops.append(len(base))
         try:
             st = os.stat(raw)
         except (OSError, ValueError, TypeError):
@@ -227,49 +307,70 @@ class _Collector:
         if st is not None and stat.S_ISDIR(st.st_mode):
             self.folder(name, label, base)
         elif st is not None and stat.S_ISREG(st.st_mode) and is_zip(name):
+            start = len(self.keys)
             self.archive_file(raw, label, base)
+            self._unwrap(start, base)
         else:
             self.add(label, base, path=raw, html=is_html(name))
 
+    def _unwrap(self, start: int, base: tuple[str, ...]) -> None:
+        """A zip given that holds one folder of its own name (``subs.zip!subs/...``, a folder
+        compressed): the per-student folders are the ones inside it."""
+        if not base:
+            return
+        keys = [k for k in self.keys[start:] if k is not None]
+        top = len(base)
+        if keys and all(len(p) > top + 1 and p[top] == _stem(base[-1]) for _, p in keys):
+            self.tops[self.index] = top + 1
+
     # ---- folders
     def folder(self, root: str, label: str, base: tuple[str, ...]) -> None:
+        """Search `root` in name order, each folder's files before its subfolders, without
+        recursion (a folder nested thousands deep is walked like any other)."""
         start = len(self.entries)
         seen = 0
         problems: list[str] = []
         inside = resolved_path(root)
-
-        def onerror(exc: OSError) -> None:
-            where = display_name(exc.filename) if exc.filename else label
-            problems.append(f"cannot read folder {where}: {exc.strerror or exc}")
-
-        for dirpath, dirnames, filenames in os.walk(root, onerror=onerror):
-            dirnames.sort()
-            filenames.sort()
-            keep = []
-            for d in dirnames:
+        if _holds_site(root):
+            self.note(label + "/", skipped=EARLIER_SITE)
+            return
+        stack: list[tuple[str, tuple[str, ...]]] = [(root, base)]
+        while stack:
+            dirpath, dirparts = stack.pop()
+            try:
+                with os.scandir(dirpath) as it:
+                    listing = sorted(((e.name, _is_dir(e)) for e in it), key=lambda t: t[0])
+            except OSError as exc:
+                where = display_name(exc.filename) if exc.filename else label
+                problems.append(f"cannot read folder {where}: {exc.strerror or exc}")
+                continue
+            filenames = [n for n, d in listing if not d]
+            subfolders = []
+            for d in (n for n, is_dir in listing if is_dir):
                 full = os.path.join(dirpath, d)
                 reason = skip_reason(d, folder=True)
                 if not reason and os.path.islink(full):
                     reason = "a symbolic link to a folder, not followed"
                 if not reason and self.output_folders and self._output_folder(full):
                     reason = "dicejack's own reports folder (--reports), not searched"
+                if not reason and _holds_site(full):
+                    reason = EARLIER_SITE
                 if reason:
                     self.note(display_name(full) + "/", skipped=reason)
                 else:
-                    keep.append(d)
-            dirnames[:] = keep
+                    subfolders.append((full, (*dirparts, d)))
             for f in filenames:
                 seen += 1
                 if seen > self.limits.folder_files:
                     del self.entries[start:]
                     del self.keys[start:]
+                    self.metadata = {k: v for k, v in self.metadata.items() if v[0] < start}
                     self.note(label, error=(
                         f"folder {label} holds more than {self.limits.folder_files:,} files; "
                         "give its subfolders one by one"))
                     return
-                full = os.path.join(dirpath, f)
-                parts = (*base, *_parts(os.path.relpath(full, root)))
-                self.found_file(full, parts, filenames, inside)
+                self.found_file(os.path.join(dirpath, f), (*dirparts, f), filenames, inside)
+            stack.extend(reversed(subfolders))
         for problem in problems:
             self.note(label, error=problem)
         if len(self.entries) == start:
@@ -279,27 +380,39 @@ class _Collector:
         resolved = resolved_path(path)
         return resolved is not None and resolved in self.output_folders
 
+    def _link_reason(self, path: str, parts: tuple[str, ...], inside: Path | None) -> str:
+        """Why a symbolic link to a file is not followed: it leads outside the folder given, or
+        outside the folder (or file) that decides whose it is; "" when it stays inside."""
+        target = resolved_path(path)
+        if inside is None or target is None or (target != inside
+                                                and inside not in target.parents):
+            return LINK_OUT
+        top = self.tops[self.index]
+        base = parts[:top]
+        target_parts = (*base, *target.relative_to(inside).parts)
+        mine = _owner_part(parts, top)
+        theirs = _owner_part(target_parts, top)
+        if mine == len(parts) - 1 or parts[:mine + 1] != target_parts[:theirs + 1]:
+            return LINK_ACROSS
+        return ""
+
     def found_file(self, path: str, parts: tuple[str, ...], siblings: Sequence[str],
                    inside: Path | None) -> None:
         name = os.path.basename(path)
         label = display_name(path)
         reason = skip_reason(name) or receipt_reason(name, siblings)
         if not reason and os.path.islink(path):
-            target = resolved_path(path)
-            if inside is None or target is None or (target != inside
-                                                    and inside not in target.parents):
-                reason = "a symbolic link leading outside the folder given, not followed"
+            reason = self._link_reason(path, parts, inside)
         if not reason and (self.outputs or self.output_folders):
             resolved = resolved_path(path)
             if resolved is not None and (resolved in self.outputs or any(
                     folder in resolved.parents for folder in self.output_folders)):
                 reason = "dicejack's own output of this run, not a submission"
+        if not reason and name.lower().endswith(".md") and _earlier_report(path):
+            reason = EARLIER_REPORT
         if name == GRADESCOPE_METADATA and reason == METADATA_READ:
-            try:
-                data, problem = read_regular(path, MAX_METADATA_BYTES), ""
-            except (OSError, NotRegularFile, ValueError) as exc:
-                data, problem = None, _reason(exc)
-            self.read_metadata(parts, data, problem)
+            self.found_metadata(parts, label, path)
+            return
         if reason:
             self.add(label, parts, skipped=reason)
             return
@@ -369,12 +482,16 @@ class _Collector:
                 named.append((info, member, problem))
                 if not problem:
                     siblings.setdefault(member[:-1], []).append(member[-1])
+            sites = {m[:-1] for _, m, problem in named if not problem and m[-1] == SITE_MARKER}
             for info, member, problem in sorted(named, key=lambda t: t[1]):
                 if problem:
                     plan.append((info, member, problem, True))
                     continue
                 where = next(((k, r) for k in range(len(member) - 1)
                               if (r := skip_reason(member[k], folder=True))), None)
+                if where is None and sites:
+                    where = next(((k - 1, EARLIER_SITE) for k in range(len(member))
+                                  if member[:k] in sites), None)
                 if where is not None:
                     key = "/".join(member[:where[0] + 1]) + "/"
                     folders_skipped.setdefault(key, where[1])
@@ -416,12 +533,17 @@ class _Collector:
         budget is spent (the rest of it is not read)."""
         label = f"{archive}!{display_name('/'.join(member))}"
         parts = (*archive_parts, *member)
-        if reason == METADATA_READ and not info.flag_bits & 0x1:
-            data, problem = (None, too_large(label, info.file_size, declared=True)) if (
-                info.file_size > MAX_SUBMISSION_BYTES) else self._read_member(zf, info, label)
-            if data is not None:
-                budget[0] -= len(data)
-            self.read_metadata(parts, data, problem)
+        if reason == METADATA_READ:
+            data, problem = None, ""
+            if info.flag_bits & 0x1:
+                problem = "encrypted (password)"
+            elif info.file_size > MAX_SUBMISSION_BYTES:
+                problem = too_large(label, info.file_size, declared=True)
+            elif not _inside_submission(parts):
+                data, problem = self._read_member(zf, info, label)
+                budget[0] -= len(data) if data is not None else 0
+            self.found_metadata(parts, label, data, problem)
+            return budget[0] >= 0
         if reason:
             self.add(label, parts, skipped=reason)
             return budget[0] >= 0
@@ -452,8 +574,53 @@ class _Collector:
             return True
         if nested:
             return self.archive(io.BytesIO(data), label, parts, depth + 1, budget)
+        if member[-1].lower().endswith(".md") and data.startswith(REPORT_FIRST_BYTES):
+            self.add(label, parts, skipped=EARLIER_REPORT)
+            return True
         self.add(label, parts, data=data, html=is_html(member[-1]))
         return True
+
+
+def _members(e: Entry) -> list[str]:
+    """The identifiers an entry counts for, as :func:`dicejack.grade.students.owner_ids` will
+    read them (a skipped file nobody named counts for no one)."""
+    if e.student is not None:
+        return e.student.id.split(";") if e.student.lms == "gradescope" else [e.student.id]
+    return [] if e.skipped else [file_owner(e.label)]
+
+
+def _nfc(identifier: str) -> str:
+    return unicodedata.normalize("NFC", identifier)
+
+
+def _one_spelling(entries: list[Entry], keys: Sequence[_Key | None]) -> list[Entry]:
+    """Identifiers that differ only in Unicode form (an accented name typed in NFC and in NFD)
+    are one student, spelled in NFC; identifiers that differ in case (``Alice`` and
+    ``alice``) are one student, spelled as first found, each of their files flagged
+    ``identity-ambiguous`` (a person should check): the gradebook and the LMS grades never
+    hold two rows one import would take for the same student."""
+    spellings: dict[str, list[str]] = {}
+    for e, key in zip(entries, keys, strict=True):
+        if key is not None:
+            for m in _members(e):
+                seen = spellings.setdefault(_nfc(m).casefold(), [])
+                if _nfc(m) not in seen:
+                    seen.append(_nfc(m))
+    out = []
+    for e, key in zip(entries, keys, strict=True):
+        members = _members(e) if key is not None else []
+        canonical = [spellings[_nfc(m).casefold()] for m in members]
+        clash = any(len(c) > 1 for c in canonical)
+        if members == [c[0] for c in canonical] and not clash:
+            out.append(e)
+            continue
+        ident = ";".join(c[0] for c in canonical)
+        student = replace(e.student, id=ident) if e.student is not None else Student(ident)
+        flags = e.flags
+        if clash and "identity-ambiguous" not in flags:
+            flags = (*flags, "identity-ambiguous")
+        out.append(replace(e, student=student, flags=flags))
+    return out
 
 
 def _reason(exc: BaseException) -> str:
@@ -471,8 +638,36 @@ def resolved_path(path: str | bytes | os.PathLike[str]) -> Path | None:
         return None
 
 
-def _parts(path: str) -> tuple[str, ...]:
-    return tuple(p for p in re.split(r"[\\/]+", path) if p not in ("", "."))
+def _parts(path: str, separators: str = "/") -> tuple[str, ...]:
+    """The names of `path` split at `separators` only: a zip member's names at ``/`` (the zip
+    format's one separator); ``\\`` is part of a name (a POSIX file name may hold it)."""
+    pattern = "[" + re.escape(separators) + "]+"
+    return tuple(p for p in re.split(pattern, path) if p not in ("", "."))
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    """A folder (or a link to one: said and not followed), as os.walk lists them."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _holds_site(folder: str) -> bool:
+    """True when `folder` is a site dicejack wrote (--html), by the marker file it holds."""
+    try:
+        return os.path.isfile(os.path.join(folder, SITE_MARKER))
+    except (OSError, ValueError):
+        return False
+
+
+def _earlier_report(path: str) -> bool:
+    """True when the .md file at `path` is a report dicejack wrote (--reports), by its first
+    bytes."""
+    try:
+        return read_regular(path, len(REPORT_FIRST_BYTES) - 1) == REPORT_FIRST_BYTES
+    except (OSError, NotRegularFile, ValueError):
+        return False
 
 
 def _base_name(path: str) -> tuple[str, ...]:
@@ -498,6 +693,8 @@ def _member_parts(name: str) -> tuple[tuple[str, ...], str]:
     parts = _parts(name)
     if ".." in parts:
         return parts, "a member whose path climbs out with '..'"
+    if name.rsplit("/", 1)[-1] == ".":  # `folder/.`: no name of its own
+        return (*parts, "(unnamed)"), "a member with an empty name"
     return parts or ("(unnamed)",), ""
 
 
@@ -545,8 +742,10 @@ def collect(
     output_folders: Iterable[str | os.PathLike[str]] = (),
 ) -> list[Entry]:
     """Every submission file in `paths`, in order: a file as given (always graded, whatever its
-    name), a folder searched recursively (sorted; hidden and system folders and files, documents,
-    images and source code skipped with the reason; symbolic links to folders not followed), a
+    name), a folder searched through every subfolder (sorted; hidden and system folders and
+    files, documents, images and source code, dicejack's earlier sites and reports skipped with
+    the reason; symbolic links to folders, and to files outside the student's own folder, not
+    followed), a
     .zip archive read in memory (nested archives too, MAX_NESTING deep), within `limits`.
 
     `outputs` / `output_folders`: this run's own output files and reports folder: found while

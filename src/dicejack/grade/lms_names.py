@@ -6,14 +6,17 @@ them is :mod:`dicejack.grade.inputs`, grades back to an LMS :mod:`dicejack.grade
 
 from __future__ import annotations
 
+import datetime as dt
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from dicejack.formats.escape import safe_text
 
-__all__ = ["Student", "LMS_NAMES", "MAX_METADATA_BYTES", "MetadataError",
+__all__ = ["Student", "LMS_NAMES", "MAX_METADATA_BYTES", "MAX_ID_CHARS", "MAX_SUBMITTERS",
+           "MetadataError", "canvas_student", "moodle_student", "blackboard_match",
            "name_matches", "deciding_name", "batch_lms", "resolve", "lms_student",
            "gradescope_students", "receipt_reason", "GRADESCOPE_METADATA"]
 
@@ -33,44 +36,125 @@ class Student:
 
 
 # ------------------------------------------------------------------ the LMS patterns
-#: Canvas (lib/content_zipper.rb): `<sortable name, lower case, only word characters>[_LATE]_
-#: <user id>_<attachment id>_<file name>`; anonymous grading `[LATE_]anon_<id>_<attachment>_...`;
-#: a text entry or URL `<name>[_LATE]_<user id>_text.html` / `_link.html`.
-CANVAS_FILE = re.compile(
-    r"^(?P<name>.+?)(?P<late>_LATE)?_(?P<id>\d+)_(?P<attachment>\d+)_(?P<file>.+)$")
-CANVAS_ANON = re.compile(
-    r"^(?P<late>LATE_)?(?P<id>anon_[A-Za-z0-9]+)_(?P<attachment>\d+)_(?P<file>.+)$")
-CANVAS_TEXT = re.compile(r"^(?P<name>.+?)(?P<late>_LATE)?_(?P<id>\d+)_(?:text|link)\.html?$")
-#: Moodle (mod/assign): `<full name or "Participant">_<participant number>_assignsubmission_
-#: <plugin>_` as a folder ("download submissions in folders", the default) or as the start of a
-#: file name; team assignments put `<group>-` in front of the name.
-MOODLE = re.compile(r"^(?P<name>.*?)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<file>.*)$")
+# Every pattern reads only the part of a name the LMS wrote, anchored where the LMS put it, with
+# ASCII digits only (a fullwidth or Arabic-Indic digit is never an id) and capped lengths: the
+# rest of the name (the student's own file name) can never move the match.
+
+#: Canvas (lib/content_zipper.rb): `<name>[_LATE]_<user id>_<attachment id>_<file name>`, a text
+#: entry or URL `<name>[_LATE]_<user id>_text.html` / `_link.html`; anonymous grading
+#: `[LATE_]anon_<id>_...`. `<name>` is the sortable name lower-cased with only word characters
+#: kept, and Canvas removes every `_<digits>_` from it: so the name ends at the first
+#: `_<ASCII digits>` or `_LATE_`, read from the left (:func:`canvas_student`).
+CANVAS_ANON_ID = re.compile(r"[A-Za-z0-9]{1,40}", re.ASCII)
+CANVAS_TEXT_ENTRIES = ("text.html", "link.html")
+_NAME_TOKEN = re.compile(r"[^\W_]*")  # Unicode word characters, no underscore
+#: Moodle (mod/assign, download_submissions): the prefix `<full name>_<participant number>_`
+#: with every `_` of the full name (and team name) made a space, then `assignsubmission_
+#: <plugin>_`: a folder named exactly so ("download submissions in folders", the default) or a
+#: file name starting so. A file's prefix is read from the left (its name holds no `_`); a
+#: folder's whole name is Moodle's, read to its end (the last `_<n>_assignsubmission_..._`).
+MOODLE_FILE = re.compile(r"(?P<name>[^_]*)_(?P<id>[0-9]{1,20})_assignsubmission_"
+                         r"(?P<plugin>[a-z]{1,40})_(?P<file>.*)", re.ASCII | re.DOTALL)
+MOODLE_FOLDER = re.compile(r"(?P<name>.*)_(?P<id>[0-9]{1,20})_assignsubmission_"
+                           r"(?P<plugin>[a-z]{1,40})_", re.ASCII | re.DOTALL)
 #: Blackboard Learn ("Assignment File Download"): `<assignment>_<user name>_attempt_<yyyy-mm-dd-
-#: hh-mm-ss>_<file name>`, and `..._attempt_<date>.txt`, the receipt of the attempt.
-BLACKBOARD = re.compile(r"^(?P<assignment>.*)_(?P<id>[^_]+)_attempt_"
-                        r"(?P<when>\d{4}(?:-\d{2}){5})(?:_(?P<file>.+)|(?P<receipt>\.txt))$")
+#: hh-mm-ss>_<file name>`, and `..._attempt_<date>.txt`, the receipt of the attempt. The first
+#: `_<user>_attempt_<date>` from the left is Blackboard's, and only with a real date.
+BLACKBOARD = re.compile(r"(?P<assignment>.*?)_(?P<id>[^_;/\\]{1,100})_attempt_"
+                        r"(?P<when>[0-9]{4}(?:-[0-9]{2}){5})(?:_(?P<file>.+)|(?P<receipt>\.txt))",
+                        re.ASCII | re.DOTALL)
 #: Gradescope ("Export Submissions"): one folder `submission_<id>` per submission, and
 #: `submission_metadata.yml` naming its submitters beside them.
-GRADESCOPE = re.compile(r"^submission_(?P<id>\d+)$")
+GRADESCOPE = re.compile(r"submission_(?P<id>[0-9]{1,20})", re.ASCII)
 GRADESCOPE_METADATA = "submission_metadata.yml"
-
 
 #: The LMSs whose names are read, in the order a tie between them is reported.
 LMS_NAMES = ("canvas", "moodle", "gradescope", "blackboard")
 #: Larger Gradescope metadata files are not parsed (a 1,000-student export is about 0.5 MiB).
 MAX_METADATA_BYTES = 16 * 2**20
+#: Longest identifier or name kept from a name or the metadata (an e-mail address is at most
+#: 254 characters); a longer one names no one.
+MAX_ID_CHARS = 254
+#: Most submitters of one Gradescope submission (a group); more names no one.
+MAX_SUBMITTERS = 100
+
+
+def _nfc(text: str) -> str:
+    """`text` in Unicode NFC: a name typed on macOS (NFD) and elsewhere (NFC) is one name."""
+    return unicodedata.normalize("NFC", text)
 
 
 def _student(id_: str, name: str, lms: str, late: bool = False, order: str = "") -> Student:
-    return Student(safe_text(id_), safe_text(name), lms, late, order)
+    return Student(safe_text(_nfc(id_)), safe_text(_nfc(name)), lms, late, order)
 
 
-def _canvas(m: re.Match[str], name: str) -> Student:
-    """A Canvas name's student: late when marked so; ordered by the attachment id, which Canvas
-    numbers in upload order (a text entry has none)."""
-    attachment = m.groupdict().get("attachment") or ""
-    return _student(m["id"], name, "canvas", bool(m["late"]),
-                    attachment.zfill(20) if attachment else "")
+def _ascii_digits(token: str) -> bool:
+    return token.isascii() and token.isdigit()
+
+
+def _number(token: str) -> bool:
+    """An LMS number: ASCII digits, at most 20 of them."""
+    return _ascii_digits(token) and len(token) <= 20
+
+
+def _name_token(token: str) -> bool:
+    """A piece of a Canvas name between underscores: lower-case word characters, never only
+    ASCII digits (Canvas removes `_<digits>_` from names)."""
+    return (_NAME_TOKEN.fullmatch(token) is not None and token == token.lower()
+            and not (token and _ascii_digits(token)))
+
+
+def canvas_student(part: str) -> Student | None:
+    """The student of one Canvas file name, read from the left: the name up to the first
+    `_LATE_` or `_<digits>`, then the user id, then the attachment id and the student's own
+    file name, or the text entry's `text.html` / `link.html`; None when it is not one."""
+    tokens = part.split("_")
+    late = tokens[0] == "LATE" and len(tokens) > 1 and tokens[1] == "anon"
+    at = 1 if late else 0
+    if tokens[at] == "anon" and len(tokens) >= at + 4:
+        anon, attachment, rest = tokens[at + 1], tokens[at + 2], tokens[at + 3:]
+        if CANVAS_ANON_ID.fullmatch(anon) and _number(attachment) and "_".join(rest):
+            return _student(f"anon_{anon}", "", "canvas", late, attachment.zfill(20))
+    if not tokens[0] or not _name_token(tokens[0]):
+        return None
+    k = 1
+    while k < len(tokens) and tokens[k] != "LATE" and not _ascii_digits(tokens[k]):
+        if not _name_token(tokens[k]):
+            return None
+        k += 1
+    name, late = "_".join(tokens[:k]), k < len(tokens) and tokens[k] == "LATE"
+    k += late
+    if k >= len(tokens) or not _number(tokens[k]):
+        return None
+    user, rest = tokens[k], tokens[k + 1:]
+    if len(rest) == 1 and rest[0] in CANVAS_TEXT_ENTRIES:
+        return _student(user, name, "canvas", late)
+    if len(rest) >= 2 and _number(rest[0]) and "_".join(rest[1:]):
+        return _student(user, name, "canvas", late, rest[0].zfill(20))
+    return None
+
+
+def moodle_student(part: str, *, folder: bool) -> Student | None:
+    """The student of one Moodle name: a folder named exactly `<name>_<n>_assignsubmission_
+    <plugin>_`, or a file name starting so (its full name holds no `_`)."""
+    m = (MOODLE_FOLDER if folder else MOODLE_FILE).fullmatch(part)
+    if m is None:
+        return None
+    name = m["name"].strip()  # "Participant" under blind marking: no name
+    return _student(m["id"], "" if name == "Participant" else name, "moodle")
+
+
+def blackboard_match(part: str) -> re.Match[str] | None:
+    """The first `_<user>_attempt_<date>` of a Blackboard name, from the left, when its date is
+    a real one (``9999-99-99-99-99-99`` is not); None otherwise."""
+    m = BLACKBOARD.fullmatch(part)
+    if m is None:
+        return None
+    try:
+        dt.datetime.strptime(m["when"], "%Y-%m-%d-%H-%M-%S")
+    except ValueError:
+        return None
+    return m
 
 
 def name_matches(part: str, *, folder: bool, gradescope: Mapping[str, Student] | None = None
@@ -79,28 +163,24 @@ def name_matches(part: str, *, folder: bool, gradescope: Mapping[str, Student] |
 
     Moodle names files and folders; Canvas and Blackboard name files (a student's .zip
     included), never folders; Gradescope names folders (``submission_<id>``), resolved through
-    `gradescope` (the export's metadata, :func:`gradescope_students`) when given."""
+    `gradescope` (the export's metadata, :func:`gradescope_students`) when given. The name is
+    read in NFC (one spelling of every accented letter)."""
+    part = _nfc(part)
     found: dict[str, Student] = {}
-    m = MOODLE.match(part)
-    if m:
-        name = m["name"].strip()  # "Participant" under blind marking: no name
-        found["moodle"] = _student(m["id"], "" if name == "Participant" else name, "moodle")
+    moodle = moodle_student(part, folder=folder)
+    if moodle is not None:
+        found["moodle"] = moodle
     if folder:
-        m = GRADESCOPE.match(part)
-        if m:
+        if GRADESCOPE.fullmatch(part):
             known = (gradescope or {}).get(part)
             found["gradescope"] = known if known is not None else _student(part, "", "gradescope")
         return found
-    m = BLACKBOARD.match(part)
-    if m:
+    m = blackboard_match(part)
+    if m is not None:
         found["blackboard"] = _student(m["id"], "", "blackboard", order=m["when"])
-    m = CANVAS_ANON.match(part)
-    if m:
-        found["canvas"] = _canvas(m, "")
-    else:
-        m = CANVAS_TEXT.match(part) or CANVAS_FILE.match(part)
-        if m:
-            found["canvas"] = _canvas(m, m["name"])
+    canvas = canvas_student(part)
+    if canvas is not None:
+        found["canvas"] = canvas
     return found
 
 
@@ -156,8 +236,12 @@ class MetadataError(ValueError):
 
 
 def _yaml_value(value: object) -> str:
+    """A scalar of the metadata as text ("" for anything else); one far over MAX_ID_CHARS is
+    returned whole unstripped (refused by its length, never copied)."""
     if not isinstance(value, str):
         return ""
+    if len(value) > 2 * MAX_ID_CHARS:
+        return value
     value = value.strip()
     return "" if value in ("~", "null", "Null", "NULL") else value
 
@@ -167,9 +251,13 @@ def _field(entry: Mapping[object, object], key: str) -> object:
     return entry.get(f":{key}", entry.get(key))
 
 
-def gradescope_students(text: str | bytes) -> dict[str, Student]:
+def gradescope_students(text: str | bytes, problems: list[str] | None = None
+                        ) -> dict[str, Student]:
     """``{"submission_<id>": Student}`` from a Gradescope export's submission_metadata.yml:
-    each submitter's SID, else e-mail, else name (group members `;`-separated).
+    each submitter's SID, else e-mail, else name, else the submission's own name (group
+    members `;`-separated). A submission whose submitters cannot be read (:func:`_submitters`)
+    is left out (its folder keeps its
+    ``submission_<id>`` name) and why is appended to `problems`.
 
     Parsed by PyYAML's base loader (every scalar a string, no tag run, anchors and aliases
     shared, never copied), within MAX_METADATA_BYTES; MetadataError (one line) when the file is
@@ -193,27 +281,52 @@ def gradescope_students(text: str | bytes) -> dict[str, Student]:
         return {}
     if not isinstance(data, dict):
         raise MetadataError("not a mapping of submission_<id> to their submitters")
-    students = {}
+    students: dict[str, Student] = {}
+    seen: dict[int, tuple[list[str], list[str], str]] = {}  # a list aliased often: read once
     for key, entry in data.items():
-        if not (isinstance(key, str) and GRADESCOPE.match(key) and isinstance(entry, dict)):
+        if not (isinstance(key, str) and GRADESCOPE.fullmatch(key) and isinstance(entry, dict)):
             continue
         people = _field(entry, "submitters")
         if not isinstance(people, list):
             continue
-        people = [p for p in people if isinstance(p, dict)]
-        fields = [{k: _yaml_value(_field(p, k)) for k in ("sid", "email", "name")}
-                  for p in people]
-        ids = [f["sid"] or f["email"] or f["name"] for f in fields]
-        if any(ids):
-            students[key] = _student(";".join(i or key for i in ids),
-                                     "; ".join(f["name"] for f in fields), "gradescope")
+        if id(people) not in seen:
+            seen[id(people)] = _submitters(people)
+        ids, names, problem = seen[id(people)]
+        if problem and problems is not None:
+            problems.append(f"{key}: {problem}")
+        if not problem and any(ids):
+            students[key] = _student(";".join(i or key for i in ids), "; ".join(names),
+                                     "gradescope")
     return students
+
+
+def _submitters(people: list[object]) -> tuple[list[str], list[str], str]:
+    """One submission's `:submitters:` list as each member's identifier (SID, else e-mail, else
+    name; "" when none) and name, or why it names no one: more than MAX_SUBMITTERS members, an
+    identifier or name longer than MAX_ID_CHARS, an identifier holding `;` (it separates group
+    members). Every length is checked before any join, so aliases repeating one long value
+    cost nothing."""
+    if len(people) > MAX_SUBMITTERS:
+        return [], [], f"{len(people):,} submitters, over the {MAX_SUBMITTERS} limit"
+    ids, names = [], []
+    for person in people:
+        if not isinstance(person, dict):
+            continue
+        fields = {k: _yaml_value(_field(person, k)) for k in ("sid", "email", "name")}
+        if any(len(v) > MAX_ID_CHARS for v in fields.values()):
+            return [], [], f"an identifier or name over {MAX_ID_CHARS} characters"
+        ident = _nfc(fields["sid"] or fields["email"] or fields["name"])
+        if ";" in ident:
+            return [], [], "an identifier holding ';' (it separates group members)"
+        ids.append(ident)
+        names.append(fields["name"])
+    return ids, names, ""
 
 
 def receipt_reason(name: str, siblings: Sequence[str]) -> str:
     """A Blackboard attempt receipt (``..._attempt_<date>.txt``) is skipped when the attempt's
     own files lie beside it; alone, it may hold the submission text and is graded."""
-    m = BLACKBOARD.match(name)
+    m = blackboard_match(name)
     if m is None or not m["receipt"]:
         return ""
     prefix = name[: -len(".txt")] + "_"

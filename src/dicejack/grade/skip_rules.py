@@ -9,7 +9,7 @@ import os
 from dicejack.grade.lms_names import GRADESCOPE_METADATA
 
 __all__ = ["SKIPPED_EXTENSIONS", "SKIPPED_FOLDERS", "SKIPPED_FILES", "METADATA_READ",
-           "skip_reason", "is_zip", "is_html"]
+           "SITE_MARKER", "REPORT_FIRST_BYTES", "skip_reason", "is_zip", "is_html"]
 
 # -------------------------------------------------------------------- what is skipped
 #: File endings that are never a program's printed output, with why (files found in folders
@@ -31,6 +31,11 @@ SKIPPED_EXTENSIONS: dict[str, str] = {
                     "an archive dicejack does not open (only .zip)"),
 }
 METADATA_READ = "the Gradescope export's metadata (read for the student identifiers)"
+#: dicejack's own earlier outputs, recognised when found among submissions (never graded): a
+#: site folder (--html) holds this file (grade.site writes it), a report (--reports) is a .md
+#: file beginning with these bytes (grade.writers writes them).
+SITE_MARKER = ".dicejack-site"
+REPORT_FIRST_BYTES = b"# Grade: `"
 #: Folders never searched (besides every folder whose name starts with a dot).
 SKIPPED_FOLDERS: dict[str, str] = {
     "__MACOSX": "macOS archive metadata",
