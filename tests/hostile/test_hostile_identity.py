@@ -166,7 +166,7 @@ def test_gradescope_metadata_bombs_and_junk_are_refused_in_one_line():
         for i in range(8))
     students = grade.gradescope_students(laughs + METADATA)  # shared, never expanded
     assert students["submission_1"].id == "111" and students["submission_2"].id == "222"
-    for junk, reason in ((b"x" * (grade.MAX_METADATA_BYTES + 1), "MiB, over the 16 MiB limit"),
+    for junk, reason in ((b"x" * (grade.MAX_METADATA_BYTES + 1), "MiB, over the 4 MiB limit"),
                          (b"submission_1: [unclosed", "not readable YAML"),
                          (b"[" * 100_000, "not readable YAML"),
                          (b"- a list\n", "not a mapping")):

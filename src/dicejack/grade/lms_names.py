@@ -70,8 +70,10 @@ GRADESCOPE_METADATA = "submission_metadata.yml"
 
 #: The LMSs whose names are read, in the order a tie between them is reported.
 LMS_NAMES = ("canvas", "moodle", "gradescope", "blackboard")
-#: Larger Gradescope metadata files are not parsed (a 1,000-student export is about 0.5 MiB).
-MAX_METADATA_BYTES = 16 * 2**20
+#: Larger Gradescope metadata files are not parsed: a 1,000-student export is about 0.5 MiB, and
+#: PyYAML takes about 1.6 s per MiB of crafted aliases (19 s for 12 MiB), so 4 MiB (8,000
+#: students) bounds what one file can cost.
+MAX_METADATA_BYTES = 4 * 2**20
 #: Longest identifier or name kept from a name or the metadata (an e-mail address is at most
 #: 254 characters); a longer one names no one.
 MAX_ID_CHARS = 254
