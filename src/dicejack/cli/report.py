@@ -61,6 +61,12 @@ def report_cmd(
         "reports/learners-<game> for a comparison of learners; a report of the other kind is "
         "never replaced."
     ),
+    figure_format: str = typer.Option(
+        "png", "--figure-format", metavar="FMT[,FMT...]",
+        help="Formats of every figure, a comma list of png, svg, pdf (e.g. png,svg,pdf for a "
+        "paper: SVG and PDF are vector). PNG is always written: report.md and report.html "
+        "show it."
+    ),
     workers: int | None = WorkersOpt,
     dask: str | None = DaskOpt,
 ) -> None:
@@ -68,7 +74,8 @@ def report_cmd(
 
     For each curve (the handout's learner at one M, or a learner with its parameters) and seed,
     one learner run measured at every checkpoint; writes report.md (and report.html, the same
-    as one page to open in a browser), figures/*.png, metrics.csv and metrics.json to --out,
+    as one page to open in a browser), figures/*.png (and .svg, .pdf with --figure-format;
+    each curves figure's numbers as figures/*.csv), metrics.csv and metrics.json to --out,
     which the same command (whatever --workers) rewrites byte for byte, and the run times to
     timing.json. With several learners, report.md adds the games each needs to reach 95%
     decisive agreement and its score against the optimal player.
@@ -90,6 +97,7 @@ def report_cmd(
         games=rep.parse_games(games) if games is not None else rep.DEFAULT_GAMES,
         seeds=seeds,
         first_seed=seed,
+        figure_formats=tuple(f for f in figure_format.split(",") if f.strip()),
     )
     if workers is not None and workers < 1:
         raise rep.ReportError(f"--workers must be >= 1, got {workers}")
