@@ -12,14 +12,55 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
+from typer.core import TyperGroup
 
 from dicejack import DicejackError
 
 if TYPE_CHECKING:
     from dicejack.game import Game
 
+#: The commands in the order the README introduces them; `dicejack --help` lists them so.
+COMMAND_ORDER = ("solve", "learn", "compare", "report", "grade")
+
+
+def _no_type(*_args: Any, **_kw: Any) -> None:
+    """No type after an argument's name in its help (see :meth:`_Commands.get_command`)."""
+
+
+class _Commands(TyperGroup):
+    """The root command group: its commands in :data:`COMMAND_ORDER` (any other after them),
+    each with the whole first sentence of its help (click cuts it to fit the line, mid-word:
+    "...(or...")."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        names = list(self.commands)
+        return sorted(names, key=lambda n: (COMMAND_ORDER.index(n) if n in COMMAND_ORDER
+                                            else len(COMMAND_ORDER), names.index(n)))
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        """The command, its arguments given a metavar shown by it alone: typer writes every
+        argument's Python type after its name (``SUBMISSION <list[Path]>``), which says nothing
+        to the user; the metavar (e.g. ``SUBMISSION...``) says it all."""
+        cmd = super().get_command(ctx, cmd_name)
+        for param in getattr(cmd, "params", ()):
+            if param.param_type_name == "argument" and param.metavar:
+                param.display_type_rich = _no_type
+        return cmd
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            cmd = self.get_command(ctx, name)
+            if cmd is not None and not cmd.hidden:
+                rows.append((name, cmd.get_short_help_str(limit=10_000)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
 app = typer.Typer(
     name="dicejack",
+    cls=_Commands,
     help=(
         "An exact solver beside the handout's counting learner for the two-player dice game "
         "(NSides, LTarget, UTarget, NDice).\n\n"

@@ -24,14 +24,16 @@ def report_cmd(
     high: int = HighOpt,
     dice: int = DiceOpt,
     learner: list[str] | None = typer.Option(
-        None, "--learner", help="Learners to compare, a comma list or repeated: handout, "
+        None, "--learner", metavar="NAME[,NAME...]",
+        help="Learners to compare, a comma list or repeated: handout, "
         "q-learning, mc-epsilon, ucb, thompson, or your own class as MODULE:Class (a module "
         "importable from the current folder, or a file.py; built as Class(game, seed, "
         "**params), checked against the learner contract first) (one curve each; default "
         "handout). E.g. --learner handout,q-learning,ucb or --learner handout,agent.py:MyLearner."
     ),
     param: list[str] | None = typer.Option(
-        None, "--param", help="A learner parameter, repeatable: key=value sets it for every "
+        None, "--param", metavar="KEY=VALUE[,VALUE...]",
+        help="A learner parameter, repeatable: key=value sets it for every "
         "listed learner that has it (an error if none has), learner.key=value for that learner "
         "only; a comma list of values gives one curve per value. E.g. --param epsilon_min=0.05,0.1 "
         "--param q-learning.alpha=0.1. Parameters: handout: m, tie_break; q-learning: epsilon, "
@@ -41,7 +43,8 @@ def report_cmd(
         "(MODULE:Class.key=value for it alone)."
     ),
     m: list[str] | None = typer.Option(
-        None, "-m", "--m", help="M, the handout learner's explore/exploit hyperparameter; repeat "
+        None, "-m", "--m", metavar="M[,M...]",
+        help="M, the handout learner's explore/exploit hyperparameter; repeat "
         "the option or give a comma list for one curve per M. Default 100."
     ),
     games: str | None = typer.Option(
