@@ -243,6 +243,9 @@ def test_outputs_over_the_limit_need_force(capsys, tmp_path, monkeypatch):
     assert common.size_text(size) in err
     code, _, err = run(capsys, "solve", "--format", "npz", "--out", str(path), "--force")
     assert code == 0 and path.exists()
+    # --force writes it, but not silently: its size first, before the work
+    assert err.splitlines()[0] == f"note: writing {path}: up to {common.size_text(size)}"
+    assert err.splitlines()[1] == f"wrote {path}"
     # stdout counts too; text of the same game is far smaller than its .npz
     assert formats.solution_bytes(game, "text") < size
     assert run(capsys, "solve")[0] == 0
@@ -269,6 +272,26 @@ class _Stdin:
 
     def readline(self) -> str:
         return self.lines.readline()
+
+
+def test_outputs_over_the_announcement_size_are_announced_before_the_work(capsys, tmp_path,
+                                                                         monkeypatch):
+    from dicejack import formats
+    from dicejack.cli import common
+
+    game = Game(6, 15, 17, 2)
+    size = formats.solution_bytes(game, "npz")
+    path = tmp_path / "sol.npz"
+    assert run(capsys, "solve", "--format", "npz", "--out", str(path))[2] == f"wrote {path}\n"
+    monkeypatch.setattr(common, "ANNOUNCED_OUTPUT_BYTES", size - 1)
+    began = []
+    solve = solver.solve
+    monkeypatch.setattr(solver, "solve", lambda *a, **k: began.append(
+        capsys.readouterr().err) or solve(*a, **k))
+    code, _, err = run(capsys, "solve", "--format", "npz", "--out", str(path))
+    assert code == 0
+    assert began == [f"note: writing {path}: up to {common.size_text(size)}\n"]  # before
+    assert err == f"wrote {path}\n"
 
 
 @pytest.mark.parametrize("answer, written", [("y\n", True), ("\n", False), ("no\n", False)])

@@ -3,7 +3,8 @@
 Help is click's plain text (``rich_markup_mode=None``): what a help string says is what the
 user sees (Rich markup would swallow ``pip install 'dicejack[cluster]'``), flags show as flags
 and ``-m`` as ``-m, --m``, whatever typer version draws it. Outputs over
-:data:`LARGE_OUTPUT_BYTES` need ``--force`` (or a yes at a terminal), asked before the work.
+:data:`LARGE_OUTPUT_BYTES` need ``--force`` (or a yes at a terminal), asked before the work;
+outputs over :data:`ANNOUNCED_OUTPUT_BYTES` are announced with their size before the work.
 """
 
 import sys
@@ -174,6 +175,9 @@ def _root(
 
 #: Outputs estimated above this size need --force (or a yes at a terminal prompt).
 LARGE_OUTPUT_BYTES = 2**30
+#: Outputs estimated above this size are announced with their size on stderr before the work,
+#: --force or not: a big file never appears unannounced.
+ANNOUNCED_OUTPUT_BYTES = 100 * 2**20
 
 ForceOpt = typer.Option(
     False, "--force", help="Write outputs over 1 GiB without asking (otherwise: a y/N question "
@@ -201,10 +205,21 @@ def confirm_large_outputs(outputs: "list[tuple[str, int]]", force: bool) -> None
     """Before the work: every (what, estimated bytes) over LARGE_OUTPUT_BYTES needs `force`.
 
     At a terminal (stdin and stderr both one) the user is asked y/N; elsewhere, or on no, a
-    one-line UsageError names the sizes and --force.
+    one-line UsageError names the sizes and --force. Every output over
+    :data:`ANNOUNCED_OUTPUT_BYTES` that is going to be written is announced first, with its
+    size, on stderr (``note: writing big.npz: up to 1.9 GiB``), with --force too.
     """
     large = [(what, size) for what, size in outputs if size > LARGE_OUTPUT_BYTES]
+    announced = [(what, size) for what, size in outputs
+                 if size > min(ANNOUNCED_OUTPUT_BYTES, LARGE_OUTPUT_BYTES)]
+
+    def announce() -> None:
+        if announced:
+            listed = " and ".join(f"{what}: up to {size_text(size)}" for what, size in announced)
+            typer.echo(f"note: writing {listed}", err=True)
+
     if force or not large:
+        announce()
         return
     said = " and ".join(f"{what} would take up to {size_text(size)}" for what, size in large)
     limit = size_text(LARGE_OUTPUT_BYTES)
@@ -213,6 +228,7 @@ def confirm_large_outputs(outputs: "list[tuple[str, int]]", force: bool) -> None
         sys.stderr.flush()
         answer = sys.stdin.readline().strip().lower()
         if answer in ("y", "yes"):
+            announce()
             return
         raise UsageError(f"not written: {said}; add --force to write it without asking")
     raise UsageError(f"{said}, over {limit}; add --force to write it")
