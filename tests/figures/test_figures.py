@@ -173,6 +173,9 @@ def _every_figure() -> list[tuple[str, object]]:
     out.append(("optimal (30..35, 4 dice)", figures.optimal_figure(big)))
     out.append(("learned", figures.learned_figure(t, runs[0], "Learned policy, M = 10, seed 1, "
                                                   "10,000,000 games")))
+    out.append(("learned, a long title", figures.learned_figure(
+        t, runs[0], "Learned policy, q-learning epsilon=0.3 epsilon_min=0.05 "
+        "epsilon_decay=0.999 alpha=1/n q_init=0.5, seed 1, 1,000,000 games")))
     out.append(("seeds", figures.seeds_figure(t, runs)))
     return out
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -255,17 +256,31 @@ _MAP_SIDE, _MAP_LEFT, _MAP_BOTTOM, _MAP_TOP = 3.6, 0.65, 0.6, 0.4
 _BAR_PAD, _BAR_WIDTH, _BAR_GAP, _BAR_TAIL = 0.12, 0.18, 1.3, 1.0
 
 
-def _heatmap_row(m: SimpleNamespace, bars: Sequence[bool], tail: float) -> tuple[Any, list, list]:
+#: Most characters on one line of a heatmap's title (10 pt, centred over a map with the left
+#: margin on either side); a longer title (a learner with many parameters) wraps.
+_TITLE_CHARS = 60
+#: Height of one more title line, inches.
+_TITLE_LINE = 0.18
+
+
+def _wrap_title(title: str) -> str:
+    """`title` wrapped at :data:`_TITLE_CHARS` (never cut: a long word stays whole)."""
+    return textwrap.fill(title, _TITLE_CHARS, break_long_words=False, break_on_hyphens=False)
+
+
+def _heatmap_row(m: SimpleNamespace, bars: Sequence[bool], tail: float,
+                 title_lines: int = 1) -> tuple[Any, list, list]:
     """A figure of square heatmap axes side by side, each followed by a colour-bar axes where
-    `bars` says so, and `tail` inches on the right (e.g. for a legend); returns (figure, map
-    axes, colour-bar axes or None)."""
+    `bars` says so, and `tail` inches on the right (e.g. for a legend), with room above for
+    titles of `title_lines` lines; returns (figure, map axes, colour-bar axes or None)."""
     widths = []  # of each map with what follows it: its colour bar and labels, or a gap
     for i, bar in enumerate(bars):
         last = i == len(bars) - 1
         labels = (_BAR_TAIL + tail if last else _BAR_GAP) if bar else (tail if last else 0.8)
         widths.append(_MAP_SIDE + (_BAR_PAD + _BAR_WIDTH if bar else 0.0) + labels)
     width = _MAP_LEFT + sum(widths)
-    fig = new_figure(m, width, _MAP_BOTTOM + _MAP_SIDE + _MAP_TOP)
+    fig = new_figure(m, width, _MAP_BOTTOM + _MAP_SIDE + _MAP_TOP
+                     + _TITLE_LINE * (max(title_lines, 1) - 1))
     maps, caxes = [], []
     left = _MAP_LEFT
     for bar, w in zip(bars, widths, strict=True):
@@ -400,8 +415,9 @@ def learned_figure(t: Truth, learned: Learned, title: str) -> Any:
     handout's caveats)."""
     with default_style() as m:
         low = t.game.low
+        title = _wrap_title(title)
         fig, (policy, p, classes), (policy_bar, p_bar, _) = _heatmap_row(
-            m, (True, True, False), 2.2)
+            m, (True, True, False), 2.2, title.count("\n") + 1)
         _policy_image(policy, policy_bar, learned.best, t.game.n_dice)
         _state_axes(policy, low, title)
         _probability_image(p, p_bar, learned.probability)
