@@ -169,6 +169,10 @@ def _every_figure() -> list[tuple[str, object]]:
         for zero in (False, True):
             out.append((f"{name}, zero={zero}", figures.curves_figure(
                 GAMES, _report_like_series(zero), panels, suptitle=suptitle)))
+    many = [figures.Series(f"q-learning alpha={k / 20:g} epsilon_min=0.05", s.bands)
+            for k, s in enumerate(_report_like_series(False) * 10)]
+    out.append(("regret.png, 20 series: the legend under the panels", figures.curves_figure(
+        GAMES, many, figures.CURVE_FIGURES[2][2], suptitle=figures.CURVE_FIGURES[2][3])))
     out.append(("optimal (tiny)", figures.optimal_figure(t)))
     out.append(("optimal (30..35, 4 dice)", figures.optimal_figure(big)))
     out.append(("learned", figures.learned_figure(t, runs[0], "Learned policy, M = 10, seed 1, "

@@ -298,7 +298,20 @@ _CURVE_W, _CURVE_H = 4.6, 3.8
 _CURVE_RIGHT, _CURVE_BOTTOM, _CURVE_PAD = 0.15, 0.55, 0.12
 
 
-def _place_panels(axes: Sequence[Any], width: float, top: float) -> None:
+#: Most series whose legend sits inside the first panel; more go in columns below the panels
+#: (inside, they would cover the curves and run off the canvas).
+_LEGEND_INSIDE = 8
+
+
+def _legend_below(series: Sequence[Series], width: float) -> tuple[int, float]:
+    """(columns, height in inches) of a legend of `series` in columns under the panels."""
+    label = max(len(s.label) for s in series) * 0.075 + 0.6  # inches per column, 8 pt
+    columns = max(1, min(len(series), int((width - 0.3) // label)))
+    return columns, math.ceil(len(series) / columns) * 0.19 + 0.2
+
+
+def _place_panels(axes: Sequence[Any], width: float, height: float, bottom: float,
+                  top: float) -> None:
     """Place the panels side by side, each with room on its left for its tick labels and y label
     exactly as drawn (:func:`~dicejack.figures.base.flat_ticks` set each y axis' label pad to
     its tick labels' width), so that no label is cut at the figure's edge or runs into the panel
@@ -306,14 +319,14 @@ def _place_panels(axes: Sequence[Any], width: float, top: float) -> None:
     lefts = []
     for ax in axes:
         label = ax.yaxis.label
-        height = label.get_fontsize() * 1.25 if label.get_text() else 0.0  # points
-        lefts.append((ax.yaxis.labelpad + height) / 72 + _CURVE_PAD)
+        line = label.get_fontsize() * 1.25 if label.get_text() else 0.0  # points
+        lefts.append((ax.yaxis.labelpad + line) / 72 + _CURVE_PAD)
     panel = (width - sum(lefts) - _CURVE_RIGHT) / len(axes)
     x = 0.0
     for ax, left in zip(axes, lefts, strict=True):
         x += left
-        ax.set_position((x / width, _CURVE_BOTTOM / _CURVE_H, panel / width,
-                         (_CURVE_H - _CURVE_BOTTOM - top) / _CURVE_H))
+        ax.set_position((x / width, bottom / height, panel / width,
+                         (_CURVE_H - _CURVE_BOTTOM - top) / height))
         x += panel
 
 
@@ -326,13 +339,17 @@ def curves_figure(
 ) -> Any:
     """A matplotlib Figure: one panel per :class:`Panel`, one curve per :class:`Series` with its
     95% band over seeds, against the game counts `games` (log scale); the legend on the first
-    panel. Series take tab10's colours in turn, and :data:`CURVE_STYLES` after every ten.
-    :func:`plot_curves` writes it."""
+    panel (under the panels, in columns, beyond :data:`_LEGEND_INSIDE` series). Series take
+    tab10's colours in turn, and :data:`CURVE_STYLES` after every ten. :func:`plot_curves`
+    writes it."""
     with default_style() as m:
         n = len(panels)
         width = _CURVE_W * n
         top = 0.65 if suptitle else 0.35
-        fig = new_figure(m, width, _CURVE_H)
+        below = len(series) > _LEGEND_INSIDE
+        columns, legend = _legend_below(series, width) if below else (1, 0.0)
+        height = _CURVE_H + legend
+        fig = new_figure(m, width, height)
         axes = fig.subplots(1, n, squeeze=False)[0]
         colors = m.cmap("tab10").colors
         x = np.array(games, dtype=float)
@@ -363,12 +380,16 @@ def curves_figure(
             ax.set_title(panel.title, fontsize=10, parse_math=False)
             ax.set_xlabel("games played (NGAMES)")
             ax.set_ylabel(panel.ylabel)
-            if p == 0:
+            if p == 0 and not below:
                 ax.legend(fontsize=8, loc="best")
             flat_ticks(m, ax, grid_alpha=0.3)
-        _place_panels(axes, width, top)
+        _place_panels(axes, width, height, _CURVE_BOTTOM + legend, top)
+        if below:
+            handles, labels = axes[0].get_legend_handles_labels()
+            fig.legend(handles, labels, loc="lower center", ncols=columns, fontsize=8,
+                       frameon=False, bbox_to_anchor=(0.5, 0.08 / height))
         if suptitle:
-            fig.suptitle(suptitle, fontsize=11, y=1 - 0.12 / _CURVE_H, va="top", parse_math=False)
+            fig.suptitle(suptitle, fontsize=11, y=1 - 0.12 / height, va="top", parse_math=False)
     return fig
 
 
