@@ -10,14 +10,29 @@
     python benchmarks/bench_report.py
     python benchmarks/bench_report.py --sides 6 --low 30 --high 35 --dice 4 --games 100..1e6
     python benchmarks/bench_report.py --learner handout,q-learning,mc-epsilon,ucb,thompson
+
+3. With --command: the whole `dicejack report` command as a user runs it after a fresh install,
+   each in a fresh process: cold (an empty numba cache, so the learner and solver loops
+   compile) and then --repeat warm runs (the cache the cold run left), beside the baseline
+   `python -c "import numpy"` timed in the same run; wall and CPU seconds (CPU counts only this
+   command's work, so it varies less on a busy machine), the compile/warm-up seconds from each
+   run's timing.json, and the load average (a busy machine stretches wall times).
+
+    python benchmarks/bench_report.py --command --repeat 3
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from dicejack import compare, report
 from dicejack.game import Game
@@ -35,7 +50,13 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=None)
     ap.add_argument("--learner", default="handout", help="learners, a comma list (one curve each)")
     ap.add_argument("--param", action="append", default=[], help="as dicejack report --param")
+    ap.add_argument("--command", action="store_true",
+                    help="time the whole `dicejack report` command, cold and warm (see 3.)")
+    ap.add_argument("--repeat", type=int, default=3, help="warm runs with --command")
     args = ap.parse_args()
+    if args.command:
+        command_times(args)
+        return
     game = Game(args.sides, args.low, args.high, args.dice)
     cfg = report.ReportConfig(game=game, games=report.parse_games(args.games), seeds=args.seeds,
                               series=report.parse_series([args.learner], args.param))
@@ -66,6 +87,51 @@ def main() -> None:
     base_s = _cpu(lambda: compare.compare(game, None, run), 20)
     print(f"metrics of one checkpoint (CPU): prepared Truth {fast_s * 1e3:.3f} ms, from scratch "
           f"{base_s * 1e3:.3f} ms: {base_s / fast_s:.1f}x")
+
+
+def _timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall, CPU) seconds of one child process running `argv` (output discarded)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def command_times(args: argparse.Namespace) -> None:
+    """3.: `dicejack report` (with the game, --games, --seeds, --learner and --workers given)
+    cold and warm, beside `python -c "import numpy"`."""
+    exe = Path(sys.executable).with_name("dicejack")
+    command = [str(exe)] if exe.exists() else [sys.executable, "-m", "dicejack.cli"]
+    command += ["report", "--sides", str(args.sides), "--low", str(args.low), "--high",
+                str(args.high), "--dice", str(args.dice), "--games", args.games, "--seeds",
+                str(args.seeds), "--learner", args.learner, *(f"--param={p}" for p in args.param)]
+    if args.workers is not None:
+        command += ["--workers", str(args.workers)]
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, NUMBA_CACHE_DIR=f"{tmp}/numba-cache")
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        base = min(_timed([sys.executable, "-c", "import numpy"], env)[0] for _ in range(3))
+        rows = []
+        for i in range(1 + args.repeat):
+            out = f"{tmp}/report-{i}"
+            wall, cpu = _timed([*command, "--out", out], env)
+            seconds = json.loads(Path(out, report.TIMING_FILE).read_text())["seconds"]
+            rows.append((wall, cpu, seconds["compile_warmup"], seconds["figures"]))
+    print(f"{' '.join(command[1:] if exe.exists() else command[3:])}  (load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
+    print(f"  baseline python -c 'import numpy'   {base:6.2f} s wall")
+    for name, (wall, cpu, warm, figs) in zip(
+            ["cold (empty numba cache)", *(f"warm {i}" for i in range(1, len(rows)))], rows,
+            strict=True):
+        print(f"  {name:<34} {wall:6.2f} s wall ({wall / base:5.1f}x the baseline), "
+              f"{cpu:6.2f} s CPU; compile/warm-up {warm:5.2f} s, figures {figs:5.2f} s")
+    warm_walls = sorted(r[0] for r in rows[1:])
+    if warm_walls:
+        print(f"  cold / best warm wall: {rows[0][0] / warm_walls[0]:.2f}x")
 
 
 def _cpu(fn: Callable[[], object], reps: int) -> float:

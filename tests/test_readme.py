@@ -22,3 +22,31 @@ def test_readme_opens_with_exactly_two_commands():
 def test_ci_runs_the_readme_test_command_verbatim():
     ci_lines = (ROOT / ".ci" / "run").read_text().splitlines()
     assert readme_commands()[1] in ci_lines
+
+
+def _slug(heading: str) -> str:
+    """A Markdown heading's anchor as GitHub writes it: lower case, punctuation dropped, spaces
+    as '-'."""
+    import re
+
+    text = heading.strip().lower()
+    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+
+
+def test_readme_links_reach_their_files_and_sections():
+    """Every relative link of the README (the Grading list links a section per topic) names a
+    file that exists and, after '#', a heading of that file."""
+    import re
+
+    text = (ROOT / "README.md").read_text()
+    links = re.findall(r"\]\(([^)\s]+)\)", text)
+    local = [link for link in links if "://" not in link and not link.startswith("mailto:")]
+    assert len(local) >= 10
+    for link in local:
+        path, _, anchor = link.partition("#")
+        target = ROOT / path if path else ROOT / "README.md"
+        assert target.exists(), link
+        if anchor:
+            headings = [line.lstrip("#") for line in target.read_text().splitlines()
+                        if line.startswith("#")]
+            assert anchor in {_slug(h) for h in headings}, link

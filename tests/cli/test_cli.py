@@ -169,6 +169,45 @@ def test_help_shows_what_it_says(capsys, monkeypatch):
     assert "--version" in texts["dicejack"]
 
 
+def test_help_lists_commands_in_the_readmes_order_whole_with_real_metavars(capsys,
+                                                                          monkeypatch):
+    """`dicejack --help` lists the commands as the README introduces them, each with its whole
+    first sentence (click cut them: "...(or..."), and no help shows typer's Python types
+    (`<list[str]>`, `<list[Path]>`) for a value: a metavar says what to type."""
+    import re
+    from pathlib import Path
+
+    import typer.main
+
+    group = typer.main.get_command(app)
+    for columns in ("80", "200"):
+        texts = _help_texts(capsys, monkeypatch) if columns == "200" else None
+        if texts is None:
+            monkeypatch.setenv("COLUMNS", columns)
+            texts = {"dicejack": run(capsys, "--help")[1]}
+            texts.update({n: run(capsys, n, "--help")[1] for n in group.commands})
+        listing = texts["dicejack"].split("Commands:\n", 1)[1]
+        rows = re.split(r"\n(?=  \S)", listing.rstrip("\n"))
+        names = [row.split()[0] for row in rows]
+        assert names == ["solve", "learn", "compare", "report", "grade"], columns
+        readme = Path(__file__).resolve().parents[2].joinpath("README.md").read_text()
+        order = [readme.index(f"| `dicejack {n}` |") for n in names]
+        assert order == sorted(order)
+        for name, row in zip(names, rows, strict=True):
+            shown = " ".join(row.split()[1:])
+            whole = " ".join(group.commands[name].help.split("\n\n")[0].split())
+            assert shown == whole[:whole.index(".") + 1] or shown == whole, (name, shown)
+            assert shown.endswith(".") and "..." not in shown, (name, shown)
+        for name, text in texts.items():
+            assert "<list[" not in text and "list[" not in text, (name, columns)
+    report, grade = texts["report"], texts["grade"]
+    for metavar in ("--learner NAME[,NAME...]", "--param KEY=VALUE[,VALUE...]",
+                    "-m, --m M[,M...]", "--figure-format FMT[,FMT...]"):
+        assert metavar in report, metavar
+    assert "--lms-hold VERDICT[,VERDICT...]" in grade
+    assert re.search(r"^  SUBMISSION  ", grade, re.M), grade
+
+
 def test_version_and_bare_command(capsys):
     from dicejack import __version__
 
@@ -204,6 +243,9 @@ def test_outputs_over_the_limit_need_force(capsys, tmp_path, monkeypatch):
     assert common.size_text(size) in err
     code, _, err = run(capsys, "solve", "--format", "npz", "--out", str(path), "--force")
     assert code == 0 and path.exists()
+    # --force writes it, but not silently: its size first, before the work
+    assert err.splitlines()[0] == f"note: writing {path}: up to {common.size_text(size)}"
+    assert err.splitlines()[1] == f"wrote {path}"
     # stdout counts too; text of the same game is far smaller than its .npz
     assert formats.solution_bytes(game, "text") < size
     assert run(capsys, "solve")[0] == 0
@@ -230,6 +272,26 @@ class _Stdin:
 
     def readline(self) -> str:
         return self.lines.readline()
+
+
+def test_outputs_over_the_announcement_size_are_announced_before_the_work(capsys, tmp_path,
+                                                                         monkeypatch):
+    from dicejack import formats
+    from dicejack.cli import common
+
+    game = Game(6, 15, 17, 2)
+    size = formats.solution_bytes(game, "npz")
+    path = tmp_path / "sol.npz"
+    assert run(capsys, "solve", "--format", "npz", "--out", str(path))[2] == f"wrote {path}\n"
+    monkeypatch.setattr(common, "ANNOUNCED_OUTPUT_BYTES", size - 1)
+    began = []
+    solve = solver.solve
+    monkeypatch.setattr(solver, "solve", lambda *a, **k: began.append(
+        capsys.readouterr().err) or solve(*a, **k))
+    code, _, err = run(capsys, "solve", "--format", "npz", "--out", str(path))
+    assert code == 0
+    assert began == [f"note: writing {path}: up to {common.size_text(size)}\n"]  # before
+    assert err == f"wrote {path}\n"
 
 
 @pytest.mark.parametrize("answer, written", [("y\n", True), ("\n", False), ("no\n", False)])

@@ -106,8 +106,8 @@ def test_curves_figure_has_one_curve_and_band_per_series_on_every_panel():
 
 def test_regret_and_exploitability_panels_span_decades_and_keep_zero():
     # Regret falls from about 0.1 to below 0.001 over a report: on a linear axis the late
-    # checkpoints lay flat on 0. A log axis down to the smallest value's decade (linear below
-    # it) shows every decade and still draws a regret of exactly 0.
+    # checkpoints lay flat on 0. A log axis over the data (linear for a third of a decade
+    # below the smallest positive mean) shows every decade and still draws a regret of 0.
     panels = figures.CURVE_FIGURES[2][2]
     falling = figures.Series("M = 100", {
         name: (np.array([0.1, 0.01, 0.0007, 0.0]), np.array([0.05, 0.0, 0.0, 0.0]),
@@ -118,14 +118,155 @@ def test_regret_and_exploitability_panels_span_decades_and_keep_zero():
     assert scales == {"regret_decisive": "symlog", "weighted_regret": "symlog",
                       "score_vs_optimal": "linear", "exploitability": "symlog"}
     ax = fig.axes[0]
-    assert ax.get_yscale() == "symlog"
-    assert ax.yaxis.get_transform().linthresh == 1e-4  # the decade of 0.0007
+    linthresh = ax.yaxis.get_transform().linthresh
+    assert 0.0007 / 2 < linthresh < 0.0007  # just under the smallest positive mean
     low, high = ax.get_ylim()
-    assert low == 0 and high >= 0.1  # 0 is on the plot, and so is the first checkpoint
+    assert low == 0 and 0.15 <= high < 0.3  # 0 is on the plot, and so is the band's top
     # equal steps on screen for each decade above the linear part
     to_screen = ax.transData.transform
     y = [to_screen((GAMES[0], v))[1] for v in (1e-3, 1e-2, 1e-1)]
     assert y[2] - y[1] == pytest.approx(y[1] - y[0], rel=1e-6)
+    # 0..linthresh takes a small part of the height; the data spend the rest
+    bottom, threshold, top = (to_screen((GAMES[0], v))[1] for v in (0.0, linthresh, high))
+    assert (threshold - bottom) / (top - bottom) < 0.15
+
+
+def test_regret_axes_without_a_zero_start_at_the_data():
+    """The regret of a report rarely reaches 0 (the committed report's smallest is 7e-4): then
+    the axis is log from just under the data, no height spent on 0..1e-4."""
+    panels = figures.CURVE_FIGURES[2][2]
+    falling = figures.Series("M = 100", {
+        name: (np.array([0.07, 0.01, 0.002, 0.0007]), np.array([0.06, 0.008, 0.001, 0.0005]),
+               np.array([0.08, 0.012, 0.003, 0.0009]))
+        for name in compare.METRIC_NAMES})
+    fig = figures.curves_figure(GAMES, [falling], panels)
+    ax = fig.axes[0]
+    assert ax.get_yscale() == "log"
+    low, high = ax.get_ylim()
+    assert 0.0005 / 1.5 < low < 0.0005 and 0.08 < high < 0.08 * 1.5
+
+
+# ------------------------------------------------------------------------------ for papers
+def _report_like_series(zero: bool) -> list[figures.Series]:
+    """Two curves of every metric shaped like a report's: falling from 0.1 by a decade per game
+    decade (the last 0 with `zero`), a +-40% band."""
+    out = []
+    for label, scale in (("M = 100", 1.0), ("q-learning alpha=0.1 epsilon_min=0.05", 2.0)):
+        mean = scale * np.array([0.1, 0.01, 0.002, 0.0007])
+        if zero and scale == 1.0:
+            mean[-1] = 0.0
+        out.append(figures.Series(label, {n: (mean, mean * 0.6, mean * 1.4)
+                                          for n in compare.METRIC_NAMES}))
+    return out
+
+
+def _every_figure() -> list[tuple[str, object]]:
+    t = compare.truth(TINY)
+    big = compare.truth(Game(n_sides=6, low=30, high=35, n_dice=4))
+    runs = [compare.as_learned(TINY, handout.learn(TINY, 10.0, 100, seed=s)) for s in (1, 2, 3)]
+    out = []
+    for name, _, panels, suptitle in figures.CURVE_FIGURES:
+        for zero in (False, True):
+            out.append((f"{name}, zero={zero}", figures.curves_figure(
+                GAMES, _report_like_series(zero), panels, suptitle=suptitle)))
+    many = [figures.Series(f"q-learning alpha={k / 20:g} epsilon_min=0.05", s.bands)
+            for k, s in enumerate(_report_like_series(False) * 10)]
+    out.append(("regret.png, 20 series: the legend under the panels", figures.curves_figure(
+        GAMES, many, figures.CURVE_FIGURES[2][2], suptitle=figures.CURVE_FIGURES[2][3])))
+    out.append(("optimal (tiny)", figures.optimal_figure(t)))
+    out.append(("optimal (30..35, 4 dice)", figures.optimal_figure(big)))
+    out.append(("learned", figures.learned_figure(t, runs[0], "Learned policy, M = 10, seed 1, "
+                                                  "10,000,000 games")))
+    out.append(("learned, a long title", figures.learned_figure(
+        t, runs[0], "Learned policy, q-learning epsilon=0.3 epsilon_min=0.05 "
+        "epsilon_decay=0.999 alpha=1/n q_init=0.5, seed 1, 1,000,000 games")))
+    out.append(("seeds", figures.seeds_figure(t, runs)))
+    return out
+
+
+@pytest.mark.parametrize("fmt", figures.FIGURE_FORMATS)
+def test_every_figure_keeps_its_labels_inside_the_canvas_and_off_other_panels(fmt):
+    """Each figure of the report, written in each format: every text (titles, axis labels,
+    legends, colour-bar labels) lies inside the canvas, and no y label runs into the panel on
+    its left (the regret figure's first y label was cut at the edge, and the exploitability
+    label touched the panel before it). Extents from the Agg canvas, at the figure's dpi and at
+    72 dpi (the points SVG and PDF are laid out in)."""
+    from matplotlib.text import Text
+
+    for name, fig in _every_figure():
+        data = figures.base.figure_bytes(fig, fmt)
+        assert data[:4] in (b"\x89PNG", b"<?xm", b"%PDF"), name
+        for dpi in (figures.REPORT_DPI, 72):
+            fig.set_dpi(dpi)
+            renderer = fig.canvas.get_renderer()
+            fig.draw(renderer)
+            width, height = fig.canvas.get_width_height()
+            texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text()]
+            assert len(texts) >= 3, name
+            for text in texts:
+                box = text.get_window_extent(renderer)
+                assert box.x0 >= 0 and box.y0 >= 0, (name, dpi, text.get_text(), box)
+                assert box.x1 <= width and box.y1 <= height, (name, dpi, text.get_text(), box)
+            panels = [ax for ax in fig.axes if ax.get_title()]
+            for ax in panels:
+                label = ax.yaxis.label.get_window_extent(renderer)
+                for other in panels:
+                    if other is not ax:
+                        assert not label.overlaps(other.get_window_extent(renderer)), (
+                            name, dpi, ax.get_ylabel(), other.get_title())
+        fig.set_dpi(figures.REPORT_DPI)
+
+
+def test_svg_and_pdf_depend_only_on_the_picture():
+    import matplotlib
+
+    panels = figures.CURVE_FIGURES[2][2]
+    for fmt in ("svg", "pdf"):
+        one = figures.base.figure_bytes(figures.curves_figure(
+            GAMES, _report_like_series(True), panels), fmt)
+        two = figures.base.figure_bytes(figures.curves_figure(
+            GAMES, _report_like_series(True), panels), fmt)
+        assert one == two, fmt
+        assert matplotlib.__version__.encode() not in one, fmt
+        assert b"CreationDate" not in one and b"<dc:date>" not in one, fmt
+
+
+def test_curves_csv_holds_what_the_figure_draws():
+    import csv
+    import io
+
+    panels = figures.CURVE_FIGURES[1][2]
+    text = figures.curves_csv(GAMES, [series("M = 1", 0.1), series("M = 5", 2.0)], panels)
+    rows = list(csv.reader(io.StringIO(text)))
+    assert rows[0] == ["series", "metric", "games", "mean", "low", "high"]
+    assert len(rows) == 1 + len(panels) * 2 * len(GAMES)
+    first = rows[1:1 + len(GAMES)]
+    assert [r[:3] for r in first] == [["M = 1", "rmse_onpath", str(g)] for g in GAMES]
+    np.testing.assert_allclose([float(r[3]) for r in first], 0.1 * np.linspace(0.2, 0.8, 4))
+    assert first[0][4:] == ["", ""]  # no band at the first count
+    assert float(first[1][4]) == 0.0  # 0.04 - 0.05, clipped at 0 as drawn
+    assert float(first[1][5]) == pytest.approx(0.1 * 0.4 + 0.05)
+    big = [r for r in rows[1:] if r[0] == "M = 5"]
+    assert max(float(r[5]) for r in big if r[5]) == 1.0  # bands clipped to [0, 1], as drawn
+
+
+def test_seeds_figure_averages_the_seeds():
+    t = compare.truth(TINY)
+    runs = [compare.as_learned(TINY, handout.learn(TINY, 10.0, 100, seed=s)) for s in (1, 2)]
+    fig = figures.seeds_figure(t, runs)
+    share, p = (ax for ax in fig.axes if ax.get_title())
+    assert share.get_title() == "Learned J optimal, share of 2 seeds"
+    assert p.get_title() == "Learned estimate, mean over 2 seeds"
+    agree = np.mean([compare.state_classes(t, r) == 0 for r in runs], axis=0)
+    shown = share.get_images()[0].get_array()
+    live = ~(t.lost | ~t.reachable)
+    np.testing.assert_allclose(shown[live], agree[live])
+    assert shown.mask[~live].all()
+    both = runs[0].has_estimate & runs[1].has_estimate
+    mean = (runs[0].probability + runs[1].probability) / 2
+    np.testing.assert_allclose(p.get_images()[0].get_array()[both], mean[both])
+    with pytest.raises(ValueError):
+        figures.seeds_figure(t, [])
 
 
 def test_probability_error_panels_are_log_scaled():
@@ -203,26 +344,37 @@ def test_submission_heatmaps_draw_the_data_they_are_given(tmp_path):
 
 def test_plot_figures_draws_every_report_figure(tmp_path):
     t = compare.truth(TINY)
+    runs = {m: [compare.as_learned(TINY, handout.learn(TINY, m, 100, seed)) for seed in (3, 4)]
+            for m in (1.0, 50.0)}
     learned = [
         figures.LearnedFigure(f"learned_m{m:g}.png", f"Learned policy, M = {m:g}",
-                              f"Learned tables (M = {m:g})",
-                              compare.as_learned(TINY, handout.learn(TINY, m, 100, seed)))
-        for m, seed in ((1.0, 3), (50.0, 4))
+                              f"Learned tables (M = {m:g})", runs[m][0],
+                              runs=tuple(runs[m]) if m == 1.0 else (),
+                              seeds_caption=f"Over seeds (M = {m:g})")
+        for m in (1.0, 50.0)
     ]
     figs = figures.plot_figures(tmp_path / "figures", t, GAMES,
-                                [series("M = 1", 1.0), series("M = 50", 0.9)], learned)
+                                [series("M = 1", 1.0), series("M = 50", 0.9)], learned,
+                                ("pdf", "svg"))
     assert figs == [
         ("Agreement with the optimal policy", "figures/agreement.png"),
         ("Probability error", "figures/probability_error.png"),
         ("Regret and score against the optimal player", "figures/regret.png"),
         ("Optimal policy and P*", "figures/optimal.png"),
         ("Learned tables (M = 1)", "figures/learned_m1.png"),
+        ("Over seeds (M = 1)", "figures/learned_m1_seeds.png"),
         ("Learned tables (M = 50)", "figures/learned_m50.png"),
     ]
+    stems = [path.removeprefix("figures/").removesuffix(".png") for _, path in figs]
     assert sorted(p.name for p in (tmp_path / "figures").iterdir()) == sorted(
-        path.removeprefix("figures/") for _, path in figs)
-    for _, path in figs:
-        assert (tmp_path / path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        [f"{s}.{ext}" for s in stems for ext in ("png", "svg", "pdf")]
+        + [f"{s}.csv" for s in stems[:3]])
+    for stem in stems:
+        assert (tmp_path / "figures" / f"{stem}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert (tmp_path / "figures" / f"{stem}.pdf").read_bytes()[:5] == b"%PDF-"
+        assert b"<svg" in (tmp_path / "figures" / f"{stem}.svg").read_bytes()[:1000]
     one, other = pixels(tmp_path / "figures/learned_m1.png"), pixels(
         tmp_path / "figures/learned_m50.png")
     assert one.shape == other.shape and (one != other).any()
+    with pytest.raises(ValueError, match="unknown figure format 'jpg'"):
+        figures.plot_figures(tmp_path / "other", t, GAMES, [series("M = 1", 1.0)], [], ("jpg",))

@@ -37,8 +37,11 @@ def test_report_runs_end_to_end_and_writes_every_file(tmp_path):
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
     assert files == [
         report.MARKER,
-        "figures/agreement.png", "figures/learned_m10.png", "figures/learned_m100.png",
-        "figures/optimal.png", "figures/probability_error.png", "figures/regret.png",
+        "figures/agreement.csv", "figures/agreement.png",
+        "figures/learned_m10.png", "figures/learned_m100.png",
+        "figures/learned_m100_seeds.png", "figures/learned_m10_seeds.png",
+        "figures/optimal.png", "figures/probability_error.csv", "figures/probability_error.png",
+        "figures/regret.csv", "figures/regret.png",
         "metrics.csv", "metrics.json", "report.html", "report.md", report.TIMING_FILE,
     ]
     for png in out.glob("figures/*.png"):
@@ -161,6 +164,26 @@ def test_report_command_writes_the_folder(tmp_path, capsys):
                  "10,20", "--seeds", "2", "--workers", "1", "--out", str(out)])
     assert code == 0, capsys.readouterr().err
     assert (out / "report.md").exists() and (out / "figures" / "learned_m5.png").exists()
+    assert not list(out.glob("figures/*.svg")) and not list(out.glob("figures/*.pdf"))
+
+
+def test_report_writes_every_figure_in_each_format_asked(tmp_path, capsys):
+    out = tmp_path / "r"
+    args = ["report", "--sides", "3", "--low", "6", "--high", "7", "-m", "5", "--games",
+            "10,20", "--seeds", "2", "--workers", "1", "--out", str(out)]
+    assert main([*args, "--figure-format", "svg,pdf"]) == 0, capsys.readouterr().err
+    pngs = sorted(p.stem for p in out.glob("figures/*.png"))
+    assert pngs == ["agreement", "learned_m5", "learned_m5_seeds", "optimal",
+                    "probability_error", "regret"]
+    for ext, head in (("svg", b"<?xml"), ("pdf", b"%PDF-")):
+        assert sorted(p.stem for p in out.glob(f"figures/*.{ext}")) == pngs
+        assert all(p.read_bytes().startswith(head) for p in out.glob(f"figures/*.{ext}"))
+    md = (out / "report.md").read_text()
+    assert "--figure-format png,svg,pdf" in md and "![" in md and ".svg)" not in md
+    capsys.readouterr()
+    assert main([*args, "--figure-format", "png,jpg"]) == 2
+    assert capsys.readouterr().err == ("error: --figure-format: unknown figure format 'jpg'; "
+                                       "choose from png, svg, pdf\n")
 
 
 def folder_bytes(folder) -> dict[str, bytes]:

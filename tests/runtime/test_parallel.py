@@ -5,6 +5,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import os
 import time
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -79,13 +80,42 @@ def test_progress_bar_is_a_no_op_when_disabled(capsys):
     assert capsys.readouterr() == ("", "")
 
 
-def test_progress_bar_counts_on_stderr(capsys):
+def test_progress_bar_counts_on_stderr(capsys, monkeypatch):
+    monkeypatch.setattr(parallel, "stderr_is_terminal", lambda: True)
     advance, stop = parallel.progress_bar("work", 3, True)
     for _ in range(3):
         advance()
     stop()
     out, err = capsys.readouterr()
     assert out == "" and "work" in err and "3/3" in err
+
+
+def test_progress_bars_draw_only_on_a_terminal(capsys):
+    """stderr redirected (here: captured, not a terminal): no bar, not even its last frame."""
+    assert not parallel.stderr_is_terminal()
+    advance, stop = parallel.progress_bar("work", 3, True)
+    for _ in range(3):
+        advance()
+    stop()
+    update, close = parallel.games_progress_bar(100, 0)
+    update(SimpleNamespace(played=100))
+    close()
+    assert capsys.readouterr() == ("", "")
+
+
+def test_learn_bar_rate_leaves_out_the_time_before_the_first_chunk(capsys, monkeypatch):
+    """The first chunk pays for compiling the loop (and a --trace): 10 games in 5 s. The rate
+    counts from there: 1,000,000 games in the next second read 1,000,000 games/s, not the
+    166,668 of all the games over all the time."""
+    clock = iter([0.0, 5.0, 6.0])
+    monkeypatch.setattr(time, "perf_counter", lambda: next(clock))
+    monkeypatch.setattr(parallel, "stderr_is_terminal", lambda: True)
+    update, close = parallel.games_progress_bar(2_000_000, 0)
+    update(SimpleNamespace(played=10))
+    update(SimpleNamespace(played=1_000_010))
+    close()
+    err = capsys.readouterr().err
+    assert "1,000,000 games/s" in err and "166,668" not in err
 
 
 def test_truth_for_solves_once_per_process():

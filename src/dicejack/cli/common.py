@@ -3,7 +3,8 @@
 Help is click's plain text (``rich_markup_mode=None``): what a help string says is what the
 user sees (Rich markup would swallow ``pip install 'dicejack[cluster]'``), flags show as flags
 and ``-m`` as ``-m, --m``, whatever typer version draws it. Outputs over
-:data:`LARGE_OUTPUT_BYTES` need ``--force`` (or a yes at a terminal), asked before the work.
+:data:`LARGE_OUTPUT_BYTES` need ``--force`` (or a yes at a terminal), asked before the work;
+outputs over :data:`ANNOUNCED_OUTPUT_BYTES` are announced with their size before the work.
 """
 
 import sys
@@ -12,14 +13,55 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
+from typer.core import TyperGroup
 
 from dicejack import DicejackError
 
 if TYPE_CHECKING:
     from dicejack.game import Game
 
+#: The commands in the order the README introduces them; `dicejack --help` lists them so.
+COMMAND_ORDER = ("solve", "learn", "compare", "report", "grade")
+
+
+def _no_type(*_args: Any, **_kw: Any) -> None:
+    """No type after an argument's name in its help (see :meth:`_Commands.get_command`)."""
+
+
+class _Commands(TyperGroup):
+    """The root command group: its commands in :data:`COMMAND_ORDER` (any other after them),
+    each with the whole first sentence of its help (click cuts it to fit the line, mid-word:
+    "...(or...")."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        names = list(self.commands)
+        return sorted(names, key=lambda n: (COMMAND_ORDER.index(n) if n in COMMAND_ORDER
+                                            else len(COMMAND_ORDER), names.index(n)))
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        """The command, its arguments given a metavar shown by it alone: typer writes every
+        argument's Python type after its name (``SUBMISSION <list[Path]>``), which says nothing
+        to the user; the metavar (e.g. ``SUBMISSION...``) says it all."""
+        cmd = super().get_command(ctx, cmd_name)
+        for param in getattr(cmd, "params", ()):
+            if param.param_type_name == "argument" and param.metavar:
+                param.display_type_rich = _no_type
+        return cmd
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            cmd = self.get_command(ctx, name)
+            if cmd is not None and not cmd.hidden:
+                rows.append((name, cmd.get_short_help_str(limit=10_000)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
 app = typer.Typer(
     name="dicejack",
+    cls=_Commands,
     help=(
         "An exact solver beside the handout's counting learner for the two-player dice game "
         "(NSides, LTarget, UTarget, NDice).\n\n"
@@ -133,6 +175,9 @@ def _root(
 
 #: Outputs estimated above this size need --force (or a yes at a terminal prompt).
 LARGE_OUTPUT_BYTES = 2**30
+#: Outputs estimated above this size are announced with their size on stderr before the work,
+#: --force or not: a big file never appears unannounced.
+ANNOUNCED_OUTPUT_BYTES = 100 * 2**20
 
 ForceOpt = typer.Option(
     False, "--force", help="Write outputs over 1 GiB without asking (otherwise: a y/N question "
@@ -160,10 +205,21 @@ def confirm_large_outputs(outputs: "list[tuple[str, int]]", force: bool) -> None
     """Before the work: every (what, estimated bytes) over LARGE_OUTPUT_BYTES needs `force`.
 
     At a terminal (stdin and stderr both one) the user is asked y/N; elsewhere, or on no, a
-    one-line UsageError names the sizes and --force.
+    one-line UsageError names the sizes and --force. Every output over
+    :data:`ANNOUNCED_OUTPUT_BYTES` that is going to be written is announced first, with its
+    size, on stderr (``note: writing big.npz: up to 1.9 GiB``), with --force too.
     """
     large = [(what, size) for what, size in outputs if size > LARGE_OUTPUT_BYTES]
+    announced = [(what, size) for what, size in outputs
+                 if size > min(ANNOUNCED_OUTPUT_BYTES, LARGE_OUTPUT_BYTES)]
+
+    def announce() -> None:
+        if announced:
+            listed = " and ".join(f"{what}: up to {size_text(size)}" for what, size in announced)
+            typer.echo(f"note: writing {listed}", err=True)
+
     if force or not large:
+        announce()
         return
     said = " and ".join(f"{what} would take up to {size_text(size)}" for what, size in large)
     limit = size_text(LARGE_OUTPUT_BYTES)
@@ -172,6 +228,7 @@ def confirm_large_outputs(outputs: "list[tuple[str, int]]", force: bool) -> None
         sys.stderr.flush()
         answer = sys.stdin.readline().strip().lower()
         if answer in ("y", "yes"):
+            announce()
             return
         raise UsageError(f"not written: {said}; add --force to write it without asking")
     raise UsageError(f"{said}, over {limit}; add --force to write it")

@@ -61,7 +61,8 @@ def grade_cmd(
         "Center upload: Username,...,<assignment> [Total Pts: 100 Score])."
     ),
     lms_hold: list[str] | None = typer.Option(
-        None, "--lms-hold", help="Leave these grades out of --lms-csv for a look first (comma "
+        None, "--lms-hold", metavar="VERDICT[,VERDICT...]",
+        help="Leave these grades out of --lms-csv for a look first (comma "
         "list): review, fail, copied, late, unreadable. The gradebook's held column and the "
         "terminal say which."
     ),

@@ -24,14 +24,16 @@ def report_cmd(
     high: int = HighOpt,
     dice: int = DiceOpt,
     learner: list[str] | None = typer.Option(
-        None, "--learner", help="Learners to compare, a comma list or repeated: handout, "
+        None, "--learner", metavar="NAME[,NAME...]",
+        help="Learners to compare, a comma list or repeated: handout, "
         "q-learning, mc-epsilon, ucb, thompson, or your own class as MODULE:Class (a module "
         "importable from the current folder, or a file.py; built as Class(game, seed, "
         "**params), checked against the learner contract first) (one curve each; default "
         "handout). E.g. --learner handout,q-learning,ucb or --learner handout,agent.py:MyLearner."
     ),
     param: list[str] | None = typer.Option(
-        None, "--param", help="A learner parameter, repeatable: key=value sets it for every "
+        None, "--param", metavar="KEY=VALUE[,VALUE...]",
+        help="A learner parameter, repeatable: key=value sets it for every "
         "listed learner that has it (an error if none has), learner.key=value for that learner "
         "only; a comma list of values gives one curve per value. E.g. --param epsilon_min=0.05,0.1 "
         "--param q-learning.alpha=0.1. Parameters: handout: m, tie_break; q-learning: epsilon, "
@@ -41,7 +43,8 @@ def report_cmd(
         "(MODULE:Class.key=value for it alone)."
     ),
     m: list[str] | None = typer.Option(
-        None, "-m", "--m", help="M, the handout learner's explore/exploit hyperparameter; repeat "
+        None, "-m", "--m", metavar="M[,M...]",
+        help="M, the handout learner's explore/exploit hyperparameter; repeat "
         "the option or give a comma list for one curve per M. Default 100."
     ),
     games: str | None = typer.Option(
@@ -61,6 +64,12 @@ def report_cmd(
         "reports/learners-<game> for a comparison of learners; a report of the other kind is "
         "never replaced."
     ),
+    figure_format: str = typer.Option(
+        "png", "--figure-format", metavar="FMT[,FMT...]",
+        help="Formats of every figure, a comma list of png, svg, pdf (e.g. png,svg,pdf for a "
+        "paper: SVG and PDF are vector). PNG is always written: report.md and report.html "
+        "show it."
+    ),
     workers: int | None = WorkersOpt,
     dask: str | None = DaskOpt,
 ) -> None:
@@ -68,7 +77,8 @@ def report_cmd(
 
     For each curve (the handout's learner at one M, or a learner with its parameters) and seed,
     one learner run measured at every checkpoint; writes report.md (and report.html, the same
-    as one page to open in a browser), figures/*.png, metrics.csv and metrics.json to --out,
+    as one page to open in a browser), figures/*.png (and .svg, .pdf with --figure-format;
+    each curves figure's numbers as figures/*.csv), metrics.csv and metrics.json to --out,
     which the same command (whatever --workers) rewrites byte for byte, and the run times to
     timing.json. With several learners, report.md adds the games each needs to reach 95%
     decisive agreement and its score against the optimal player.
@@ -90,6 +100,7 @@ def report_cmd(
         games=rep.parse_games(games) if games is not None else rep.DEFAULT_GAMES,
         seeds=seeds,
         first_seed=seed,
+        figure_formats=tuple(f for f in figure_format.split(",") if f.strip()),
     )
     if workers is not None and workers < 1:
         raise rep.ReportError(f"--workers must be >= 1, got {workers}")

@@ -24,7 +24,10 @@ same numbers give the same bytes.
 
 from __future__ import annotations
 
+import csv
+import io
 import math
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,15 +40,17 @@ from dicejack import compare, formats
 from dicejack.compare import Learned, Truth
 from dicejack.figures.base import (
     CLASS_COLORS,
+    FIGURE_FORMATS,
     PNG_METADATA,
     REPORT_DPI,
     axes_in_inches,
+    check_formats,
     default_style,
     flat_ticks,
     mpl,
     new_figure,
     power_of_ten,
-    save_png,
+    save_figure,
     text_collection,
 )
 from dicejack.figures.raster import submission_heatmaps_png
@@ -69,6 +74,11 @@ __all__ = [
     "plot_optimal",
     "plot_learned",
     "plot_figures",
+    "seeds_figure",
+    "plot_seeds",
+    "curves_csv",
+    "FIGURE_FORMATS",
+    "check_formats",
     "SubmissionHeatmaps",
     "submission_heatmaps_svg",
     "submission_heatmaps_png",
@@ -108,14 +118,44 @@ class Panel:
     zero: bool = False
 
 
-def _linear_below(series: Sequence[Series], metric: str) -> float:
-    """The power of ten below which a `zero` panel's axis turns linear: the decade of the
-    smallest positive mean drawn (1e-6 at least, 1e-2 at most)."""
+def _zero_axis_range(series: Sequence[Series], metric: str) -> tuple[float, float, bool]:
+    """The y range of a `zero` panel, spent on the data: (bottom, top, reaches_zero).
+
+    bottom: a little under the smallest positive mean drawn (or the smallest positive band end,
+    when it is not far below); top: a little over the highest mean or band end. reaches_zero:
+    some mean is 0, so the axis must show 0 (linear from 0 to `bottom`, a tenth of a decade)."""
     means = np.concatenate([np.asarray(s.bands[metric][0], dtype=float) for s in series])
-    positive = means[np.isfinite(means) & (means > 0)]
+    ends = np.concatenate([np.asarray(s.bands[metric][k], dtype=float)
+                           for s in series for k in (1, 2)])
+    finite = means[np.isfinite(means)]
+    positive = finite[finite > 0]
     if positive.size == 0:
-        return 1e-2
-    return float(10.0 ** min(-2, max(-6, math.floor(math.log10(positive.min())))))
+        return 1e-3, 1e-2, True
+    low = float(positive.min())
+    near = ends[np.isfinite(ends) & (ends > low / 10) & (ends < low)]
+    bottom = float(min(low, near.min() if near.size else low)) / 1.3
+    high = np.concatenate([positive, ends[np.isfinite(ends) & (ends > 0)]])
+    top = float(high.max()) * 1.3
+    return bottom, max(top, bottom * 10), bool((finite == 0).any())
+
+
+def _zero_axis(m: SimpleNamespace, ax: Any, series: Sequence[Series], metric: str) -> None:
+    """A log y axis for a metric that can reach 0 (regret, exploitability), its height spent on
+    the data: from just under the smallest positive value to just over the highest; when some
+    mean is 0, a short linear stretch down to 0 (symlog) keeps it on the plot."""
+    bottom, top, zero = _zero_axis_range(series, metric)
+    if zero:  # 0, then the log ticks over the data (none crowding 0)
+        ax.set_yscale("symlog", linthresh=bottom, linscale=0.3)
+        ticks = m.ticker.LogLocator(subs=(1.0, 2.0, 5.0)).tick_values(bottom, top)
+        ax.yaxis.set_major_locator(m.ticker.FixedLocator(
+            [0.0, *(v for v in ticks if bottom * 1.5 <= v <= top)]))
+        ax.set_ylim(0, top)
+    else:
+        ax.set_yscale("log")
+        ax.yaxis.set_major_locator(m.ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
+        ax.set_ylim(bottom, top)
+    ax.yaxis.set_major_formatter(m.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(m.ticker.NullFormatter())
 
 
 @dataclass(frozen=True, eq=False)
@@ -127,6 +167,11 @@ class LearnedFigure:
     title: str
     caption: str
     tables: Learned
+    #: Every seed's tables (the first is `tables`' run): with two or more, a second figure
+    #: beside it (``<name>_seeds.png``, :func:`seeds_figure`) shows them averaged over seeds.
+    runs: tuple[Learned, ...] = ()
+    #: The caption of that figure in the report.
+    seeds_caption: str = ""
 
 
 # ------------------------------------------------------------------------------ heatmap parts
@@ -211,17 +256,31 @@ _MAP_SIDE, _MAP_LEFT, _MAP_BOTTOM, _MAP_TOP = 3.6, 0.65, 0.6, 0.4
 _BAR_PAD, _BAR_WIDTH, _BAR_GAP, _BAR_TAIL = 0.12, 0.18, 1.3, 1.0
 
 
-def _heatmap_row(m: SimpleNamespace, bars: Sequence[bool], tail: float) -> tuple[Any, list, list]:
+#: Most characters on one line of a heatmap's title (10 pt, centred over a map with the left
+#: margin on either side); a longer title (a learner with many parameters) wraps.
+_TITLE_CHARS = 60
+#: Height of one more title line, inches.
+_TITLE_LINE = 0.18
+
+
+def _wrap_title(title: str) -> str:
+    """`title` wrapped at :data:`_TITLE_CHARS` (never cut: a long word stays whole)."""
+    return textwrap.fill(title, _TITLE_CHARS, break_long_words=False, break_on_hyphens=False)
+
+
+def _heatmap_row(m: SimpleNamespace, bars: Sequence[bool], tail: float,
+                 title_lines: int = 1) -> tuple[Any, list, list]:
     """A figure of square heatmap axes side by side, each followed by a colour-bar axes where
-    `bars` says so, and `tail` inches on the right (e.g. for a legend); returns (figure, map
-    axes, colour-bar axes or None)."""
+    `bars` says so, and `tail` inches on the right (e.g. for a legend), with room above for
+    titles of `title_lines` lines; returns (figure, map axes, colour-bar axes or None)."""
     widths = []  # of each map with what follows it: its colour bar and labels, or a gap
     for i, bar in enumerate(bars):
         last = i == len(bars) - 1
         labels = (_BAR_TAIL + tail if last else _BAR_GAP) if bar else (tail if last else 0.8)
         widths.append(_MAP_SIDE + (_BAR_PAD + _BAR_WIDTH if bar else 0.0) + labels)
     width = _MAP_LEFT + sum(widths)
-    fig = new_figure(m, width, _MAP_BOTTOM + _MAP_SIDE + _MAP_TOP)
+    fig = new_figure(m, width, _MAP_BOTTOM + _MAP_SIDE + _MAP_TOP
+                     + _TITLE_LINE * (max(title_lines, 1) - 1))
     maps, caxes = [], []
     left = _MAP_LEFT
     for bar, w in zip(bars, widths, strict=True):
@@ -233,9 +292,42 @@ def _heatmap_row(m: SimpleNamespace, bars: Sequence[bool], tail: float) -> tuple
 
 
 # ------------------------------------------------------------------------------ the report
-# Fixed curves layout, inches: panel size, margins, and the gap between panels.
+# Curves layout, inches: panel height, right and bottom margins, the room left of each panel
+# beyond its tick labels and y label, and the least panel width.
 _CURVE_W, _CURVE_H = 4.6, 3.8
-_CURVE_LEFT, _CURVE_RIGHT, _CURVE_BOTTOM, _CURVE_GAP = 0.75, 0.15, 0.55, 0.85
+_CURVE_RIGHT, _CURVE_BOTTOM, _CURVE_PAD = 0.15, 0.55, 0.12
+
+
+#: Most series whose legend sits inside the first panel; more go in columns below the panels
+#: (inside, they would cover the curves and run off the canvas).
+_LEGEND_INSIDE = 8
+
+
+def _legend_below(series: Sequence[Series], width: float) -> tuple[int, float]:
+    """(columns, height in inches) of a legend of `series` in columns under the panels."""
+    label = max(len(s.label) for s in series) * 0.075 + 0.6  # inches per column, 8 pt
+    columns = max(1, min(len(series), int((width - 0.3) // label)))
+    return columns, math.ceil(len(series) / columns) * 0.19 + 0.2
+
+
+def _place_panels(axes: Sequence[Any], width: float, height: float, bottom: float,
+                  top: float) -> None:
+    """Place the panels side by side, each with room on its left for its tick labels and y label
+    exactly as drawn (:func:`~dicejack.figures.base.flat_ticks` set each y axis' label pad to
+    its tick labels' width), so that no label is cut at the figure's edge or runs into the panel
+    before it; the panels share the width that is left."""
+    lefts = []
+    for ax in axes:
+        label = ax.yaxis.label
+        line = label.get_fontsize() * 1.25 if label.get_text() else 0.0  # points
+        lefts.append((ax.yaxis.labelpad + line) / 72 + _CURVE_PAD)
+    panel = (width - sum(lefts) - _CURVE_RIGHT) / len(axes)
+    x = 0.0
+    for ax, left in zip(axes, lefts, strict=True):
+        x += left
+        ax.set_position((x / width, bottom / height, panel / width,
+                         (_CURVE_H - _CURVE_BOTTOM - top) / height))
+        x += panel
 
 
 def curves_figure(
@@ -247,18 +339,18 @@ def curves_figure(
 ) -> Any:
     """A matplotlib Figure: one panel per :class:`Panel`, one curve per :class:`Series` with its
     95% band over seeds, against the game counts `games` (log scale); the legend on the first
-    panel. Series take tab10's colours in turn, and :data:`CURVE_STYLES` after every ten.
-    :func:`plot_curves` writes it."""
+    panel (under the panels, in columns, beyond :data:`_LEGEND_INSIDE` series). Series take
+    tab10's colours in turn, and :data:`CURVE_STYLES` after every ten. :func:`plot_curves`
+    writes it."""
     with default_style() as m:
         n = len(panels)
         width = _CURVE_W * n
         top = 0.65 if suptitle else 0.35
-        fig = new_figure(m, width, _CURVE_H)
+        below = len(series) > _LEGEND_INSIDE
+        columns, legend = _legend_below(series, width) if below else (1, 0.0)
+        height = _CURVE_H + legend
+        fig = new_figure(m, width, height)
         axes = fig.subplots(1, n, squeeze=False)[0]
-        panel_w = (width - _CURVE_LEFT - _CURVE_RIGHT - (n - 1) * _CURVE_GAP) / n
-        fig.subplots_adjust(left=_CURVE_LEFT / width, right=1 - _CURVE_RIGHT / width,
-                            bottom=_CURVE_BOTTOM / _CURVE_H, top=1 - top / _CURVE_H,
-                            wspace=_CURVE_GAP / panel_w)
         colors = m.cmap("tab10").colors
         x = np.array(games, dtype=float)
         for p, (ax, panel) in enumerate(zip(axes, panels, strict=True)):
@@ -275,13 +367,7 @@ def curves_figure(
             ax.set_xscale("log")
             ax.xaxis.set_major_formatter(m.ticker.FuncFormatter(power_of_ten))
             if panel.logy and panel.zero:
-                linear = _linear_below(series, panel.metric)
-                ax.set_yscale("symlog", linthresh=linear, linscale=0.25)
-                ax.yaxis.set_major_locator(m.ticker.SymmetricalLogLocator(
-                    base=10, linthresh=linear, subs=(1.0, 2.0, 5.0)))
-                ax.yaxis.set_major_formatter(m.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
-                ax.yaxis.set_minor_formatter(m.ticker.NullFormatter())
-                ax.set_ylim(bottom=0)
+                _zero_axis(m, ax, series, panel.metric)
             elif panel.logy:
                 ax.set_yscale("log")
                 ax.yaxis.set_major_locator(m.ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
@@ -294,12 +380,39 @@ def curves_figure(
             ax.set_title(panel.title, fontsize=10, parse_math=False)
             ax.set_xlabel("games played (NGAMES)")
             ax.set_ylabel(panel.ylabel)
-            if p == 0:
+            if p == 0 and not below:
                 ax.legend(fontsize=8, loc="best")
             flat_ticks(m, ax, grid_alpha=0.3)
+        _place_panels(axes, width, height, _CURVE_BOTTOM + legend, top)
+        if below:
+            handles, labels = axes[0].get_legend_handles_labels()
+            fig.legend(handles, labels, loc="lower center", ncols=columns, fontsize=8,
+                       frameon=False, bbox_to_anchor=(0.5, 0.08 / height))
         if suptitle:
-            fig.suptitle(suptitle, fontsize=11, y=1 - 0.12 / _CURVE_H, va="top", parse_math=False)
+            fig.suptitle(suptitle, fontsize=11, y=1 - 0.12 / height, va="top", parse_math=False)
     return fig
+
+
+def curves_csv(games: Sequence[int], series: Sequence[Series], panels: Sequence[Panel]) -> str:
+    """The numbers a curves figure draws, as CSV (header ``series,metric,games,mean,low,high``,
+    one row per curve, panel and game count; the band's ends as drawn, clipped to [0, 1], empty
+    where there is no band), to redraw the figure elsewhere."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["series", "metric", "games", "mean", "low", "high"])
+
+    def text(v: float) -> str:
+        return repr(float(v)) if math.isfinite(v) else ""
+
+    for panel in panels:
+        for s in series:
+            mean, lo, hi = (np.asarray(b, dtype=float) for b in s.bands[panel.metric])
+            for i, g in enumerate(games):
+                band = math.isfinite(lo[i]) and math.isfinite(hi[i])
+                w.writerow([s.label, panel.metric, int(g), text(mean[i]),
+                            text(min(max(lo[i], 0.0), 1.0)) if band else "",
+                            text(min(max(hi[i], 0.0), 1.0)) if band else ""])
+    return buf.getvalue()
 
 
 def optimal_figure(t: Truth) -> Any:
@@ -323,8 +436,9 @@ def learned_figure(t: Truth, learned: Learned, title: str) -> Any:
     handout's caveats)."""
     with default_style() as m:
         low = t.game.low
+        title = _wrap_title(title)
         fig, (policy, p, classes), (policy_bar, p_bar, _) = _heatmap_row(
-            m, (True, True, False), 2.2)
+            m, (True, True, False), 2.2, title.count("\n") + 1)
         _policy_image(policy, policy_bar, learned.best, t.game.n_dice)
         _state_axes(policy, low, title)
         _probability_image(p, p_bar, learned.probability)
@@ -335,20 +449,58 @@ def learned_figure(t: Truth, learned: Learned, title: str) -> Any:
     return fig
 
 
+def seeds_figure(t: Truth, runs: Sequence[Learned]) -> Any:
+    """A matplotlib Figure: a series' learned tables over all its seeds, per state: the share of
+    seeds whose learned J is optimal (grey: unreachable or lost states, where any J is as good)
+    and the mean learned estimate of the win probability (over the seeds with an estimate
+    there; grey where none has one). One seed's map shows that run; this one shows which states
+    a learner gets right reliably."""
+    if not runs:
+        raise ValueError("no seeds to average")
+    with default_style() as m:
+        low = t.game.low
+        n = len(runs)
+        agree = np.mean([compare.state_classes(t, r) == 0 for r in runs], axis=0)
+        agree = np.where(t.lost | ~t.reachable, np.nan, agree)
+        counts = np.sum([r.has_estimate for r in runs], axis=0)
+        total = np.sum([np.where(r.has_estimate, r.probability, 0.0) for r in runs], axis=0)
+        mean_p = np.where(counts > 0, total / np.maximum(counts, 1), -1.0)
+        fig, (share, p), (share_bar, p_bar) = _heatmap_row(m, (True, True), 0.0)
+        cmap = m.cmap("RdYlGn").with_extremes(bad="#d9d9d9")
+        im = share.imshow(np.ma.masked_invalid(agree), cmap=cmap, vmin=0, vmax=1,
+                          interpolation="nearest")
+        bar = fig.colorbar(im, cax=share_bar)
+        bar.set_label("share of seeds (grey: unreachable or lost)")
+        _state_axes(share, low, f"Learned J optimal, share of {n} seeds")
+        _probability_image(p, p_bar, mean_p)
+        _state_axes(p, low, f"Learned estimate, mean over {n} seeds")
+    return fig
+
+
 def plot_curves(path: Path, games: Sequence[int], series: Sequence[Series],
-                panels: Sequence[Panel], *, suptitle: str = "") -> None:
-    """Write :func:`curves_figure` to `path` (PNG)."""
-    save_png(curves_figure(games, series, panels, suptitle=suptitle), path)
+                panels: Sequence[Panel], *, suptitle: str = "",
+                fmts: Sequence[str] = ("png",)) -> None:
+    """Write :func:`curves_figure` to `path` in each format of `fmts` (the suffix per format)
+    and the numbers it draws beside it (:func:`curves_csv`, `path` with suffix .csv)."""
+    save_figure(curves_figure(games, series, panels, suptitle=suptitle), path, fmts)
+    formats.write_atomic(path.with_suffix(".csv"), curves_csv(games, series, panels))
 
 
-def plot_optimal(t: Truth, path: Path) -> None:
-    """Write :func:`optimal_figure` to `path` (PNG)."""
-    save_png(optimal_figure(t), path)
+def plot_optimal(t: Truth, path: Path, fmts: Sequence[str] = ("png",)) -> None:
+    """Write :func:`optimal_figure` to `path` in each format of `fmts`."""
+    save_figure(optimal_figure(t), path, fmts)
 
 
-def plot_learned(t: Truth, learned: Learned, title: str, path: Path) -> None:
-    """Write :func:`learned_figure` to `path` (PNG)."""
-    save_png(learned_figure(t, learned, title), path)
+def plot_learned(t: Truth, learned: Learned, title: str, path: Path,
+                 fmts: Sequence[str] = ("png",)) -> None:
+    """Write :func:`learned_figure` to `path` in each format of `fmts`."""
+    save_figure(learned_figure(t, learned, title), path, fmts)
+
+
+def plot_seeds(t: Truth, runs: Sequence[Learned], path: Path,
+               fmts: Sequence[str] = ("png",)) -> None:
+    """Write :func:`seeds_figure` to `path` in each format of `fmts`."""
+    save_figure(seeds_figure(t, runs), path, fmts)
 
 
 #: The panels of the report's three curves figures: (file name, caption, panels, suptitle).
@@ -371,7 +523,7 @@ CURVE_FIGURES: tuple[tuple[str, str, tuple[Panel, ...], str], ...] = (
         Panel("score_vs_optimal", "learned greedy vs optimal (both seats)",
               "score (0.5 = optimal)", hline=0.5),
         Panel("exploitability", "exploitability (best response, both seats)",
-              "beyond the game's value (0 = unexploitable)", logy=True, zero=True),
+              "beyond the game's value", logy=True, zero=True),
     ), "Cost of the learned policy"),
 )
 
@@ -382,23 +534,32 @@ def plot_figures(
     games: Sequence[int],
     series: Sequence[Series],
     learned: Sequence[LearnedFigure],
+    fmts: Sequence[str] = ("png",),
 ) -> list[tuple[str, str]]:
-    """Every figure of a convergence report into `folder`; returns (caption, path relative to
-    the report) pairs, in the report's order.
+    """Every figure of a convergence report into `folder`, in each format of `fmts` (PNG
+    always: the report shows it), each curves figure's numbers beside it as CSV; returns
+    (caption, PNG path relative to the report) pairs, in the report's order.
 
     series: the curves of every panel of :data:`CURVE_FIGURES`, their bands given per game
-    count in `games`; learned: the learned tables drawn, one figure each.
+    count in `games`; learned: the learned tables drawn, one figure each, and one over all
+    seeds beside it when there are several.
     """
+    fmts = check_formats(("png", *fmts))
     folder.mkdir(parents=True, exist_ok=True)
     figs: list[tuple[str, str]] = []
     for name, caption, panels, suptitle in CURVE_FIGURES:
-        plot_curves(folder / name, games, series, panels, suptitle=suptitle)
+        plot_curves(folder / name, games, series, panels, suptitle=suptitle, fmts=fmts)
         figs.append((caption, f"figures/{name}"))
-    plot_optimal(t, folder / "optimal.png")
+    plot_optimal(t, folder / "optimal.png", fmts)
     figs.append(("Optimal policy and P*", "figures/optimal.png"))
     for item in learned:
-        plot_learned(t, item.tables, item.title, folder / item.name)
+        plot_learned(t, item.tables, item.title, folder / item.name, fmts)
         figs.append((item.caption, f"figures/{item.name}"))
+        if len(item.runs) > 1:
+            name = f"{Path(item.name).stem}_seeds.png"
+            plot_seeds(t, item.runs, folder / name, fmts)
+            figs.append((item.seeds_caption or f"{item.caption}, over {len(item.runs)} seeds",
+                         f"figures/{name}"))
     return figs
 
 

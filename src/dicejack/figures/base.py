@@ -36,6 +36,10 @@ __all__ = [
     "new_figure",
     "png_bytes",
     "save_png",
+    "FIGURE_FORMATS",
+    "check_formats",
+    "figure_bytes",
+    "save_figure",
     "axes_in_inches",
     "glyph_outline",
     "text_collection",
@@ -50,6 +54,15 @@ CLASS_COLORS = ("#b7e1a1", "#f0f0f0", "#636363", "#bdbdbd", "#fdd835", "#fb8c00"
 REPORT_DPI = 100
 #: PNG metadata: none, so that the bytes depend only on the picture (not on the matplotlib version).
 PNG_METADATA: dict[str, Any] = {"Software": None}
+#: The formats a figure can be written in: PNG for pages, SVG and PDF for papers (vector).
+FIGURE_FORMATS = ("png", "svg", "pdf")
+#: Metadata per format: none that varies between runs, machines or matplotlib versions (SVG's
+#: element ids are salted by a fixed string in :func:`figure_bytes`, not at random).
+_METADATA: dict[str, dict[str, Any]] = {
+    "png": PNG_METADATA,
+    "svg": {"Date": None, "Creator": None},
+    "pdf": {"CreationDate": None, "ModDate": None, "Creator": None, "Producer": None},
+}
 
 
 # ------------------------------------------------------------------------------ matplotlib
@@ -100,6 +113,47 @@ def save_png(fig: Any, path: Path) -> None:
     with default_style():
         data = png_bytes(fig)
     formats.write_atomic(path, data)
+
+
+def check_formats(names: Sequence[str]) -> tuple[str, ...]:
+    """Figure formats as given (e.g. ``("png", "svg")``), lower-cased, each of
+    :data:`FIGURE_FORMATS` and none twice, in :data:`FIGURE_FORMATS`' order; ValueError names a
+    bad one."""
+    given = [str(n).strip().lower().lstrip(".") for n in names]
+    bad = [n for n in given if n not in FIGURE_FORMATS]
+    if bad:
+        raise ValueError(f"unknown figure format {bad[0]!r}; choose from "
+                         f"{', '.join(FIGURE_FORMATS)}")
+    if not given:
+        raise ValueError("no figure format given")
+    return tuple(f for f in FIGURE_FORMATS if f in given)
+
+
+def figure_bytes(fig: Any, fmt: str) -> bytes:
+    """The figure in format `fmt` (:data:`FIGURE_FORMATS`) with no metadata that varies between
+    runs, machines or versions, drawn in matplotlib's default style (the same numbers, the same
+    bytes)."""
+    if fmt == "png":
+        with default_style():
+            return png_bytes(fig)
+    if fmt not in FIGURE_FORMATS:
+        raise ValueError(f"unknown figure format {fmt!r}")
+    m = mpl()
+    buffer = io.BytesIO()
+    with default_style(), m.mpl.rc_context({"svg.hashsalt": "dicejack", "pdf.compression": 6}):
+        fig.savefig(buffer, format=fmt, dpi=REPORT_DPI, metadata=dict(_METADATA[fmt]))
+    return buffer.getvalue()
+
+
+def save_figure(fig: Any, path: Path, fmts: Sequence[str] = ("png",)) -> list[Path]:
+    """Write the figure to `path` in each format of `fmts` (the suffix replaced per format;
+    atomically); returns the paths written."""
+    written = []
+    for fmt in fmts:
+        target = path.with_suffix("." + fmt)
+        formats.write_atomic(target, figure_bytes(fig, fmt))
+        written.append(target)
+    return written
 
 
 def axes_in_inches(fig: Any, left: float, bottom: float, width: float, height: float) -> Any:

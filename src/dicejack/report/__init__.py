@@ -3,8 +3,9 @@
 For each series (the handout's learner at one M, or any bundled learner with its parameters) and
 each of N seeds, one learner run with snapshots at log-spaced game counts; every
 metric of :mod:`dicejack.compare` at every snapshot; mean and a 95% interval over seeds; written
-as a report folder (``report.md``, ``figures/*.png``, ``metrics.csv``, ``metrics.json``, which a
-re-run reproduces byte for byte, and ``timing.json``, the run times).
+as a report folder (``report.md``, ``figures/*.png`` with each curves figure's numbers as
+``figures/*.csv`` and, on request, every figure as SVG and PDF too, ``metrics.csv``,
+``metrics.json``, which a re-run reproduces byte for byte, and ``timing.json``, the run times).
 
     from dicejack import report
     report.make_report(report.ReportConfig(ms=(10, 100)), "reports/mine", workers=4)

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from dicejack import formats, learners
+from dicejack.figures.base import check_formats
 from dicejack.game import HANDOUT_GAME, DicejackError, Game
 from dicejack.learners import checks, formulas
 
@@ -372,6 +373,9 @@ class ReportConfig:
     seeds: int = DEFAULT_SEEDS
     first_seed: int = 1
     series: tuple[SeriesSpec, ...] | None = None
+    #: The formats each figure is written in: PNG always (report.md and report.html show it),
+    #: SVG and PDF on request (``--figure-format png,svg,pdf``, for papers).
+    figure_formats: tuple[str, ...] = ("png",)
 
     def __post_init__(self) -> None:
         if not isinstance(self.game, Game):
@@ -407,6 +411,11 @@ class ReportConfig:
         object.__setattr__(self, "ms", ms)
         object.__setattr__(self, "series", series)
         object.__setattr__(self, "games", check_games(self.games))
+        try:
+            fmts = check_formats(("png", *(self.figure_formats or ())))
+        except ValueError as exc:
+            raise ReportError(f"--figure-format: {exc}") from None
+        object.__setattr__(self, "figure_formats", fmts)
         if isinstance(self.seeds, bool) or not isinstance(self.seeds, (int, np.integer)):
             raise ReportError(f"seeds must be a whole number, got {self.seeds!r}")
         if self.seeds < 1:
@@ -476,6 +485,8 @@ class ReportConfig:
         if self.games == series_125(self.games[0], self.games[-1]):
             games = f"{self.games[0]}..{self.games[-1]}"
         seed = f" --seed {self.first_seed}" if self.first_seed != 1 else ""
+        if self.figure_formats != ("png",):
+            seed += f" --figure-format {','.join(self.figure_formats)}"
         head = (f"dicejack report --sides {g.n_sides} --low {g.low} --high {g.high} "
                 f"--dice {g.n_dice}")
         tail = f"--games {games} --seeds {self.seeds}{seed}"

@@ -434,13 +434,24 @@ def _state_sets(study: Study) -> list[str]:
 
 
 def _figure_lines(study: Study, figures: Sequence[tuple[str, str]]) -> list[str]:
-    out = ["## Figures\n"]
     cfg = study.config
-    explained = False
+    others = [f for f in cfg.figure_formats if f != "png"]
+    out = ["## Figures\n", "The numbers each curves figure draws are beside it as CSV "
+           "(e.g. `figures/agreement.csv`: series, metric, games, mean and 95% band)"
+           + (f"; every figure is also in {' and '.join(f.upper() for f in others)} "
+              f"(`figures/*.{others[0]}`)" if others else "") + ".\n"]
+    explained = seeds_explained = False
     for caption, path in figures:
         out.append(f"**{caption}**\n")
         out.append(f"![{caption}]({path})\n")
-        if "figures/learned_" in path and not (cfg.comparison and explained):
+        if path.endswith("_seeds.png"):
+            if not (cfg.comparison and seeds_explained):
+                seeds_explained = True
+                out.append("Left: the share of seeds whose learned J is optimal in each state "
+                           "(green: all, red: none; grey: unreachable or lost, where every J "
+                           "is as good); right: the learned win probability averaged over the "
+                           "seeds with an estimate there.\n")
+        elif "figures/learned_" in path and not (cfg.comparison and explained):
             explained = True  # once when learners are compared; under each M in an M report
             out.append("Right: green = the learned J is optimal; light grey = unreachable "
                        "(caveat B); dark grey = lost, P* = 0 (A); mid grey = no data; yellow = "

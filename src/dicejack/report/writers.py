@@ -125,6 +125,9 @@ def learned_figures(study: Study) -> list[figures.LearnedFigure]:
             title=f"Learned policy, {what}, seed {first.seed}, {cfg.games[-1]:,} games",
             caption=f"Learned tables at the last checkpoint ({what}, first seed)",
             tables=study.last_tables(first),
+            runs=tuple(study.last_tables(r) for r in study.runs_for(s)),
+            seeds_caption=f"The same over all {cfg.seeds} seeds ({what}): where the learned J "
+                          "is optimal, and the mean estimate",
         ))
     return out
 
@@ -133,7 +136,7 @@ def _plot(study: Study, folder: Path) -> list[tuple[str, str]]:
     """The report's figures: one curve per series, and each series' first seed drawn as its
     learned tables."""
     return figures.plot_figures(folder, study.truth, study.config.games, curve_series(study),
-                                learned_figures(study))
+                                learned_figures(study), study.config.figure_formats)
 
 
 def write_report(study: Study, out: str | os.PathLike[str], *, tmp: Path | None = None) -> Path:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import contextlib
 import os
+import sys
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -176,11 +177,21 @@ def _dask_client(distributed: Any, address: str, timeout: float) -> Any:
     return box["client"]
 
 
+def stderr_is_terminal() -> bool:
+    """True when stderr is a terminal: progress bars are drawn only there (redirected into a
+    file or a pipe, rich would still write the bar's last frame into it)."""
+    try:
+        return bool(sys.stderr is not None and sys.stderr.isatty())
+    except (AttributeError, ValueError):  # no stderr, or a closed one
+        return False
+
+
 def progress_bar(
     label: str, total: int, enabled: bool
 ) -> tuple[Callable[[], None], Callable[[], None]]:
-    """(advance, stop) callbacks of a rich progress bar on stderr (no-ops when disabled)."""
-    if not enabled or total <= 0:
+    """(advance, stop) callbacks of a rich progress bar on stderr (no-ops when disabled, or when
+    stderr is not a terminal)."""
+    if not enabled or total <= 0 or not stderr_is_terminal():
         return (lambda: None), (lambda: None)
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -198,8 +209,16 @@ def games_progress_bar(
     total: int, start: int
 ) -> tuple[Callable[[Any], None], Callable[[], None]]:
     """(update(session), stop) of `dicejack learn`'s bar on stderr: games played of `total`
-    (from `start`) and games per second; it appears only once the run has lasted 1 s."""
+    (from `start`) and games per second; it appears only once the run has lasted 1 s, and only
+    on a terminal.
+
+    The rate counts from the first update (after the first chunk of games): the time before it
+    (compiling the learner's loop, a --trace) is not games being played, and counted in, it made
+    a run of millions of games per second read "2 games/s"."""
     import time
+
+    if not stderr_is_terminal():
+        return (lambda _session: None), (lambda: None)
 
     from rich.console import Console
     from rich.progress import (
@@ -214,7 +233,9 @@ def games_progress_bar(
     state: dict[str, Any] = {}
 
     def update(session: Any) -> None:
-        elapsed = time.perf_counter() - began
+        now = time.perf_counter()
+        elapsed = now - began
+        first_time, first_played = state.setdefault("first", (now, session.played))
         if "bar" not in state:
             if elapsed <= 1.0:
                 return
@@ -226,8 +247,9 @@ def games_progress_bar(
             bar.start()
             state["bar"] = bar
             state["task"] = bar.add_task("learn", total=total, completed=start, rate="-")
-        rate = (session.played - start) / max(elapsed, 1e-9)
-        state["bar"].update(state["task"], completed=session.played, rate=f"{rate:,.0f}")
+        played = session.played - first_played
+        rate = f"{played / (now - first_time):,.0f}" if played > 0 and now > first_time else "-"
+        state["bar"].update(state["task"], completed=session.played, rate=rate)
 
     def close() -> None:
         if "bar" in state:
