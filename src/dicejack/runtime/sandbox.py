@@ -6,7 +6,8 @@ The jail is the strongest this machine offers, chosen once (:func:`choose_sandbo
 weakened silently:
 
 - ``bwrap`` (bubblewrap, when installed and user namespaces work): every namespace unshared (no
-  network, own process tree, own hostname), /usr and the few /etc entries programs need
+  network, own process tree whose first process is the program itself, so that its CPU time
+  reaches the parent's accounting and its end ends every process it started; own hostname), /usr and the few /etc entries programs need
   read-only, an empty /tmp, the run's folder the only writable place and nothing else of the
   host's files visible;
 - ``unshare`` (util-linux, when the kernel allows an unprivileged user namespace): no network
@@ -209,7 +210,7 @@ _DESCRIPTIONS = {
 
 
 def _bwrap_prefix(folder: Path) -> list[str]:
-    cmd = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session",
+    cmd = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1",
            "--hostname", "sandbox", "--ro-bind", "/usr", "/usr"]
     for name in ("bin", "lib", "lib64", "sbin"):
         target = Path("/") / name
