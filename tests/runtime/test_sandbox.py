@@ -150,3 +150,26 @@ def test_no_sandbox_is_never_chosen_silently(monkeypatch):
         sb.choose_sandbox()
     assert sb.choose_sandbox(allow_unsafe=True).mode == "none"
     assert "NONE" in sb.choose_sandbox(allow_unsafe=True).description
+
+
+@pytest.mark.parametrize("mode", [m for m in MODES if m.values[0] != "none"])
+def test_a_fork_bomb_does_not_starve_its_neighbours(mode):
+    """The process limit counts each jail's own processes: runs beside a fork bomb still run."""
+    import threading
+
+    ended: list[sb.RunResult] = []
+    bomb = threading.Thread(target=lambda: ended.append(run(mode, """\
+        import os
+        while True:
+            try:
+                os.fork()
+            except OSError:
+                pass
+        """, sb.Limits(processes=16, wall_seconds=3.0))))
+    bomb.start()
+    beside = [run(mode, "print('fine')")]
+    while bomb.is_alive():
+        beside.append(run(mode, "print('fine')"))
+    bomb.join()
+    assert ended[0].reason == "timeout"
+    assert all(r.ok and r.stdout == b"fine\n" for r in beside), [r.why() for r in beside]

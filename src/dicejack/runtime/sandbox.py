@@ -7,9 +7,9 @@ weakened silently:
 
 - ``bwrap`` (bubblewrap, when installed and user namespaces work): every namespace unshared (no
   network, own process tree whose first process is the program itself, so that its CPU time
-  reaches the parent's accounting and its end ends every process it started; own hostname), /usr and the few /etc entries programs need
-  read-only, an empty /tmp, the run's folder the only writable place and nothing else of the
-  host's files visible;
+  reaches the parent's accounting and its end ends every process it started; own hostname),
+  /usr and the few /etc entries programs need read-only, an empty /tmp, the run's folder the
+  only writable place and nothing else of the host's files visible;
 - ``unshare`` (util-linux, when the kernel allows an unprivileged user namespace): no network
   and its own process tree, but the host's files stay readable (the header says so);
 - ``none``: only the limits below, and only when the caller asks for it explicitly
@@ -17,7 +17,9 @@ weakened silently:
 
 In every mode the limits are set in the child before it executes (``preexec_fn`` calling only
 :func:`resource.setrlimit` and, when dicejack runs as root, dropping to the unprivileged user
-``nobody`` so that the process limit binds: the kernel ignores RLIMIT_NPROC for root). The
+``nobody`` so that the process limit binds: the kernel ignores RLIMIT_NPROC for root); in a jail
+the process limit is set inside it by ``prlimit`` (util-linux), so that it counts that jail's
+processes only. The
 process runs in its own session; on timeout or too much output the whole group is killed (and in
 the two jails the process namespace with it, so a program that escapes its group dies too).
 """
@@ -31,6 +33,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -102,7 +105,7 @@ class Sandbox:
 @dataclass(frozen=True)
 class RunResult:
     """What one jailed run did. reason: "" (it exited by itself), "timeout", "output-limit",
-    "cpu-limit", or "killed by signal N"; exit_code: the program's (negative: a signal)."""
+    "cpu-limit" or "cancelled"; exit_code: the program's (negative: a signal)."""
 
     exit_code: int
     stdout: bytes
@@ -249,16 +252,17 @@ def fresh_folder(files: Path | None = None, *, run_as: tuple[int, int] | None = 
     return tmp
 
 
-def _limiter(limits: Limits, run_as: tuple[int, int] | None):  # noqa: ANN202
+def _limiter(limits: Limits, run_as: tuple[int, int] | None, jailed: bool):  # noqa: ANN202
     cpu = limits.cpu_seconds
-    settings = (
+    settings = [
         (resource.RLIMIT_CPU, (cpu, cpu + 1)),
         (resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes)),
         (resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes)),
-        (resource.RLIMIT_NPROC, (limits.processes, limits.processes)),
         (resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files)),
         (resource.RLIMIT_CORE, (0, 0)),
-    )
+    ]
+    if not jailed:  # in a jail: set inside it (jailed_command)
+        settings.append((resource.RLIMIT_NPROC, (limits.processes, limits.processes)))
     setrlimit, setgroups, setgid, setuid = (resource.setrlimit, os.setgroups, os.setgid,
                                             os.setuid)
 
@@ -273,13 +277,18 @@ def _limiter(limits: Limits, run_as: tuple[int, int] | None):  # noqa: ANN202
     return limit
 
 
-def jailed_command(sandbox: Sandbox, folder: Path, argv: Sequence[str]) -> list[str]:
+def jailed_command(sandbox: Sandbox, folder: Path, argv: Sequence[str],
+                   limits: Limits = Limits()) -> list[str]:
     """The command line that runs `argv` in `folder` under `sandbox` (argv's paths relative to
-    the folder, which is the working directory in every mode)."""
+    the folder, which is the working directory in every mode). In a jail the process limit is
+    set inside it (prlimit), where the kernel counts only the jail's own processes: set before
+    the user namespace is made, it would cap every jail of the user together, and one fork bomb
+    would starve the others."""
+    inner = ["prlimit", f"--nproc={limits.processes}", "--", *argv]
     if sandbox.mode == "bwrap":
-        return [*_bwrap_prefix(folder), *argv]
+        return [*_bwrap_prefix(folder), *inner]
     if sandbox.mode == "unshare":
-        return [*_unshare_prefix(), *argv]
+        return [*_unshare_prefix(), *inner]
     return list(argv)
 
 
@@ -298,18 +307,20 @@ def run_jailed(
     limits: Limits = Limits(),
     stdin: bytes = b"",
     env: Mapping[str, str] | None = None,
+    cancel: threading.Event | None = None,
 ) -> RunResult:
     """Run `argv` in `folder` under `sandbox` with `limits`, feeding `stdin`; never raises for
     what the program does (its result says), only OSError when it cannot be started at all.
     stdout beyond limits.output_bytes kills the run (reason output-limit); stderr beyond
-    limits.stderr_bytes is dropped."""
-    cmd = jailed_command(sandbox, folder, argv)
+    limits.stderr_bytes is dropped. Setting `cancel` (Ctrl-C in the caller) kills the run within
+    a fraction of a second (reason cancelled)."""
+    cmd = jailed_command(sandbox, folder, argv, limits)
     run_env = {**BASE_ENV, "HOME": str(folder), **(env or {})}
     began = time.monotonic()
     proc = subprocess.Popen(
         cmd, cwd=folder, env=run_env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, start_new_session=True,
-        preexec_fn=_limiter(limits, sandbox.run_as),
+        preexec_fn=_limiter(limits, sandbox.run_as, sandbox.mode != "none"),
     )
     out, err = bytearray(), bytearray()
     reason = ""
@@ -332,7 +343,10 @@ def run_jailed(
             if left <= 0:
                 reason = "timeout"
                 break
-            for key, _ in sel.select(timeout=min(left, 1.0)):
+            if cancel is not None and cancel.is_set():
+                reason = "cancelled"
+                break
+            for key, _ in sel.select(timeout=min(left, 0.2)):
                 chunk = os.read(key.fd, 65536)
                 if not chunk:
                     sel.unregister(key.fileobj)

@@ -117,10 +117,10 @@ def runs_csv(students: Sequence[StudentResult]) -> str:
 
 
 class _Stop:
-    """Set on Ctrl-C: nothing new starts."""
+    """Set on Ctrl-C: nothing new starts, running jails are killed."""
 
-    def __init__(self) -> None:
-        self.event = threading.Event()
+    def __init__(self, event: threading.Event) -> None:
+        self.event = event
 
     def check(self) -> None:
         if self.event.is_set():
@@ -205,7 +205,7 @@ def grade_programs(
                                                     progress=progress)
     assigned = next(s for s in plan.settings if s.role == "assigned")
     n_workers = parallel.worker_count(workers)
-    stop = _Stop()
+    stop = _Stop(runner.cancel)
     work = Path(tempfile.mkdtemp(prefix="dicejack-programs-"))
     builds: list[tuple[Source, Build | None, Detection | None, str]] = []
     try:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from dicejack.grade.programs.languages import LANGUAGES, Language
+from dicejack.grade.programs.languages import LANGUAGES, Language, find_program
 from dicejack.grade.settings import GradeError
 
 __all__ = ["Source", "collect_programs", "MAX_ZIP_MEMBERS", "MAX_ZIP_BYTES"]
@@ -78,24 +78,45 @@ def _extract(archive: Path, dest: Path) -> None:
         raise GradeError(f"cannot read the archive {archive.name}: {exc}") from None
 
 
-def _programs_in(folder: Path, parts: tuple[str, ...], exts: set[str], work: Path,
-                 out: list[Source]) -> None:
-    """A folder holding source files is one program; otherwise each entry is one."""
-    if _has_source(folder, exts) or not any(p.is_dir() for p in folder.iterdir()):
-        if _has_source(folder, exts) or parts:
-            dest = work / f"p{len(out)}"
-            _copy(folder, dest)
-            out.append(Source("/".join(parts) or folder.name, dest, parts))
-        return
+def _one(src: Path, parts: tuple[str, ...], work: Path, out: list[Source]) -> None:
+    dest = work / f"p{len(out)}"
+    _copy(src, dest)
+    out.append(Source("/".join(parts) or src.name, dest, parts))
+
+
+def _one_program(folder: Path, exts: set[str], extra: Mapping[str, Language] | None) -> bool:
+    """Do the source files directly in `folder` make one program (not one file per student)?
+    One file, or several with one main file in a compiled language."""
+    direct = [p for p in folder.iterdir() if p.is_file() and p.suffix in exts]
+    if len(direct) <= 1:
+        return True
+    try:
+        program = find_program(folder, folder.name, extra)
+    except GradeError:
+        return False
+    return program.language.name != "python"
+
+
+def _student(folder: Path, parts: tuple[str, ...], exts: set[str], work: Path,
+             out: list[Source], extra: Mapping[str, Language] | None) -> None:
+    """A student's folder is one program, unless it holds several students' (a section)."""
+    subdirs = [p for p in folder.iterdir() if p.is_dir() and p.name not in SKIP_DIRS]
+    if _has_source(folder, exts) or len(subdirs) <= 1:
+        _one(folder, parts, work, out)
+    else:
+        _class(folder, parts, exts, work, out, extra)
+
+
+def _class(folder: Path, parts: tuple[str, ...], exts: set[str], work: Path,
+           out: list[Source], extra: Mapping[str, Language] | None) -> None:
+    """A folder of submissions: each source file and each folder is one student's."""
     for child in sorted(folder.iterdir()):
         if child.name in SKIP_DIRS or child.is_symlink():
             continue
         if child.is_dir():
-            _programs_in(child, (*parts, child.name), exts, work, out)
+            _student(child, (*parts, child.name), exts, work, out, extra)
         elif child.suffix in exts:
-            dest = work / f"p{len(out)}"
-            _copy(child, dest)
-            out.append(Source("/".join((*parts, child.name)), dest, (*parts, child.name)))
+            _one(child, (*parts, child.name), work, out)
 
 
 def collect_programs(paths: Iterable[Path], work: Path,
@@ -111,11 +132,11 @@ def collect_programs(paths: Iterable[Path], work: Path,
         if path.is_file() and path.suffix.lower() == ".zip":
             unpacked = Path(tempfile.mkdtemp(prefix="zip-", dir=work))
             _extract(path, unpacked)
-            _programs_in(unpacked, (path.name,), exts, work, out)
+            _class(unpacked, (path.name,), exts, work, out, extra)
+        elif path.is_dir() and _has_source(path, exts) and _one_program(path, exts, extra):
+            _one(path, (path.name,), work, out)
         elif path.is_dir():
-            _programs_in(path, (path.name,) if _has_source(path, exts) else (), exts, work, out)
+            _class(path, (), exts, work, out, extra)
         else:
-            dest = work / f"p{len(out)}"
-            _copy(path, dest)
-            out.append(Source(path.name, dest, (path.name,)))
+            _one(path, (path.name,), work, out)
     return out

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,7 @@ class Runner:
     sandbox: sb.Sandbox
     limits: sb.Limits = field(default_factory=sb.Limits)
     build_limits: sb.Limits = BUILD_LIMITS
+    cancel: threading.Event = field(default_factory=threading.Event, compare=False)
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,8 @@ def build(program: Program, runner: Runner) -> Build:
     if cmd is None:
         return Build(program, folder)
     try:
-        result = sb.run_jailed(runner.sandbox, folder, cmd, limits=runner.build_limits)
+        result = sb.run_jailed(runner.sandbox, folder, cmd, limits=runner.build_limits,
+                               cancel=runner.cancel)
     except OSError as exc:
         shutil.rmtree(folder, ignore_errors=True)
         return Build(program, None, f"cannot run the {program.language.name} compiler "
@@ -94,7 +97,7 @@ def run_once(built: Build, runner: Runner, convention: Convention, settings: Set
             if run_as is not None:
                 os.chown(path, *run_as)
         return sb.run_jailed(runner.sandbox, folder, [*built.program.run_command(), *args],
-                             limits=limits or runner.limits, stdin=stdin)
+                             limits=limits or runner.limits, stdin=stdin, cancel=runner.cancel)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
