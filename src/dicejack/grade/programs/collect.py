@@ -88,6 +88,10 @@ def _one_program(folder: Path, exts: set[str], extra: Mapping[str, Language] | N
     """Do the source files directly in `folder` make one program (not one file per student)?
     One file, or several with one main file in a compiled language."""
     direct = [p for p in folder.iterdir() if p.is_file() and p.suffix in exts]
+    nested = [d for d in folder.iterdir() if d.is_dir() and d.name not in SKIP_DIRS
+              and any(p.suffix in exts for p in d.rglob("*"))]
+    if nested:
+        return False
     if len(direct) <= 1:
         return True
     try:
@@ -124,6 +128,7 @@ def collect_programs(paths: Iterable[Path], work: Path,
     """One Source per student program found in `paths`, copied under `work` (the caller's
     temporary folder). GradeError for a path that does not exist or an unreadable archive."""
     exts = _extensions(extra)
+    work.mkdir(parents=True, exist_ok=True)
     out: list[Source] = []
     for path in paths:
         path = Path(path)

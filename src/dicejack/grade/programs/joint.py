@@ -130,6 +130,7 @@ def _family(runs: Sequence[ProgramRun]) -> Joint:
     labels: list[str] = []
     ps: list[float] = []
     flags: Counter[str] = Counter()
+    strength: Counter[str] = Counter()
     checked = 0
     seen: list[Grade] = []
     for r in runs:
@@ -145,7 +146,12 @@ def _family(runs: Sequence[ProgramRun]) -> Joint:
             checked += 1
             if pc.flag:
                 flags[pc.flag] += 1
-    slip, count = flags.most_common(1)[0] if flags else ("", 0)
+            for rule, z in pc.z.items():
+                if math.isfinite(z):
+                    strength[rule] += z
+    # the slip named: flagged most often, ties to the larger sum of its z over the runs
+    slip, count = max(flags.items(), key=lambda kv: (kv[1], strength[kv[0]]),
+                      default=("", 0))
     labels.append(f"print-rule flags: {sum(flags.values())} of {checked} runs"
                   + (f" (most often {slip})" if slip else ""))
     ps.append(print_flag_p(sum(flags.values()), checked))
