@@ -173,3 +173,21 @@ def test_a_fork_bomb_does_not_starve_its_neighbours(mode):
     bomb.join()
     assert ended[0].reason == "timeout"
     assert all(r.ok and r.stdout == b"fine\n" for r in beside), [r.why() for r in beside]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_cancelling_kills_a_running_program(mode):
+    """Ctrl-C in the caller (the cancel event) ends a run at once, whatever its timeout."""
+    import threading
+
+    cancel = threading.Event()
+    cancel.set()
+    box = jail(mode)
+    folder = sb.fresh_folder(run_as=box.run_as)
+    try:
+        (folder / "prog.py").write_text("import time; time.sleep(3600)")
+        r = sb.run_jailed(box, folder, [PYTHON, "prog.py"],
+                          limits=sb.Limits(wall_seconds=3600.0), cancel=cancel)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert r.reason == "cancelled" and not r.ok

@@ -274,8 +274,9 @@ def grade_programs(
             if built is not None:
                 built.discard()
         shutil.rmtree(work, ignore_errors=True)
-        if site_tmp is not None and site is None:
+        if site_tmp is not None and site_tmp.exists():  # checked early; write_site makes its own
             shutil.rmtree(site_tmp, ignore_errors=True)
+            site_tmp = None
     grades = mark_held(mark_kept([s.grade for s in students], keep), hold)
     students = [dataclasses.replace(s, grade=g) for s, g in zip(students, grades, strict=True)]
     refs = refs_by[assigned.label]
@@ -286,7 +287,7 @@ def grade_programs(
     if reports is not None:
         write_reports(refs, grades, reports, progress=progress)
     if site is not None:
-        write_site(refs, grades, site, progress=progress, tmp=site_tmp)
+        write_site(refs, grades, site, progress=progress)
     if lms_csv is not None:
         write_lms_csv(lms_csv, grades, lms_format, assignment=lms_assignment, keep=keep)
     return ProgramBatch(runner.sandbox.description, plan, refs, tuple(students))
