@@ -67,7 +67,8 @@ def cache(tmp_path_factory):
 def corpus(cache, tmp_path_factory):
     names = _available(["faithful/learn_argv.py", "faithful/learn_stdin_lines.py",
                         "faithful/java_stdin", "faithful/c_file", "bugs/wrong_m.py",
-                        "bugs/java_by_wins", "bugs/c_by_plays", "bugs/c_compile_error"])
+                        "bugs/java_by_wins", "bugs/c_by_plays", "bugs/c_compile_error",
+                        "bugs/fixed_table.py"])
     out = tmp_path_factory.mktemp("out")
     config = GradeConfig(Game(6, 10, 12, 2), 10.0, 2000)
     plan = pg.parse_plan(PLAN, assigned=ASSIGNED, runs=1)
@@ -115,6 +116,12 @@ def test_a_compile_error_is_the_rows_reason(corpus):
     s = _student(corpus, "c_compile_error")
     assert s.grade.status == "error" and "does not compile" in s.grade.error
     assert "undeclared_total" in s.grade.error
+
+
+def test_fixed_tables_are_flagged_ignores_settings(corpus):
+    s = _student(corpus, "fixed_table.py")
+    assert s.grade.verdict == "fail" and "ignores-settings" in s.grade.flags
+    assert "10x10 tables" in s.grade.error
 
 
 def test_the_gradebook_and_the_runs_csv(corpus):

@@ -78,10 +78,11 @@ def grade_run(refs: References, setting: PlannedSetting, index: int, seed: int |
               command: str, result: RunResult, label: str) -> ProgramRun:
     """Grade what one run printed (the run's own failure, when it failed, is its row)."""
     why = result.why()
+    kept = dataclasses.replace(result, stdout=b"")  # graded: the text is not kept (memory)
     if why:
-        return ProgramRun(setting, index, seed, command, result, None, why)
+        return ProgramRun(setting, index, seed, command, kept, None, why)
     g = grade_text(refs, result.stdout, name=f"{label} [{setting.role} run {index + 1}]")
-    return ProgramRun(setting, index, seed, command, result, g)
+    return ProgramRun(setting, index, seed, command, kept, g)
 
 
 def holm(p_values: Sequence[float]) -> list[float]:
@@ -188,8 +189,12 @@ def joint_grade(label: str, runs: Sequence[ProgramRun], convention: str) -> tupl
         r = failed[0]
         more = f" (and {len(failed) - 1} more of {len(runs)} runs)" if len(failed) > 1 else ""
         base = r.grade if r.grade is not None else failed_grade(label, "")
+        # tables of another size than the run's LTarget: the settings given were not followed
+        wrong = [x for x in runs if x.grade is not None and x.grade.table_size is not None
+                 and x.grade.table_size != x.setting.settings.low]
+        flags = (*base.flags, "ignores-settings") if wrong else base.flags
         g = dataclasses.replace(
-            base, submission=label, status="error", score=0.0, verdict="fail",
+            base, submission=label, status="error", score=0.0, verdict="fail", flags=flags,
             error=f"{r.setting.role} run {r.index + 1} ({r.setting.settings.describe()}): "
                   f"{r.failed}{more}")
         return g, joint
