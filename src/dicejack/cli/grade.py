@@ -141,6 +141,9 @@ def grade_cmd(
     if run:  # programs, not printouts: cli/grade_run.py
         from dicejack.cli.grade_run import grade_run_cmd
 
+        if dask is not None or gradescope is not None:
+            raise typer.BadParameter("--dask and --gradescope do not go with --run")
+
         return grade_run_cmd(
             submissions=submissions, sides=sides, low=low, high=high, dice=dice, m=m,
             games=games, out=out, reports=reports, html=html, lms_csv=lms_csv,

@@ -131,6 +131,9 @@ def test_the_gradebook_and_the_runs_csv(corpus):
     runs = (out / "runs.csv").read_text().splitlines()
     assert runs[0] == ",".join(pg.RUNS_HEADER)
     assert len(runs) == 1 + sum(len(s.runs) for s in students.values())
+    page = (out / "runs.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and "Holm-adjusted" in page
+    assert all(f"<h2>{name}" in page for name in students)
 
 
 HOSTILE = {

@@ -2,7 +2,8 @@
 found, run on the plan in the sandbox (in parallel up to the CPUs), every run graded against the
 reference runs of its setting and the runs joined into one verdict per student
 (:mod:`dicejack.grade.programs.joint`); then the gradebook, the LMS CSV, reports and site through
-the grading's own writers, and ``runs.csv`` (one row per run) beside the gradebook. Ctrl-C stops
+the grading's own writers, and ``runs.csv`` (one row per run) and ``runs.html`` (a section per
+student: the family and every run) beside the gradebook. Ctrl-C stops
 cleanly: pending runs are cancelled, running ones killed, temporary folders removed."""
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from dicejack.grade.programs.collect import Source, collect_programs
 from dicejack.grade.programs.conventions import Convention
 from dicejack.grade.programs.joint import Joint, ProgramRun, failed_grade, grade_run, joint_grade
 from dicejack.grade.programs.languages import Language, find_program
+from dicejack.grade.programs.pages import runs_html
 from dicejack.grade.programs.plan import PlannedSetting, RunPlan
 from dicejack.grade.programs.running import Build, Detection, Runner, build, detect, run_once
 from dicejack.grade.record import Grade
@@ -190,6 +192,9 @@ def grade_programs(
     check_gradebook_path(out, inputs=inputs)
     check_output_path(runs_out, option="--out", what="a dicejack runs CSV", inputs=inputs,
                       ours=((",".join(RUNS_HEADER) + "\n").encode(),))
+    if runs_out is not None:
+        check_output_path(runs_out.with_suffix(".html"), option="--out",
+                          what="a dicejack runs page", inputs=inputs, ours=(b"<!DOCTYPE html>",))
     check_lms_path(lms_csv, inputs=inputs)
     prepare_reports_folder(reports)
     site_tmp = prepare_site(site) if site is not None else None
@@ -284,6 +289,8 @@ def grade_programs(
         write_gradebook(out, grades)
     if runs_out is not None:
         formats.write_atomic(runs_out, runs_csv(students))
+        formats.write_atomic(runs_out.with_suffix(".html"), runs_html(
+            students, runner.sandbox.description, plan.describe()))
     if reports is not None:
         write_reports(refs, grades, reports, progress=progress)
     if site is not None:
