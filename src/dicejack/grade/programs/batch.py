@@ -28,7 +28,7 @@ from dicejack.grade.lms_names import lms_student
 from dicejack.grade.programs.collect import Source, collect_programs
 from dicejack.grade.programs.conventions import Convention
 from dicejack.grade.programs.joint import Joint, ProgramRun, failed_grade, grade_run, joint_grade
-from dicejack.grade.programs.languages import Language, find_program
+from dicejack.grade.programs.languages import Language, Program, find_program
 from dicejack.grade.programs.pages import runs_html
 from dicejack.grade.programs.plan import PlannedSetting, RunPlan
 from dicejack.grade.programs.running import Build, Detection, Runner, build, detect, run_once
@@ -137,6 +137,16 @@ def _prepare(source: Source, runner: Runner, conventions: Sequence[Convention],
         program = find_program(source.folder, source.label, languages, source.parts)
     except GradeError as exc:
         return None, None, str(exc)
+    except OSError as exc:  # an unreadable file: this student's row, the batch goes on
+        return None, None, f"cannot read the submission: {exc.strerror or exc}"
+    try:
+        return _build_and_detect(program, runner, conventions, fixed, stop)
+    except OSError as exc:
+        return None, None, f"cannot build or run: {exc.strerror or exc}"
+
+
+def _build_and_detect(program: Program, runner: Runner, conventions: Sequence[Convention],
+                      fixed: bool, stop: _Stop) -> tuple[Build | None, Detection | None, str]:
     built = build(program, runner)
     if built.error:
         return built, None, built.error
@@ -154,7 +164,7 @@ def _one_run(built: Build, runner: Runner, convention: Convention, setting: Plan
         setting.settings, seed)[0]])
     try:
         result = run_once(built, runner, convention, setting.settings, seed)
-    except OSError as exc:
+    except OSError as exc:  # cannot start or no room for its folder: this run's row
         return ProgramRun(setting, index, seed, command, None, None,
                           f"cannot start: {exc.strerror or exc}")
     return grade_run(refs, setting, index, seed, command, result, built.program.label)
