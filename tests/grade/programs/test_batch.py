@@ -102,7 +102,7 @@ def test_faithful_programs_are_found_and_do_not_fail(corpus, name, convention):
 @pytest.mark.parametrize("name", ["java_by_wins", "c_by_plays"])
 def test_print_only_slips_are_caught_by_the_probes(corpus, name):
     s = _student(corpus, name)
-    assert s.grade.verdict == "review"
+    assert s.grade.verdict in ("review", "fail")  # never a pass
     assert any(f.startswith("printed-") for f in s.grade.flags), s.grade.flags
     assert s.joint is not None and s.joint.slip_flags >= 2
 
