@@ -37,8 +37,8 @@ m = 1000
 games = 2000
 runs = 2
 """
-NEEDS = {"cpp_argv": "g++", "java_stdin": "javac", "java_by_wins": "javac", "c_file": "gcc", "c_by_plays": "gcc",
-         "c_compile_error": "gcc"}
+NEEDS = {"cpp_argv": "g++", "java_stdin": "javac", "java_by_wins": "javac", "c_file": "gcc",
+         "c_by_plays": "gcc", "c_compile_error": "gcc"}
 
 pytestmark = [
     pytest.mark.slow,
