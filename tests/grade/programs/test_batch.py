@@ -109,9 +109,17 @@ def test_print_only_slips_are_caught_by_the_probes(corpus, name):
     assert s.joint is not None and s.joint.slip_flags >= 2
 
 
-def test_a_wrong_m_is_inconsistent(corpus):
+def test_a_wrong_m_is_inconsistent_and_named(corpus):
     s = _student(corpus, "wrong_m.py")
     assert s.grade.verdict in ("review", "fail") and "inconsistent" in s.grade.flags
+    assert "m-tenth" in s.grade.flags and "m-tenfold" not in s.grade.flags
+
+
+def test_faithful_programs_are_never_named_a_wrong_m(corpus):
+    students, _ = corpus
+    for name in ("learn_argv.py", "learn_stdin_lines.py", "java_stdin", "c_file", "cpp_argv"):
+        if name in students:
+            assert not {"m-tenth", "m-tenfold"} & set(students[name].grade.flags), name
 
 
 def test_a_compile_error_is_the_rows_reason(corpus):

@@ -9,6 +9,7 @@ plan           the run plan: assigned settings and probes, runs each; TOML (--pl
 running        building once, running in a fresh folder, detecting the input convention
 collect        programs from files, folders and LMS zips, with the path that names the student
 joint          a run's grade; the runs as one family (Holm); the student's row
+diagnosis      a wrong M named: inconsistent runs graded again at M x 0.1 and M x 10
 pages          runs.html: per student the family and every run
 batch          the whole batch: parallel runs, progress, Ctrl-C, the writers; runs.csv
 =============  ==================================================================================

@@ -27,6 +27,7 @@ from dicejack.grade.lms import check_lms_path, write_lms_csv
 from dicejack.grade.lms_names import lms_student
 from dicejack.grade.programs.collect import Source, collect_programs
 from dicejack.grade.programs.conventions import Convention
+from dicejack.grade.programs.diagnosis import M_FACTORS, scaled, wrong_m
 from dicejack.grade.programs.joint import Joint, ProgramRun, failed_grade, grade_run, joint_grade
 from dicejack.grade.programs.languages import Language, Program, find_program
 from dicejack.grade.programs.pages import runs_html
@@ -219,6 +220,17 @@ def grade_programs(
             refs_by[setting.label] = reference_runs(cfg, cache_dir=cache_dir, workers=workers,
                                                     progress=progress)
     assigned = next(s for s in plan.settings if s.role == "assigned")
+    scaled_refs: dict[tuple[str, float], References] = {}
+
+    def refs_at(setting: PlannedSetting, factor: float) -> References:
+        key = (setting.label, factor)
+        if key not in scaled_refs:
+            say(f"reference runs for the wrong-M diagnosis: {setting.label}, M x {factor:g}")
+            scaled_refs[key] = reference_runs(
+                _config(scaled(setting, factor), config.references, config.seed),
+                cache_dir=cache_dir, workers=workers, progress=progress)
+        return scaled_refs[key]
+
     n_workers = parallel.worker_count(workers)
     stop = _Stop(runner.cancel)
     work = Path(tempfile.mkdtemp(prefix="dicejack-programs-"))
@@ -278,6 +290,13 @@ def grade_programs(
                 g, joint = failed_grade(source.label, error, flags), None
             else:
                 g, joint = joint_grade(source.label, by_program.get(k, []), conv)
+                if "inconsistent" in g.flags:
+                    named = wrong_m(by_program.get(k, []), refs_at)
+                    if named:
+                        g = dataclasses.replace(
+                            g, flags=(*g.flags, named),
+                            notes=f"{g.notes}; every inconsistent run fits M x "
+                                  f"{M_FACTORS[named]:g} ({named})")
             s = lms_student(source.parts) if source.parts else None
             if s is not None:
                 g = dataclasses.replace(g, student=s.id, student_name=s.name, lms=s.lms,

@@ -78,11 +78,13 @@ def grade_run(refs: References, setting: PlannedSetting, index: int, seed: int |
               command: str, result: RunResult, label: str) -> ProgramRun:
     """Grade what one run printed (the run's own failure, when it failed, is its row)."""
     why = result.why()
-    kept = dataclasses.replace(result, stdout=b"")  # graded: the text is not kept (memory)
     if why:
-        return ProgramRun(setting, index, seed, command, kept, None, why)
+        return ProgramRun(setting, index, seed, command,
+                          dataclasses.replace(result, stdout=b""), None, why)
     g = grade_text(refs, result.stdout, name=f"{label} [{setting.role} run {index + 1}]")
-    return ProgramRun(setting, index, seed, command, kept, g)
+    if not g.consistency_p < P_INCONSISTENT:  # the text is kept only for the diagnosis
+        result = dataclasses.replace(result, stdout=b"")
+    return ProgramRun(setting, index, seed, command, result, g)
 
 
 def holm(p_values: Sequence[float]) -> list[float]:
