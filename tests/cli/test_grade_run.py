@@ -45,7 +45,10 @@ def test_run_one_program_with_the_courses_convention(tmp_path, monkeypatch, caps
 
 
 @pytest.mark.parametrize("extra, message", [
-    (["--plan", "p.toml"], "--plan, --runs and --input go with --run"),
+    (["--plan", "p.toml"], "go with --run"),
+    (["--timeout", "5"], "go with --run"),
+    (["--run", "--timeout", "0"], "wall_seconds must be > 0"),
+    (["--run", "--workers", "0"], "--workers must be >= 1"),
     (["--run", "--input", "env: x"], "--input must start with"),
     (["--run", "--runs", "0"], "--runs must be"),
 ])

@@ -151,8 +151,10 @@ def grade_cmd(
             references=references, seed=seed, workers=workers, cache=cache, plan=plan,
             runs=runs, input_spec=input_spec, unsafe_no_sandbox=unsafe_no_sandbox,
             timeout=run_timeout)
-    if plan is not None or runs is not None or input_spec is not None:
-        raise typer.BadParameter("--plan, --runs and --input go with --run")
+    if plan is not None or runs is not None or input_spec is not None or (
+            unsafe_no_sandbox or run_timeout != 60.0):
+        raise typer.BadParameter("--plan, --runs, --input, --timeout and --unsafe-no-sandbox "
+                                 "go with --run")
     from dicejack import grade as gr
 
     if workers is not None and workers < 1:

@@ -32,6 +32,8 @@ def grade_run_cmd(
     from dicejack.grade import programs as pg
     from dicejack.runtime import sandbox as sb
 
+    if workers is not None and workers < 1:
+        raise gr.GradeError(f"--workers must be >= 1, got {workers}")
     config = gr.GradeConfig(Game(sides, low, high, dice), m, games, references, seed)
     assigned = pg.Settings(sides, low, high, dice, float(m), games)
     if plan is not None:
@@ -39,8 +41,8 @@ def grade_run_cmd(
     else:
         run_plan = pg.default_plan(assigned, runs if runs is not None else pg.DEFAULT_RUNS)
     conventions = (pg.parse_convention(input_spec),) if input_spec else ()
-    box = sb.choose_sandbox(allow_unsafe=unsafe_no_sandbox)
     limits = sb.Limits(wall_seconds=timeout, cpu_seconds=max(1, int(timeout)))
+    box = sb.choose_sandbox(allow_unsafe=unsafe_no_sandbox)
     runner = pg.Runner(box, limits)
     out = out if out is not None else Path("gradebook.csv")
     typer.echo(f"sandbox: {box.description}", err=True)
