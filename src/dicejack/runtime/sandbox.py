@@ -208,7 +208,7 @@ _DESCRIPTIONS = {
     "unshare": "unshare: no network, own process tree; the host's files stay readable; "
                "resource limits and a wall-clock timeout",
     "none": "NONE (--unsafe-no-sandbox): network and the host's files reachable; resource "
-            "limits and a wall-clock timeout only",
+            "limits (the process limit only when run as root) and a wall-clock timeout only",
 }
 
 
@@ -261,7 +261,9 @@ def _limiter(limits: Limits, run_as: tuple[int, int] | None, jailed: bool):  # n
         (resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files)),
         (resource.RLIMIT_CORE, (0, 0)),
     ]
-    if not jailed:  # in a jail: set inside it (jailed_command)
+    if not jailed and run_as is not None:  # in a jail: set inside it (jailed_command)
+        # unjailed, the kernel counts every process of the user: only a user of ours (nobody)
+        # can be capped without starving the caller's own processes
         settings.append((resource.RLIMIT_NPROC, (limits.processes, limits.processes)))
     setrlimit, setgroups, setgid, setuid = (resource.setrlimit, os.setgroups, os.setgid,
                                             os.setuid)
