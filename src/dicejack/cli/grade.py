@@ -95,6 +95,31 @@ def grade_cmd(
         None, "--cache", help="Reference-run cache folder (default: $DICEJACK_CACHE/grade or "
         "~/.cache/dicejack/grade)."
     ),
+    # grade --run (cli/grade_run.py, docs/running.md): the submissions are programs
+    run: bool = typer.Option(
+        False, "--run", help="The submissions are programs (Python, Java, C, C++): build and "
+        "run each in a sandbox on a run plan and grade every run (docs/running.md)."
+    ),
+    plan: Path | None = typer.Option(
+        None, "--plan", help="With --run: the run plan as TOML (default: the assigned "
+        "settings and two probe settings)."
+    ),
+    runs: int | None = typer.Option(
+        None, "--runs", help="With --run: runs per setting (default 2)."
+    ),
+    input_spec: str | None = typer.Option(
+        None, "--input", help="With --run: how programs take their settings, e.g. 'argv: "
+        "{sides} {low} {high} {dice} {m} {games}', 'stdin: ...', 'file input.txt: ...' "
+        "(default: detected per program)."
+    ),
+    unsafe_no_sandbox: bool = typer.Option(
+        False, "--unsafe-no-sandbox", help="With --run: allow running the programs with "
+        "resource limits only when no sandbox works on this machine."
+    ),
+    run_timeout: float = typer.Option(
+        60.0, "--timeout", help="With --run: seconds one run may take (wall clock; also its "
+        "CPU-time limit)."
+    ),
 ) -> None:
     """Grade student outputs against the truth and against the handout's algorithm.
 
@@ -114,6 +139,23 @@ def grade_cmd(
 
     dicejack grade my_output.txt -m 100 --games 100000
     """
+    if run:  # programs, not printouts: cli/grade_run.py
+        from dicejack.cli.grade_run import grade_run_cmd
+
+        if dask is not None or gradescope is not None:
+            raise typer.BadParameter("--dask and --gradescope do not go with --run")
+
+        return grade_run_cmd(
+            submissions=submissions, sides=sides, low=low, high=high, dice=dice, m=m,
+            games=games, out=out, reports=reports, html=html, lms_csv=lms_csv,
+            lms_format=lms_format, lms_hold=lms_hold, keep=keep, lms_assignment=lms_assignment,
+            references=references, seed=seed, workers=workers, cache=cache, plan=plan,
+            runs=runs, input_spec=input_spec, unsafe_no_sandbox=unsafe_no_sandbox,
+            timeout=run_timeout)
+    if plan is not None or runs is not None or input_spec is not None or (
+            unsafe_no_sandbox or run_timeout != 60.0):
+        raise typer.BadParameter("--plan, --runs, --input, --timeout and --unsafe-no-sandbox "
+                                 "go with --run")
     from dicejack import grade as gr
 
     if workers is not None and workers < 1:

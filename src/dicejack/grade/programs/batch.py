@@ -1,0 +1,329 @@
+"""`grade --run` as a library call: every student's program found, built, its input convention
+found, run on the plan in the sandbox (in parallel up to the CPUs), every run graded against the
+reference runs of its setting and the runs joined into one verdict per student
+(:mod:`dicejack.grade.programs.joint`); then the gradebook, the LMS CSV, reports and site through
+the grading's own writers, and ``runs.csv`` (one row per run) and ``runs.html`` (a section per
+student: the family and every run) beside the gradebook. Ctrl-C stops
+cleanly: pending runs are cancelled, running ones killed, temporary folders removed."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import csv
+import dataclasses
+import io
+import math
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from dicejack import formats
+from dicejack.formats.escape import spreadsheet_cell as cell
+from dicejack.game import Game
+from dicejack.grade.lms import check_lms_path, write_lms_csv
+from dicejack.grade.lms_names import lms_student
+from dicejack.grade.programs.collect import Source, collect_programs
+from dicejack.grade.programs.conventions import Convention
+from dicejack.grade.programs.diagnosis import M_FACTORS, scaled, wrong_m
+from dicejack.grade.programs.joint import Joint, ProgramRun, failed_grade, grade_run, joint_grade
+from dicejack.grade.programs.languages import Language, Program, find_program
+from dicejack.grade.programs.pages import runs_html
+from dicejack.grade.programs.plan import PlannedSetting, RunPlan
+from dicejack.grade.programs.running import Build, Detection, Runner, build, detect, run_once
+from dicejack.grade.record import Grade
+from dicejack.grade.references import References, reference_runs
+from dicejack.grade.settings import GradeConfig, GradeError
+from dicejack.grade.site import prepare_site, write_site
+from dicejack.grade.students import mark_held, mark_kept, parse_hold
+from dicejack.grade.writers import (
+    check_gradebook_path,
+    check_output_path,
+    prepare_reports_folder,
+    write_gradebook,
+    write_reports,
+)
+from dicejack.runtime import parallel
+
+__all__ = ["StudentResult", "ProgramBatch", "grade_programs", "runs_csv", "RUNS_HEADER",
+           "SEED_BASE"]
+
+#: The first seed given to programs that take one ({seed} in the convention): run i of a
+#: setting gets SEED_BASE + 1000 * setting + i, fresh per run and the same in every batch.
+SEED_BASE = 20_250_000
+RUNS_HEADER = ("student", "submission", "role", "settings", "run", "seed", "input", "command",
+               "seconds", "cpu_seconds", "exit_code", "outcome", "score", "verdict",
+               "consistency_p", "print_p", "print_flag", "flags", "stderr_tail")
+
+
+@dataclass(frozen=True)
+class StudentResult:
+    """One student's program: what was found and built, the convention, every run, the joint
+    grade and the family behind it."""
+
+    label: str
+    language: str
+    convention: str
+    runs: tuple[ProgramRun, ...]
+    grade: Grade
+    joint: Joint | None
+
+
+@dataclass(frozen=True)
+class ProgramBatch:
+    """What :func:`grade_programs` returns: the sandbox used, the plan, the assigned setting's
+    references and one result per student program."""
+
+    sandbox: str
+    plan: RunPlan
+    refs: References
+    students: tuple[StudentResult, ...]
+
+    @property
+    def grades(self) -> list[Grade]:
+        return [s.grade for s in self.students]
+
+
+def _config(setting: PlannedSetting, references: int, seed: int) -> GradeConfig:
+    s = setting.settings
+    return GradeConfig(Game(s.sides, s.low, s.high, s.dice), s.m, s.games, references, seed)
+
+
+def _fmt(value: float, spec: str) -> str:
+    return "" if value is None or (isinstance(value, float) and math.isnan(value)) else (
+        format(value, spec))
+
+
+def runs_csv(students: Sequence[StudentResult]) -> str:
+    """One CSV row per run (RUNS_HEADER), names escaped for spreadsheets."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(RUNS_HEADER)
+    for s in students:
+        for r in s.runs:
+            g, res = r.grade, r.result
+            pc = g.print_check if g is not None else None
+            w.writerow([cell(s.grade.student), cell(s.label), r.setting.role,
+                        r.setting.settings.describe(), r.index + 1,
+                        "" if r.seed is None else r.seed, cell(s.convention),
+                        cell(r.command), _fmt(res.seconds if res else math.nan, ".3f"),
+                        _fmt(res.cpu_seconds if res else math.nan, ".3f"),
+                        "" if res is None else res.exit_code, cell(r.failed or "graded"),
+                        _fmt(g.score if g else math.nan, ".1f"), g.verdict if g else "fail",
+                        _fmt(g.consistency_p if g else math.nan, ".4g"),
+                        _fmt(pc.p_value if pc and pc.runs else math.nan, ".4g"),
+                        pc.flag if pc else "", ";".join(g.flags) if g else "",
+                        cell(r.stderr_tail)])
+    return buf.getvalue()
+
+
+class _Stop:
+    """Set on Ctrl-C: nothing new starts, running jails are killed."""
+
+    def __init__(self, event: threading.Event) -> None:
+        self.event = event
+
+    def check(self) -> None:
+        if self.event.is_set():
+            raise KeyboardInterrupt
+
+
+def _prepare(source: Source, runner: Runner, conventions: Sequence[Convention],
+             fixed: bool, languages: Mapping[str, Language] | None, stop: _Stop
+             ) -> tuple[Build | None, Detection | None, str]:
+    stop.check()
+    try:
+        program = find_program(source.folder, source.label, languages, source.parts)
+    except GradeError as exc:
+        return None, None, str(exc)
+    except OSError as exc:  # an unreadable file: this student's row, the batch goes on
+        return None, None, f"cannot read the submission: {exc.strerror or exc}"
+    try:
+        return _build_and_detect(program, runner, conventions, fixed, stop)
+    except OSError as exc:
+        return None, None, f"cannot build or run: {exc.strerror or exc}"
+
+
+def _build_and_detect(program: Program, runner: Runner, conventions: Sequence[Convention],
+                      fixed: bool, stop: _Stop) -> tuple[Build | None, Detection | None, str]:
+    built = build(program, runner)
+    if built.error:
+        return built, None, built.error
+    if fixed:
+        return built, Detection(conventions[0], ()), ""
+    stop.check()
+    found = detect(built, runner, conventions)
+    return built, found, found.reason()
+
+
+def _one_run(built: Build, runner: Runner, convention: Convention, setting: PlannedSetting,
+             index: int, seed: int | None, refs: References, stop: _Stop) -> ProgramRun:
+    stop.check()
+    command = " ".join([*built.program.run_command(), *convention.render(
+        setting.settings, seed)[0]])
+    try:
+        result = run_once(built, runner, convention, setting.settings, seed)
+    except OSError as exc:  # cannot start or no room for its folder: this run's row
+        return ProgramRun(setting, index, seed, command, None, None,
+                          f"cannot start: {exc.strerror or exc}")
+    return grade_run(refs, setting, index, seed, command, result, built.program.label)
+
+
+def grade_programs(
+    config: GradeConfig,
+    plan: RunPlan,
+    paths: Sequence[Path],
+    runner: Runner,
+    *,
+    conventions: Sequence[Convention] = (),
+    languages: Mapping[str, Language] | None = None,
+    out: Path | None = None,
+    runs_out: Path | None = None,
+    reports: Path | None = None,
+    site: Path | None = None,
+    lms_csv: Path | None = None,
+    lms_format: str = "generic",
+    lms_assignment: str = "dicejack",
+    keep: str = "latest",
+    lms_hold: Sequence[str] | str | None = None,
+    cache_dir: Path | None = None,
+    workers: int | None = None,
+    progress: bool = False,
+    notify: Callable[[str], None] | None = None,
+) -> ProgramBatch:
+    """Grade student programs by running them (module docstring). `conventions`: the course's
+    one (a single entry) or the candidates to detect among (empty: the common ones). The
+    references of each setting come from :func:`reference_runs` (cached like `grade`'s)."""
+    from dicejack.grade.programs.conventions import CANDIDATES
+
+    hold = parse_hold(lms_hold)
+    inputs = list(paths)
+    check_gradebook_path(out, inputs=inputs)
+    check_output_path(runs_out, option="--out", what="a dicejack runs CSV", inputs=inputs,
+                      ours=((",".join(RUNS_HEADER) + "\n").encode(),))
+    if runs_out is not None:
+        check_output_path(runs_out.with_suffix(".html"), option="--out",
+                          what="a dicejack runs page", inputs=inputs, ours=(b"<!DOCTYPE html>",))
+    check_lms_path(lms_csv, inputs=inputs)
+    prepare_reports_folder(reports)
+    site_tmp = prepare_site(site) if site is not None else None
+    fixed = len(conventions) == 1
+    candidates = tuple(conventions) or CANDIDATES
+    say = notify or (lambda _: None)
+    refs_by: dict[str, References] = {}
+    for setting in plan.settings:
+        if setting.label not in refs_by:
+            say(f"reference runs: {setting.label}")
+            cfg = _config(setting, config.references, config.seed)
+            refs_by[setting.label] = reference_runs(cfg, cache_dir=cache_dir, workers=workers,
+                                                    progress=progress)
+    assigned = next(s for s in plan.settings if s.role == "assigned")
+    scaled_refs: dict[tuple[str, float], References] = {}
+
+    def refs_at(setting: PlannedSetting, factor: float) -> References:
+        key = (setting.label, factor)
+        if key not in scaled_refs:
+            say(f"reference runs for the wrong-M diagnosis: {setting.label}, M x {factor:g}")
+            scaled_refs[key] = reference_runs(
+                _config(scaled(setting, factor), config.references, config.seed),
+                cache_dir=cache_dir, workers=workers, progress=progress)
+        return scaled_refs[key]
+
+    n_workers = parallel.worker_count(workers)
+    stop = _Stop(runner.cancel)
+    work = Path(tempfile.mkdtemp(prefix="dicejack-programs-"))
+    builds: list[tuple[Source, Build | None, Detection | None, str]] = []
+    try:
+        sources = collect_programs(paths, work, languages)
+        if not sources:
+            raise GradeError("no student program found (source files: .py .java .c .cpp ...)")
+        with cf.ThreadPoolExecutor(n_workers) as pool:
+            try:
+                advance, close = parallel.progress_bar("building", len(sources), progress)
+                futures = [pool.submit(_prepare, s, runner, candidates, fixed, languages, stop)
+                           for s in sources]
+                try:
+                    for fut in cf.as_completed(futures):
+                        fut.result()
+                        advance()
+                finally:
+                    close()
+                builds = [(s, *f.result()) for s, f in zip(sources, futures, strict=True)]
+                # run-major order: a student's runs of one setting start far apart, so that
+                # programs seeding from the clock in seconds do not print one table twice
+                tasks = []
+                for si, setting in enumerate(plan.settings):
+                    for i in range(setting.runs):
+                        for k, (_, built, found, error) in enumerate(builds):
+                            if error or built is None or found is None or (
+                                    found.convention is None):
+                                continue
+                            seed = (SEED_BASE + 1000 * si + i
+                                    if found.convention.takes_seed else None)
+                            tasks.append((k, setting, i, seed, found.convention))
+                advance, close = parallel.progress_bar("running", len(tasks), progress)
+                run_futures = [pool.submit(_one_run, builds[k][1], runner, conv, setting, i,
+                                           seed, refs_by[setting.label], stop)
+                               for k, setting, i, seed, conv in tasks]
+                try:
+                    for fut in cf.as_completed(run_futures):
+                        fut.result()
+                        advance()
+                finally:
+                    close()
+            except BaseException:
+                stop.event.set()
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
+        by_program: dict[int, list[ProgramRun]] = {}
+        for (k, *_), fut in zip(tasks, run_futures, strict=True):
+            by_program.setdefault(k, []).append(fut.result())
+        students: list[StudentResult] = []
+        for k, (source, built, found, error) in enumerate(builds):
+            program = built.program if built is not None else None
+            language = program.language.name if program is not None else ""
+            conv = found.convention.describe() if found and found.convention else ""
+            if error:
+                flags = (found.flag,) if found is not None and found.flag else ()
+                g, joint = failed_grade(source.label, error, flags), None
+            else:
+                g, joint = joint_grade(source.label, by_program.get(k, []), conv)
+                if "inconsistent" in g.flags:
+                    named = wrong_m(by_program.get(k, []), refs_at)
+                    if named:
+                        g = dataclasses.replace(
+                            g, flags=(*g.flags, named),
+                            notes=f"{g.notes}; every inconsistent run fits M x "
+                                  f"{M_FACTORS[named]:g} ({named})")
+            s = lms_student(source.parts) if source.parts else None
+            if s is not None:
+                g = dataclasses.replace(g, student=s.id, student_name=s.name, lms=s.lms,
+                                        late=s.late, order=s.order)
+            students.append(StudentResult(source.label, language, conv,
+                                          tuple(by_program.get(k, [])), g, joint))
+    finally:
+        for _, built, _, _ in builds:
+            if built is not None:
+                built.discard()
+        shutil.rmtree(work, ignore_errors=True)
+        if site_tmp is not None and site_tmp.exists():  # checked early; write_site makes its own
+            shutil.rmtree(site_tmp, ignore_errors=True)
+            site_tmp = None
+    grades = mark_held(mark_kept([s.grade for s in students], keep), hold)
+    students = [dataclasses.replace(s, grade=g) for s, g in zip(students, grades, strict=True)]
+    refs = refs_by[assigned.label]
+    if out is not None:
+        write_gradebook(out, grades)
+    if runs_out is not None:
+        formats.write_atomic(runs_out, runs_csv(students))
+        formats.write_atomic(runs_out.with_suffix(".html"), runs_html(
+            students, runner.sandbox.description, plan.describe()))
+    if reports is not None:
+        write_reports(refs, grades, reports, progress=progress)
+    if site is not None:
+        write_site(refs, grades, site, progress=progress)
+    if lms_csv is not None:
+        write_lms_csv(lms_csv, grades, lms_format, assignment=lms_assignment, keep=keep)
+    return ProgramBatch(runner.sandbox.description, plan, refs, tuple(students))

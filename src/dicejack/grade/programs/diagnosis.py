@@ -1,0 +1,52 @@
+"""Naming a wrong M: a program whose runs are inconsistent with the handout's algorithm at M may
+be consistent with it at another M (a units slip: M divided or multiplied by ten where it is
+read, as the power probes of :mod:`dicejack.grade.power` model). Each inconsistent run's output
+is graded again against reference runs at M x 0.1 and M x 10 (computed and cached like any
+references); a factor under which every one of those runs is consistent, where the other is not,
+names the bug (flag ``m-tenth`` or ``m-tenfold``). A hint beside ``inconsistent``, never a
+verdict of its own."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+
+from dicejack.grade.grading import grade_text
+from dicejack.grade.programs.joint import ProgramRun
+from dicejack.grade.programs.plan import PlannedSetting
+from dicejack.grade.references import References
+from dicejack.grade.rubric import P_INCONSISTENT
+
+__all__ = ["M_FACTORS", "wrong_m", "scaled"]
+
+#: The wrong-M bugs named, by the factor on M they apply.
+M_FACTORS: dict[str, float] = {"m-tenth": 0.1, "m-tenfold": 10.0}
+
+
+def wrong_m(runs: Sequence[ProgramRun],
+            refs_for: Callable[[PlannedSetting, float], References]) -> str:
+    """The wrong-M flag that explains every inconsistent run (their outputs kept: ProgramRun
+    result.stdout), or "" when none or both do. refs_for(setting, factor): the references at
+    that setting with M times factor."""
+    bad = [r for r in runs if r.grade is not None and r.grade.status == "ok"
+           and r.grade.consistency_p < P_INCONSISTENT and r.result is not None
+           and r.result.stdout]
+    if not bad:
+        return ""
+    fits = []
+    for name, factor in M_FACTORS.items():
+        ok = True
+        for r in bad:
+            g = grade_text(refs_for(r.setting, factor), r.result.stdout)
+            if g.status != "ok" or not g.consistency_p >= P_INCONSISTENT:
+                ok = False
+                break
+        if ok:
+            fits.append(name)
+    return fits[0] if len(fits) == 1 else ""
+
+
+def scaled(setting: PlannedSetting, factor: float) -> PlannedSetting:
+    """The same setting with M times `factor`."""
+    return dataclasses.replace(setting, settings=dataclasses.replace(
+        setting.settings, m=setting.settings.m * factor))

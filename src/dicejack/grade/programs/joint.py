@@ -1,0 +1,242 @@
+"""One verdict per student from every run of their program: each run's output graded by the
+grading pipeline (:func:`dicejack.grade.grade_text` against the reference runs of its setting),
+then the runs' evidence combined as one family, so that running a program many times does not
+multiply its false alarms.
+
+The family (Holm's step-down at the review level P_REVIEW = P_INCONSISTENT + ALPHA_PRINT):
+
+- every run's consistency p-value (continuous; uniform for a faithful program); a run whose
+  tables repeat an earlier run's exactly is counted once;
+- one p-value for the print-rule checks of all runs: under a faithful program each run flags a
+  print-only slip with probability at most ALPHA_PRINT (a rank p-value over the held-out runs),
+  independently across runs, so k flags among n runs have the binomial tail
+  P(X >= k | n, ALPHA_PRINT). A rank p-value is coarse (at least 1/61), so Holm over the runs'
+  own print p-values could never reject; the count of flags can.
+
+A rejection makes the student's verdict review, naming what drove it (the slip flagged most
+often, or ``inconsistent`` with the run). The score is the mean over the assigned runs; a run
+that fails to run (crash, timeout, no tables, tables of another size) fails the student with
+that run's reason; identical tables from two runs are flagged ``fixed-output``."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from dicejack.grade.grading import grade_text
+from dicejack.grade.programs.plan import PlannedSetting
+from dicejack.grade.record import Grade
+from dicejack.grade.references import References
+from dicejack.grade.rubric import ALPHA_PRINT, P_INCONSISTENT
+from dicejack.runtime.sandbox import RunResult
+
+__all__ = ["ProgramRun", "Joint", "P_REVIEW", "grade_run", "holm", "print_flag_p", "joint_grade",
+           "failed_grade"]
+
+P_REVIEW = P_INCONSISTENT + ALPHA_PRINT
+
+
+@dataclass(frozen=True)
+class ProgramRun:
+    """One run of a student's program: where (setting, its index among the setting's runs,
+    seed), how (command), what happened (result) and its grade (None when it did not run)."""
+
+    setting: PlannedSetting
+    index: int
+    seed: int | None
+    command: str
+    result: RunResult | None
+    grade: Grade | None
+    error: str = ""
+
+    @property
+    def failed(self) -> str:
+        """Why this run counts as failed ("" when it was graded)."""
+        if self.error:
+            return self.error
+        if self.grade is None:
+            return "not run"
+        if self.grade.status != "ok":
+            return self.grade.error or "not graded"
+        return ""
+
+    @property
+    def stderr_tail(self) -> str:
+        if self.result is None:
+            return ""
+        lines = self.result.stderr.decode("utf-8", "replace").strip().splitlines()
+        return " | ".join(lines[-3:])[-300:]
+
+
+def grade_run(refs: References, setting: PlannedSetting, index: int, seed: int | None,
+              command: str, result: RunResult, label: str) -> ProgramRun:
+    """Grade what one run printed (the run's own failure, when it failed, is its row)."""
+    why = result.why()
+    if why:
+        return ProgramRun(setting, index, seed, command,
+                          dataclasses.replace(result, stdout=b""), None, why)
+    g = grade_text(refs, result.stdout, name=f"{label} [{setting.role} run {index + 1}]")
+    if not g.consistency_p < P_INCONSISTENT:  # the text is kept only for the diagnosis
+        result = dataclasses.replace(result, stdout=b"")
+    return ProgramRun(setting, index, seed, command, result, g)
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values, in the order given (NaN stays NaN)."""
+    order = sorted((p, i) for i, p in enumerate(p_values) if not math.isnan(p))
+    n = len(order)
+    out = [math.nan] * len(p_values)
+    running = 0.0
+    for rank, (p, i) in enumerate(order):
+        running = max(running, min(1.0, (n - rank) * p))
+        out[i] = running
+    return out
+
+
+def print_flag_p(flags: int, checked: int, alpha: float = ALPHA_PRINT) -> float:
+    """P(at least `flags` of `checked` faithful runs flag a print-only slip)."""
+    if checked == 0:
+        return math.nan
+    return float(stats.binom.sf(flags - 1, checked, alpha))
+
+
+@dataclass(frozen=True)
+class Joint:
+    """The family's p-values (holm-adjusted, in order: each graded run's consistency, then the
+    print-flag count) and what it concluded."""
+
+    labels: tuple[str, ...]
+    p_values: tuple[float, ...]
+    adjusted: tuple[float, ...]
+    slip: str  # the print flag seen most often ("" none)
+    slip_flags: int
+    slip_checked: int
+
+    @property
+    def p_value(self) -> float:
+        kept = [p for p in self.adjusted if not math.isnan(p)]
+        return min(kept) if kept else math.nan
+
+    @property
+    def rejected(self) -> tuple[str, ...]:
+        return tuple(lab for lab, p in zip(self.labels, self.adjusted, strict=True)
+                     if not math.isnan(p) and p < P_REVIEW)
+
+
+def _family(runs: Sequence[ProgramRun]) -> Joint:
+    labels: list[str] = []
+    ps: list[float] = []
+    flags: Counter[str] = Counter()
+    strength: Counter[str] = Counter()
+    checked = 0
+    seen: list[Grade] = []
+    for r in runs:
+        g = r.grade
+        if g is None or g.status != "ok" or any(_same_tables(g, h) for h in seen):
+            continue  # a repeated printout is not new evidence: counted once
+        seen.append(g)
+        labels.append(f"consistency of {r.setting.role} run {r.index + 1} "
+                      f"({r.setting.settings.describe()})")
+        ps.append(g.consistency_p)
+        pc = g.print_check
+        if pc is not None and pc.runs:
+            checked += 1
+            if pc.flag:
+                flags[pc.flag] += 1
+            for rule, z in pc.z.items():
+                if math.isfinite(z):
+                    strength[rule] += z
+    # the slip named: flagged most often, ties to the larger sum of its z over the runs
+    slip, count = max(flags.items(), key=lambda kv: (kv[1], strength[kv[0]]),
+                      default=("", 0))
+    labels.append(f"print-rule flags: {sum(flags.values())} of {checked} runs"
+                  + (f" (most often {slip})" if slip else ""))
+    ps.append(print_flag_p(sum(flags.values()), checked))
+    return Joint(tuple(labels), tuple(ps), tuple(holm(ps)), slip, count, checked)
+
+
+def failed_grade(label: str, error: str, flags: Sequence[str] = ()) -> Grade:
+    """A student whose program could not be graded: one row saying why."""
+    return Grade(submission=label, status="error", score=0.0, verdict="fail", error=error,
+                 flags=tuple(flags))
+
+
+def _same_tables(a: Grade, b: Grade) -> bool:
+    return (a.policy is not None and b.policy is not None and a.probability is not None
+            and b.probability is not None and a.policy.shape == b.policy.shape
+            and np.array_equal(a.policy, b.policy)
+            and np.array_equal(a.probability, b.probability, equal_nan=True))
+
+
+def _statistical_review(g: Grade) -> bool:
+    """Was this run's review only its own p-values (which the family replaces)?"""
+    own = g.consistency_p < P_INCONSISTENT or bool(g.print_check and g.print_check.flag)
+    others = [f for f in g.flags if f != "inconsistent" and not f.startswith("printed-")
+              and f != "low-power"]
+    return own and not others
+
+
+def joint_grade(label: str, runs: Sequence[ProgramRun], convention: str) -> tuple[Grade, Joint]:
+    """The student's row from all their runs (module docstring) and the family behind it."""
+    joint = _family(runs)
+    failed = [r for r in runs if r.failed]
+    assigned = [r for r in runs if r.setting.role == "assigned" and not r.failed]
+    if failed:
+        r = failed[0]
+        more = f" (and {len(failed) - 1} more of {len(runs)} runs)" if len(failed) > 1 else ""
+        base = r.grade if r.grade is not None else failed_grade(label, "")
+        # tables of another size than the run's LTarget: the settings given were not followed
+        wrong = [x for x in runs if x.grade is not None and x.grade.table_size is not None
+                 and x.grade.table_size != x.setting.settings.low]
+        flags = (*base.flags, "ignores-settings") if wrong else base.flags
+        g = dataclasses.replace(
+            base, submission=label, status="error", score=0.0, verdict="fail", flags=flags,
+            error=f"{r.setting.role} run {r.index + 1} ({r.setting.settings.describe()}): "
+                  f"{r.failed}{more}")
+        return g, joint
+    if not assigned:
+        return failed_grade(label, "no assigned run"), joint
+    first = assigned[0].grade
+    assert first is not None
+    grades = [r.grade for r in assigned if r.grade is not None]
+    score = float(np.mean([g.score for g in grades]))
+    flags: list[str] = [f for f in first.flags if f != "inconsistent"
+                        and not f.startswith("printed-")]
+    verdict = "pass"
+    if any(g.verdict == "fail" for g in grades):
+        verdict = "fail"
+    elif any(g.verdict == "review" and not _statistical_review(g) for g in grades):
+        verdict = "review"
+    notes: list[str] = []
+    for lab in joint.rejected:
+        if lab.startswith("print-rule"):
+            flags.append(joint.slip)
+            notes.append(f"print-only slip {joint.slip}: flagged in {joint.slip_flags} of "
+                         f"{joint.slip_checked} runs (joint p {joint.adjusted[-1]:.3g})")
+        elif "inconsistent" not in flags:
+            flags.append("inconsistent")
+            notes.append(f"inconsistent: {lab}")
+    if joint.rejected and verdict == "pass":
+        verdict = "review"
+    by_setting: dict[str, list[Grade]] = {}
+    for r in runs:
+        if r.grade is not None:
+            by_setting.setdefault(r.setting.label, []).append(r.grade)
+    if any(_same_tables(a, b) for gs in by_setting.values() for i, a in enumerate(gs)
+           for b in gs[i + 1:]):
+        flags.append("fixed-output")
+        notes.append("two runs at one setting printed identical tables")
+        verdict = "review" if verdict == "pass" else verdict
+    notes.append(f"joint p-value {joint.p_value:.3g} over {len(joint.p_values)} tests "
+                 f"(Holm, review below {P_REVIEW:.3f}); input {convention}")
+    layout = f"{first.layout}; input {convention}"
+    g = dataclasses.replace(
+        first, submission=label, score=score, verdict=verdict, flags=tuple(dict.fromkeys(flags)),
+        layout=layout, notes="; ".join(n for n in (first.notes, *notes) if n))
+    return g, joint

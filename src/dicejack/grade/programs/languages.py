@@ -1,0 +1,150 @@
+"""Which language a submitted program is in, and how to build and run it: Python, Java, C and C++
+out of the box, any other by a command template. Only file names and a submission's own words
+(``public static void main``, ``__main__``) are looked at, never run here; building and running
+happen in the sandbox (:mod:`dicejack.grade.programs.running`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from dicejack.grade.settings import GradeError
+
+__all__ = ["Language", "LANGUAGES", "Program", "parse_language", "find_program",
+           "JAVA_OPTIONS", "MAX_SOURCE_FILES"]
+
+#: JVM options that let Java start inside the address-space limit (the JVM reserves far more
+#: virtual memory than it uses) and keep its threads few (the process limit counts them).
+JAVA_OPTIONS = ("-Xmx256m", "-Xss2m", "-XX:CompressedClassSpaceSize=64m",
+                "-XX:ReservedCodeCacheSize=32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-XX:CICompilerCount=1", "-Xshare:auto")
+#: A submission with more source files than this is refused (a row says so).
+MAX_SOURCE_FILES = 200
+
+
+@dataclass(frozen=True)
+class Language:
+    """A language: its source extensions, its build command (None: nothing to build) and its run
+    command, as templates over ``{main}`` (the main file), ``{stem}`` (its name without the
+    extension, e.g. a Java class) and ``{sources}`` (every source file, one argument each)."""
+
+    name: str
+    extensions: tuple[str, ...]
+    run: tuple[str, ...]
+    build: tuple[str, ...] | None = None
+
+    def command(self, template: Sequence[str], main: str, sources: Sequence[str],
+                stem: str | None = None) -> list[str]:
+        stem = Path(main).stem if stem is None else stem
+        out: list[str] = []
+        for part in template:
+            if part == "{sources}":
+                out.extend(sources)
+            else:
+                out.append(part.replace("{main}", main).replace("{stem}", stem))
+        return out
+
+
+LANGUAGES: dict[str, Language] = {
+    "python": Language("python", (".py",), ("python3", "-I", "{main}")),
+    "java": Language("java", (".java",), ("java", *JAVA_OPTIONS, "-cp", ".", "{stem}"),
+                     ("javac", *(f"-J{o}" for o in JAVA_OPTIONS[:5]), "-encoding", "UTF-8",
+                      "-d", ".", "{sources}")),
+    "c": Language("c", (".c",), ("./program",),
+                  ("gcc", "-O2", "-std=gnu11", "-o", "program", "{sources}", "-lm")),
+    "c++": Language("c++", (".cpp", ".cc", ".cxx", ".C"), ("./program",),
+                    ("g++", "-O2", "-std=gnu++17", "-o", "program", "{sources}")),
+}
+
+
+def parse_language(spec: str) -> Language:
+    """A language from a command template ``NAME EXT[,EXT]: RUN`` or ``NAME EXT: BUILD && RUN``,
+    e.g. ``ruby .rb: ruby {main}`` or ``rust .rs: rustc -O -o program {main} && ./program``."""
+    head, sep, commands = spec.partition(":")
+    words = head.split()
+    if not sep or len(words) != 2 or not commands.strip():
+        raise GradeError(f"language template must be 'NAME .EXT: RUN' or 'NAME .EXT: BUILD && "
+                         f"RUN', got {spec!r}")
+    name, exts = words
+    extensions = tuple(e if e.startswith(".") else f".{e}" for e in exts.split(",") if e)
+    build, _, run = commands.rpartition("&&")
+    if not run.split():
+        raise GradeError(f"language template {spec!r} has no run command")
+    return Language(name, extensions, tuple(run.split()),
+                    tuple(build.split()) if build.strip() else None)
+
+
+@dataclass(frozen=True)
+class Program:
+    """One student's program: its files (relative to `folder`), language and main file."""
+
+    label: str
+    folder: Path
+    language: Language
+    main: str
+    sources: tuple[str, ...]
+    parts: tuple[str, ...] = ()  # its path in the download, for the LMS identity
+    stem: str | None = None  # the main class with its package (Java), else the main file's stem
+
+    def build_command(self) -> list[str] | None:
+        if self.language.build is None:
+            return None
+        return self.language.command(self.language.build, self.main, self.sources, self.stem)
+
+    def run_command(self) -> list[str]:
+        return self.language.command(self.language.run, self.main, self.sources, self.stem)
+
+
+_JAVA_MAIN = re.compile(rb"public\s+static\s+(?:final\s+)?void\s+main\s*\(")
+_PY_MAIN = re.compile(rb"""__name__\s*==\s*['"]__main__['"]""")
+_C_MAIN = re.compile(rb"\bint\s+main\s*\(")
+_JAVA_PACKAGE = re.compile(rb"^\s*package\s+([A-Za-z_][\w.]*)\s*;", re.MULTILINE)
+
+
+def _main_of(language: Language, folder: Path, sources: list[str]) -> str:
+    pattern = {"java": _JAVA_MAIN, "python": _PY_MAIN, "c": _C_MAIN, "c++": _C_MAIN}.get(
+        language.name)
+    if len(sources) == 1 or pattern is None:
+        return sources[0]
+    hits = [s for s in sources if pattern.search((folder / s).read_bytes()[:1 << 20])]
+    if len(hits) == 1:
+        return hits[0]
+    if language.name in ("c", "c++") and not hits:
+        return sources[0]
+    many = ", ".join(hits or sources)
+    raise GradeError(f"cannot tell the main file among {many}")
+
+
+def find_program(folder: Path, label: str, extra: Mapping[str, Language] | None = None,
+                 parts: Sequence[str] = ()) -> Program:
+    """The program in `folder` (its files, searched recursively): the language most of its
+    source files are in, and the main file. GradeError (one line: the row's reason) when there
+    is no source file or the main file is ambiguous."""
+    languages = {**LANGUAGES, **(extra or {})}
+    by_ext = {ext: lang for lang in languages.values() for ext in lang.extensions}
+    found: dict[str, list[str]] = {}
+    count = 0
+    for path in sorted(folder.rglob("*")):
+        if path.is_symlink() or not path.is_file():
+            continue
+        lang = by_ext.get(path.suffix)
+        if lang is not None:
+            count += 1
+            if count > MAX_SOURCE_FILES:
+                raise GradeError(f"more than {MAX_SOURCE_FILES} source files")
+            found.setdefault(lang.name, []).append(path.relative_to(folder).as_posix())
+    if not found:
+        known = ", ".join(sorted(by_ext))
+        raise GradeError(f"no program found (source files: {known})")
+    name = max(found, key=lambda n: len(found[n]))
+    language = languages[name]
+    sources = found[name]
+    main = _main_of(language, folder, sources)
+    stem = None
+    if language.name == "java":
+        package = _JAVA_PACKAGE.search((folder / main).read_bytes()[:1 << 20])
+        stem = Path(main).stem if package is None else (
+            f"{package.group(1).decode()}.{Path(main).stem}")
+    return Program(label, folder, language, main, tuple(sources), tuple(parts), stem)

@@ -1,0 +1,158 @@
+"""Building and running one student program in the sandbox (:mod:`dicejack.runtime.sandbox`):
+compiled once into a private folder, then every run in a fresh copy of it with its settings
+rendered by the input convention, and the convention itself found by running a tiny game when
+the course named none (:func:`detect`). What a run printed is graded elsewhere
+(:mod:`dicejack.grade.programs.joint`); here it is only run, and its size read."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dicejack import formats
+from dicejack.grade.programs.conventions import CANDIDATES, Convention, Settings
+from dicejack.grade.programs.languages import Program
+from dicejack.runtime import sandbox as sb
+
+__all__ = ["Runner", "Build", "TINY", "detect", "build", "run_once", "printed_size",
+           "BUILD_LIMITS"]
+
+#: The tiny game conventions are tried on: six different numbers, so that a program reading
+#: them in another order or layout gets another size of table (or an error), never LTarget 7.
+TINY = Settings(sides=6, low=7, high=9, dice=2, m=10.0, games=300)
+#: Building (javac, gcc) needs more memory and time than a run of a small game.
+BUILD_LIMITS = sb.Limits(cpu_seconds=120, memory_bytes=3 << 30, file_bytes=256 << 20,
+                         processes=64, open_files=256, wall_seconds=180.0)
+
+
+@dataclass(frozen=True)
+class Runner:
+    """How programs are run: the sandbox, the limits of a run and of a build."""
+
+    sandbox: sb.Sandbox
+    limits: sb.Limits = field(default_factory=sb.Limits)
+    build_limits: sb.Limits = BUILD_LIMITS
+    cancel: threading.Event = field(default_factory=threading.Event, compare=False)
+
+
+@dataclass(frozen=True)
+class Build:
+    """A program built (or not): its private folder (None on failure), the build's result, and
+    why it failed ("" when it did not)."""
+
+    program: Program
+    folder: Path | None
+    error: str = ""
+    result: sb.RunResult | None = None
+
+    def discard(self) -> None:
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _tail(data: bytes, lines: int = 3, width: int = 300) -> str:
+    text = data.decode("utf-8", "replace").strip().splitlines()
+    return " | ".join(line.strip() for line in text[:lines] if line.strip())[:width]
+
+
+def build(program: Program, runner: Runner) -> Build:
+    """Copy the program's files into a private folder and compile them there, in the sandbox.
+    A compiler's complaint is the Build's error (its first lines)."""
+    folder = sb.fresh_folder(program.folder, run_as=runner.sandbox.run_as,
+                             prefix="dicejack-build-")
+    cmd = program.build_command()
+    if cmd is None:
+        return Build(program, folder)
+    try:
+        result = sb.run_jailed(runner.sandbox, folder, cmd, limits=runner.build_limits,
+                               cancel=runner.cancel)
+    except OSError as exc:
+        shutil.rmtree(folder, ignore_errors=True)
+        return Build(program, None, f"cannot run the {program.language.name} compiler "
+                     f"({cmd[0]}): {exc.strerror or exc}")
+    if not result.ok:
+        shutil.rmtree(folder, ignore_errors=True)
+        said = _tail(result.stderr) or _tail(result.stdout) or result.why()
+        return Build(program, None, f"does not compile ({program.language.name}): {said}",
+                     result)
+    return Build(program, folder, "", result)
+
+
+def run_once(built: Build, runner: Runner, convention: Convention, settings: Settings,
+             seed: int | None = None, *, limits: sb.Limits | None = None) -> sb.RunResult:
+    """One run of a built program in a fresh copy of its folder, given `settings` by
+    `convention`; the copy is removed afterwards."""
+    assert built.folder is not None
+    run_as = runner.sandbox.run_as
+    folder = sb.fresh_folder(built.folder, run_as=run_as)
+    try:
+        args, stdin, files = convention.render(settings, seed)
+        for name, data in files.items():
+            path = folder / name
+            path.write_bytes(data)
+            if run_as is not None:
+                os.chown(path, *run_as)
+        return sb.run_jailed(runner.sandbox, folder, [*built.program.run_command(), *args],
+                             limits=limits or runner.limits, stdin=stdin, cancel=runner.cancel)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def printed_size(stdout: bytes, n_dice: int) -> int | None:
+    """The LTarget of the two tables a run printed (None: no tables read)."""
+    if not stdout.strip():
+        return None
+    try:
+        return formats.find_table_size(stdout, n_dice)
+    except Exception:  # noqa: BLE001 - hostile output never stops the batch
+        return None
+
+
+@dataclass(frozen=True)
+class Detection:
+    """The convention found (None: none fits), what each try printed, and the flag when the
+    program prints one size whatever it is given (``ignores-settings``)."""
+
+    convention: Convention | None
+    tries: tuple[tuple[str, str], ...]
+    flag: str = ""
+    stopped: str = ""  # why detection stopped early (a run hit a limit)
+
+    def reason(self) -> str:
+        if self.convention is not None:
+            return ""
+        if self.stopped:
+            return self.stopped
+        shown = "; ".join(f"{c}: {what}" for c, what in self.tries[:4])
+        if self.flag:
+            return (f"no input convention changes what it prints ({self.flag}): {shown}")
+        return f"no input convention gives tables of the tiny game's size ({TINY.low}): {shown}"
+
+
+def detect(built: Build, runner: Runner, candidates: Sequence[Convention] = CANDIDATES,
+           tiny: Settings = TINY) -> Detection:
+    """The first of `candidates` under which the program prints two tables of the tiny game's
+    size. A run that fails, prints no tables or tables of another size rules its candidate out;
+    when every candidate's tables have one same size, the program ignores its settings."""
+    quick = sb.Limits(**{**runner.limits.__dict__,
+                         "wall_seconds": min(runner.limits.wall_seconds, 20.0)})
+    tries: list[tuple[str, str]] = []
+    sizes: list[int | None] = []
+    for convention in candidates:
+        result = run_once(built, runner, convention, tiny, seed=1, limits=quick)
+        size = printed_size(result.stdout, tiny.dice)
+        sizes.append(size)
+        if size == tiny.low:
+            return Detection(convention, (*tries, (convention.describe(), "fits")))
+        what = (result.why() if not result.ok else
+                f"{size}x{size} tables" if size is not None else "no tables read")
+        tries.append((convention.describe(), what))
+        if result.reason:  # timed out, out of CPU, too much output: no convention will help
+            return Detection(None, tuple(tries), "", f"on the tiny game: {what}")
+    printed = [s for s in sizes if s is not None]
+    flag = "ignores-settings" if len(printed) >= 2 and len(set(printed)) == 1 else ""
+    return Detection(None, tuple(tries), flag)
