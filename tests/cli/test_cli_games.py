@@ -1,0 +1,68 @@
+"""`dicejack solve --game` (and `learn --game`): protocol games on the command line; the
+handout's commands unchanged without it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dicejack.cli import main
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_solve_pig_text_and_json(capsys):
+    code, out, err = run(capsys, "solve", "--game", "pig", "--game-param", "goal=2")
+    assert code == 0
+    assert out.splitlines()[0].startswith("# pig goal=2 die=6 (two players, zero-sum)")
+    assert "0.857142857143" in out  # 6/7 by hand: roll; 5/6 win, 1/6 the opponent starts
+    assert "note: enumerated" in err
+    code, out, _ = run(capsys, "solve", "--game", "pig", "--game-param", "goal=2",
+                       "--format", "json")
+    doc = json.loads(out)
+    assert doc["game"] == "pig" and doc["params"] == {"goal": 2, "die": 6}
+    assert abs(doc["value"] - 6 / 7) <= 1e-12 and doc["residual"] <= 1e-12
+    assert doc["method"] == "value-iteration" and doc["optimal_start"] == ["roll"]
+
+
+def test_solve_handout_through_the_protocol_exactly(capsys):
+    code, out, _ = run(capsys, "solve", "--game", "handout", "--game-param", "sides=4",
+                       "--game-param", "low=6", "--game-param", "high=7", "--exact")
+    assert code == 0
+    assert "exactly: 1211265/2097152" in out  # solver.solve(Game(4, 6, 7, 2), exact=True)
+    assert "backward induction" in out
+
+
+def test_solve_csv_has_every_state(capsys, tmp_path):
+    path = tmp_path / "piglet.csv"
+    code, _, err = run(capsys, "solve", "--game", "piglet", "--game-param", "goal=2",
+                       "--method", "policy-iteration", "--format", "csv", "--out", str(path))
+    assert code == 0 and f"wrote {path}" in err
+    lines = path.read_text().splitlines()
+    assert lines[0] == "state,player,value,optimal"
+    assert len(lines) == 1 + 14  # Piglet to 2: 14 reachable states
+    assert lines[1].startswith('"(0, 0, 0, 0)",0,')
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--game", "chess"], "no game 'chess'"),
+        (["--game", "pig", "--sides", "3"], "--sides set the handout's game"),
+        (["--game-param", "goal=3"], "need --game NAME"),
+        (["--game", "pig", "--format", "npz", "--out", "x.npz"], "--format npz"),
+        (["--game", "pig", "--game-param", "goal=0"], "goal must be a whole number"),
+        (["--game", "piglet", "--exact"], "has cycles"),
+        (["--method", "policy-iteration"], "is for --game"),
+        (["--game", "nothere.py:Game"], "no file nothere.py"),
+    ],
+)
+def test_solve_game_errors_are_one_line(capsys, args, words):
+    code, out, err = run(capsys, "solve", *args)
+    assert code == 2 and out == ""
+    assert err.startswith("error: ") and words in err and err.count("\n") == 1
