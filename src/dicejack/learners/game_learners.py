@@ -1,0 +1,329 @@
+"""Learners for any protocol game (:mod:`dicejack.games`): tabular Q-learning and Monte Carlo
+with exploring starts, on the enumerated game's rows (one per state and legal action).
+
+Both estimate Q(s, a), player 0's expected payoff of playing a at s then on; player 0 takes the
+largest, player 1 the smallest (self-play of a zero-sum game; a one-player game has player 0
+only). Every random draw comes from one seeded numpy Generator, game after game in a fixed
+order, so the tables are the same however the games are chunked, and a learner saved with
+:meth:`state` and rebuilt with :meth:`restore` plays on exactly as the original would have.
+
+``q-learning``: epsilon-greedy self-play from the initial state (the schedule of
+:data:`~dicejack.learners.base.EPSILON_PARAMS`); after each move
+Q(s, a) += alpha (target - Q(s, a)), target = the payoff at a terminal successor, else the
+successor's greedy value (its mover's best Q). alpha None = 1/n, n the pair's updates.
+``mc-exploring-starts``: each game starts at a (state, action) pair drawn uniformly from every
+non-terminal pair (exploring starts), then both seats play greedily; at the end each pair first
+visited in the game moves to the running mean of the payoffs seen after it (Sutton and Barto,
+Monte Carlo ES).
+
+A game cut at `max_moves` moves (a greedy policy that never ends a cyclic game) still counts as
+played; Q-learning keeps its updates, Monte Carlo ES learns nothing from it. Plain Python over
+lists (a step costs about a microsecond or two; measured in benchmarks/bench_games_pig.py's
+sibling bench_game_learners.py); tests hold both to the contract (:func:`check_game_learner`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from dicejack.games import StateSpace, enumerate_game, game_label
+from dicejack.learners.base import (
+    EPSILON_PARAMS,
+    Param,
+    check_params,
+    format_value,
+    generator_from_text,
+    readonly,
+    rng_state_text,
+    state_array,
+    state_int,
+)
+from dicejack.learners.checks import LearnerError, check_count, check_games_limit, check_seed
+from dicejack.learners.reference import epsilon_at
+
+__all__ = [
+    "GameTables",
+    "GameLearner",
+    "GameQLearning",
+    "GameMCExploringStarts",
+    "GAME_LEARNERS",
+    "game_space",
+]
+
+_SPACES: dict[Any, StateSpace] = {}
+
+
+def game_space(game: Any) -> StateSpace:
+    """The game's :class:`StateSpace`, enumerated once per process for a hashable game (the
+    last four kept)."""
+    try:
+        key = (type(game), game)
+        hash(key)
+    except TypeError:
+        return enumerate_game(game)
+    space = _SPACES.get(key)
+    if space is None:
+        space = enumerate_game(game)
+        if len(_SPACES) >= 4:
+            _SPACES.pop(next(iter(_SPACES)))
+        _SPACES[key] = space
+    return space
+
+
+@dataclass(frozen=True, eq=False)
+class GameTables:
+    """A learner's greedy tables over the enumerated states, read-only.
+
+    best: int64 per state, the row (state, action) the learner rates best, -1 where it has no
+    data or the state is terminal; value: float64 per state, its Q there (NaN where none);
+    visits: int64 per state, the moves made from it.
+    """
+
+    best: np.ndarray
+    value: np.ndarray
+    visits: np.ndarray
+
+    def equals(self, other: GameTables) -> bool:
+        return (np.array_equal(self.best, other.best) and np.array_equal(self.visits, other.visits)
+                and np.array_equal(self.value, other.value, equal_nan=True))
+
+    def policy(self, space: StateSpace) -> np.ndarray:
+        """The greedy policy as row weights (uniform where there is no data)."""
+        counts = np.diff(space.row_start)
+        w = 1.0 / np.maximum(np.repeat(counts, counts), 1).astype(np.float64)
+        known = np.flatnonzero(self.best >= 0)
+        for s in known:
+            w[space.row_start[s]:space.row_start[s + 1]] = 0.0
+        w[self.best[known]] = 1.0
+        return w
+
+
+class GameLearner:
+    """What the two learners share: the game, its rows as Python lists, Q, counts, the
+    generator, and the contract (``name, game, seed, params, played, moves, play(games),
+    tables(), state(), restore``)."""
+
+    NAME: ClassVar[str] = ""
+    SUMMARY: ClassVar[str] = ""
+    PARAMS: ClassVar[tuple[Param, ...]] = ()
+    STATE_KEYS: ClassVar[tuple[str, ...]] = ("q", "n", "visits", "games", "moves", "rng_state")
+
+    def __init__(self, game: Any, seed: int | None = None, **params: Any) -> None:
+        self.name = self.NAME
+        self.game = game
+        self.seed = check_seed(seed)
+        self.params = check_params(self.NAME, self.PARAMS, params)
+        self.space = game_space(game)
+        space = self.space
+        if space.terminal[0]:
+            raise LearnerError(f"{game_label(game)}: the initial state is terminal; nothing to "
+                               "learn")
+        self.rng = np.random.default_rng(self.seed)
+        self.q = np.full(space.n_rows, float(self.params.get("q_init", 0.0)))
+        self.n = np.zeros(space.n_rows, dtype=np.int64)
+        self.visits = np.zeros(space.n_states, dtype=np.int64)
+        self.counters = [0, 0]  # games, moves
+        t = space.transitions
+        self._indptr = t.indptr.tolist()
+        self._succ = t.indices.tolist()
+        cum = t.data.copy()
+        # the running sum of each row's probabilities: an outcome is the first with u < cum
+        for r in range(space.n_rows):
+            lo, hi = self._indptr[r], self._indptr[r + 1]
+            cum[lo:hi] = np.cumsum(t.data[lo:hi])
+            cum[hi - 1] = np.inf  # the last outcome takes whatever rounding leaves
+        self._cum = cum.tolist()
+        self._row_start = space.row_start.tolist()
+        self._sign = np.where(space.player == 1, -1.0, 1.0).tolist()
+        self._terminal = space.terminal.tolist()
+        self._payoff = space.payoff.tolist()
+
+    def __repr__(self) -> str:
+        words = " ".join(f"{k}={format_value(v)}" for k, v in self.params.items())
+        return f"<{type(self).__name__} {self.name} {words} seed={self.seed} played={self.played}>"
+
+    @property
+    def played(self) -> int:
+        return self.counters[0]
+
+    @property
+    def moves(self) -> int:
+        return self.counters[1]
+
+    @property
+    def label(self) -> str:
+        words = [self.name, *(f"{k}={format_value(v)}" for k, v in self.params.items())]
+        return " ".join([*words, f"seed={self.seed}", f"games={self.played}"])
+
+    # ----------------------------------------------------------------------------- helpers
+    def _outcome(self, row: int, u: float) -> int:
+        """The successor one uniform u draws from `row`'s outcomes."""
+        i = self._indptr[row]
+        cum = self._cum
+        while u >= cum[i]:
+            i += 1
+        return self._succ[i]
+
+    @staticmethod
+    def _greedy(q: list[float], lo: int, hi: int, sign: float) -> int:
+        """The row of lo..hi-1 with the mover's best Q (player 1: the smallest); ties: first."""
+        best, top = lo, sign * q[lo]
+        for r in range(lo + 1, hi):
+            v = sign * q[r]
+            if v > top:
+                best, top = r, v
+        return best
+
+    def play(self, games: int) -> None:
+        """Play `games` more games (chunking never changes the result)."""
+        games = check_games_limit(check_count("games", games))
+        if games:
+            q, n, visits = self.q.tolist(), self.n.tolist(), self.visits.tolist()
+            self._play(games, q, n, visits)
+            self.q = np.asarray(q, dtype=np.float64)
+            self.n = np.asarray(n, dtype=np.int64)
+            self.visits = np.asarray(visits, dtype=np.int64)
+
+    def _play(self, games: int, q: list[float], n: list[int], visits: list[int]) -> None:
+        raise NotImplementedError  # pragma: no cover - every learner overrides
+
+    def tables(self) -> GameTables:
+        """The greedy tables now (:class:`GameTables`)."""
+        space = self.space
+        best = np.full(space.n_states, -1, dtype=np.int64)
+        value = np.full(space.n_states, np.nan)
+        q = self.q
+        rs = self._row_start
+        for s in np.flatnonzero(self.visits > 0).tolist():
+            r = self._greedy_array(q, rs[s], rs[s + 1], self._sign[s])
+            best[s] = r
+            value[s] = q[r]
+        return GameTables(readonly(best), readonly(value), readonly(self.visits.copy()))
+
+    @staticmethod
+    def _greedy_array(q: np.ndarray, lo: int, hi: int, sign: float) -> int:
+        seg = sign * q[lo:hi]
+        return lo + int(np.argmax(seg))
+
+    def state(self) -> dict[str, Any]:
+        return {"q": self.q.copy(), "n": self.n.copy(), "visits": self.visits.copy(),
+                "games": self.played, "moves": self.moves,
+                "rng_state": rng_state_text(self.rng)}
+
+    @classmethod
+    def restore(cls, game: Any, seed: int, params: Mapping[str, Any],
+                state: Mapping[str, Any]) -> GameLearner:
+        """A learner that plays on exactly as the one whose :meth:`state` this is."""
+        obj = cls(game, seed, **dict(params))
+        space = obj.space
+        obj.q = np.array(state_array(state, "q", (space.n_rows,), "f"), dtype=np.float64)
+        obj.n = np.array(state_array(state, "n", (space.n_rows,), "iu"), dtype=np.int64)
+        obj.visits = np.array(state_array(state, "visits", (space.n_states,), "iu"),
+                              dtype=np.int64)
+        obj.counters = [state_int(state, "games"), state_int(state, "moves")]
+        obj.rng = generator_from_text(state.get("rng_state"))
+        return obj
+
+
+MAX_MOVES = Param("max_moves", 100_000, "moves after which a game is cut (a cyclic game "
+                  "greedy play never ends)", kind="int", low=1, high=10**9)
+
+
+class GameQLearning(GameLearner):
+    """Tabular Q-learning by epsilon-greedy self-play (module docstring)."""
+
+    NAME = "q-learning"
+    SUMMARY = "tabular Q-learning, target the successor's greedy value (any protocol game)"
+    PARAMS = (
+        *EPSILON_PARAMS,
+        Param("alpha", None, "step size (1/n: the pair's running mean)", low=0.0, high=1.0,
+              low_open=True, none="1/n"),
+        Param("q_init", 0.5, "initial Q of every pair", low=-1e300, high=1e300),
+        MAX_MOVES,
+    )
+
+    def _play(self, games: int, q: list[float], n: list[int], visits: list[int]) -> None:
+        p = self.params
+        alpha, cap = p["alpha"], p["max_moves"]
+        rng, rs, sign, terminal, payoff = (self.rng, self._row_start, self._sign,
+                                           self._terminal, self._payoff)
+        greedy, outcome = self._greedy, self._outcome
+        for _ in range(games):
+            eps = epsilon_at(self.counters[0], p["epsilon"], p["epsilon_min"],
+                             p["epsilon_decay"])
+            s, moves = 0, 0
+            while not terminal[s] and moves < cap:
+                lo, hi = rs[s], rs[s + 1]
+                u = rng.random()
+                if u < eps:
+                    r = lo + min(int(u / eps * (hi - lo)), hi - lo - 1)
+                else:
+                    r = greedy(q, lo, hi, sign[s])
+                nxt = outcome(r, rng.random())
+                if terminal[nxt]:
+                    target = payoff[nxt]
+                else:
+                    target = q[greedy(q, rs[nxt], rs[nxt + 1], sign[nxt])]
+                n[r] += 1
+                step = 1.0 / n[r] if alpha is None else alpha
+                q[r] += step * (target - q[r])
+                visits[s] += 1
+                s = nxt
+                moves += 1
+            self.counters[0] += 1
+            self.counters[1] += moves
+
+
+class GameMCExploringStarts(GameLearner):
+    """Monte Carlo with exploring starts, greedy self-play (module docstring)."""
+
+    NAME = "mc-exploring-starts"
+    SUMMARY = "Monte Carlo ES: random first (state, action), then greedy; first-visit means"
+    PARAMS = (
+        Param("q_init", 0.5, "initial Q of every pair (before its first return)",
+              low=-1e300, high=1e300),
+        MAX_MOVES,
+    )
+
+    def __init__(self, game: Any, seed: int | None = None, **params: Any) -> None:
+        super().__init__(game, seed, **params)
+        live = np.flatnonzero(~self.space.terminal[self.space.row_state])
+        self._pairs = live.tolist()  # every row is a non-terminal pair; kept general
+
+    def _play(self, games: int, q: list[float], n: list[int], visits: list[int]) -> None:
+        cap = self.params["max_moves"]
+        rng, rs, sign, terminal, payoff = (self.rng, self._row_start, self._sign,
+                                           self._terminal, self._payoff)
+        greedy, outcome, pairs = self._greedy, self._outcome, self._pairs
+        row_state = self.space.row_state
+        for _ in range(games):
+            r = pairs[int(rng.integers(len(pairs)))]
+            s = int(row_state[r])
+            seen: dict[int, None] = {}
+            moves = 0
+            while True:
+                seen.setdefault(r, None)
+                visits[s] += 1
+                moves += 1
+                s = outcome(r, rng.random())
+                if terminal[s] or moves >= cap:
+                    break
+                r = greedy(q, rs[s], rs[s + 1], sign[s])
+            if terminal[s]:
+                g = payoff[s]
+                for pair in seen:
+                    n[pair] += 1
+                    q[pair] += (g - q[pair]) / n[pair]
+            self.counters[0] += 1
+            self.counters[1] += moves
+
+
+#: The learners of protocol games by name.
+GAME_LEARNERS: dict[str, type[GameLearner]] = {
+    GameQLearning.NAME: GameQLearning,
+    GameMCExploringStarts.NAME: GameMCExploringStarts,
+}
