@@ -13,7 +13,8 @@ from typing import Any
 from dicejack.games.protocol import game_params
 from dicejack.solver.generic import GameSolution
 
-__all__ = ["game_solution_text", "game_solution_dict", "game_solution_csv", "plain"]
+__all__ = ["game_solution_text", "game_solution_dict", "game_solution_csv", "plain",
+           "game_params"]
 
 
 def plain(value: Any) -> Any:
