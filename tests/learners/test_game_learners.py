@@ -68,9 +68,9 @@ def test_contract_holds(name, game):
 
 def test_a_learner_with_hidden_randomness_fails_the_contract():
     class Leaky(GameQLearning):
-        def _play(self, games, q, n, visits):
-            super()._play(games, q, n, visits)
-            q[0] += np.random.default_rng().random()  # not from the learner's generator
+        def play(self, games):
+            super().play(games)
+            self.q[0] += np.random.default_rng().random()  # not from the learner's generator
 
     with pytest.raises(LearnerError, match="same seed gives other tables|other tables"):
         check_game_learner(Leaky(Piglet(goal=2), 1), games=10)
@@ -142,3 +142,20 @@ def test_bad_names_and_params():
     with pytest.raises(LearnerError, match="alpha"):
         GameQLearning(Piglet(goal=2), 1, alpha=2.0)
     assert game_learner_class("MC_Exploring_Starts") is GameMCExploringStarts
+
+
+@pytest.mark.parametrize("name", list(GAME_LEARNERS))
+@pytest.mark.parametrize("game", [Pig(goal=10), Climb(), HandoutGame(4, 8, 9, 2)],
+                         ids=lambda g: g.name)
+def test_the_compiled_loop_equals_the_plain_one(name, game):
+    cls = GAME_LEARNERS[name]
+    compiled = cls(game, 5, engine="numba")
+    plain = cls(game, 5, engine="python")
+    for chunk in (1, 37, 400):
+        compiled.play(chunk)
+        plain.play(chunk)
+        assert compiled.tables().equals(plain.tables())
+        a, b = compiled.state(), plain.state()
+        np.testing.assert_array_equal(a["q"], b["q"])
+        np.testing.assert_array_equal(a["n"], b["n"])
+        assert a["rng_state"] == b["rng_state"] and a["moves"] == b["moves"]
