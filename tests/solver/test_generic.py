@@ -178,3 +178,35 @@ def test_pig_to_100_reproduces_neller_and_presser():
     assert sol.residual <= 1e-12
     assert round(sol.value, 4) == 0.5306  # "Optimal Play of the Dice Game Pig", UMAP J. 2004
     assert abs(sol.value - 0.5305927) <= 1e-7  # independent value iteration (benchmarks)
+
+
+@pytest.mark.parametrize("game", [SMALL, HANDOUT], ids=str)
+def test_expected_visits_are_the_specialised_visit_probabilities(game):
+    from dicejack.solver.generic import expected_visits
+
+    rng = np.random.default_rng(9)
+    table = rng.integers(1, game.n_dice + 1, size=game.shape)
+    space = enumerate_game(HandoutGame.from_game(game))
+    visits = expected_visits(space, handout_policy(space, table))
+    want = solver.visit_probabilities(game, table, table)
+    got = np.zeros(game.shape)
+    for s, (a, b, *rest) in enumerate(space.states):
+        if a == "win":
+            continue
+        mover = rest[0]
+        got[(a, b) if mover == 0 else (b, a)] += visits[s]
+    np.testing.assert_allclose(got, want, atol=1e-12)
+    ends = visits[space.terminal]
+    assert abs(ends.sum() - 1.0) <= 1e-12  # every game ends somewhere
+
+
+def test_expected_visits_with_cycles_by_hand():
+    from dicejack.solver.generic import expected_visits
+
+    # Piglet to 1: each roll ends the game with 1/2, else passes the turn: the start of player
+    # 0 is visited 1 + 1/4 + 1/16 + ... = 4/3 times, player 1's 2/3; player 0 wins 2/3.
+    space = enumerate_game(Piglet(goal=1))
+    visits = expected_visits(space, uniform_policy(space))
+    assert abs(visits[space.index[(0, 0, 0, 0)]] - 4 / 3) <= 1e-12
+    assert abs(visits[space.index[(0, 0, 0, 1)]] - 2 / 3) <= 1e-12
+    assert abs(visits[space.index[("win", 0)]] - 2 / 3) <= 1e-12

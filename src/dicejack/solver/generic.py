@@ -49,6 +49,7 @@ __all__ = [
     "evaluate_policy",
     "best_response_values",
     "game_exploitability",
+    "expected_visits",
     "DEFAULT_TOLERANCE",
     "EXACT_ROWS_LIMIT",
 ]
@@ -525,3 +526,45 @@ def game_exploitability(
         return float(first - evaluate_policy(space, policy, tolerance, levels)[0])
     second = best_response_values(space, policy, 1, tolerance, levels)[0]
     return float(first - second)
+
+
+def expected_visits(space: StateSpace, policy: Any, levels: Levels | None = None) -> np.ndarray:
+    """The expected number of times a game in which both seats play `policy` (row weights)
+    is at each state, terminal states included (a terminal state's is the probability that the
+    game ends there). Without cycles, every state is visited at most once: these are the visit
+    probabilities. Forward over the levels from the initial state's down: a level without
+    cycles passes its inflow on; a cyclic one solves ``x = inflow + P_ll^T x`` (sparse)."""
+    from scipy import sparse
+    from scipy.sparse.linalg import spsolve
+
+    w = check_policy(space, policy)
+    levels = levels or level_structure(space)
+    x = np.zeros(space.n_states)
+    inflow = np.zeros(space.n_states)
+    inflow[0] = 1.0
+    for h in range(len(levels.states) - 1, -1, -1):
+        members = levels.states[h]
+        if not len(members):
+            continue
+        rows, starts, matrix = levels.rows[h], levels.starts[h], levels.matrices[h]
+        counts = np.diff(np.append(starts, len(rows)))
+        owner = np.repeat(np.arange(len(members)), counts)
+        # P_l: (members x all states), each member's rows weighted by the policy
+        weights = sparse.csr_matrix((w[rows], (owner, np.arange(len(rows)))),
+                                    shape=(len(members), len(rows)))
+        p_l = (weights @ matrix).tocsr()
+        if levels.cyclic[h]:
+            local = np.full(space.n_states, -1, dtype=np.int64)
+            local[members] = np.arange(len(members))
+            inner = p_l[:, members]
+            a = (sparse.identity(len(members), format="csc") - inner.T.tocsc())
+            x_l = np.atleast_1d(spsolve(a, inflow[members]))
+        else:
+            x_l = inflow[members]
+        x[members] = x_l
+        out = p_l.T @ x_l  # what leaves the level, and (cyclic) its own inflow again
+        out[members] = 0.0
+        inflow += out
+    done = space.terminal
+    x[done] = inflow[done]
+    return x

@@ -1,5 +1,6 @@
 """A learned policy of a protocol game measured against its exact solution: policy agreement
-(every state, and the decisive ones), value error, the exact value of the learned policy
+(every state, the decisive ones, the on-path ones, weighted by optimal play's visits), value
+error, the exact value of the learned policy
 against optimal play in each seat, and its exploitability. Takes plain arrays (a best row per
 state, -1 = no data, and the learner's value estimates), so any learner's tables fit."""
 
@@ -13,12 +14,16 @@ import numpy as np
 from dicejack.solver.generic import (
     GameSolution,
     evaluate_policy,
+    expected_visits,
     game_exploitability,
     level_structure,
 )
 
-__all__ = ["DECISIVE_GAP", "learned_policy", "learned_metrics"]
+__all__ = ["DECISIVE_GAP", "ON_PATH", "learned_policy", "learned_metrics"]
 
+#: A state is on-path when a game between two optimal players (ties split evenly) is there at
+#: least this often on average (the handout's caveat D: rare states).
+ON_PATH = 1e-3
 #: A state is decisive when its best action beats its best non-optimal one by this much (in
 #: payoff units; for win/lose games a win probability, as the handout's caveat E).
 DECISIVE_GAP = 0.02
@@ -53,7 +58,9 @@ def _gaps(sol: GameSolution) -> np.ndarray:
 def learned_metrics(sol: GameSolution, best: np.ndarray, value: np.ndarray | None = None
                     ) -> dict[str, Any]:
     """The metrics (module docstring) as a flat dict: states, states_with_data,
-    agreement_all and agreement_decisive (no data counts as a disagreement), value_rmse and
+    agreement_all and agreement_decisive (no data counts as a disagreement), decisive_states,
+    agreement_onpath and onpath_states (states optimal play is at at least :data:`ON_PATH`
+    times a game), weighted_agreement (weighted by those expected visits), value_rmse and
     value_max_error (over states with data and an estimate), value_self_play (the learned
     policy in both seats), value_first / value_second (player 0's payoff with the learned policy
     in seat 0 against optimal play, and optimal play in seat 0 against it), game_value,
@@ -74,12 +81,18 @@ def learned_metrics(sol: GameSolution, best: np.ndarray, value: np.ndarray | Non
     levels = level_structure(space)
     w = learned_policy(sol, best)
     optimal_w = sol.policy()
+    often = expected_visits(space, optimal_w, levels)
+    onpath = live & (often >= ON_PATH)
     out: dict[str, Any] = {
         "states": int(live.sum()),
         "states_with_data": int(known.sum()),
         "agreement_all": float(right[live].mean()) if live.any() else math.nan,
         "agreement_decisive": float(right[decisive].mean()) if decisive.any() else math.nan,
         "decisive_states": int(decisive.sum()),
+        "agreement_onpath": float(right[onpath].mean()) if onpath.any() else math.nan,
+        "onpath_states": int(onpath.sum()),
+        "weighted_agreement": float((often[live] * right[live]).sum() / often[live].sum())
+        if often[live].sum() > 0 else math.nan,
     }
     if value is not None:
         v = np.asarray(value, dtype=np.float64)
