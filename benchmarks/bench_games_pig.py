@@ -10,6 +10,9 @@ the ratio is the price of generality.
 
     python benchmarks/bench_games_pig.py                 # goal 100, die 6 (about a minute)
     python benchmarks/bench_games_pig.py --goal 50 --method policy-iteration
+
+It then prints, exactly (solver.generic.evaluate_policy), how often the optimal player beats
+"hold at 20" (roll until the turn total reaches 20 or wins, then hold) in each seat.
 """
 
 from __future__ import annotations
@@ -25,7 +28,12 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 
 from dicejack.games import Pig, enumerate_game  # noqa: E402
-from dicejack.solver.generic import solve_game  # noqa: E402
+from dicejack.solver.generic import (  # noqa: E402
+    evaluate_policy,
+    level_structure,
+    policy_from_actions,
+    solve_game,
+)
 
 
 def numpy_pig(goal: int, die: int, tolerance: float) -> tuple[float, int]:
@@ -57,6 +65,7 @@ def main() -> None:
     parser.add_argument("--goal", type=int, default=100)
     parser.add_argument("--die", type=int, default=6)
     parser.add_argument("--tolerance", type=float, default=1e-13)
+    parser.add_argument("--hold-at", type=int, default=20)
     parser.add_argument("--method", default="value-iteration",
                         choices=("value-iteration", "policy-iteration"))
     args = parser.parse_args()
@@ -75,6 +84,16 @@ def main() -> None:
           f"{sweeps:,} sweeps; P(first player wins) = {value:.10f}")
     print(f"  generic / numpy time: {(t2 - t0) / (t3 - t2):.2f}x (solve alone "
           f"{(t2 - t1) / (t3 - t2):.2f}x); values differ by {abs(sol.value - value):.1e}")
+    hold = policy_from_actions(space, lambda s: "hold" if s[2] >= args.hold_at else "roll")
+    best = sol.policy()
+    seat0 = space.player[space.row_state] == 0
+    levels = level_structure(space)
+    first = evaluate_policy(space, np.where(seat0, best, hold), levels=levels)[0]
+    second = 1.0 - evaluate_policy(space, np.where(seat0, hold, best), levels=levels)[0]
+    both = 1.0 - evaluate_policy(space, hold, levels=levels)[0]
+    print(f"  optimal against hold at {args.hold_at}: wins {first:.6f} moving first, "
+          f"{second:.6f} moving second, {(first + second) / 2:.6f} on average "
+          f"(hold at {args.hold_at} against itself: the first player wins {1 - both:.6f})")
 
 
 if __name__ == "__main__":
