@@ -210,3 +210,39 @@ def test_expected_visits_with_cycles_by_hand():
     assert abs(visits[space.index[(0, 0, 0, 0)]] - 4 / 3) <= 1e-12
     assert abs(visits[space.index[(0, 0, 0, 1)]] - 2 / 3) <= 1e-12
     assert abs(visits[space.index[("win", 0)]] - 2 / 3) <= 1e-12
+
+
+class Waiting:
+    """One player: 'wait' (stay) or 'stop' (payoff 1). Always waiting never ends."""
+
+    name = "waiting"
+    num_players = 1
+
+    def initial_state(self):
+        return "here"
+
+    def is_terminal(self, state):
+        return state == "done"
+
+    def payoff(self, state):
+        return 1
+
+    def player(self, state):
+        return 0
+
+    def actions(self, state):
+        return ("wait", "stop")
+
+    def outcomes(self, state, action):
+        return [("here" if action == "wait" else "done", 1)]
+
+
+@pytest.mark.parametrize("method", ["value-iteration", "policy-iteration"])
+def test_a_policy_that_never_ends_is_worth_nothing(method):
+    sol = solve_game(Waiting(), method=method)
+    # Bellman's equation cannot tell waiting (worth V = 1 too) from stopping: both optimal
+    assert sol.value == 1.0 and sol.optimal[sol.space.row_of("here", "stop")]
+    waiting = policy_from_actions(sol.space, lambda s: "wait")
+    assert evaluate_policy(sol.space, waiting)[0] == 0.0  # the linear system is singular
+    assert best_response_values(sol.space, waiting, 0)[0] == 1.0
+    assert game_exploitability(sol.space, waiting) == 1.0

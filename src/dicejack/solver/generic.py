@@ -210,7 +210,18 @@ def _sweep_levels(
     """Values of every state, level by level (module docstring): states where `fixed` is True
     average their rows' Q by `weights`; the others maximise (player 0) or minimise (player 1).
     Returns (values, sweeps)."""
-    v = space.payoff.copy()
+    return _sweep_levels_from(space, levels, tolerance, weights, fixed, space.payoff.copy())
+
+
+def _sweep_levels_from(
+    space: StateSpace,
+    levels: Levels,
+    tolerance: float,
+    weights: np.ndarray | None,
+    fixed: np.ndarray | None,
+    v: np.ndarray,
+) -> tuple[np.ndarray, int]:
+    """:func:`_sweep_levels` on the values `v` (changed in place and returned)."""
     sign_state = np.where(space.player == 1, -1.0, 1.0)
     sign_row = sign_state[space.row_state]
     sweeps = 0
@@ -399,32 +410,51 @@ def solve_game(
 
 
 # ----------------------------------------------------------------------------- policy iteration
-def _policy_iteration(space: StateSpace, levels: Levels) -> tuple[np.ndarray, int]:
-    """Values by policy iteration on every cyclic level (one backup on the others); returns
-    (values, policy evaluations made)."""
+def _policy_iteration(
+    space: StateSpace,
+    levels: Levels,
+    weights: np.ndarray | None = None,
+    fixed: np.ndarray | None = None,
+    tolerance: float = DEFAULT_TOLERANCE,
+) -> tuple[np.ndarray, int]:
+    """Values by policy iteration on every cyclic level (one backup on the others); states
+    where `fixed` is True play `weights`. Returns (values, policy evaluations made)."""
     v = space.payoff.copy()
     sign_state = np.where(space.player == 1, -1.0, 1.0)
     sign_row = sign_state[space.row_state]
+    if fixed is None:
+        fixed = np.zeros(space.n_states, dtype=bool)
     evaluations = 0
     for h, members in enumerate(levels.states):
         if not len(members):
             continue
-        matrix, starts = levels.matrices[h], levels.starts[h]
+        matrix, starts, rows = levels.matrices[h], levels.starts[h], levels.rows[h]
         if not levels.cyclic[h]:
             q = matrix @ v
-            v[members] = sign_state[members] * np.maximum.reduceat(sign_row[levels.rows[h]] * q,
-                                                                   starts)
+            new = sign_state[members] * np.maximum.reduceat(sign_row[rows] * q, starts)
+            fix = fixed[members]
+            if fix.any():
+                new = np.where(fix, np.add.reduceat(weights[rows] * q, starts), new)
+            v[members] = new
             evaluations += 1
             continue
-        evaluations += _policy_iteration_level(space, levels, h, v, sign_state, sign_row)
+        evaluations += _policy_iteration_level(space, levels, h, v, sign_state, sign_row,
+                                               weights, fixed, tolerance)
     return v, evaluations
 
 
 def _policy_iteration_level(space: StateSpace, levels: Levels, h: int, v: np.ndarray,
-                            sign_state: np.ndarray, sign_row: np.ndarray) -> int:
-    """Hoffman-Karp on level h, writing its values into `v`; the evaluations made."""
+                            sign_state: np.ndarray, sign_row: np.ndarray,
+                            weights: np.ndarray | None, fixed: np.ndarray,
+                            tolerance: float) -> int:
+    """Policy iteration on level h, writing its values into `v`; the evaluations made. Fixed
+    states play `weights`; with both players free, Hoffman-Karp (player 1's best response by
+    policy iteration inside every step of player 0). A policy pair whose linear system is
+    singular (a game that need not end) falls back to value iteration on the level."""
+    import warnings
+
     from scipy import sparse
-    from scipy.sparse.linalg import spsolve
+    from scipy.sparse.linalg import MatrixRankWarning, spsolve
 
     members, matrix, starts = levels.states[h], levels.matrices[h], levels.starts[h]
     rows = levels.rows[h]
@@ -440,29 +470,36 @@ def _policy_iteration_level(space: StateSpace, levels: Levels, h: int, v: np.nda
         (coo.data[~inside], (coo.row[~inside], coo.col[~inside])), shape=(len(rows), len(v))
     ) @ v)
     player = space.player[members]
+    fix = fixed[members]
+    owner = np.repeat(np.arange(m), counts)
+    fixed_rows = np.repeat(fix, counts)
     r_sign = sign_row[rows]
     evaluations = 0
 
-    def evaluate(choice: np.ndarray) -> np.ndarray:
+    def evaluate(choice: np.ndarray) -> np.ndarray | None:
         nonlocal evaluations
-        chosen = starts + choice
-        a = sparse.identity(m, format="csc") - inner[chosen].tocsc()
-        values = np.atleast_1d(spsolve(a, outside[chosen]))
+        w = np.zeros(len(rows))
+        if fixed_rows.any():
+            w[fixed_rows] = weights[rows[fixed_rows]]
+        free = np.flatnonzero(~fix)
+        w[starts[free] + choice[free]] = 1.0
+        pick = sparse.csr_matrix((w, (owner, np.arange(len(rows)))), shape=(m, len(rows)))
+        a = (sparse.identity(m, format="csc") - (pick @ inner).tocsc())
         evaluations += 1
-        if not np.all(np.isfinite(values)):
-            raise SolverError(f"policy iteration on {space.label}: a policy pair never ends the "
-                              "game; use value iteration")
-        return values
-
-    def q_of(values: np.ndarray) -> np.ndarray:
-        return inner @ values + outside
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", MatrixRankWarning)
+            try:
+                values = np.atleast_1d(spsolve(a, pick @ outside))
+            except (MatrixRankWarning, RuntimeError):
+                return None
+        return values if np.all(np.isfinite(values)) else None
 
     def improve(choice: np.ndarray, values: np.ndarray, who: int) -> bool:
-        """Switch `who`'s states to a strictly better action (ties keep the old one)."""
-        q = r_sign * q_of(values)
+        """Switch `who`'s free states to a strictly better action (ties keep the old one)."""
+        q = r_sign * (inner @ values + outside)
         top = np.maximum.reduceat(q, starts)
         current = q[starts + choice]
-        better = (top > current + 1e-12) & (player == who)
+        better = (top > current + 1e-12) & (player == who) & ~fix
         if not better.any():
             return False
         for i in np.flatnonzero(better):
@@ -470,16 +507,27 @@ def _policy_iteration_level(space: StateSpace, levels: Levels, h: int, v: np.nda
             choice[i] = int(np.argmax(seg >= top[i] - 1e-15))
         return True
 
+    free_players = [p for p in (0, 1) if np.any((player == p) & ~fix)]
     choice = np.zeros(m, dtype=np.int64)
+    values: np.ndarray | None = None
     for _outer in range(10_000):
-        for _inner in range(10_000):  # player 1's best response to player 0's current policy
+        for _inner in range(10_000):  # the last free player's best response to the rest
             values = evaluate(choice)
-            if not improve(choice, values, 1):
+            if values is None or not free_players or not improve(choice, values,
+                                                                  free_players[-1]):
                 break
-        if not improve(choice, values, 0):
+        if values is None or len(free_players) < 2 or not improve(choice, values,
+                                                                  free_players[0]):
             break
     else:  # pragma: no cover - finite in theory
         raise SolverError("policy iteration did not settle")
+    if values is None:  # a game that need not end under some policies: value iteration here
+        single = Levels(levels.height, [members], [rows], [starts], [True], [matrix])
+        fixed_all = np.zeros(space.n_states, dtype=bool)
+        fixed_all[members] = fix
+        swept, sweeps = _sweep_levels_from(space, single, tolerance, weights, fixed_all, v)
+        v[members] = swept[members]
+        return evaluations + sweeps
     v[members] = values
     return evaluations
 
@@ -490,10 +538,11 @@ def evaluate_policy(
     levels: Levels | None = None,
 ) -> np.ndarray:
     """Player 0's expected payoff from every state when both seats play `policy` (row
-    weights): exact on levels without cycles, to `tolerance` on the others."""
+    weights): one backup on levels without cycles, a sparse linear solve on the others (value
+    iteration to `tolerance` where that system is singular: a game that need not end)."""
     w = check_policy(space, policy)
     levels = levels or level_structure(space)
-    v, _ = _sweep_levels(space, levels, tolerance, w, np.ones(space.n_states, dtype=bool))
+    v, _ = _policy_iteration(space, levels, w, np.ones(space.n_states, dtype=bool), tolerance)
     return v
 
 
@@ -502,13 +551,14 @@ def best_response_values(
     levels: Levels | None = None,
 ) -> np.ndarray:
     """Player 0's payoff from every state when `responder` (0 or 1) plays a best response and
-    the other seat plays `policy` (row weights)."""
+    the other seat plays `policy` (row weights): policy iteration for the responder on the
+    cyclic levels (value iteration where a linear system is singular)."""
     if responder not in (0, 1) or responder >= space.num_players:
         raise SolverError(f"responder must be a player of the game, got {responder!r}")
     w = check_policy(space, policy)
     levels = levels or level_structure(space)
     fixed = (space.player >= 0) & (space.player != responder)
-    v, _ = _sweep_levels(space, levels, tolerance, w, fixed)
+    v, _ = _policy_iteration(space, levels, w, fixed, tolerance)
     return v
 
 
