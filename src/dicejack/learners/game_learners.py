@@ -100,8 +100,7 @@ class GameTables:
         counts = np.diff(space.row_start)
         w = 1.0 / np.maximum(np.repeat(counts, counts), 1).astype(np.float64)
         known = np.flatnonzero(self.best >= 0)
-        for s in known:
-            w[space.row_start[s]:space.row_start[s + 1]] = 0.0
+        w[np.isin(space.row_state, known)] = 0.0
         w[self.best[known]] = 1.0
         return w
 
@@ -212,23 +211,26 @@ class GameLearner:
         raise NotImplementedError  # pragma: no cover - every learner overrides
 
     def tables(self) -> GameTables:
-        """The greedy tables now (:class:`GameTables`)."""
+        """The greedy tables now (:class:`GameTables`): in each visited state the first row with
+        the mover's best Q, as the loops choose."""
         space = self.space
         best = np.full(space.n_states, -1, dtype=np.int64)
         value = np.full(space.n_states, np.nan)
-        q = self.q
-        rs = self.arrays["row_start"]
-        sign = self.arrays["sign"]
-        for s in np.flatnonzero(self.visits > 0).tolist():
-            r = self._greedy_array(q, int(rs[s]), int(rs[s + 1]), float(sign[s]))
-            best[s] = r
-            value[s] = q[r]
+        seen = np.flatnonzero(self.visits > 0)
+        if len(seen):
+            a = self.arrays
+            mover_q = a["sign"][a["row_state"]] * self.q
+            starts = a["row_start"][seen]
+            counts = a["row_start"][seen + 1] - starts
+            rows = np.repeat(starts - np.concatenate(([0], np.cumsum(counts)[:-1])), counts) \
+                + np.arange(int(counts.sum()))
+            top = np.maximum.reduceat(mover_q[rows], np.concatenate(([0], np.cumsum(counts)[:-1])))
+            owner = np.repeat(np.arange(len(seen)), counts)
+            hit = rows[mover_q[rows] == top[owner]]
+            first = np.unique(a["row_state"][hit], return_index=True)
+            best[first[0]] = hit[first[1]]
+            value[first[0]] = self.q[hit[first[1]]]
         return GameTables(readonly(best), readonly(value), readonly(self.visits.copy()))
-
-    @staticmethod
-    def _greedy_array(q: np.ndarray, lo: int, hi: int, sign: float) -> int:
-        seg = sign * q[lo:hi]
-        return lo + int(np.argmax(seg))
 
     def state(self) -> dict[str, Any]:
         return {"q": self.q.copy(), "n": self.n.copy(), "visits": self.visits.copy(),
