@@ -11,7 +11,7 @@ pig, space, registry. May import :mod:`dicejack.game` and :mod:`dicejack.runtime
 
 >>> from dicejack.games import Piglet, enumerate_game
 >>> enumerate_game(Piglet(goal=2)).n_states
-10
+14
 """
 
 from __future__ import annotations
