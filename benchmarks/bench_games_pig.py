@@ -11,8 +11,10 @@ the ratio is the price of generality.
     python benchmarks/bench_games_pig.py                 # goal 100, die 6 (about a minute)
     python benchmarks/bench_games_pig.py --goal 50 --method policy-iteration
 
-It then prints, exactly (solver.generic.evaluate_policy), how often the optimal player beats
-"hold at 20" (roll until the turn total reaches 20 or wins, then hold) in each seat.
+It then prints the roll/hold boundary at a few scores (the smallest turn total at which the
+optimal player holds, the figure Neller and Presser draw as a surface) and, exactly
+(solver.generic.evaluate_policy), how often the optimal player beats "hold at 20" (roll until the
+turn total reaches 20 or wins, then hold) in each seat.
 """
 
 from __future__ import annotations
@@ -84,6 +86,18 @@ def main() -> None:
           f"{sweeps:,} sweeps; P(first player wins) = {value:.10f}")
     print(f"  generic / numpy time: {(t2 - t0) / (t3 - t2):.2f}x (solve alone "
           f"{(t2 - t1) / (t3 - t2):.2f}x); values differ by {abs(sol.value - value):.1e}")
+    marks = sorted({0, args.goal // 4, args.goal // 2, 3 * args.goal // 4, args.goal - 10} - {-1})
+    shown = []
+    for i in marks:
+        row = []
+        for j in marks:
+            ks = [k for k in range(1, args.goal - i)
+                  if (i, j, k, 0) in space.index
+                  and sol.best_action((i, j, k, 0)) == "hold"]
+            row.append(f"{j}:{ks[0] if ks else '-'}")
+        shown.append(f"i={i} [" + " ".join(row) + "]")
+    print("  first turn total at which the optimal player (banked i, opponent j) holds, j:k: "
+          + "; ".join(shown))
     hold = policy_from_actions(space, lambda s: "hold" if s[2] >= args.hold_at else "roll")
     best = sol.policy()
     seat0 = space.player[space.row_state] == 0
