@@ -101,3 +101,24 @@ def test_learn_game_errors_are_one_line(capsys, args, words):
     code, out, err = run(capsys, "learn", *args)
     assert code == 2 and out == ""
     assert err.startswith("error: ") and words in err and err.count("\n") == 1
+
+
+def test_a_broken_game_file_is_one_line(capsys, tmp_path, monkeypatch):
+    (tmp_path / "broken.py").write_text(
+        "from dicejack.games import Piglet\n"
+        "class Floats(Piglet):\n"
+        "    def outcomes(self, state, action):\n"
+        "        return [(s, float(p)) for s, p in super().outcomes(state, action)]\n"
+        "syntax = 1\n"
+    )
+    (tmp_path / "bad_syntax.py").write_text("class Game(:\n")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "solve", "--game", "broken.py:Floats")
+    assert code == 2 and out == ""
+    assert err.startswith("error: game piglet: outcome probability 0.5 at (0, 0, 0, 0), "
+                          "action 'roll' is not exact")
+    code, out, err = run(capsys, "solve", "--game", "bad_syntax.py:Game")
+    assert code == 2 and "importing bad_syntax.py failed: SyntaxError" in err
+    assert err.count("\n") == 1
+    code, _, err = run(capsys, "solve", "--game", "pig", "--game-param", "goal=500")
+    assert code == 2 and "goal must be a whole number in 1..120" in err

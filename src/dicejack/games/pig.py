@@ -29,8 +29,9 @@ __all__ = ["Pig", "Piglet", "ROLL", "HOLD"]
 ROLL, HOLD = "roll", "hold"
 _ONE = Fraction(1)
 
-#: The largest goal: Pig's states grow as goal**3 (goal 100: 343,400 states).
-GOAL_LIMIT = 200
+#: The largest goal: Pig's states grow as goal**3 (both players' views, about goal**2 * (goal + 1):
+#: goal 100, 960,896 reachable; goal 120, about 1.7 million, within games.STATES_LIMIT).
+GOAL_LIMIT = 120
 
 
 def _whole(name: str, value: Any, low: int, high: int) -> int:
