@@ -44,6 +44,12 @@ def main() -> None:
     print(f"bundled compiled q-learning, handout's game: {base:,.0f} moves/CPU-s "
           f"({base_moves:,} moves)")
     for name, cls in GAME_LEARNERS.items():
+        if "numba" not in cls.ENGINES:  # the counting rule: plain Python only
+            plain = cls(game, 1, engine="python")
+            slow, plain_moves = rate(plain, max(1, args.games // 10))
+            print(f"{name}, Pig to {args.goal}: plain Python {slow:,.0f} moves/CPU-s "
+                  f"({plain_moves:,} moves); plain/bundled {slow / base:.3f}x")
+            continue
         compiled = cls(game, 1, engine="numba")
         compiled.play(10)
         fast, moves = rate(compiled, args.games)

@@ -122,3 +122,16 @@ def test_a_broken_game_file_is_one_line(capsys, tmp_path, monkeypatch):
     assert err.count("\n") == 1
     code, _, err = run(capsys, "solve", "--game", "pig", "--game-param", "goal=500")
     assert code == 2 and "goal must be a whole number in 1..120" in err
+
+
+def test_learn_game_with_the_counting_rule(capsys):
+    code, out, _ = run(capsys, "learn", "--game", "handout", "--game-param", "low=6",
+                       "--game-param", "high=7", "--game-param", "sides=3", "--learner",
+                       "counting", "--param", "m=10", "--games", "300", "--format", "json")
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["learner"] == "counting" and doc["learner_params"] == {"m": 10.0,
+                                                                      "max_moves": 100000}
+    assert doc["metrics"]["states_with_data"] > 0
+    code, _, err = run(capsys, "learn", "--learner", "counting")
+    assert code == 2 and "give --game NAME" in err

@@ -134,12 +134,14 @@ LearnOpt = typer.Option(
     None, "--learner", metavar="NAME", parser=learner_or_game_learner,
     help="The learner: handout (the default, or the resumed "
     "run's), q-learning, mc-epsilon, ucb or thompson (listed under Learners below); with "
-    "--game: q-learning (the default) or mc-exploring-starts."
+    "--game: q-learning (the default), mc-exploring-starts or counting (the handout's rule, "
+    "win/lose games; --param m=M)."
 )
 GameOpt = typer.Option(
     None, "--game", metavar="NAME|FILE.py:Class", help="Learn another game through the game "
-    "protocol (pig, piglet, handout, or your FILE.py:Class; docs/games.md) with q-learning or "
-    "mc-exploring-starts, and measure the learned policy against the game's exact solution."
+    "protocol (pig, piglet, handout, or your FILE.py:Class; docs/games.md) with q-learning, "
+    "mc-exploring-starts or counting, and measure the learned policy against the game's exact "
+    "solution."
 )
 GameParamOpt = typer.Option(
     None, "--game-param", metavar="KEY=VALUE", help="A parameter of --game; repeat for more "
@@ -293,8 +295,8 @@ def learn(
                               "--explain": explain or None, "--replay": replay,
                               "--tie-break": tie_break})
         return
-    if learner_name == "mc-exploring-starts":
-        raise UsageError("--learner mc-exploring-starts learns protocol games: give --game NAME "
+    if learner_name in ("mc-exploring-starts", "counting"):
+        raise UsageError(f"--learner {learner_name} learns protocol games: give --game NAME "
                          "(e.g. --game pig)")
     if replay is not None:
         _replay(replay, {"--sides": sides, "--low": low, "--high": high, "--dice": dice},

@@ -54,6 +54,7 @@ __all__ = [
     "GameLearner",
     "GameQLearning",
     "GameMCExploringStarts",
+    "GameCounting",
     "GAME_LEARNERS",
     "game_space",
 ]
@@ -387,8 +388,117 @@ def _row_arrays(space: StateSpace) -> dict[str, np.ndarray]:
     }
 
 
+class GameCounting(GameLearner):
+    """The handout's counting learner on any win/lose protocol game: per (state, action) the
+    mover's wins and losses after it (``n`` holds the wins, ``q`` is unused: the counts are
+    the state), f_a = W / (W + L), B the lowest best f, and the handout's p_a with M
+    (:func:`dicejack.learners.formulas.move_probabilities`, actions in the game's order as
+    J = 1..K); the action drawn by the handout's sampler (cumulative p, first with x < it).
+    Each move counts (a state visited twice in one game counts twice). Payoffs must be 0 or 1
+    (player 0 wins with 1); one-player games count 1 as a win. Plain Python (engine "python")."""
+
+    NAME = "counting"
+    SUMMARY = "the handout's counting rule (win/lose counts, M) on any win/lose protocol game"
+    PARAMS = (
+        Param("m", 100.0, "the handout's M: explore/exploit", low=0.0, high=1e300),
+        MAX_MOVES,
+    )
+    ENGINES = ("python",)
+    STATE_KEYS = ("q", "n", "lose", "visits", "games", "moves", "rng_state")
+
+    def __init__(self, game: Any, seed: int | None = None, *, engine: str = "python",
+                 **params: Any) -> None:
+        super().__init__(game, seed, engine=engine, **params)
+        bad = [p for p in set(self.space.payoff[self.space.terminal].tolist()) if p not in (0, 1)]
+        if bad:
+            raise LearnerError(f"{game_label(game)}: the counting rule needs win/lose payoffs "
+                               f"(0 or 1), got {bad[0]!r}")
+        self.lose = np.zeros(self.space.n_rows, dtype=np.int64)
+
+    def _play(self, games: int, q: list[float], n: list[int], visits: list[int],
+              counters: list[int]) -> None:
+        from dicejack.learners.formulas import move_probabilities
+
+        lose = self.lose.tolist()
+        m, cap, lists = self.params["m"], self.params["max_moves"], self.lists()
+        rng, rs, terminal, payoff = self.rng, lists["row_start"], lists["terminal"], \
+            lists["payoff"]
+        player = self.space.player.tolist()
+        outcome = self._outcome
+        try:
+            for _ in range(games):
+                s, moves, made = 0, 0, []
+                while not terminal[s] and moves < cap:
+                    lo, hi = rs[s], rs[s + 1]
+                    k = hi - lo
+                    f = [0.0] * (k + 1)
+                    total = 0
+                    best = 1
+                    for j in range(1, k + 1):
+                        w, ls = n[lo + j - 1], lose[lo + j - 1]
+                        total += w + ls
+                        f[j] = w / (w + ls) if w + ls else 0.0
+                        if f[j] > f[best]:
+                            best = j
+                    p = move_probabilities(f, total, best, k, m)
+                    x = rng.random()
+                    j, u = k, p[0]
+                    for i in range(1, k):
+                        u += p[i]
+                        if x < u:
+                            j = i
+                            break
+                    r = lo + j - 1
+                    made.append((r, player[s]))
+                    visits[s] += 1
+                    s = outcome(r, rng.random())
+                    moves += 1
+                if terminal[s]:
+                    winner = 0 if payoff[s] == 1 else 1
+                    for r, mover in made:
+                        if mover == winner:
+                            n[r] += 1
+                        else:
+                            lose[r] += 1
+                counters[0] += 1
+                counters[1] += moves
+        finally:
+            self.lose = np.asarray(lose, dtype=np.int64)
+
+    def tables(self) -> GameTables:
+        """Per state with counts: B (the lowest best f, as a row) and f_B as player 0's payoff
+        (1 - f_B where player 1 moves), as every learner's values are."""
+        space = self.space
+        best = np.full(space.n_states, -1, dtype=np.int64)
+        value = np.full(space.n_states, np.nan)
+        tried = self.n + self.lose
+        f = np.where(tried > 0, self.n / np.maximum(tried, 1), 0.0)
+        rs = self.arrays["row_start"]
+        for s in np.flatnonzero(self.visits > 0).tolist():
+            lo, hi = int(rs[s]), int(rs[s + 1])
+            if tried[lo:hi].sum() == 0:
+                continue
+            r = lo + int(np.argmax(f[lo:hi]))
+            best[s], value[s] = r, f[r] if space.player[s] == 0 else 1.0 - f[r]
+        return GameTables(readonly(best), readonly(value), readonly(self.visits.copy()))
+
+    def state(self) -> dict[str, Any]:
+        out = super().state()
+        out["lose"] = self.lose.copy()
+        return out
+
+    @classmethod
+    def restore(cls, game: Any, seed: int, params: Mapping[str, Any],
+                state: Mapping[str, Any], engine: str = "python") -> GameLearner:
+        obj = super().restore(game, seed, params, state, engine=engine)
+        obj.lose = np.array(state_array(state, "lose", (obj.space.n_rows,), "iu"),
+                            dtype=np.int64)
+        return obj
+
+
 #: The learners of protocol games by name.
 GAME_LEARNERS: dict[str, type[GameLearner]] = {
     GameQLearning.NAME: GameQLearning,
     GameMCExploringStarts.NAME: GameMCExploringStarts,
+    GameCounting.NAME: GameCounting,
 }
