@@ -58,7 +58,9 @@ def solve(
     exact: bool = typer.Option(False, "--exact", help="Exact rational arithmetic (small games)."),
     method: SolveMethod = typer.Option(
         SolveMethod.backward, "--method", help="Algorithm: backward induction, or value "
-        "iteration (small games; the text output gives its sweep count)."
+        "iteration (small games; the text output gives its sweep count); with --game, backward "
+        "means backward induction where the game has no cycle and value iteration where it has, "
+        "and policy-iteration is offered too."
     ),
     fmt: SolveFormat = typer.Option(SolveFormat.text, "--format", help="Output format."),
     out: Path | None = typer.Option(None, "--out", help="Write to this file instead of stdout."),
