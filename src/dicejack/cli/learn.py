@@ -120,6 +120,35 @@ def learner_params(
     return params
 
 
+def learner_or_game_learner(value: str) -> str:
+    """The parser of learn's --learner: a bundled learner's name (:func:`learner_name`), or a
+    learner of protocol games (``mc-exploring-starts``: with --game)."""
+    from dicejack.learners.game_learners import GAME_LEARNERS
+
+    if str(value).strip().lower().replace("_", "-") in GAME_LEARNERS:
+        return str(value).strip().lower().replace("_", "-")
+    return learner_name(value)
+
+
+LearnOpt = typer.Option(
+    None, "--learner", metavar="NAME", parser=learner_or_game_learner,
+    help="The learner: handout (the default, or the resumed "
+    "run's), q-learning, mc-epsilon, ucb or thompson (listed under Learners below); with "
+    "--game: q-learning (the default), mc-exploring-starts or counting (the handout's rule, "
+    "win/lose games; --param m=M)."
+)
+GameOpt = typer.Option(
+    None, "--game", metavar="NAME|FILE.py:Class", help="Learn another game through the game "
+    "protocol (pig, piglet, handout, or your FILE.py:Class; docs/games.md) with q-learning, "
+    "mc-exploring-starts or counting, and measure the learned policy against the game's exact "
+    "solution."
+)
+GameParamOpt = typer.Option(
+    None, "--game-param", metavar="KEY=VALUE", help="A parameter of --game; repeat for more "
+    "(pig: goal, die; piglet: goal; handout: sides, low, high, dice)."
+)
+
+
 def load_run_file(path: Path) -> "LearnRun | Run":
     """A saved run: the handout learner's own file (`learn --out` without --learner, or any
     handout run file) as a :class:`dicejack.learners.handout.LearnRun`, or a run of any bundled
@@ -233,9 +262,11 @@ def learn(
         None, "--tie-break", help="Best J among equal estimates: lowest (default) or random "
         "(the handout's learner; the same as --param tie_break=...)."
     ),
-    learner_name: str | None = LearnerOpt,
+    learner_name: str | None = LearnOpt,
     param: list[str] | None = ParamOpt,
     force: bool = ForceOpt,
+    game_spec: str | None = GameOpt,
+    game_param: list[str] | None = GameParamOpt,
 ) -> None:
     """Learn by self-play with the handout's counting learner (or --learner NAME); print the
     two LxL arrays.
@@ -257,6 +288,16 @@ def learn(
     from dicejack.learners import checks, handout
     from dicejack.learners.handout import trace as handout_trace
 
+    if game_spec is not None or game_param:
+        _learn_protocol_game(game_spec, game_param, learner_name, param, games, seed, fmt,
+                             {"--sides": sides, "--low": low, "--high": high, "--dice": dice,
+                              "-m": m, "--out": out, "--resume": resume, "--trace": trace or None,
+                              "--explain": explain or None, "--replay": replay,
+                              "--tie-break": tie_break})
+        return
+    if learner_name in ("mc-exploring-starts", "counting"):
+        raise UsageError(f"--learner {learner_name} learns protocol games: give --game NAME "
+                         "(e.g. --game pig)")
     if replay is not None:
         _replay(replay, {"--sides": sides, "--low": low, "--high": high, "--dice": dice},
                 learner_params("handout", param, m, tie_break.value if tie_break else None),
@@ -438,3 +479,81 @@ def _learn_any(
     run = play_saving_on_interrupt(session, games, out, resume, formats.save_learner_run)
     write_output(formatted(fmt.value, run, formats.run_text, formats.run_dict, formats.run_csv),
                  None)
+
+
+def _learn_protocol_game(spec: str | None, items: list[str] | None, name: str | None,
+                         param: list[str] | None, games: int, seed: int | None,
+                         fmt: LearnFormat, others: dict[str, Any]) -> None:
+    """`learn --game`: a learner of protocol games (dicejack.learners.game_session) to --games
+    games, then the learned policy against the exact solution (dicejack.solver.generic_metrics)
+    as text or JSON, or the learned tables as CSV (one row per state)."""
+    import csv
+    import io
+    import math
+
+    from dicejack.formats.json_output import json_text
+    from dicejack.games import enumerate_game, game_label, make_game, parse_game_params
+    from dicejack.learners.game_session import GameSession, game_learner_class
+    from dicejack.runtime import parallel
+    from dicejack.solver import generic, generic_metrics, generic_output
+
+    if spec is None:
+        raise UsageError("--game-param needs --game NAME")
+    given = [k for k, v in others.items() if v is not None]
+    if given:
+        verb = "does" if len(given) == 1 else "do"
+        raise UsageError(f"{', '.join(given)} {verb} not apply to --game (give the game's "
+                         "parameters as --game-param KEY=VALUE)")
+    if games < 0:
+        raise UsageError(f"--games must be >= 0, got {games}")
+    cls = game_learner_class(name or "q-learning")
+    params = {}
+    specs = {p.name: p for p in cls.PARAMS}
+    for item in param or []:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or key not in specs:
+            raise UsageError(f"--param {item!r}: {cls.NAME} takes KEY=VALUE with KEY one of "
+                             f"{', '.join(specs)}")
+        params[key] = specs[key].parse(cls.NAME, value)
+    game = make_game(spec, parse_game_params(items))
+    space = enumerate_game(game)
+    learner = cls(game, 1 if seed is None else seed, **params)
+    update, close = parallel.games_progress_bar(games, 0)
+    try:
+        run = GameSession(learner).run_to(games, progress=update, chunk_seconds=0.25)
+    finally:
+        close()
+    tables = run.final
+    if fmt is LearnFormat.csv:
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(["state", "player", "best", "value", "visits"])
+        for s, state in enumerate(space.states):
+            best = space.actions[tables.best[s]] if tables.best[s] >= 0 else ""
+            value = "" if math.isnan(tables.value[s]) else repr(float(tables.value[s]))
+            writer.writerow([repr(state), int(space.player[s]), best, value,
+                             int(tables.visits[s])])
+        write_output(buffer.getvalue(), None)
+        return
+    sol = generic.solve_game(space)
+    metrics = generic_metrics.learned_metrics(sol, tables.best, tables.value)
+    if fmt is LearnFormat.json:
+        doc = {"game": str(game.name),
+               "params": {k: generic_output.plain(v)
+                          for k, v in generic_output.game_params(game).items()},
+               "learner": run.name, "learner_params": dict(run.params), "seed": run.seed,
+               "games": run.games, "moves": run.moves, "solution_method": sol.method,
+               "solution_residual": sol.residual, "metrics": metrics}
+        write_output(json_text(doc, compact=True), None)
+        return
+    lines = [f"# learned by self-play with {run.label}: {game_label(game)}",
+             f"moves {run.moves:,}; states with data {metrics['states_with_data']:,} of "
+             f"{metrics['states']:,}",
+             f"against the exact solution ({sol.method}, residual {sol.residual:.2g}):"]
+    for key, value in metrics.items():
+        if key in ("states", "states_with_data"):
+            continue
+        shown = f"{value:,}" if isinstance(value, int) else f"{value:.6f}"
+        lines.append(f"  {key:<20} {shown}")
+    write_output("\n".join(lines) + "\n", None)

@@ -31,10 +31,26 @@ class SolveFormat(str, Enum):
 class SolveMethod(str, Enum):
     backward = "backward"
     value_iteration = "value-iteration"
+    policy_iteration = "policy-iteration"  # --game only
+
+
+GameOpt = typer.Option(
+    None, "--game", metavar="NAME|FILE.py:Class", help="Solve another game through the game "
+    "protocol: pig, piglet, handout (the handout's game through the protocol), or your own "
+    "FILE.py:Class / MODULE:Class (docs/games.md). Without it: the handout's game, as ever."
+)
+GameParamOpt = typer.Option(
+    None, "--game-param", metavar="KEY=VALUE", help="A parameter of --game; repeat for more, "
+    "e.g. --game pig --game-param goal=100 --game-param die=6 (pig: goal, die; piglet: goal; "
+    "handout: sides, low, high, dice)."
+)
+TOLERANCE_HELP = ("--game: value iteration stops a cyclic level when no value changes by more "
+                  "than this (default 1e-13).")
 
 
 @app.command()
 def solve(
+    ctx: typer.Context,
     sides: int = SidesOpt,
     low: int = LowOpt,
     high: int = HighOpt,
@@ -42,20 +58,32 @@ def solve(
     exact: bool = typer.Option(False, "--exact", help="Exact rational arithmetic (small games)."),
     method: SolveMethod = typer.Option(
         SolveMethod.backward, "--method", help="Algorithm: backward induction, or value "
-        "iteration (small games; the text output gives its sweep count)."
+        "iteration (small games; the text output gives its sweep count); with --game, backward "
+        "means backward induction where the game has no cycle and value iteration where it has, "
+        "and policy-iteration is offered too."
     ),
     fmt: SolveFormat = typer.Option(SolveFormat.text, "--format", help="Output format."),
     out: Path | None = typer.Option(None, "--out", help="Write to this file instead of stdout."),
     force: bool = ForceOpt,
+    game_spec: str | None = GameOpt,
+    game_param: list[str] | None = GameParamOpt,
+    tolerance: float | None = typer.Option(None, "--tolerance", help=TOLERANCE_HELP),
 ) -> None:
     """Solve the game exactly: optimal number of dice and win probability for every <X,Y>.
 
     Examples: dicejack solve --sides 6 --low 15 --high 17 --dice 2 --exact;
-    dicejack solve --low 4000 --high 4010 --dice 10 --format npz --out big.npz --force
+    dicejack solve --low 4000 --high 4010 --dice 10 --format npz --out big.npz --force;
+    dicejack solve --game pig --game-param goal=100 (Neller and Presser's Pig)
     """
     from dicejack import formats, solver
 
     check_out_path(out)
+    if game_spec is not None or game_param or tolerance is not None:
+        _solve_protocol_game(ctx, game_spec, game_param, tolerance, exact, method, fmt, out)
+        return
+    if method is SolveMethod.policy_iteration:
+        raise UsageError("--method policy-iteration is for --game (the handout's game has no "
+                         "cycles: backward induction solves it)")
     if fmt is SolveFormat.npz and out is None:
         raise UsageError("--format npz needs --out PATH")
     game = make_game(sides, low, high, dice)
@@ -70,4 +98,41 @@ def solve(
         return
     text = formatted(fmt.value, sol, formats.solution_text, formats.solution_dict,
                      formats.solution_csv)
+    write_output(text, out)
+
+
+def _solve_protocol_game(ctx: typer.Context, spec: str | None, items: list[str] | None,
+                         tolerance: float | None, exact: bool, method: SolveMethod,
+                         fmt: SolveFormat, out: Path | None) -> None:
+    """`solve --game`: any protocol game by the generic solver (dicejack.solver.generic);
+    the summary (text, JSON) or every state's value (CSV); times on stderr."""
+    import time
+
+    from dicejack.games import enumerate_game, make_game, parse_game_params
+    from dicejack.solver import generic, generic_output
+
+    if spec is None:
+        raise UsageError("--game-param and --tolerance need --game NAME")
+    given = [f"--{name}" for name in ("sides", "low", "high", "dice")
+             if getattr(ctx.get_parameter_source(name), "name", "") == "COMMANDLINE"]
+    if given:
+        raise UsageError(f"{', '.join(given)} set the handout's game; with --game give "
+                         "parameters as --game-param KEY=VALUE (e.g. --game handout "
+                         "--game-param low=15)")
+    if fmt is SolveFormat.npz:
+        raise UsageError("--format npz is the handout's solution file; with --game use text, "
+                         "json or csv")
+    game = make_game(spec, parse_game_params(items))
+    started = time.perf_counter()
+    space = enumerate_game(game, exact=exact)
+    enumerated = time.perf_counter() - started
+    chosen = {"backward": "auto", "value-iteration": "value-iteration",
+              "policy-iteration": "policy-iteration"}[method.value]
+    sol = generic.solve_game(space, method=chosen, exact=exact,
+                             tolerance=generic.DEFAULT_TOLERANCE if tolerance is None
+                             else tolerance)
+    typer.echo(f"note: enumerated {space.n_states:,} states in {enumerated:.1f} s, solved in "
+               f"{sol.seconds:.1f} s", err=True)
+    text = formatted(fmt.value, sol, generic_output.game_solution_text,
+                     generic_output.game_solution_dict, generic_output.game_solution_csv)
     write_output(text, out)

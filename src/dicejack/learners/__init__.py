@@ -20,8 +20,10 @@ roll and count update every loop shares), base (protocol, Tables, Run, Param), r
 kernels (the other learners' plain rules and loops and their compiled twins), counting (what the
 counting learners share), handout/ (the handout's learner: session, kernel, reference, trace,
 explain), mc_epsilon, ucb, thompson, qlearning, registry (the learners by name), session (the
-generic harness), contract (check_learner). May import :mod:`dicejack.game`, :mod:`dicejack.solver`
-and :mod:`dicejack.runtime`; nothing above.
+generic harness), contract (check_learner); game_learners and game_session (q-learning and
+mc-exploring-starts for any protocol game of :mod:`dicejack.games`, their harness and
+contract check). May import :mod:`dicejack.game`, :mod:`dicejack.games`,
+:mod:`dicejack.solver` and :mod:`dicejack.runtime`; nothing above.
 
 >>> from dicejack.game import Game
 >>> run = learn(Game(6, 15, 17, 2), "q-learning", games=1000, seed=1, epsilon=0.2)
@@ -34,6 +36,13 @@ from __future__ import annotations
 from dicejack.learners.base import Learner, Param, ResumableLearner, Run, Tables
 from dicejack.learners.checks import LearnerError
 from dicejack.learners.contract import check_learner
+from dicejack.learners.game_learners import GAME_LEARNERS, GameTables
+from dicejack.learners.game_session import (
+    GameRun,
+    check_game_learner,
+    learn_game,
+    resume_game,
+)
 from dicejack.learners.handout import Handout
 from dicejack.learners.mc_epsilon import MCEpsilon
 from dicejack.learners.qlearning import QLearning
@@ -81,4 +90,10 @@ __all__ = [
     "learn",
     "resume",
     "check_learner",
+    "GAME_LEARNERS",
+    "GameTables",
+    "GameRun",
+    "learn_game",
+    "resume_game",
+    "check_game_learner",
 ]

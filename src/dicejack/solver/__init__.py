@@ -41,6 +41,13 @@ from dicejack.solver.engines import (
 )
 from dicejack.solver.evaluation import evaluate, visit_probabilities
 from dicejack.solver.exact import EXACT_WORK_LIMIT, solve_exact
+from dicejack.solver.generic import (
+    GameSolution,
+    best_response_values,
+    evaluate_policy,
+    game_exploitability,
+    solve_game,
+)
 from dicejack.solver.solution import (
     FILLS,
     TIE_TOLERANCE,
@@ -86,6 +93,11 @@ __all__ = [
     "Engine",
     "Method",
     "Policy",
+    "GameSolution",
+    "solve_game",
+    "evaluate_policy",
+    "best_response_values",
+    "game_exploitability",
 ]
 
 

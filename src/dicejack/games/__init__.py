@@ -1,0 +1,51 @@
+"""Games beyond the handout's: one protocol for any small finite game, and the bundled games.
+
+A game is any object with the members of :class:`FiniteGame` (one or two players, zero-sum;
+states, legal actions, chance outcomes with exact probabilities, terminal payoffs; enumerable).
+Bundled, one a module: :mod:`~dicejack.games.handout` (the handout's game through the protocol),
+:mod:`~dicejack.games.pig` (Pig, Piglet). :func:`enumerate_game` turns any of them into the
+arrays of a :class:`StateSpace` that the generic solver (:mod:`dicejack.solver.generic`) and the
+generic learners (:mod:`dicejack.learners.games`) use; :func:`make_game` builds a game from a name
+or the user's ``FILE.py:Class`` (``--game``). Modules, from the ground up: protocol, handout,
+pig, space, registry. May import :mod:`dicejack.game` and :mod:`dicejack.runtime`; nothing above.
+
+>>> from dicejack.games import Piglet, enumerate_game
+>>> enumerate_game(Piglet(goal=2)).n_states
+14
+"""
+
+from __future__ import annotations
+
+from dicejack.games.handout import HandoutGame
+from dicejack.games.pig import HOLD, ROLL, Pig, Piglet
+from dicejack.games.protocol import (
+    FiniteGame,
+    GameDefinitionError,
+    Probability,
+    check_game_object,
+    game_label,
+    game_params,
+)
+from dicejack.games.registry import GAMES, game_names, make_game, parse_game_params
+from dicejack.games.space import STATES_LIMIT, StateSpace, enumerate_game
+
+__all__ = [
+    "FiniteGame",
+    "GameDefinitionError",
+    "Probability",
+    "check_game_object",
+    "game_label",
+    "game_params",
+    "HandoutGame",
+    "Pig",
+    "Piglet",
+    "ROLL",
+    "HOLD",
+    "StateSpace",
+    "enumerate_game",
+    "STATES_LIMIT",
+    "GAMES",
+    "game_names",
+    "make_game",
+    "parse_game_params",
+]

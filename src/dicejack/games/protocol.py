@@ -1,0 +1,109 @@
+"""The game protocol: what any finite game must offer to be solved exactly and learned on one
+harness (DESIGN.md, "Games beyond the handout's").
+
+A game is a finite, enumerable game with one or two players. Every state (any hashable value)
+is either terminal, with a payoff, or has a player to move (0 or 1) and a non-empty list of legal
+actions (hashable); an action leads to a chance node whose outcomes are successor states with
+exact probabilities (``fractions.Fraction`` or ``int``, positive, summing to exactly 1). Turns may
+alternate or not: the successor's player is whatever the game says (Pig's roll keeps the turn).
+
+Payoffs are player 0's: player 0 maximises them, player 1 (in a two-player game) minimises them,
+so a two-player game is zero-sum (a constant-sum game, like win = 1 and lose = 0, is the same
+game: the payoff is then player 0's win probability). The state graph may have cycles (Pig's two
+pig-outs in a row return to the same scores); under any pair of policies a game must end with
+probability 1, or the values are undefined (the solver reports a residual that does not fall).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from fractions import Fraction
+from typing import Any, Protocol, Union, runtime_checkable
+
+from dicejack import DicejackError
+
+__all__ = [
+    "GameDefinitionError",
+    "FiniteGame",
+    "Probability",
+    "check_game_object",
+    "game_label",
+    "game_params",
+]
+
+#: An exact probability: a Fraction or a whole number (1).
+Probability = Union[Fraction, int]  # noqa: UP007 - a runtime alias on Python 3.10
+
+
+class GameDefinitionError(DicejackError, ValueError):
+    """A game that breaks the protocol (bad player, no actions, probabilities that are not exact
+    or do not sum to 1, too many states), or bad game parameters."""
+
+
+@runtime_checkable
+class FiniteGame(Protocol):
+    """A finite game with one or two players, chance, and terminal payoffs (module docstring).
+
+    name: a short label ("pig"); num_players: 1 or 2.
+    initial_state(): where every game starts.
+    is_terminal(state): True when the game is over at `state`.
+    payoff(state): player 0's payoff at a terminal state (int, Fraction or float).
+    player(state): who moves at a non-terminal state, 0 or 1.
+    actions(state): the legal actions at a non-terminal state (a non-empty sequence, no repeats).
+    outcomes(state, action): the chance outcomes of playing `action`: (successor state, exact
+    probability) pairs, each successor once, probabilities positive and summing to 1.
+    Optional: ``params()`` -> dict (shown in labels and outputs; a dataclass's fields otherwise).
+    """
+
+    name: str
+    num_players: int
+
+    def initial_state(self) -> Hashable: ...
+
+    def is_terminal(self, state: Any) -> bool: ...
+
+    def payoff(self, state: Any) -> Any: ...
+
+    def player(self, state: Any) -> int: ...
+
+    def actions(self, state: Any) -> Sequence[Hashable]: ...
+
+    def outcomes(self, state: Any, action: Any) -> Sequence[tuple[Hashable, Probability]]: ...
+
+
+_MEMBERS = ("name", "num_players", "initial_state", "is_terminal", "payoff", "player", "actions",
+            "outcomes")
+
+
+def check_game_object(game: Any) -> None:
+    """GameDefinitionError naming what `game` lacks of :class:`FiniteGame`, or a bad
+    num_players; the states themselves are checked as they are enumerated
+    (:func:`dicejack.games.space.enumerate_game`)."""
+    missing = [m for m in _MEMBERS if not hasattr(game, m)]
+    if missing:
+        raise GameDefinitionError(
+            f"{type(game).__name__} is not a game: it has no {', '.join(missing)} "
+            "(see dicejack.games.FiniteGame)"
+        )
+    players = game.num_players
+    if isinstance(players, bool) or players not in (1, 2):
+        raise GameDefinitionError(f"game {game.name}: num_players must be 1 or 2, got {players!r}")
+
+
+def game_params(game: Any) -> dict[str, Any]:
+    """The game's parameters: its ``params()``, else a dataclass's fields, else none."""
+    params = getattr(game, "params", None)
+    if callable(params):
+        out = params()
+        if isinstance(out, Mapping):
+            return dict(out)
+    fields = getattr(game, "__dataclass_fields__", None)
+    if fields:
+        return {k: getattr(game, k) for k in fields}
+    return {}
+
+
+def game_label(game: Any) -> str:
+    """E.g. ``pig goal=100 die=6``: the name and parameters, for messages and outputs."""
+    words = [str(game.name), *(f"{k}={v}" for k, v in game_params(game).items())]
+    return " ".join(words)

@@ -1,0 +1,86 @@
+"""The games by name, and the user's own: ``--game NAME`` or ``--game FILE.py:Class`` (or
+``MODULE:Class``), with ``--game-param KEY=VALUE`` for its parameters.
+
+Bundled: ``handout`` (the handout's game: sides, low, high, dice), ``pig`` (goal, die) and
+``piglet`` (goal). A user's game is a class (called with the parameters as keyword arguments) or
+an object already built (then no parameters), loaded by :mod:`dicejack.runtime.user_code`.
+Parameter values are read as whole numbers, then fractions (``1/6``, ``0.5`` exactly), else kept
+as text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from fractions import Fraction
+from typing import Any
+
+from dicejack.games.handout import HandoutGame
+from dicejack.games.pig import Pig, Piglet
+from dicejack.games.protocol import GameDefinitionError, check_game_object
+from dicejack.runtime.user_code import is_spec, load_object
+
+__all__ = ["GAMES", "make_game", "parse_game_params", "game_names"]
+
+#: The bundled games by name.
+GAMES: dict[str, type] = {"handout": HandoutGame, "pig": Pig, "piglet": Piglet}
+
+
+def game_names() -> str:
+    """'handout, pig, piglet' for messages."""
+    return ", ".join(GAMES)
+
+
+def _value(text: str) -> Any:
+    raw = text.strip()
+    try:
+        return int(raw.replace("_", ""))
+    except ValueError:
+        pass
+    try:
+        return Fraction(raw)
+    except (ValueError, ZeroDivisionError):
+        return raw
+
+
+def parse_game_params(items: Iterable[str] | None) -> dict[str, Any]:
+    """``["goal=100", "die=6"]`` -> ``{"goal": 100, "die": 6}``; GameDefinitionError when an
+    item is not KEY=VALUE or a key repeats."""
+    out: dict[str, Any] = {}
+    for item in items or ():
+        key, sep, value = str(item).partition("=")
+        key = key.strip()
+        if not sep or not key.isidentifier():
+            raise GameDefinitionError(f"--game-param {item!r}: give KEY=VALUE, e.g. goal=100")
+        if key in out:
+            raise GameDefinitionError(f"--game-param {key} is given twice")
+        out[key] = _value(value)
+    return out
+
+
+def make_game(spec: str, params: dict[str, Any] | None = None) -> Any:
+    """The game `spec` names (a bundled name, or MODULE:NAME / FILE.py:NAME) built with
+    `params`; checked against the protocol (its states are checked when enumerated)."""
+    params = dict(params or {})
+    if is_spec(spec):
+        made = load_object(spec, "--game")
+    else:
+        made = GAMES.get(str(spec).strip().lower())
+        if made is None:
+            raise GameDefinitionError(f"no game {spec!r}; the games: {game_names()}, or "
+                                      "FILE.py:Class for your own")
+    if isinstance(made, type):
+        try:
+            game = made(**params)
+        except GameDefinitionError:
+            raise
+        except TypeError as exc:  # unknown or missing parameters
+            raise GameDefinitionError(f"game {spec}: {exc}") from None
+        except Exception as exc:  # the user's constructor: one line
+            raise GameDefinitionError(f"game {spec}: {type(exc).__name__}: {exc}") from None
+    else:
+        if params:
+            raise GameDefinitionError(f"game {spec} is an object already built; it takes no "
+                                      "--game-param")
+        game = made
+    check_game_object(game)
+    return game

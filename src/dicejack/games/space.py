@@ -1,0 +1,272 @@
+"""A protocol game enumerated once into arrays: :class:`StateSpace`, :func:`enumerate_game`.
+
+Every state reachable from the initial state gets an index (breadth first, the initial state
+0); every (state, legal action) pair a row, the rows of one state contiguous and in the order of
+its actions. The chance outcomes become one sparse matrix (rows x states, float64 probabilities;
+scipy.sparse CSR), and, when asked (``exact=True``), a list of exact (successor, Fraction) pairs
+per row. The solver and the learners work on these arrays, never on the game's objects, so a
+game's own Python runs once per state.
+
+While enumerating, every promise of :class:`~dicejack.games.protocol.FiniteGame` is checked,
+each broken one a one-line GameDefinitionError naming the state.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from dicejack.games.protocol import GameDefinitionError, check_game_object, game_label
+
+__all__ = ["StateSpace", "enumerate_game", "STATES_LIMIT"]
+
+#: The most states a game may have (Pig to 100 has 960,896; enumerating and solving it took
+#: about 850 MB, so this limit keeps a game within about 2 GB).
+STATES_LIMIT = 2_000_000
+#: How far the float sum of a row's probabilities may be from 1 (the exact sum is checked with
+#: ``exact=True``).
+SUM_TOLERANCE = 1e-12
+
+
+@dataclass(frozen=True, eq=False)
+class StateSpace:
+    """The enumerated game (module docstring).
+
+    states: the states, by index (0 = initial); index: state -> index; player: int8 per state
+    (-1 at terminal states); payoff: float64 per state (player 0's; 0 where not terminal);
+    payoff_exact: player 0's payoff per state as given (None where not terminal);
+    row_start: int64 (n + 1,), the rows of state s are row_start[s]:row_start[s + 1];
+    row_state: int64 per row, its state; actions: the action of each row;
+    transitions: scipy.sparse CSR (rows x n) of the outcome probabilities;
+    exact_rows: per row, ((successor index, Fraction), ...) when enumerated with exact=True.
+    """
+
+    game: Any
+    states: list[Hashable]
+    index: dict[Hashable, int]
+    player: np.ndarray
+    payoff: np.ndarray
+    payoff_exact: list[Any]
+    row_start: np.ndarray
+    row_state: np.ndarray
+    actions: list[Hashable]
+    transitions: Any
+    exact_rows: list[tuple[tuple[int, Fraction], ...]] | None = None
+
+    @property
+    def n_states(self) -> int:
+        return len(self.states)
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.actions)
+
+    @property
+    def terminal(self) -> np.ndarray:
+        """Boolean per state: the game is over there."""
+        return self.player < 0
+
+    @property
+    def num_players(self) -> int:
+        return int(self.game.num_players)
+
+    @property
+    def label(self) -> str:
+        return game_label(self.game)
+
+    def rows(self, s: int) -> range:
+        """The rows (state s, action) of state s."""
+        return range(int(self.row_start[s]), int(self.row_start[s + 1]))
+
+    def row_of(self, state: Hashable, action: Hashable) -> int:
+        """The row of (state, action); GameDefinitionError if it is not a legal pair."""
+        s = self.index.get(state)
+        if s is None:
+            raise GameDefinitionError(f"{state!r} is not a reachable state of {self.label}")
+        for r in self.rows(s):
+            if self.actions[r] == action:
+                return r
+        raise GameDefinitionError(f"{action!r} is not a legal action at {state!r}")
+
+
+def _probability(game: Any, state: Any, action: Any, p: Any, seen: dict[int, Any]) -> float:
+    """p as a float, checked exact and positive; `seen` remembers the objects already checked
+    by id (a game usually hands out the same few Fraction objects), keeping them alive."""
+    known = seen.get(id(p))
+    if known is not None and known[0] is p:
+        return known[1]
+    if isinstance(p, bool) or not isinstance(p, (Fraction, int)):
+        raise GameDefinitionError(
+            f"game {game.name}: outcome probability {p!r} at {state!r}, action {action!r} is not "
+            "exact: give a fractions.Fraction"
+        )
+    if p <= 0:
+        raise GameDefinitionError(
+            f"game {game.name}: outcome probability {p} at {state!r}, action {action!r} is not "
+            "positive (leave impossible outcomes out)"
+        )
+    value = float(p)
+    if len(seen) < 4096:
+        seen[id(p)] = (p, value)
+    return value
+
+
+def _payoff(game: Any, state: Any) -> Any:
+    try:
+        value = game.payoff(state)
+    except Exception as exc:  # the game's own code: say where it failed
+        raise GameDefinitionError(
+            f"game {game.name}: payoff({state!r}) raised {type(exc).__name__}: {exc}"
+        ) from None
+    ok = isinstance(value, (Fraction, int, float)) and not isinstance(value, bool)
+    if not ok or not math.isfinite(value):
+        raise GameDefinitionError(
+            f"game {game.name}: payoff at {state!r} is {value!r}, not a finite number"
+        )
+    return value
+
+
+def enumerate_game(game: Any, exact: bool = False, limit: int = STATES_LIMIT) -> StateSpace:
+    """Every state reachable from the game's initial state, as a :class:`StateSpace`.
+
+    exact=True also keeps each row's outcomes as Fractions and checks that they sum to exactly
+    1 (otherwise the float sum is checked to 1e-12). More than `limit` states is an error.
+    """
+    from scipy import sparse
+
+    check_game_object(game)
+    two = game.num_players == 2
+    start = game.initial_state()
+    try:
+        hash(start)
+    except TypeError:
+        raise GameDefinitionError(f"game {game.name}: states must be hashable, got {start!r}")\
+            from None
+    states: list[Hashable] = [start]
+    index: dict[Hashable, int] = {start: 0}
+    player: list[int] = []
+    payoff: list[float] = []
+    payoff_exact: list[Any] = []
+    row_start = [0]
+    row_state: list[int] = []
+    actions: list[Hashable] = []
+    cols: list[int] = []
+    data: list[float] = []
+    indptr = [0]
+    exact_rows: list[tuple[tuple[int, Fraction], ...]] | None = [] if exact else None
+    checked: dict[int, Any] = {}
+    s = 0
+    try:
+        while s < len(states):
+            state = states[s]
+            if game.is_terminal(state):
+                value = _payoff(game, state)
+                player.append(-1)
+                payoff.append(float(value))
+                payoff_exact.append(value)
+                row_start.append(len(actions))
+                s += 1
+                continue
+            mover = game.player(state)
+            if mover not in ((0, 1) if two else (0,)):
+                raise GameDefinitionError(
+                    f"game {game.name}: player at {state!r} is {mover!r}, not "
+                    f"{'0 or 1' if two else '0 (a one-player game)'}"
+                )
+            legal = list(game.actions(state))
+            if not legal:
+                raise GameDefinitionError(
+                    f"game {game.name}: no legal action at the non-terminal state {state!r}"
+                )
+            if len(set(legal)) != len(legal):
+                raise GameDefinitionError(f"game {game.name}: an action repeats at {state!r}")
+            player.append(int(mover))
+            payoff.append(0.0)
+            payoff_exact.append(None)
+            for action in legal:
+                seen: set[int] = set()
+                total = 0.0
+                exact_row = []
+                for nxt, p in game.outcomes(state, action):
+                    known = checked.get(id(p))  # the fast path of _probability
+                    if known is not None and known[0] is p:
+                        q = known[1]
+                    else:
+                        q = _probability(game, state, action, p, checked)
+                    j = index.get(nxt)
+                    if j is None:
+                        try:
+                            j = index[nxt] = len(states)
+                        except TypeError:
+                            raise GameDefinitionError(
+                                f"game {game.name}: states must be hashable, got {nxt!r}"
+                            ) from None
+                        states.append(nxt)
+                        if len(states) > limit:
+                            raise GameDefinitionError(
+                                f"game {game.name}: more than {limit:,} reachable states; "
+                                "too large to enumerate"
+                            )
+                    if j in seen:
+                        raise GameDefinitionError(
+                            f"game {game.name}: successor {nxt!r} appears twice at {state!r}, "
+                            f"action {action!r} (give each once with its total probability)"
+                        )
+                    seen.add(j)
+                    cols.append(j)
+                    data.append(q)
+                    total += q
+                    if exact:
+                        exact_row.append((j, Fraction(p)))
+                if not seen:
+                    raise GameDefinitionError(
+                        f"game {game.name}: action {action!r} at {state!r} has no outcome"
+                    )
+                if exact:
+                    if sum(p for _, p in exact_row) != 1:
+                        raise GameDefinitionError(
+                            f"game {game.name}: the probabilities at {state!r}, action {action!r} "
+                            "sum to " + str(sum(p for _, p in exact_row)) + ", not 1"
+                        )
+                    exact_rows.append(tuple(exact_row))  # type: ignore[union-attr]
+                elif abs(total - 1.0) > SUM_TOLERANCE * len(seen):
+                    raise GameDefinitionError(
+                        f"game {game.name}: the probabilities at {state!r}, action {action!r} "
+                        f"sum to {total!r}, not 1"
+                    )
+                actions.append(action)
+                row_state.append(s)
+                indptr.append(len(cols))
+            row_start.append(len(actions))
+            s += 1
+    except GameDefinitionError:
+        raise
+    except Exception as exc:  # the game's own code failed: say where, in one line
+        raise GameDefinitionError(
+            f"game {getattr(game, 'name', '?')}: {type(exc).__name__} at state "
+            f"{states[s]!r}: {exc}"
+        ) from None
+    n = len(states)
+    matrix = sparse.csr_matrix(
+        (np.asarray(data, dtype=np.float64), np.asarray(cols, dtype=np.int64),
+         np.asarray(indptr, dtype=np.int64)),
+        shape=(len(actions), n),
+    )
+    return StateSpace(
+        game=game,
+        states=states,
+        index=index,
+        player=np.asarray(player, dtype=np.int8),
+        payoff=np.asarray(payoff, dtype=np.float64),
+        payoff_exact=payoff_exact,
+        row_start=np.asarray(row_start, dtype=np.int64),
+        row_state=np.asarray(row_state, dtype=np.int64),
+        actions=actions,
+        transitions=matrix,
+        exact_rows=exact_rows,
+    )

@@ -1,0 +1,137 @@
+"""`dicejack solve --game` (and `learn --game`): protocol games on the command line; the
+handout's commands unchanged without it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dicejack.cli import main
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_solve_pig_text_and_json(capsys):
+    code, out, err = run(capsys, "solve", "--game", "pig", "--game-param", "goal=2")
+    assert code == 0
+    assert out.splitlines()[0].startswith("# pig goal=2 die=6 (two players, zero-sum)")
+    assert "0.857142857143" in out  # 6/7 by hand: roll; 5/6 win, 1/6 the opponent starts
+    assert "note: enumerated" in err
+    code, out, _ = run(capsys, "solve", "--game", "pig", "--game-param", "goal=2",
+                       "--format", "json")
+    doc = json.loads(out)
+    assert doc["game"] == "pig" and doc["params"] == {"goal": 2, "die": 6}
+    assert abs(doc["value"] - 6 / 7) <= 1e-12 and doc["residual"] <= 1e-12
+    assert doc["method"] == "value-iteration" and doc["optimal_start"] == ["roll"]
+
+
+def test_solve_handout_through_the_protocol_exactly(capsys):
+    code, out, _ = run(capsys, "solve", "--game", "handout", "--game-param", "sides=4",
+                       "--game-param", "low=6", "--game-param", "high=7", "--exact")
+    assert code == 0
+    assert "exactly: 1211265/2097152" in out  # solver.solve(Game(4, 6, 7, 2), exact=True)
+    assert "backward induction" in out
+
+
+def test_solve_csv_has_every_state(capsys, tmp_path):
+    path = tmp_path / "piglet.csv"
+    code, _, err = run(capsys, "solve", "--game", "piglet", "--game-param", "goal=2",
+                       "--method", "policy-iteration", "--format", "csv", "--out", str(path))
+    assert code == 0 and f"wrote {path}" in err
+    lines = path.read_text().splitlines()
+    assert lines[0] == "state,player,value,optimal"
+    assert len(lines) == 1 + 14  # Piglet to 2: 14 reachable states
+    assert lines[1].startswith('"(0, 0, 0, 0)",0,')
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--game", "chess"], "no game 'chess'"),
+        (["--game", "pig", "--sides", "3"], "--sides set the handout's game"),
+        (["--game-param", "goal=3"], "need --game NAME"),
+        (["--game", "pig", "--format", "npz", "--out", "x.npz"], "--format npz"),
+        (["--game", "pig", "--game-param", "goal=0"], "goal must be a whole number"),
+        (["--game", "piglet", "--exact"], "has cycles"),
+        (["--method", "policy-iteration"], "is for --game"),
+        (["--game", "nothere.py:Game"], "no file nothere.py"),
+    ],
+)
+def test_solve_game_errors_are_one_line(capsys, args, words):
+    code, out, err = run(capsys, "solve", *args)
+    assert code == 2 and out == ""
+    assert err.startswith("error: ") and words in err and err.count("\n") == 1
+
+
+def test_learn_game_text_json_csv(capsys):
+    args = ["learn", "--game", "pig", "--game-param", "goal=8", "--games", "500", "--seed", "3"]
+    code, out, _ = run(capsys, *args)
+    assert code == 0
+    assert out.startswith("# learned by self-play with q-learning epsilon=1 ")
+    assert "seed=3 games=500: pig goal=8 die=6" in out and "exploitability" in out
+    code, out, _ = run(capsys, *args, "--format", "json")
+    doc = json.loads(out)
+    assert doc["learner"] == "q-learning" and doc["games"] == 500 and doc["seed"] == 3
+    metrics = doc["metrics"]
+    assert 0 <= metrics["agreement_all"] <= 1 and metrics["exploitability"] >= -1e-9
+    assert 0.6 < metrics["game_value"] < 0.9  # Pig to 8: the first player has the edge
+    code, again, _ = run(capsys, *args, "--format", "json")
+    assert again == out  # seeded: the same bytes
+    code, out, _ = run(capsys, "learn", "--game", "piglet", "--game-param", "goal=2",
+                       "--learner", "mc-exploring-starts", "--games", "50", "--format", "csv")
+    assert code == 0 and out.splitlines()[0] == "state,player,best,value,visits"
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--game", "pig", "-m", "3"], "-m does not apply to --game"),
+        (["--game", "pig", "--param", "m=3"], "q-learning takes KEY=VALUE"),
+        (["--game", "pig", "--learner", "ucb"], "no learner 'ucb' for protocol games"),
+        (["--learner", "mc-exploring-starts"], "give --game NAME"),
+        (["--game-param", "goal=3"], "needs --game NAME"),
+    ],
+)
+def test_learn_game_errors_are_one_line(capsys, args, words):
+    code, out, err = run(capsys, "learn", *args)
+    assert code == 2 and out == ""
+    assert err.startswith("error: ") and words in err and err.count("\n") == 1
+
+
+def test_a_broken_game_file_is_one_line(capsys, tmp_path, monkeypatch):
+    (tmp_path / "broken.py").write_text(
+        "from dicejack.games import Piglet\n"
+        "class Floats(Piglet):\n"
+        "    def outcomes(self, state, action):\n"
+        "        return [(s, float(p)) for s, p in super().outcomes(state, action)]\n"
+        "syntax = 1\n"
+    )
+    (tmp_path / "bad_syntax.py").write_text("class Game(:\n")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "solve", "--game", "broken.py:Floats")
+    assert code == 2 and out == ""
+    assert err.startswith("error: game piglet: outcome probability 0.5 at (0, 0, 0, 0), "
+                          "action 'roll' is not exact")
+    code, out, err = run(capsys, "solve", "--game", "bad_syntax.py:Game")
+    assert code == 2 and "importing bad_syntax.py failed: SyntaxError" in err
+    assert err.count("\n") == 1
+    code, _, err = run(capsys, "solve", "--game", "pig", "--game-param", "goal=500")
+    assert code == 2 and "goal must be a whole number in 1..120" in err
+
+
+def test_learn_game_with_the_counting_rule(capsys):
+    code, out, _ = run(capsys, "learn", "--game", "handout", "--game-param", "low=6",
+                       "--game-param", "high=7", "--game-param", "sides=3", "--learner",
+                       "counting", "--param", "m=10", "--games", "300", "--format", "json")
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["learner"] == "counting" and doc["learner_params"] == {"m": 10.0,
+                                                                      "max_moves": 100000}
+    assert doc["metrics"]["states_with_data"] > 0
+    code, _, err = run(capsys, "learn", "--learner", "counting")
+    assert code == 2 and "give --game NAME" in err
