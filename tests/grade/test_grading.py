@@ -226,3 +226,51 @@ def test_a_mostly_transposed_batch_is_hinted(refs):
     assert grade.batch_hint(refs, grades).startswith(
         "2 of 3 files fit markedly better transposed")
     assert grade.batch_hint(refs, grades[1:]) == ""
+
+
+def test_a_chance_review_never_lowers_the_score(refs, monkeypatch):
+    """Issue 32: a faithful output pushed into review by consistency evidence below the fail
+    level (a p-value forced low) keeps the score it gets without that evidence; the student's
+    summary says the score stands and why a person will look. Only p < P_FAIL costs points."""
+    import dataclasses
+
+    from dicejack.grade import grading
+
+    best, prob = tables(seed=3)
+    clean = grade_of(refs, best, prob)
+    assert clean.verdict == "pass"
+    real = grading.consistency
+
+    def forced(p):
+        def fake(*args, **kwargs):
+            return dataclasses.replace(real(*args, **kwargs), p_value=p)
+        return fake
+
+    monkeypatch.setattr(grading, "consistency", forced(0.002))
+    g = grade_of(refs, best, prob)
+    assert g.verdict == "review" and "inconsistent" in g.flags
+    assert g.score == clean.score and g.points == clean.points
+    text = grade.plain_summary(g)
+    assert "Your score stands; a person will look because" in text and "0.002" in text
+    assert "Your score stands" not in grade.plain_summary(clean)
+    monkeypatch.setattr(grading, "consistency", forced(grade.P_FAIL / 10))
+    failed = grade_of(refs, best, prob)
+    assert failed.verdict == "fail" and failed.points["consistency"] == 0
+    assert failed.score == clean.score - grade.CONSISTENCY_POINTS
+
+
+def test_a_print_rule_review_never_lowers_the_score(refs, monkeypatch):
+    """A print-rule flag (forced) sends a faithful output to review with its score unchanged."""
+    import dataclasses
+
+    from dicejack.grade import grading
+
+    best, prob = tables(seed=4)
+    clean = grade_of(refs, best, prob)
+    real = grading.print_check
+    monkeypatch.setattr(grading, "print_check", lambda *a, **k: dataclasses.replace(
+        real(*a, **k), flag="printed-by-plays"))
+    g = grade_of(refs, best, prob)
+    assert g.verdict == "review" and "printed-by-plays" in g.flags
+    assert g.score == clean.score
+    assert "print-rule check" in grade.plain_summary(g)

@@ -68,8 +68,9 @@ def test_reports_open_with_a_plain_paragraph_and_what_if_scores(refs):
     assert shifted.what_if["J shifted by one"] > shifted.score
     ok = grade_of(refs, best, prob, submission="ok")
     assert ok.verdict == "pass" and "Your tables look like" in grade.report_markdown(refs, ok)
-    review = grade.plain_summary(dataclasses.replace(ok, verdict="review"))
-    assert "5% of correct programs" in review
+    review = grade.plain_summary(dataclasses.replace(ok, verdict="review",
+                                                     flags=("inconsistent",)))
+    assert "5% of correct programs" in review and "Your score stands" in review
 
 
 def test_each_flag_is_one_checklist_item_and_the_deciding_p_value_is_named(refs):
