@@ -42,6 +42,7 @@ from dicejack.grade.lms import (
     check_lms_path,
     format_mismatch,
     lms_format_name,
+    lms_hold_reasons,
     write_gradescope,
     write_lms_csv,
 )
@@ -63,7 +64,7 @@ from dicejack.grade.rubric import (
 )
 from dicejack.grade.settings import GradeConfig, GradeError, GradeWarning
 from dicejack.grade.site import prepare_site, write_site
-from dicejack.grade.students import KEEP, mark_held, mark_kept, parse_hold
+from dicejack.grade.students import KEEP, mark_held, mark_kept
 from dicejack.grade.writers import (
     check_gradebook_path,
     gradebook_records,
@@ -401,8 +402,9 @@ def grade_files(
     :func:`dicejack.grade.lms.lms_csv`) and the Gradescope results.json (`gradescope`: exactly
     one submission), each when given. `keep` chooses which of a student's files goes out
     (latest or best: :func:`dicejack.grade.students.mark_kept`), `lms_hold` which grades stay
-    out of the LMS CSV for a human look (:func:`dicejack.grade.students.mark_held`); the
-    gradebook says both (`kept`, `held`).
+    out of the LMS CSV for a human look (:func:`dicejack.grade.students.mark_held`; by default
+    review, copied and unreadable: :data:`~dicejack.grade.lms.DEFAULT_LMS_HOLD`; ``"none"`` or
+    ``()`` sends every grade); the gradebook says both (`kept`, `held`).
 
     Bad settings or output paths raise GradeError before any work; bad files become rows.
     Nothing given as a submission is ever written: an output naming a submission (by any
@@ -414,7 +416,7 @@ def grade_files(
         raise GradeError("no submissions to grade")
     check_inputs_exist(paths)
     lms_format = lms_format_name(lms_format)
-    hold = parse_hold(lms_hold)
+    hold = lms_hold_reasons(lms_hold)
     if keep not in KEEP:
         raise GradeError(f"--keep must be one of {', '.join(KEEP)}, got {keep!r}")
     if gradescope_visibility not in GRADESCOPE_VISIBILITY:
