@@ -41,10 +41,29 @@ def test_five_layouts_get_the_same_grade(refs, tmp_path):
         assert g.metrics == first.metrics
 
 
-def test_policy_off_by_one_is_flagged(refs):
+def test_a_zero_based_j_is_graded_shifted_back_like_a_transposed_table(refs):
+    """Issue 32: J printed 0-based is a printing slip, corrected like a transposed table: graded
+    shifted back, less the format points, review, with the score printed 1-based."""
     best, prob = tables(seed=15)
+    right = grade_of(refs, best, prob)
     g = grade_of(refs, np.where(best > 0, best - 1, 0), prob)
-    assert "data-without-policy" in g.flags and g.verdict != "pass"
+    assert "zero-based-j" in g.flags and "data-without-policy" not in g.flags
+    assert g.verdict == "review"
+    assert g.score == right.score - grade.FLAG_DEDUCTIONS["zero-based-j"]
+    assert g.what_if == {"printed with J 1-based": right.score}
+    assert g.consistency_p == pytest.approx(right.consistency_p)
+    # both slips at once: corrected both ways, each flag once, each what-if named
+    both = grade_of(refs, np.where(best > 0, best - 1, 0).T, prob.T)
+    assert {"zero-based-j", "transposed"} <= set(both.flags) and both.verdict == "review"
+    assert both.score == round(right.points["quality"] + right.points["consistency"], 1)
+    assert both.what_if == {"printed with J 1-based": right.score - 10,
+                            "printed as table[X][Y]": right.score}
+    # a J of 0 beside an estimate without the 0-based shape stays data-without-policy
+    odd = best.copy()
+    xs, ys = np.nonzero(prob > 0)
+    odd[xs[0], ys[0]] = 0
+    g = grade_of(refs, odd, prob)
+    assert "data-without-policy" in g.flags and "zero-based-j" not in g.flags
 
 
 def test_probabilities_and_policy_out_of_range_are_flagged(refs):
@@ -274,3 +293,22 @@ def test_a_print_rule_review_never_lowers_the_score(refs, monkeypatch):
     assert g.verdict == "review" and "printed-by-plays" in g.flags
     assert g.score == clean.score
     assert "print-rule check" in grade.plain_summary(g)
+
+
+@pytest.mark.parametrize("name", ["solution.py", "Main.java", "dice.C", "notebook.ipynb"])
+def test_the_self_check_names_a_source_file_as_source_code(tmp_path, capsys, name):
+    """Issue 32: one source file given alone is refused in one line (exit 2) saying what to
+    give instead, never read as a table."""
+    src = tmp_path / name
+    src.write_text("import numpy as np\nprint(np.zeros((8, 8)))\n")
+    code = main(["grade", str(src), "--sides", str(GAME.n_sides), "--low", str(GAME.low),
+                 "--high", str(GAME.high), "--dice", str(GAME.n_dice), "-m", f"{M:g}",
+                 "--games", str(GAMES), "--cache", str(tmp_path / "cache")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and err.startswith("error: ")
+    assert "is source code" in err and "output.txt" in err and name in err
+    doc = tmp_path / "report.pdf"
+    doc.write_bytes(b"%PDF-1.4")
+    code = main(["grade", str(doc), "-m", f"{M:g}", "--games", str(GAMES)])
+    err = capsys.readouterr().err
+    assert code == 2 and "a document" in err and ".txt" in err

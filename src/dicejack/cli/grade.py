@@ -120,6 +120,8 @@ def grade_cmd(
         raise gr.GradeError(f"--workers must be >= 1, got {workers}")
     config = gr.GradeConfig(make_game(sides, low, high, dice), m, games, references, seed)
     single = gradescope is not None or gr.is_one_file(submissions)
+    if single and gradescope is None:
+        gr.check_self_check_file(submissions[0])
     if out is None and not single:
         out = Path("gradebook.csv")
     show = sys.stderr.isatty()

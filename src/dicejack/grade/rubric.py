@@ -37,6 +37,7 @@ QUALITY_METRICS: tuple[tuple[str, int, float], ...] = (
 #: Points taken off the format part per flag; flags not listed here cost nothing.
 FLAG_DEDUCTIONS: dict[str, float] = {
     "transposed": 10.0,
+    "zero-based-j": 10.0,
     "prob-out-of-range": 4.0,
     "policy-out-of-range": 4.0,
     "data-without-policy": 4.0,
@@ -48,7 +49,8 @@ FLAG_DEDUCTIONS: dict[str, float] = {
 PRINT_RULE_FLAGS = ("printed-by-wins", "printed-by-plays", "printed-prob-of-most-played")
 #: Flags that send a submission to review even when everything else passes.
 REVIEW_FLAGS = frozenset(
-    {"transposed", "prob-out-of-range", "policy-out-of-range", "data-without-policy", "no-data",
+    {"transposed", "zero-based-j", "prob-out-of-range", "policy-out-of-range",
+     "data-without-policy", "no-data",
      "policy-not-integer", "untestable", "inconsistent", "low-quality", "copied",
      "identity-ambiguous", *PRINT_RULE_FLAGS}
 )
@@ -65,6 +67,8 @@ SCORE_STANDS = ("Your score stands; a person will look because {why}. This is no
 FLAG_HELP: dict[str, str] = {
     "transposed": "the tables fit markedly better transposed (columns = mover's score); "
     "graded transposed back, less the format points",
+    "zero-based-j": "J is printed 0-based (0..NDice-1 for 1..NDice dice) and fits markedly "
+    "better shifted by one; graded shifted back, less the format points",
     "prob-out-of-range": "probabilities outside [0, 1] that are not a no-data marker",
     "policy-out-of-range": "numbers of dice outside 1..NDice (other than 0 / -1 for no data)",
     "data-without-policy": "states with a probability estimate but no valid number of dice",
@@ -93,6 +97,8 @@ FLAG_HELP: dict[str, str] = {
 FLAG_HINTS: dict[str, str] = {
     "transposed": "print rows as the mover's score X and columns as the opponent's score Y "
     "(table[X][Y]); check that the state you record is <your score, opponent's score>.",
+    "zero-based-j": "print J as the number of dice rolled, 1..NDice: if your arrays are "
+    "indexed from 0, print index + 1 (and never J = 0, which is never played).",
     "prob-out-of-range": "print WinCount/(WinCount+LoseCount) of the best J, a number in [0, 1], "
     "and -1 where that J has no data.",
     "policy-out-of-range": "print a number of dice 1..NDice (J = 0 is never played).",
