@@ -64,7 +64,7 @@ def test_the_latest_file_goes_out_by_default_and_the_gradebook_says_so(download,
     assert g["leeann_LATE_34567_300_output.txt"].late and not g[
         "doejane_23456_120_output.txt"].late
     rows = list(csv.DictReader(io.StringIO(book.read_text())))
-    assert list(rows[0])[-3:] == ["late", "kept", "held"]
+    assert list(rows[0])[-4:] == ["late", "kept", "held", "likely_cause"]
     kept = {r["submission"].rsplit("!", 1)[-1]: (r["kept"], r["late"]) for r in rows}
     assert kept["smithjohn_12345_100_output.txt"] == ("no", "")
     assert kept["smithjohn_12345_250_output-1.txt"] == ("yes", "")

@@ -38,7 +38,8 @@ from dicejack import compare
 if TYPE_CHECKING:  # pragma: no cover
     from dicejack.grade.references import References
 
-__all__ = ["Consistency", "consistency", "statistic_terms", "usable_states", "p_value",
+__all__ = ["Consistency", "consistency", "statistic_terms", "rank_terms", "usable_states",
+           "p_value",
            "looks_transposed", "looks_zero_based", "USABLE_SHARE", "USABLE_VISITS",
            "POLICY_SMOOTHING", "POLICY_WEIGHT", "NULL_SD_FLOOR"]
 
@@ -100,13 +101,22 @@ def statistic_terms(
     """(contribution c(s), normal score w) per state of graded tables against the R references
     (every state; the statistic uses the usable ones). The one place the statistic is computed,
     for submissions and for the calibration runs alike."""
+    return rank_terms(refs.values_at(decimals), refs.agree_counts(decimals), policy, value)
+
+
+def rank_terms(
+    values: np.ndarray, agree: np.ndarray, policy: np.ndarray, value: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(c(s), w) per state of graded tables (policy: J, 0 = none; value: 0 = none) against any
+    family of n runs: `values` (n, L, L) their graded values, `agree` (L, L, K + 1) how many of
+    them each printed J agrees with. The statistic of the module docstring; the reference runs
+    are one such family, the bug models of :mod:`dicejack.grade.diagnosis` others."""
     from scipy.special import ndtri
 
-    n = refs.best.shape[0]
-    values = refs.values_at(decimals)
+    n = values.shape[0]
     less = (values < value).sum(axis=0)
     equal = (values == value).sum(axis=0)
-    agreeing = np.take_along_axis(refs.agree_counts(decimals), policy[..., None], axis=-1)[..., 0]
+    agreeing = np.take_along_axis(agree, policy[..., None], axis=-1)[..., 0]
     per = _contributions(less, equal, agreeing, value > 0, n)
     return per, ndtri((less + 0.5 * equal + 0.5) / (n + 1))
 

@@ -29,6 +29,7 @@ from dicejack.grade.consistency import (
     looks_zero_based,
 )
 from dicejack.grade.copies import mark_copies
+from dicejack.grade.diagnosis import mark_diagnosis
 from dicejack.grade.inputs import (
     MAX_SUBMISSION_BYTES,
     Entry,
@@ -420,6 +421,7 @@ def grade_files(
     executor: cf.Executor | None = None,
     progress: bool = False,
     limits: InputLimits | None = None,
+    diagnose: bool = True,
 ) -> Gradebook:
     """Grade every submission of `paths`: files, folders (searched recursively) and zip archives
     (:func:`dicejack.grade.inputs.collect`), in order; then write the gradebook to `out`, one
@@ -430,7 +432,9 @@ def grade_files(
     (latest or best: :func:`dicejack.grade.students.mark_kept`), `lms_hold` which grades stay
     out of the LMS CSV for a human look (:func:`dicejack.grade.students.mark_held`; by default
     review, copied and unreadable: :data:`~dicejack.grade.lms.DEFAULT_LMS_HOLD`; ``"none"`` or
-    ``()`` sends every grade); the gradebook says both (`kept`, `held`).
+    ``()`` sends every grade); the gradebook says both (`kept`, `held`). `diagnose`: name the
+    likely cause of every output that did not pass (:mod:`dicejack.grade.diagnosis`: bug models
+    played once per setting and cached beside the reference runs).
 
     Bad settings or output paths raise GradeError before any work; bad files become rows.
     Nothing given as a submission is ever written: an output naming a submission (by any
@@ -486,7 +490,10 @@ def grade_files(
                 advance()
         finally:
             stop()
-        grades = mark_held(mark_kept(mark_copies(refs, _mark_power(refs, grades)), keep), hold)
+        grades = mark_copies(refs, _mark_power(refs, grades))
+        if diagnose:
+            grades = mark_diagnosis(refs, grades, cache_dir)
+        grades = mark_held(mark_kept(grades, keep), hold)
         mismatch = format_mismatch(grades, lms_format) if lms_path is not None else ""
         if mismatch:
             warnings.warn(mismatch, GradeWarning, stacklevel=2)

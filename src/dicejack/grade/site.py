@@ -144,6 +144,8 @@ _INDEX_COLUMNS = (
     HtmlColumn("consistency p", numeric=True, fmt=".2g",
                help=f"below {P_INCONSISTENT:.3f} is unusual for a correct program (review)"),
     HtmlColumn("similar to"),
+    HtmlColumn("likely cause", help="the known bug that best explains an output that did not "
+               "pass (grade.diagnosis); unusual: none does"),
 )
 
 
@@ -213,9 +215,9 @@ def index_html(refs: References, grades: Sequence[Grade],
                       if g.status == "ok" else f"unreadable: {g.error}"),
             *(g.metrics.get(k, math.nan) for k in ("agreement_decisive", "rmse_onpath",
                                                   "score_vs_optimal", "exploitability")),
-            g.consistency_p, _links(g.similar_to, page_of, labels)])
+            g.consistency_p, _links(g.similar_to, page_of, labels), g.cause])
         search.append(" ".join([g.who, g.submission, g.verdict if g.status == "ok" else
-                                "unreadable", *g.flags, *(["late"] if g.late else []),
+                                "unreadable", *g.flags, g.cause, *(["late"] if g.late else []),
                                 *(["held"] if g.held else [])]))
     body += [Markup('<h2 id="table">Submissions</h2>'),
              Markup("<p>Click a column's header to sort by it (again to reverse); type to keep "

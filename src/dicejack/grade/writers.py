@@ -50,11 +50,11 @@ __all__ = ["GRADEBOOK_HEADER", "gradebook_csv", "gradebook_records", "write_grad
 GRADEBOOK_HEADER: tuple[str, ...] = (
     "submission", "status", "score", "verdict", "consistency_p", "agreement_decisive",
     "rmse_onpath", "score_vs_optimal", "layout", "flags", "error", "similar_to", "student",
-    "exploitability", "late", "kept", "held",
+    "exploitability", "late", "kept", "held", "likely_cause",
 )
 #: Headers of earlier versions: such a gradebook is still this tool's own, and replaceable.
 _EARLIER_HEADERS: tuple[tuple[str, ...], ...] = (
-    GRADEBOOK_HEADER[:-5], GRADEBOOK_HEADER[:-4], GRADEBOOK_HEADER[:-3])
+    GRADEBOOK_HEADER[:-6], GRADEBOOK_HEADER[:-5], GRADEBOOK_HEADER[:-4], GRADEBOOK_HEADER[:-1])
 
 
 class _Inputs:
@@ -212,7 +212,8 @@ def gradebook_records(grades: Iterable[Grade], metrics: bool = False) -> list[di
         row.update(layout=g.layout, flags=";".join(g.flags), error=g.error,
                    similar_to=";".join(g.similar_to), student=g.student,
                    exploitability=float(g.metrics.get("exploitability", math.nan)),
-                   late="yes" if g.late else "", kept=g.kept, held=g.held)
+                   late="yes" if g.late else "", kept=g.kept, held=g.held,
+                   likely_cause=g.cause)
         if metrics:
             row.update(student_name=g.student_name, lms=g.lms)
             for name, value in g.metrics.items():
@@ -325,6 +326,8 @@ def plain_summary(g: Grade) -> str:
     why = evidence_reason(g)
     if why:
         text += " " + SCORE_STANDS.format(why=why)
+    if g.cause_text:
+        text += f" Likely cause: {g.cause_text}"
     hinted = [f for f in g.flags if f in FLAG_HINTS]
     if hinted:
         text += (" Check the flag below: it says what to look at." if len(hinted) == 1 else
