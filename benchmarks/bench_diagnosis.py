@@ -29,10 +29,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from tests import students  # noqa: E402  (the independent corpus)
+
 from dicejack import grade  # noqa: E402
 from dicejack.game import Game  # noqa: E402
 from dicejack.grade import diagnosis  # noqa: E402
-from tests import students  # noqa: E402  (the independent corpus)
 
 GAMES: dict[str, tuple[Game, float, int]] = {
     "handout": (Game(6, 15, 17, 2), 100.0, 100_000),

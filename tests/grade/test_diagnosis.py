@@ -124,7 +124,7 @@ def test_the_class_shows_the_right_likely_cause_for_every_planted_bug(tmp_path):
         plan = [(s, 3) for s in students.FAITHFUL.values()] + [
             (students.BUGS[b], 2) for b in RELIABLE] + [(students.FAITHFUL["alice-labelled"], 3)]
         for student, copies in plan:
-            for r in range(copies):
+            for _r in range(copies):
                 if sid - 1000 >= 63:
                     break
                 text = students.run_student(student, *PARAMS, M, GAMES, 7_200_000 + sid)

@@ -14,6 +14,7 @@ consistency        the statistic T and its p-value (its docstring is the specifi
 copies             distances between tables, the `copied` flag and similar_to
 rubric             points, verdict, flags with help and hints
 references         reference and calibration runs: computing, caching, what grading derives
+diagnosis          the likely cause of a non-pass: bug models run and cached beside the references
 lms_names          the LMS student identifier in file and folder names, Gradescope metadata
 inputs             files, folders and zip archives -> entries with the LMS student identifier
 writers            gradebook CSV, terminal summary and report, per-student Markdown reports
@@ -50,6 +51,15 @@ from dicejack.grade.copies import (
     mark_copies,
     pairwise_distances,
     table_distance,
+)
+from dicejack.grade.diagnosis import (
+    MODELS,
+    UNUSUAL,
+    BugModel,
+    Diagnosis,
+    diagnose,
+    mark_diagnosis,
+    model_runs,
 )
 from dicejack.grade.grading import (
     Gradebook,
@@ -225,7 +235,8 @@ __all__ = [
     "FLAG_HELP", "FLAG_HINTS", "FLAG_DEDUCTIONS", "REVIEW_FLAGS", "FAIL_FLAGS", "FORMAT_POINTS",
     "QUALITY_POINTS", "CONSISTENCY_POINTS", "P_REVIEW", "P_FAIL", "SCORE_REVIEW",
     "EVIDENCE_FLAGS", "SCORE_STANDS", "DEFAULT_LMS_HOLD", "lms_hold_reasons",
-    "check_self_check_file",
+    "check_self_check_file", "MODELS", "UNUSUAL", "BugModel", "Diagnosis", "diagnose",
+    "mark_diagnosis", "model_runs",
     "USABLE_SHARE", "USABLE_VISITS", "POLICY_SMOOTHING", "POLICY_WEIGHT", "NULL_SD_FLOOR",
     "COPY_DECIMALS", "COPY_MIN_STATES", "COPY_FACTOR", "INLINE_GAMES", "ROUNDING_MATTERS",
     "default_cache_dir", "compute_references", "forget_references", "reference_run",

@@ -30,6 +30,7 @@ algorithm, that printing slip is the cause.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -544,8 +545,6 @@ def mark_diagnosis(refs: References, grades: Sequence[Grade],
     """The grades with their likely cause (Grade.cause, Grade.cause_text). A print-rule flag
     that names another bug than the diagnosis is dropped (the flag would send the student to
     the wrong line); a slip the diagnosis names is flagged (a review: no points)."""
-    import dataclasses
-
     out = []
     for g in grades:
         d = diagnose(refs, g, cache_dir)

@@ -254,7 +254,8 @@ def summary_text(grades: Sequence[Grade]) -> str:
              "flags / error"]
     for g, name, student in zip(grades, names, who, strict=True):
         p = _num(g.consistency_p, ".2g") if g.status == "ok" else ""
-        tail = (";".join(g.flags) if g.status == "ok" else
+        tail = (";".join([*g.flags, *([f"likely: {g.cause}"] if g.cause else [])])
+                if g.status == "ok" else
                 f"skipped: {g.error}" if g.status == "skipped" else f"error: {g.error}")
         score = f"{g.score:5.1f}" if g.status != "skipped" else f"{'':5}"
         verdict = "unreadable" if g.status == "error" else g.verdict
