@@ -42,7 +42,16 @@ GAMES: dict[str, tuple[Game, float, int]] = {
     "three-dice": (Game(6, 20, 24, 3), 100.0, 100_000),
     "few-games": (Game(6, 15, 17, 2), 100.0, 2_000),
     "small": (Game(4, 8, 9, 2), 100.0, 20_000),
+    # corners of the calibration grid (benchmarks/bench_calibration_grid.py: 6 sides, UTarget =
+    # LTarget + 2): NDice x LTarget x M x NGAMES
+    "g2-10-m0.5-2k": (Game(6, 10, 12, 2), 0.5, 2_000),
+    "g3-20-m10-20k": (Game(6, 20, 22, 3), 10.0, 20_000),
+    "g4-40-m1000-20k": (Game(6, 40, 42, 4), 1000.0, 20_000),
+    "g2-40-m1-20k": (Game(6, 40, 42, 2), 1.0, 20_000),
+    "g4-10-m100-2k": (Game(6, 10, 12, 4), 100.0, 2_000),
 }
+GRID_GAMES = ("g2-10-m0.5-2k", "g3-20-m10-20k", "g4-40-m1000-20k", "g2-40-m1-20k",
+              "g4-10-m100-2k")
 DEFAULT_GAMES = ("handout", "caveat-a", "two-sided", "three-dice", "few-games")
 SEED = 8_000_000
 PLAIN_PYTHON_GAMES = 20_000
@@ -114,12 +123,13 @@ def _pct(a: int, b: int) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--games", default=",".join(DEFAULT_GAMES))
+    parser.add_argument("--games", default=",".join(DEFAULT_GAMES),
+                        help="comma list of GAMES, or 'grid' for the grid corners")
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--sets", type=int, default=1)
     parser.add_argument("--workers", type=int, default=1)
     args = parser.parse_args()
-    names = args.games.split(",")
+    names = list(GRID_GAMES) if args.games == "grid" else args.games.split(",")
     t0 = time.perf_counter()
     jobs = [(n, s) for n in names for s in range(args.sets)]
     rows: list[tuple[str, str, str, str, str]] = []
