@@ -146,3 +146,18 @@ def test_the_class_shows_the_right_likely_cause_for_every_planted_bug(tmp_path):
     assert "likely cause" in index
     for bug in set(planted.values()):
         assert f"<td>{bug}</td>" in index
+
+
+def test_a_print_flag_naming_another_bug_is_dropped(refs):
+    """Issue 32: printed-by-plays on an xy-swapped output sent the student to the print loop;
+    the diagnosis names xy-swapped, drops the wrong flag, and the summary says what to check."""
+    text = students.run_student(students.BUGS["xy-swapped"], *PARAMS, M, GAMES, 7_100_000)
+    g = grade.grade_text(refs, text, name="xy")
+    wrong = dataclasses.replace(g, flags=(*g.flags, "printed-by-plays"))
+    (marked,) = diagnosis.mark_diagnosis(refs, [wrong])
+    assert marked.cause == "xy-swapped" and "printed-by-plays" not in marked.flags
+    assert marked.verdict == g.verdict and marked.score == g.score
+    summary = grade.plain_summary(marked)
+    assert "Likely cause: the second player's moves recorded as <opponent, own>" in summary
+    book = grade.gradebook_csv([marked])
+    assert book.splitlines()[1].endswith(",xy-swapped")
