@@ -110,7 +110,7 @@ def rank_terms(
     """(c(s), w) per state of graded tables (policy: J, 0 = none; value: 0 = none) against any
     family of n runs: `values` (n, L, L) their graded values, `agree` (L, L, K + 1) how many of
     them each printed J agrees with. The statistic of the module docstring; the reference runs
-    are one such family, the bug models of :mod:`dicejack.grade.diagnosis` others."""
+    are one such family."""
     from scipy.special import ndtri
 
     n = values.shape[0]

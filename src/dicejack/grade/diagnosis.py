@@ -10,22 +10,25 @@ each are played (:func:`model_runs`; seeds after the probe runs of :mod:`dicejac
 cached on disk beside the reference runs and in memory with them. The print-only slips need no
 runs: they are the reference runs' own counts printed by the slip's rule.
 
-**How well a model explains an output**: the consistency statistic T
-(:func:`dicejack.grade.consistency.rank_terms`: ranks of the graded values and agreement of the
-printed J) of the output against the model's runs, over the states usable for that model,
-standardised by the model's own spread: z = (log T - mean) / sd of log T of each model run
-scored against the others (leave one out). For the handout's algorithm itself the same z comes
-from the reference runs and their held-out calibration runs (the consistency test's null).
-A small z: the output looks like that model's outputs.
+**How well a model explains an output**: the log likelihood of its graded tables (the graded
+values and J of :mod:`dicejack.grade.printed`, the model runs rounded to the output's decimals)
+under the model's runs, summed over the states: per state, a kernel density of the runs' values
+(Silverman's width, at least SD_FLOOR and the rounding) mixed with a uniform share
+POLICY_SMOOTHING / (n + 1) (a value no run came near costs a bounded amount: no single state
+decides), plus, where the output has an estimate, the log of the smoothed share of runs that may
+print its J. The handout's algorithm is one more model: the reference runs (its own runs scored:
+the held-out calibration runs). T itself (:mod:`dicejack.grade.consistency`) was tried first:
+it measures distance from a family's centre, so a family with a wide spread (NGAMES / 100, the
+last sampled J) "explained" nearly everything; a likelihood pays for a family's spread.
 
-**Naming a cause**: the best model (smallest z) is named when it fits (z <= Z_FIT), fits better
-than the handout's algorithm by at least MARGIN_FAITHFUL and better than the runner-up of
-another family (M values of one grid are one family) by at least MARGIN_RUNNER; otherwise the
-cause is "unusual": no known bug explains it. A print-only slip flagged by the print-rule checks
-is named when its model fits at least as well as every other (the checks are the more powerful
-test for it). Tables graded transposed or with J shifted back (flags `transposed`,
-`zero-based-j`) are diagnosed as corrected; when they are then consistent with the handout's
-algorithm, that printing slip is the cause.
+**Naming a cause**: the model of highest likelihood is named when it beats the handout's
+algorithm by MARGIN_FAITHFUL and the best model of another family (M values of one grid are one
+family) by MARGIN_RUNNER, and the output is at most Z_FIT sd below that model's own runs (each
+scored against the others); otherwise the cause is :data:`UNUSUAL`: no known bug explains it.
+A print-only slip flagged by the print-rule checks is named when its model fits best (the checks
+are the more powerful test for it). Tables graded transposed or with J shifted back (flags
+`transposed`, `zero-based-j`) are diagnosed as corrected; when no bug is named and they are
+consistent with the handout's algorithm, that printing slip is the cause.
 """
 
 from __future__ import annotations
