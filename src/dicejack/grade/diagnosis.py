@@ -105,7 +105,7 @@ MODELS: tuple[BugModel, ...] = (
     BugModel("m-tenfold", "wrong-m", "M ten times too large", _M_HINT, m_factor=10.0),
     BugModel("m-hundredfold", "wrong-m", "M a hundred times too large", _M_HINT,
              m_factor=100.0),
-    BugModel("greedy", "greedy", "M = 0: always the current best J, no exploration",
+    BugModel("greedy", "wrong-m", "M = 0: always the current best J, no exploration",
              "check that M enters p_B and p_J (with M = 0 the learner never explores)",
              m_factor=0.0),
     BugModel("games-tenth", "too-few-games", "about ten times too few games",
