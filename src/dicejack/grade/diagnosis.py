@@ -489,7 +489,7 @@ def cause_sentence(refs: References, cause: str) -> str:
     what = model.cause
     if model.family == "wrong-m":
         what = f"looks like M = {_m_value(refs, model)}, asked {refs.config.m:g} ({what})"
-    return f"{what}. Check: {model.hint}."
+    return f"{what}. {model.hint[:1].upper()}{model.hint[1:]}."
 
 
 def _needs_diagnosis(g: Grade) -> bool:
