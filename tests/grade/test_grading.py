@@ -41,10 +41,29 @@ def test_five_layouts_get_the_same_grade(refs, tmp_path):
         assert g.metrics == first.metrics
 
 
-def test_policy_off_by_one_is_flagged(refs):
+def test_a_zero_based_j_is_graded_shifted_back_like_a_transposed_table(refs):
+    """Issue 32: J printed 0-based is a printing slip, corrected like a transposed table: graded
+    shifted back, less the format points, review, with the score printed 1-based."""
     best, prob = tables(seed=15)
+    right = grade_of(refs, best, prob)
     g = grade_of(refs, np.where(best > 0, best - 1, 0), prob)
-    assert "data-without-policy" in g.flags and g.verdict != "pass"
+    assert "zero-based-j" in g.flags and "data-without-policy" not in g.flags
+    assert g.verdict == "review"
+    assert g.score == right.score - grade.FLAG_DEDUCTIONS["zero-based-j"]
+    assert g.what_if == {"printed with J 1-based": right.score}
+    assert g.consistency_p == pytest.approx(right.consistency_p)
+    # both slips at once: corrected both ways, each flag once, each what-if named
+    both = grade_of(refs, np.where(best > 0, best - 1, 0).T, prob.T)
+    assert {"zero-based-j", "transposed"} <= set(both.flags) and both.verdict == "review"
+    assert both.score == round(right.points["quality"] + right.points["consistency"], 1)
+    assert both.what_if == {"printed with J 1-based": right.score - 10,
+                            "printed as table[X][Y]": right.score}
+    # a J of 0 beside an estimate without the 0-based shape stays data-without-policy
+    odd = best.copy()
+    xs, ys = np.nonzero(prob > 0)
+    odd[xs[0], ys[0]] = 0
+    g = grade_of(refs, odd, prob)
+    assert "data-without-policy" in g.flags and "zero-based-j" not in g.flags
 
 
 def test_probabilities_and_policy_out_of_range_are_flagged(refs):
@@ -226,3 +245,70 @@ def test_a_mostly_transposed_batch_is_hinted(refs):
     assert grade.batch_hint(refs, grades).startswith(
         "2 of 3 files fit markedly better transposed")
     assert grade.batch_hint(refs, grades[1:]) == ""
+
+
+def test_a_chance_review_never_lowers_the_score(refs, monkeypatch):
+    """Issue 32: a faithful output pushed into review by consistency evidence below the fail
+    level (a p-value forced low) keeps the score it gets without that evidence; the student's
+    summary says the score stands and why a person will look. Only p < P_FAIL costs points."""
+    import dataclasses
+
+    from dicejack.grade import grading
+
+    best, prob = tables(seed=3)
+    clean = grade_of(refs, best, prob)
+    assert clean.verdict == "pass"
+    real = grading.consistency
+
+    def forced(p):
+        def fake(*args, **kwargs):
+            return dataclasses.replace(real(*args, **kwargs), p_value=p)
+        return fake
+
+    monkeypatch.setattr(grading, "consistency", forced(0.002))
+    g = grade_of(refs, best, prob)
+    assert g.verdict == "review" and "inconsistent" in g.flags
+    assert g.score == clean.score and g.points == clean.points
+    text = grade.plain_summary(g)
+    assert "Your score stands; a person will look because" in text and "0.002" in text
+    assert "Your score stands" not in grade.plain_summary(clean)
+    monkeypatch.setattr(grading, "consistency", forced(grade.P_FAIL / 10))
+    failed = grade_of(refs, best, prob)
+    assert failed.verdict == "fail" and failed.points["consistency"] == 0
+    assert failed.score == clean.score - grade.CONSISTENCY_POINTS
+
+
+def test_a_print_rule_review_never_lowers_the_score(refs, monkeypatch):
+    """A print-rule flag (forced) sends a faithful output to review with its score unchanged."""
+    import dataclasses
+
+    from dicejack.grade import grading
+
+    best, prob = tables(seed=4)
+    clean = grade_of(refs, best, prob)
+    real = grading.print_check
+    monkeypatch.setattr(grading, "print_check", lambda *a, **k: dataclasses.replace(
+        real(*a, **k), flag="printed-by-plays"))
+    g = grade_of(refs, best, prob)
+    assert g.verdict == "review" and "printed-by-plays" in g.flags
+    assert g.score == clean.score
+    assert "print-rule check" in grade.plain_summary(g)
+
+
+@pytest.mark.parametrize("name", ["solution.py", "Main.java", "dice.C", "notebook.ipynb"])
+def test_the_self_check_names_a_source_file_as_source_code(tmp_path, capsys, name):
+    """Issue 32: one source file given alone is refused in one line (exit 2) saying what to
+    give instead, never read as a table."""
+    src = tmp_path / name
+    src.write_text("import numpy as np\nprint(np.zeros((8, 8)))\n")
+    code = main(["grade", str(src), "--sides", str(GAME.n_sides), "--low", str(GAME.low),
+                 "--high", str(GAME.high), "--dice", str(GAME.n_dice), "-m", f"{M:g}",
+                 "--games", str(GAMES), "--cache", str(tmp_path / "cache")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and err.startswith("error: ")
+    assert "is source code" in err and "output.txt" in err and name in err
+    doc = tmp_path / "report.pdf"
+    doc.write_bytes(b"%PDF-1.4")
+    code = main(["grade", str(doc), "-m", f"{M:g}", "--games", str(GAMES)])
+    err = capsys.readouterr().err
+    assert code == 2 and "a document" in err and ".txt" in err

@@ -201,7 +201,7 @@ def test_lms_csv_outputs_are_checked_and_replace_only_their_own(tmp_path):
     assert marks.read_text() == "name,mark\nalice,17\n"
     # a gradebook of the previous version (no student column) is still ours to replace
     old = tmp_path / "old.csv"
-    old.write_text(",".join(grade.GRADEBOOK_HEADER[:-3]) + "\nx,ok\n")
+    old.write_text(",".join(grade.GRADEBOOK_HEADER[:-4]) + "\nx,ok\n")
     grade.grade_files(CONFIG, [sub], out=old, cache_dir=False)
     assert old.read_text().startswith(",".join(grade.GRADEBOOK_HEADER) + "\n")
 

@@ -11,8 +11,12 @@ from dicejack import grade
 
 def test_rubric_pieces():
     assert grade.consistency_points(0.5) == grade.CONSISTENCY_POINTS
-    assert grade.consistency_points(0.0005) == 0
-    assert 0 < grade.consistency_points(0.01) < grade.CONSISTENCY_POINTS
+    # evidence below the fail level asks for a look but never costs points (issue 32) ...
+    assert grade.consistency_points(0.01) == grade.CONSISTENCY_POINTS
+    assert grade.consistency_points(0.0005) == grade.CONSISTENCY_POINTS
+    assert grade.consistency_points(grade.P_FAIL) == grade.CONSISTENCY_POINTS
+    # ... only evidence of another algorithm does
+    assert grade.consistency_points(grade.P_FAIL / 2) == 0
     assert grade.consistency_points(math.nan) == grade.CONSISTENCY_POINTS
     ref = np.linspace(0.8, 1.0, 30)
     assert grade.quality_fraction(0.95, ref, +1, 0.01) == 1.0

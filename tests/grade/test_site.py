@@ -219,3 +219,39 @@ def test_cli_grade_html(batch, tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "exists and is not a folder" in err
     assert bad.read_text() == "x"
+
+
+def test_a_file_named_index_page_keeps_its_own_page():
+    """Issue 39 (7): `index` renamed to `index-page` must not take the page of a file named
+    `index-page` (Bob's page replacing Alice's), in either order; names unique in any case."""
+    for order in (("alice/index", "bob/index-page"), ("bob/index-page", "alice/index"),
+                  ("INDEX", "index-PAGE", "c/Index-page-2")):
+        names = grade.page_names([grade.Grade(s, "ok") for s in order])
+        lowered = [n.lower() for n in names]
+        assert len(set(lowered)) == len(names) and "index.html" not in lowered, names
+    names = grade.page_names([grade.Grade(s, "ok") for s in ("alice/index", "bob/index-page")])
+    assert names == ["index-page-2.html", "index-page.html"]
+
+
+def test_the_class_page_counts_each_students_kept_file_once(refs):
+    """Issue 32: the headline, the cards and the histogram count the kept attempt per student;
+    superseded attempts are listed apart; skipped files show their student."""
+    import dataclasses
+
+    best, prob = tables(seed=3)
+    good = grade.grade_tables(refs, best, prob, submission="sub/alice_1_10_out.txt")
+    bad = dataclasses.replace(good, submission="sub/bob_2_11_out.txt", verdict="fail",
+                              score=5.0, student="2", kept="no")
+    again = dataclasses.replace(good, submission="sub/bob_2_12_out-1.txt", student="2",
+                                kept="yes")
+    first = dataclasses.replace(good, student="1", kept="yes")
+    skipped = grade.Grade("sub/carol_3_13_notes.docx", "skipped", verdict="",
+                          error="a document", student="3", student_name="carol")
+    index = grade.index_html(refs, [first, bad, again, skipped])
+    assert "<h1>Grades: 2 submissions (1 earlier attempt listed apart)</h1>" in index
+    assert f"<b>2</b>{good.verdict}</div>" in index and "<b>0</b>fail</div>" in index
+    assert "Earlier attempts" in index
+    earlier = index.split("<h2>Earlier attempts</h2>")[1].split("<h2")[0]
+    assert "bob_2_11_out.txt" in earlier and "bob_2_12_out-1.txt" not in earlier
+    skipped_part = index.split("<h2>Skipped files</h2>")[1]
+    assert "3 (carol)" in skipped_part and "carol_3_13_notes.docx" in skipped_part

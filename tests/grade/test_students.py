@@ -64,7 +64,7 @@ def test_the_latest_file_goes_out_by_default_and_the_gradebook_says_so(download,
     assert g["leeann_LATE_34567_300_output.txt"].late and not g[
         "doejane_23456_120_output.txt"].late
     rows = list(csv.DictReader(io.StringIO(book.read_text())))
-    assert list(rows[0])[-3:] == ["late", "kept", "held"]
+    assert list(rows[0])[-4:] == ["late", "kept", "held", "likely_cause"]
     kept = {r["submission"].rsplit("!", 1)[-1]: (r["kept"], r["late"]) for r in rows}
     assert kept["smithjohn_12345_100_output.txt"] == ("no", "")
     assert kept["smithjohn_12345_250_output-1.txt"] == ("yes", "")
@@ -117,10 +117,62 @@ def test_cli_hold_keep_and_format_in_any_case(download, tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 0
     held = next(line for line in err.splitlines() if line.startswith("held back"))
-    assert "(3)" in held and "45678 (copied)" in held and "34567 (late)" in held
+    assert "(3;" in held and "45678 (copied)" in held and "34567 (late)" in held
     rows = list(csv.reader(io.StringIO(lms.read_text())))
     cells = {r[1]: r[5] for r in rows[2:]}
     assert cells["45678"] == "" and cells["34567"] == "" and cells["23456"] != ""
     code = main(["grade", str(download), "-m", "100", "--games", "10", "--lms-hold", "nope"])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "--lms-hold takes" in err
+
+
+def test_only_decided_grades_go_to_the_lms_by_default(download, tmp_path, capsys):
+    """Issue 32: without --lms-hold, review, copied and unreadable grades are held (the cell
+    empty, the gradebook's held column and the terminal say why, every name listed);
+    --lms-hold none sends every grade."""
+    assert grade.lms_hold_reasons(None) == grade.DEFAULT_LMS_HOLD == (
+        "review", "copied", "unreadable")
+    assert grade.lms_hold_reasons("none") == grade.lms_hold_reasons(["NONE"]) == ()
+    with pytest.raises(grade.GradeError, match="--lms-hold none sends every grade"):
+        grade.lms_hold_reasons("none,review")
+    args = ["grade", str(download), "--sides", str(GAME.n_sides), "--low", str(GAME.low),
+            "--high", str(GAME.high), "--dice", str(GAME.n_dice), "-m", f"{M:g}", "--games",
+            str(GAMES), "--cache", str(tmp_path / "cache")]
+    lms = tmp_path / "grades.csv"
+    book = tmp_path / "g.csv"
+    assert main([*args, "--out", str(book), "--lms-csv", str(lms)]) == 0
+    err = capsys.readouterr().err
+    held_line = next(line for line in err.splitlines() if line.startswith("held back"))
+    assert "45678 (review, copied)" in held_line and "56789 (review, copied)" in held_line
+    assert "--lms-hold none" in err
+    rows = list(csv.DictReader(io.StringIO(book.read_text())))
+    held = {r["student"]: r["held"] for r in rows if r["kept"] == "yes"}
+    assert "copied" in held["45678"] and "copied" in held["56789"]
+    for r in rows:
+        if r["kept"] == "yes":
+            assert bool(r["held"]) == (r["verdict"] != "pass" or "copied" in r["flags"])
+    cells = {r["student"]: r["score"] for r in csv.DictReader(io.StringIO(lms.read_text()))}
+    assert cells["45678"] == "" and cells["56789"] == ""
+    assert all(cells[s] != "" for s, why in held.items() if not why)
+    lms.unlink()
+    assert main([*args, "--out", str(book), "--lms-csv", str(lms), "--lms-hold", "none"]) == 0
+    assert "held back" not in capsys.readouterr().err
+    cells = {r["student"]: r["score"] for r in csv.DictReader(io.StringIO(lms.read_text()))}
+    assert all(v != "" for v in cells.values()) and cells["45678"] != ""
+
+
+def test_the_held_list_is_printed_in_full(tmp_path, capsys):
+    """Never cut at ten names: fifteen unreadable files are all listed."""
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    for i in range(15):
+        (folder / f"s{i:02d}_{1000 + i}_{i}_out.txt").write_text("no tables here\n")
+    code = main(["grade", str(folder), "--sides", str(GAME.n_sides), "--low", str(GAME.low),
+                 "--high", str(GAME.high), "--dice", str(GAME.n_dice), "-m", f"{M:g}",
+                 "--games", str(GAMES), "--out", str(tmp_path / "g.csv"), "--lms-csv",
+                 str(tmp_path / "l.csv"), "--cache", str(tmp_path / "cache")])
+    assert code == 1
+    err = capsys.readouterr().err
+    held_line = next(line for line in err.splitlines() if line.startswith("held back"))
+    assert "(15;" in held_line and "..." not in held_line
+    assert all(f"{1000 + i} (unreadable)" in held_line for i in range(15))

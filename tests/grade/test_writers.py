@@ -64,12 +64,13 @@ def test_reports_open_with_a_plain_paragraph_and_what_if_scores(refs):
     md = grade.report_markdown(refs, t)
     assert "printed as table[X][Y], the score would be 100.0 / 100" in md
     shifted = grade_of(refs, np.where(best > 0, best - 1, 0), prob, submission="z")
-    assert "data-without-policy" in shifted.flags
-    assert shifted.what_if["J shifted by one"] > shifted.score
+    assert "zero-based-j" in shifted.flags
+    assert shifted.what_if["printed with J 1-based"] == shifted.score + 10
     ok = grade_of(refs, best, prob, submission="ok")
     assert ok.verdict == "pass" and "Your tables look like" in grade.report_markdown(refs, ok)
-    review = grade.plain_summary(dataclasses.replace(ok, verdict="review"))
-    assert "5% of correct programs" in review
+    review = grade.plain_summary(dataclasses.replace(ok, verdict="review",
+                                                     flags=("inconsistent",)))
+    assert "5% of correct programs" in review and "Your score stands" in review
 
 
 def test_each_flag_is_one_checklist_item_and_the_deciding_p_value_is_named(refs):
@@ -78,12 +79,12 @@ def test_each_flag_is_one_checklist_item_and_the_deciding_p_value_is_named(refs)
     # p-values without saying which one decides.
     best, prob = tables(seed=25)
     shifted = grade_of(refs, np.where(best > 0, best - 1, 0).T, prob.T, submission="two")
-    assert {"transposed", "data-without-policy"} <= set(shifted.flags)
+    assert {"transposed", "zero-based-j"} <= set(shifted.flags)
     pages = {"markdown": grade.report_markdown(refs, shifted),
              "text": " ".join(grade.report_text(refs, shifted, width=10_000).split()),
              "site": grade.submission_html(refs, shifted).replace("&#x27;", "'")}
     for kind, page in pages.items():
-        for flag in ("transposed", "data-without-policy"):
+        for flag in ("transposed", "zero-based-j"):
             hint = grade.FLAG_HINTS[flag]
             needle = hint[1:60]  # the report capitalises a hint's first letter
             assert page.count(needle) == 1, (kind, flag)

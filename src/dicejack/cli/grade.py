@@ -63,8 +63,9 @@ def grade_cmd(
     lms_hold: list[str] | None = typer.Option(
         None, "--lms-hold", metavar="VERDICT[,VERDICT...]",
         help="Leave these grades out of --lms-csv for a look first (comma "
-        "list): review, fail, copied, late, unreadable. The gradebook's held column and the "
-        "terminal say which."
+        "list): review, fail, copied, late, unreadable; default review,copied,unreadable (only "
+        "decided grades go out); 'none' sends every grade (after a look). The gradebook's held "
+        "column and the terminal list them all."
     ),
     keep: str = typer.Option(
         "latest", "--keep", help="Which of a student's files is graded for the LMS: latest "
@@ -162,6 +163,8 @@ def grade_cmd(
         raise gr.GradeError(f"--workers must be >= 1, got {workers}")
     config = gr.GradeConfig(make_game(sides, low, high, dice), m, games, references, seed)
     single = gradescope is not None or gr.is_one_file(submissions)
+    if single and gradescope is None:
+        gr.check_self_check_file(submissions[0])
     if out is None and not single:
         out = Path("gradebook.csv")
     show = sys.stderr.isatty()
@@ -196,9 +199,11 @@ def grade_cmd(
         typer.echo(f"students: {which or 'none'}{doubt}", err=True)
     held = [g for g in grades if g.held and g.kept == "yes"]
     if held and lms_csv is not None:
-        typer.echo(f"held back from {lms_csv} for a look first ({len(held)}): " + ", ".join(
-            f"{g.student or g.submission} ({g.held})" for g in held[:10])
-            + (", ..." if len(held) > 10 else ""), err=True)
+        typer.echo(f"held back from {lms_csv} for a look first ({len(held)}; their cells are "
+                   "empty): " + ", ".join(f"{g.student or g.submission} ({g.held})"
+                                          for g in held), err=True)
+        typer.echo("after a look, re-run with --lms-hold none to send them too (or enter them "
+                   "by hand)", err=True)
     written = [str(p) for p in (out, lms_csv, gradescope) if p is not None]
     if reports is not None:
         written.append(f"{len(graded)} reports in {reports}/")

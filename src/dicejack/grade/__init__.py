@@ -14,6 +14,7 @@ consistency        the statistic T and its p-value (its docstring is the specifi
 copies             distances between tables, the `copied` flag and similar_to
 rubric             points, verdict, flags with help and hints
 references         reference and calibration runs: computing, caching, what grading derives
+diagnosis          the likely cause of a non-pass: bug models run and cached beside the references
 lms_names          the LMS student identifier in file and folder names, Gradescope metadata
 inputs             files, folders and zip archives -> entries with the LMS student identifier
 writers            gradebook CSV, terminal summary and report, per-student Markdown reports
@@ -51,10 +52,20 @@ from dicejack.grade.copies import (
     pairwise_distances,
     table_distance,
 )
+from dicejack.grade.diagnosis import (
+    MODELS,
+    UNUSUAL,
+    BugModel,
+    Diagnosis,
+    diagnose,
+    mark_diagnosis,
+    model_runs,
+)
 from dicejack.grade.grading import (
     Gradebook,
     batch_hint,
     check_inputs_exist,
+    check_self_check_file,
     grade_entry,
     grade_file,
     grade_files,
@@ -86,6 +97,7 @@ from dicejack.grade.inputs import (
 from dicejack.grade.lms import (
     BLACKBOARD_HEADER,
     CANVAS_HEADER,
+    DEFAULT_LMS_HOLD,
     GENERIC_HEADER,
     GRADESCOPE_VISIBILITY,
     LMS_FORMATS,
@@ -99,6 +111,7 @@ from dicejack.grade.lms import (
     is_lms_csv,
     lms_csv,
     lms_format_name,
+    lms_hold_reasons,
     student_scores,
     write_gradescope,
     write_lms_csv,
@@ -149,6 +162,7 @@ from dicejack.grade.references import (
 from dicejack.grade.rubric import (
     ALPHA_PRINT,
     CONSISTENCY_POINTS,
+    EVIDENCE_FLAGS,
     FAIL_FLAGS,
     FLAG_DEDUCTIONS,
     FLAG_HELP,
@@ -157,12 +171,12 @@ from dicejack.grade.rubric import (
     P_FAIL,
     P_INCONSISTENT,
     P_REVIEW,
-    P_ZERO,
     PRINT_RULE_FLAGS,
     QUALITY_METRICS,
     QUALITY_POINTS,
     REVIEW_FLAGS,
     SCORE_REVIEW,
+    SCORE_STANDS,
     consistency_points,
     percentile_among,
     quality_fraction,
@@ -225,7 +239,10 @@ __all__ = [
     "REFERENCE_SEED", "MIN_REFERENCES", "MAX_REFERENCES", "CACHE_VERSION", "QUALITY_METRICS",
     "MAX_REFERENCE_GAMES", "GradeWarning",
     "FLAG_HELP", "FLAG_HINTS", "FLAG_DEDUCTIONS", "REVIEW_FLAGS", "FAIL_FLAGS", "FORMAT_POINTS",
-    "QUALITY_POINTS", "CONSISTENCY_POINTS", "P_REVIEW", "P_ZERO", "P_FAIL", "SCORE_REVIEW",
+    "QUALITY_POINTS", "CONSISTENCY_POINTS", "P_REVIEW", "P_FAIL", "SCORE_REVIEW",
+    "EVIDENCE_FLAGS", "SCORE_STANDS", "DEFAULT_LMS_HOLD", "lms_hold_reasons",
+    "check_self_check_file", "MODELS", "UNUSUAL", "BugModel", "Diagnosis", "diagnose",
+    "mark_diagnosis", "model_runs",
     "USABLE_SHARE", "USABLE_VISITS", "POLICY_SMOOTHING", "POLICY_WEIGHT", "NULL_SD_FLOOR",
     "COPY_DECIMALS", "COPY_MIN_STATES", "COPY_FACTOR", "INLINE_GAMES", "ROUNDING_MATTERS",
     "default_cache_dir", "compute_references", "forget_references", "reference_run",

@@ -38,9 +38,10 @@ from dicejack import compare
 if TYPE_CHECKING:  # pragma: no cover
     from dicejack.grade.references import References
 
-__all__ = ["Consistency", "consistency", "statistic_terms", "usable_states", "p_value",
-           "looks_transposed", "USABLE_SHARE", "USABLE_VISITS", "POLICY_SMOOTHING",
-           "POLICY_WEIGHT", "NULL_SD_FLOOR"]
+__all__ = ["Consistency", "consistency", "statistic_terms", "rank_terms", "usable_states",
+           "p_value",
+           "looks_transposed", "looks_zero_based", "USABLE_SHARE", "USABLE_VISITS",
+           "POLICY_SMOOTHING", "POLICY_WEIGHT", "NULL_SD_FLOOR"]
 
 #: A state is usable when at least this share of the reference runs have data there ...
 USABLE_SHARE = 0.8
@@ -100,13 +101,22 @@ def statistic_terms(
     """(contribution c(s), normal score w) per state of graded tables against the R references
     (every state; the statistic uses the usable ones). The one place the statistic is computed,
     for submissions and for the calibration runs alike."""
+    return rank_terms(refs.values_at(decimals), refs.agree_counts(decimals), policy, value)
+
+
+def rank_terms(
+    values: np.ndarray, agree: np.ndarray, policy: np.ndarray, value: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(c(s), w) per state of graded tables (policy: J, 0 = none; value: 0 = none) against any
+    family of n runs: `values` (n, L, L) their graded values, `agree` (L, L, K + 1) how many of
+    them each printed J agrees with. The statistic of the module docstring; the reference runs
+    are one such family."""
     from scipy.special import ndtri
 
-    n = refs.best.shape[0]
-    values = refs.values_at(decimals)
+    n = values.shape[0]
     less = (values < value).sum(axis=0)
     equal = (values == value).sum(axis=0)
-    agreeing = np.take_along_axis(refs.agree_counts(decimals), policy[..., None], axis=-1)[..., 0]
+    agreeing = np.take_along_axis(agree, policy[..., None], axis=-1)[..., 0]
     per = _contributions(less, equal, agreeing, value > 0, n)
     return per, ndtri((less + 0.5 * equal + 0.5) / (n + 1))
 
@@ -162,8 +172,41 @@ def looks_transposed(
     c = as_printed
     if np.isfinite(c.statistic) and np.isfinite(c.null_mean):
         flipped = consistency(refs, policy.T, value.T, decimals).statistic
-        sd = max(c.null_sd if np.isfinite(c.null_sd) else 0.0, NULL_SD_FLOOR * c.null_mean)
-        excess, flipped_excess = c.statistic - c.null_mean, flipped - c.null_mean
-        return bool(flipped_excess < 0.5 * excess and excess - flipped_excess > 4 * sd)
+        return _markedly_better(c, flipped)
     # Without usable states: compare's rule against the truth (states valued 0 hold no estimate).
     return compare.table_hints(refs.truth, policy, value, no_data=value <= 0).transposed
+
+
+def _markedly_better(c: Consistency, other: float) -> bool:
+    """T of corrected tables `other` against T as printed: its excess over the null mean at
+    most half as large, and smaller by more than 4 null standard deviations."""
+    sd = max(c.null_sd if np.isfinite(c.null_sd) else 0.0, NULL_SD_FLOOR * c.null_mean)
+    excess, other_excess = c.statistic - c.null_mean, other - c.null_mean
+    return bool(other_excess < 0.5 * excess and excess - other_excess > 4 * sd)
+
+
+def looks_zero_based(
+    refs: References, printed_policy: np.ndarray, value: np.ndarray, decimals: int | None,
+    as_printed: Consistency,
+) -> bool:
+    """True when the J printed beside every estimate above 0 is a whole number in 0..NDice-1,
+    0 among them (a 1-based J never prints 0 there), and J + 1 fits the reference runs
+    markedly better (the rule of :func:`looks_transposed`; as printed or transposed, so that
+    tables with both slips are told; without usable states compare's rule against the
+    truth)."""
+    pol = np.asarray(printed_policy, dtype=np.float64)
+    has = np.asarray(value) > 0
+    printed = pol[has]
+    k = refs.game.n_dice
+    if not printed.size or not np.all(np.isfinite(printed)):
+        return False
+    if not (np.all((printed >= 0) & (printed <= k - 1) & (printed == np.round(printed)))
+            and np.any(printed == 0)):
+        return False
+    c = as_printed
+    if np.isfinite(c.statistic) and np.isfinite(c.null_mean):
+        shifted = np.where(has, np.nan_to_num(pol) + 1, 0).astype(np.int64)
+        best = min(consistency(refs, shifted, value, decimals).statistic,
+                   consistency(refs, shifted.T, value.T, decimals).statistic)
+        return _markedly_better(c, best)
+    return compare.table_hints(refs.truth, pol, value, no_data=~has).zero_based

@@ -22,8 +22,14 @@ import numpy as np
 
 from dicejack import compare, formats, one_line
 from dicejack.game import DicejackError, Game
-from dicejack.grade.consistency import Consistency, consistency, looks_transposed
+from dicejack.grade.consistency import (
+    Consistency,
+    consistency,
+    looks_transposed,
+    looks_zero_based,
+)
 from dicejack.grade.copies import mark_copies
+from dicejack.grade.diagnosis import mark_diagnosis
 from dicejack.grade.inputs import (
     MAX_SUBMISSION_BYTES,
     Entry,
@@ -42,6 +48,7 @@ from dicejack.grade.lms import (
     check_lms_path,
     format_mismatch,
     lms_format_name,
+    lms_hold_reasons,
     write_gradescope,
     write_lms_csv,
 )
@@ -63,7 +70,8 @@ from dicejack.grade.rubric import (
 )
 from dicejack.grade.settings import GradeConfig, GradeError, GradeWarning
 from dicejack.grade.site import prepare_site, write_site
-from dicejack.grade.students import KEEP, mark_held, mark_kept, parse_hold
+from dicejack.grade.skip_rules import SKIPPED_EXTENSIONS
+from dicejack.grade.students import KEEP, mark_held, mark_kept
 from dicejack.grade.writers import (
     check_gradebook_path,
     gradebook_records,
@@ -75,7 +83,7 @@ from dicejack.runtime import frames, parallel
 
 __all__ = ["Grade", "WorstState", "Gradebook", "grade_tables", "grade_text", "grade_file",
            "grade_entry", "grade_files", "worst_states", "display_name", "MAX_SUBMISSION_BYTES",
-           "check_inputs_exist"]
+           "check_inputs_exist", "check_self_check_file"]
 
 
 def _as_table(game: Game, name: str, a: Any) -> np.ndarray:
@@ -109,25 +117,35 @@ def grade_tables(
     shifted by one for a 0-based-looking J).
     """
     return _grade(refs, policy, probability, no_data=no_data, layout=layout, flags=flags,
-                  submission=submission, notes=notes, worst=worst, what_if=what_if, orient=True)
+                  submission=submission, notes=notes, worst=worst, what_if=what_if,
+                  corrections=tuple(_CORRECTIONS))
 
 
 #: Grade.what_if's name for the score of a transposed submission printed the right way round.
 PRINTED_AS_XY = "printed as table[X][Y]"
+#: ... and of a submission with J printed 0-based, printed 1-based.
+PRINTED_ONE_BASED = "printed with J 1-based"
+#: The corrections a printing slip gets (tried in this order): flag, what-if name, the printed
+#: tables' flags the correction explains.
+_CORRECTIONS = {"zero-based-j": (PRINTED_ONE_BASED, {"data-without-policy"}),
+                "transposed": (PRINTED_AS_XY, set())}
 
 
-def _transposed_back(back: Grade, reader_flags: Sequence[str], what_if: bool) -> Grade:
-    """The grade of a `transposed` submission from `back`, the grade of its tables transposed
-    back: the same quality and consistency, the format points less the flag's deduction, the
-    flag added (a review), and what it would score printed the right way round."""
-    flags = list(dict.fromkeys([*reader_flags, "transposed", *back.flags]))
-    fmt = max(0.0, back.points["format"] - FLAG_DEDUCTIONS["transposed"])
+def _corrected(back: Grade, printed_flags: Sequence[str], flag: str, what_if: bool) -> Grade:
+    """The grade of a submission with a printing slip (`flag`: transposed tables, a 0-based J)
+    from `back`, the grade of its tables corrected: the same quality and consistency, the
+    format points less the flag's deduction, the flag added (a review), and what the tables
+    would score printed right (what-if). Slips are corrected alike, whichever they are."""
+    label, explained = _CORRECTIONS[flag]
+    kept = [f for f in printed_flags if f not in explained]
+    flags = list(dict.fromkeys([*kept, flag, *back.flags]))
+    fmt = max(0.0, back.points["format"] - FLAG_DEDUCTIONS[flag])
     score = round(fmt + back.points["quality"] + back.points["consistency"], 1)
     p = back.consistency.p_value if back.consistency is not None else math.nan
     return dataclasses.replace(
         back, score=score, verdict=verdict_for(score, p, flags), flags=tuple(flags),
         points={**back.points, "format": fmt},
-        what_if={PRINTED_AS_XY: back.score, **back.what_if} if what_if else {},
+        what_if={label: back.score, **back.what_if} if what_if else {},
     )
 
 
@@ -143,10 +161,10 @@ def _grade(
     notes: str,
     worst: int,
     what_if: bool,
-    orient: bool,
+    corrections: tuple[str, ...],
 ) -> Grade:
-    """:func:`grade_tables`; `orient`: also try the tables transposed back (not again for
-    tables already transposed back)."""
+    """:func:`grade_tables`; `corrections`: the printing slips still to try (each once: a
+    corrected table is not corrected again for the same slip)."""
     game = refs.game
     pol = _as_table(game, "policy", policy)
     prob = _as_table(game, "probability", probability)
@@ -174,11 +192,19 @@ def _grade(
 
     decimals = printed_decimals(value[value > 0])
     cons = consistency(refs, j, value, decimals)
-    if orient and looks_transposed(refs, j, value, decimals, cons):
+    rest = tuple(c for c in corrections if c != "zero-based-j")
+    if ("zero-based-j" in corrections and "data-without-policy" in flags_out
+            and looks_zero_based(refs, pol, value, decimals, cons)):
+        shifted = np.where(np.isfinite(pol), pol + 1, pol)
+        back = _grade(refs, shifted, prob, no_data=mask, layout=layout, flags=flags,
+                      submission=submission, notes=notes, worst=worst, what_if=what_if,
+                      corrections=rest)
+        return _corrected(back, flags_out, "zero-based-j", what_if)
+    if "transposed" in corrections and looks_transposed(refs, j, value, decimals, cons):
         back = _grade(refs, pol.T, prob.T, no_data=mask.T, layout=layout, flags=flags,
                       submission=submission, notes=notes, worst=worst, what_if=what_if,
-                      orient=False)
-        return _transposed_back(back, flags_out, what_if)
+                      corrections=tuple(c for c in corrections if c != "transposed"))
+        return _corrected(back, flags_out, "transposed", what_if)
     if not np.isfinite(cons.p_value):
         flag("untestable")
     elif cons.p_value < P_INCONSISTENT:
@@ -317,6 +343,8 @@ def batch_hint(refs: References, grades: Sequence[Grade]) -> str:
                     f"--high <UTarget> (the settings the class was given)")
     for flag, what in (("transposed", "fit markedly better transposed (rows Y, columns X): "
                         "the class may have been shown the tables the other way round"),
+                       ("zero-based-j", "print J 0-based (0..NDice-1): the class may have "
+                        "been shown 0-based J"),
                        ("data-without-policy", "print J 0-based or leave it out where there "
                         "is an estimate: the class may have been shown 0-based J")):
         count = sum(flag in g.flags for g in files)
@@ -393,6 +421,7 @@ def grade_files(
     executor: cf.Executor | None = None,
     progress: bool = False,
     limits: InputLimits | None = None,
+    diagnose: bool = True,
 ) -> Gradebook:
     """Grade every submission of `paths`: files, folders (searched recursively) and zip archives
     (:func:`dicejack.grade.inputs.collect`), in order; then write the gradebook to `out`, one
@@ -401,8 +430,11 @@ def grade_files(
     :func:`dicejack.grade.lms.lms_csv`) and the Gradescope results.json (`gradescope`: exactly
     one submission), each when given. `keep` chooses which of a student's files goes out
     (latest or best: :func:`dicejack.grade.students.mark_kept`), `lms_hold` which grades stay
-    out of the LMS CSV for a human look (:func:`dicejack.grade.students.mark_held`); the
-    gradebook says both (`kept`, `held`).
+    out of the LMS CSV for a human look (:func:`dicejack.grade.students.mark_held`; by default
+    review, copied and unreadable: :data:`~dicejack.grade.lms.DEFAULT_LMS_HOLD`; ``"none"`` or
+    ``()`` sends every grade); the gradebook says both (`kept`, `held`). `diagnose`: name the
+    likely cause of every output that did not pass (:mod:`dicejack.grade.diagnosis`: bug models
+    played once per setting and cached beside the reference runs).
 
     Bad settings or output paths raise GradeError before any work; bad files become rows.
     Nothing given as a submission is ever written: an output naming a submission (by any
@@ -414,7 +446,7 @@ def grade_files(
         raise GradeError("no submissions to grade")
     check_inputs_exist(paths)
     lms_format = lms_format_name(lms_format)
-    hold = parse_hold(lms_hold)
+    hold = lms_hold_reasons(lms_hold)
     if keep not in KEEP:
         raise GradeError(f"--keep must be one of {', '.join(KEEP)}, got {keep!r}")
     if gradescope_visibility not in GRADESCOPE_VISIBILITY:
@@ -458,7 +490,10 @@ def grade_files(
                 advance()
         finally:
             stop()
-        grades = mark_held(mark_kept(mark_copies(refs, _mark_power(refs, grades)), keep), hold)
+        grades = mark_copies(refs, _mark_power(refs, grades))
+        if diagnose:
+            grades = mark_diagnosis(refs, grades, cache_dir)
+        grades = mark_held(mark_kept(grades, keep), hold)
         mismatch = format_mismatch(grades, lms_format) if lms_path is not None else ""
         if mismatch:
             warnings.warn(mismatch, GradeWarning, stacklevel=2)
@@ -503,6 +538,24 @@ def check_inputs_exist(paths: Sequence[str | os.PathLike[str] | bytes]) -> None:
             raise GradeError(f"no such file or folder: {name}{pattern}") from None
         except (OSError, ValueError, TypeError):
             continue  # it exists but cannot be looked at: its row says why
+
+
+def check_self_check_file(path: str | os.PathLike[str] | bytes) -> None:
+    """Refuse, in one line, the one file of a student's self-check when its name says it is not
+    a printed output (source code, a document, an image, a binary: what a batch would skip,
+    :data:`~dicejack.grade.skip_rules.SKIPPED_EXTENSIONS`), saying what to give instead.
+    Reading a program's source as tables would only confuse (issue 32)."""
+    name = display_name(path)
+    suffix = Path(os.fsdecode(path) if isinstance(path, bytes) else os.fspath(path)).suffix
+    reason = SKIPPED_EXTENSIONS.get(suffix.lower(), "")
+    if not reason:
+        return
+    if reason.startswith("source code"):
+        raise GradeError(f"{name} is source code ({suffix} file), not what your program prints: "
+                         f"run the program and grade its output instead, e.g. save it with "
+                         f"`<run your program> > output.txt` and give output.txt")
+    raise GradeError(f"{name} is {reason}: give the text your program prints (the two "
+                     "tables), saved as a .txt file")
 
 
 def _output_folder_apart(folder: Path | None, given: dict[str, Path],

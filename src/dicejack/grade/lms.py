@@ -30,14 +30,14 @@ from dicejack.grade.rubric import (
     QUALITY_POINTS,
 )
 from dicejack.grade.settings import GradeError
-from dicejack.grade.students import mark_kept, owner_ids
+from dicejack.grade.students import HOLD_REASONS, mark_kept, owner_ids, parse_hold
 from dicejack.grade.writers import check_output_path, plain_summary, report_text
 
 __all__ = ["LMS_FORMATS", "GENERIC_HEADER", "CANVAS_HEADER", "MOODLE_HEADER", "MAX_SCORE",
            "BLACKBOARD_HEADER", "lms_format_name", "format_mismatch",
            "GRADESCOPE_VISIBILITY", "StudentScore", "student_scores", "lms_csv", "write_lms_csv",
            "check_lms_path", "is_lms_csv", "gradescope_results", "write_gradescope",
-           "check_gradescope_path"]
+           "check_gradescope_path", "DEFAULT_LMS_HOLD", "lms_hold_reasons"]
 
 #: Scores are out of this many points.
 MAX_SCORE = 100.0
@@ -58,6 +58,27 @@ BLACKBOARD_HEADER = ("Username", "Last Name", "First Name")
 GRADESCOPE_VISIBILITY = ("visible", "hidden", "after_due_date", "after_published")
 #: results.json is written with this beginning (and only such a file is ever replaced).
 _GRADESCOPE_FIRST_BYTES = b'{\n  "score": '
+
+
+#: What the LMS grades hold back unless told otherwise (--lms-hold): only decided grades go out
+#: by default; a review, a possible copy and an unreadable file wait for a person's look.
+DEFAULT_LMS_HOLD = ("review", "copied", "unreadable")
+
+
+def lms_hold_reasons(values: Iterable[str] | str | None) -> tuple[str, ...]:
+    """--lms-hold as the reasons to hold back: None (not given) is :data:`DEFAULT_LMS_HOLD`,
+    ``none`` alone sends every grade, else a comma list of HOLD_REASONS (any case); a bad word
+    or ``none`` beside others is a one-line GradeError."""
+    if values is None:
+        return DEFAULT_LMS_HOLD
+    items = [values] if isinstance(values, str) else list(values)
+    words = [w.strip().lower() for item in items for w in str(item).split(",") if w.strip()]
+    if "none" in words:
+        if len(words) > 1:
+            raise GradeError("--lms-hold none sends every grade; give it alone, or a list of "
+                             f"{', '.join(HOLD_REASONS)}")
+        return ()
+    return parse_hold(words)
 
 
 @dataclass(frozen=True)

@@ -73,6 +73,8 @@ class Grade:
     held: str = ""  # why its grade is held back from the LMS (--lms-hold), e.g. "review"
     table_size: int | None = None  # an unreadable file's tables read at this LTarget instead
     print_check: PrintCheck | None = None  # the print-rule checks (grade.print_rules)
+    cause: str = ""  # likely cause (grade.diagnosis): a bug model, "unusual", "" (not diagnosed)
+    cause_text: str = ""  # the likely cause in words, with what to check
 
     @property
     def decimals(self) -> int | None:

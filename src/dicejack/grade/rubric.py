@@ -9,7 +9,7 @@ from collections.abc import Iterable
 import numpy as np
 
 __all__ = ["FORMAT_POINTS", "QUALITY_POINTS", "CONSISTENCY_POINTS", "P_REVIEW", "ALPHA_PRINT",
-           "P_INCONSISTENT", "PRINT_RULE_FLAGS", "P_ZERO",
+           "P_INCONSISTENT", "PRINT_RULE_FLAGS", "EVIDENCE_FLAGS", "SCORE_STANDS",
            "P_FAIL", "SCORE_REVIEW", "QUALITY_METRICS", "FLAG_DEDUCTIONS", "REVIEW_FLAGS",
            "FAIL_FLAGS", "FLAG_HELP", "FLAG_HINTS", "consistency_points", "quality_fraction",
            "percentile_among", "verdict_for"]
@@ -23,10 +23,9 @@ P_REVIEW = 0.05
 ALPHA_PRINT = 1.0 / 61.0
 #: ... and by the consistency test with the rest: together the nominal P_REVIEW.
 P_INCONSISTENT = P_REVIEW - ALPHA_PRINT
-#: Consistency points reach 0 at this p-value ...
-P_ZERO = 0.001
-#: ... and only below this one is the algorithm judged different (fail): a faithful program
-#: essentially never gets there by chance (docs/grading.md, measured).
+#: Only below this p-value is the algorithm judged different (fail, and the consistency points
+#: are lost): a faithful program essentially never gets there by chance (docs/grading.md,
+#: measured: 0 of 9,500+ faithful outputs).
 P_FAIL = 1e-5
 SCORE_REVIEW = 80.0
 #: (metric, +1 if higher is better else -1, smallest spread): quality metrics of the rubric.
@@ -38,6 +37,7 @@ QUALITY_METRICS: tuple[tuple[str, int, float], ...] = (
 #: Points taken off the format part per flag; flags not listed here cost nothing.
 FLAG_DEDUCTIONS: dict[str, float] = {
     "transposed": 10.0,
+    "zero-based-j": 10.0,
     "prob-out-of-range": 4.0,
     "policy-out-of-range": 4.0,
     "data-without-policy": 4.0,
@@ -49,16 +49,26 @@ FLAG_DEDUCTIONS: dict[str, float] = {
 PRINT_RULE_FLAGS = ("printed-by-wins", "printed-by-plays", "printed-prob-of-most-played")
 #: Flags that send a submission to review even when everything else passes.
 REVIEW_FLAGS = frozenset(
-    {"transposed", "prob-out-of-range", "policy-out-of-range", "data-without-policy", "no-data",
+    {"transposed", "zero-based-j", "prob-out-of-range", "policy-out-of-range",
+     "data-without-policy", "no-data",
      "policy-not-integer", "untestable", "inconsistent", "low-quality", "copied",
      "identity-ambiguous", *PRINT_RULE_FLAGS}
 )
 #: Flags that fail a submission: nothing in the tables can be graded.
 FAIL_FLAGS = frozenset({"no-data"})
+#: Review flags raised on statistical evidence below the fail level: they never cost points (a
+#: correct program gets them by chance), they only ask for a human look.
+EVIDENCE_FLAGS = frozenset({"inconsistent", *PRINT_RULE_FLAGS})
+#: The rule, as the student reads it (reports and pages) when such evidence sent them to review.
+SCORE_STANDS = ("Your score stands; a person will look because {why}. This is not proof of an "
+                "error: about 5% of correct programs land in review by chance, and a review "
+                "never lowers a score.")
 #: One line per flag dicejack itself raises (the reader may add its own).
 FLAG_HELP: dict[str, str] = {
     "transposed": "the tables fit markedly better transposed (columns = mover's score); "
     "graded transposed back, less the format points",
+    "zero-based-j": "J is printed 0-based (0..NDice-1 for 1..NDice dice) and fits markedly "
+    "better shifted by one; graded shifted back, less the format points",
     "prob-out-of-range": "probabilities outside [0, 1] that are not a no-data marker",
     "policy-out-of-range": "numbers of dice outside 1..NDice (other than 0 / -1 for no data)",
     "data-without-policy": "states with a probability estimate but no valid number of dice",
@@ -87,6 +97,8 @@ FLAG_HELP: dict[str, str] = {
 FLAG_HINTS: dict[str, str] = {
     "transposed": "print rows as the mover's score X and columns as the opponent's score Y "
     "(table[X][Y]); check that the state you record is <your score, opponent's score>.",
+    "zero-based-j": "print J as the number of dice rolled, 1..NDice: if your arrays are "
+    "indexed from 0, print index + 1 (and never J = 0, which is never played).",
     "prob-out-of-range": "print WinCount/(WinCount+LoseCount) of the best J, a number in [0, 1], "
     "and -1 where that J has no data.",
     "policy-out-of-range": "print a number of dice 1..NDice (J = 0 is never played).",
@@ -118,15 +130,14 @@ FLAG_HINTS: dict[str, str] = {
 
 
 def consistency_points(p: float) -> float:
-    """Points of the consistency part: all at p >= P_REVIEW, none at p <= P_ZERO, linear in
-    log p between; all when the test cannot be run (p is NaN; the submission goes to review)."""
-    if not np.isfinite(p):
-        return CONSISTENCY_POINTS
-    if p >= P_REVIEW:
-        return CONSISTENCY_POINTS
-    if p <= P_ZERO:
+    """Points of the consistency part: all of them unless p < P_FAIL (strong evidence of a
+    different algorithm: none). Evidence below the fail level (P_FAIL <= p < P_INCONSISTENT)
+    sends the tables to review but never costs points: the score is what it would be without
+    that evidence, since about 5% of correct programs land there by chance. All when the test
+    cannot be run (p is NaN; the submission goes to review)."""
+    if np.isfinite(p) and p < P_FAIL:
         return 0.0
-    return CONSISTENCY_POINTS * math.log(p / P_ZERO) / math.log(P_REVIEW / P_ZERO)
+    return CONSISTENCY_POINTS
 
 
 def quality_fraction(value: float, reference: np.ndarray, sign: int, floor: float) -> float:

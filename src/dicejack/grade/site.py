@@ -62,8 +62,10 @@ def page_names(grades: Sequence[Grade]) -> list[str | None]:
     """Each grade's page file name (None for a skipped file): the safe stem of
     :func:`report_names` and ``.html``, never ``index.html``."""
     shown = [g for g in grades if g.status != "skipped"]
-    stems = iter(report_names([g.submission for g in shown]))
-    taken: set[str] = set()
+    all_stems = report_names([g.submission for g in shown])  # distinct in any case
+    # a renamed `index` must not take the name of another file's page, before or after it
+    taken = {stem.lower() for stem in all_stems}
+    stems = iter(all_stems)
     out: list[str | None] = []
     for g in grades:
         if g.status == "skipped":
@@ -71,10 +73,11 @@ def page_names(grades: Sequence[Grade]) -> list[str | None]:
             continue
         stem = next(stems)
         if stem.lower() == _INDEX:
-            stem, n = f"{stem}-page", 2
-            while stem.lower() in taken:
-                stem, n = f"{_INDEX}-page-{n}", n + 1
-        taken.add(stem.lower())
+            new, n = f"{stem}-page", 2
+            while new.lower() in taken:
+                new, n = f"{stem}-page-{n}", n + 1
+            taken.add(new.lower())
+            stem = new
         out.append(f"{stem}.html")
     return out
 
@@ -141,6 +144,8 @@ _INDEX_COLUMNS = (
     HtmlColumn("consistency p", numeric=True, fmt=".2g",
                help=f"below {P_INCONSISTENT:.3f} is unusual for a correct program (review)"),
     HtmlColumn("similar to"),
+    HtmlColumn("likely cause", help="the known bug that best explains an output that did not "
+               "pass (grade.diagnosis); unusual: none does"),
 )
 
 
@@ -162,13 +167,19 @@ def index_html(refs: References, grades: Sequence[Grade],
     page_of = {g.submission: p for g, p in zip(grades, pages, strict=True) if p is not None}
     shown = [(g, p) for g, p in zip(grades, pages, strict=True) if p is not None]
     skipped = [g for g in grades if g.status == "skipped"]
-    ok = [g for g, _ in shown if g.status == "ok"]
+    # the headline, the cards and the histogram count each student's kept file once;
+    # superseded attempts (kept "no") are listed apart
+    counted = [(g, p) for g, p in shown if g.kept != "no"]
+    superseded = [(g, p) for g, p in shown if g.kept == "no"]
+    ok = [g for g, _ in counted if g.status == "ok"]
     counts = Counter(g.verdict for g in ok)
-    unreadable = sum(g.status == "error" for g, _ in shown)
-    n = len(shown)
+    unreadable = sum(g.status == "error" for g, _ in counted)
+    n = len(counted)
+    earlier = (f" ({len(superseded)} earlier attempt{'s' * (len(superseded) != 1)} listed "
+               "apart)") if superseded else ""
     body: list[str] = [
         Markup("<main>"),
-        Markup(f"<h1>Grades: {n} submission{'s' * (n != 1)}</h1>"),
+        Markup(f"<h1>Grades: {n} submission{'s' * (n != 1)}{earlier}</h1>"),
         Markup(f"<p>Graded against {html_text(refs.config.describe())}. Rubric and flags: "
                "docs/grading.md of dicejack.</p>"),
         Markup('<div class="cards">' + "".join(
@@ -180,11 +191,12 @@ def index_html(refs: References, grades: Sequence[Grade],
     note = setting_power(refs).note() if ok else ""  # the setting-level note of grade.power
     if note:
         body.append(Markup(f"<p><b>Note:</b> {html_text(note)}.</p>"))
-    scores = [g.score for g, _ in shown]
+    scores = [g.score for g, _ in counted]
     if scores:
         body.append(Markup(
             f"<p>Scores: median {np.median(scores):.1f}, mean {np.mean(scores):.1f} "
-            f"(unreadable files count as 0).</p>"))
+            f"(unreadable files count as 0; one file per student: the one whose grade goes "
+            f"out).</p>"))
     body += [Markup("<h2>Scores</h2>"), Markup("<figure>" + figures.histogram_svg(
         scores, np.arange(0, 101, 10), label="score histogram") + "<figcaption>Submissions per "
         "score band (each bar's tooltip gives its count).</figcaption></figure>")]
@@ -203,19 +215,29 @@ def index_html(refs: References, grades: Sequence[Grade],
                       if g.status == "ok" else f"unreadable: {g.error}"),
             *(g.metrics.get(k, math.nan) for k in ("agreement_decisive", "rmse_onpath",
                                                   "score_vs_optimal", "exploitability")),
-            g.consistency_p, _links(g.similar_to, page_of, labels)])
+            g.consistency_p, _links(g.similar_to, page_of, labels), g.cause])
         search.append(" ".join([g.who, g.submission, g.verdict if g.status == "ok" else
-                                "unreadable", *g.flags, *(["late"] if g.late else []),
+                                "unreadable", *g.flags, g.cause, *(["late"] if g.late else []),
                                 *(["held"] if g.held else [])]))
     body += [Markup('<h2 id="table">Submissions</h2>'),
              Markup("<p>Click a column's header to sort by it (again to reverse); type to keep "
                     "the rows whose student, file, verdict or flags hold every word.</p>"),
              html_table(_INDEX_COLUMNS, rows, table_id="submissions", sortable=True,
                         search=search, filter_label="Filter:")]
+    if superseded:
+        body += [Markup("<h2>Earlier attempts</h2>"),
+                 Markup("<p>Files of students with a later (or, with --keep best, better) file "
+                        "whose grade goes out instead: not counted above.</p>"),
+                 html_table((HtmlColumn("student"), HtmlColumn("file"),
+                             HtmlColumn("score", numeric=True, fmt=".1f"),
+                             HtmlColumn("verdict")),
+                            [(g.who or "(unknown)", html_link(page, labels[g.submission]),
+                              g.score, g.verdict if g.status == "ok" else "unreadable")
+                             for g, page in superseded])]
     if skipped:
         body += [Markup("<h2>Skipped files</h2>"), html_table(
-            (HtmlColumn("file"), HtmlColumn("reason")),
-            [(g.submission, g.error) for g in skipped])]
+            (HtmlColumn("student"), HtmlColumn("file"), HtmlColumn("reason")),
+            [(g.who, g.submission, g.error) for g in skipped])]
     body.append(Markup("</main>"))
     return formats.html_page(f"Grades: {n} submissions", body, script=True)
 

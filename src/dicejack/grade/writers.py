@@ -33,8 +33,10 @@ from dicejack.grade.rubric import (
     FORMAT_POINTS,
     P_INCONSISTENT,
     P_REVIEW,
+    PRINT_RULE_FLAGS,
     QUALITY_METRICS,
     QUALITY_POINTS,
+    SCORE_STANDS,
 )
 from dicejack.grade.settings import GradeError, GradeWarning
 from dicejack.runtime import parallel
@@ -48,11 +50,11 @@ __all__ = ["GRADEBOOK_HEADER", "gradebook_csv", "gradebook_records", "write_grad
 GRADEBOOK_HEADER: tuple[str, ...] = (
     "submission", "status", "score", "verdict", "consistency_p", "agreement_decisive",
     "rmse_onpath", "score_vs_optimal", "layout", "flags", "error", "similar_to", "student",
-    "exploitability", "late", "kept", "held",
+    "exploitability", "late", "kept", "held", "likely_cause",
 )
 #: Headers of earlier versions: such a gradebook is still this tool's own, and replaceable.
 _EARLIER_HEADERS: tuple[tuple[str, ...], ...] = (
-    GRADEBOOK_HEADER[:-5], GRADEBOOK_HEADER[:-4], GRADEBOOK_HEADER[:-3])
+    GRADEBOOK_HEADER[:-6], GRADEBOOK_HEADER[:-5], GRADEBOOK_HEADER[:-4], GRADEBOOK_HEADER[:-1])
 
 
 class _Inputs:
@@ -210,7 +212,8 @@ def gradebook_records(grades: Iterable[Grade], metrics: bool = False) -> list[di
         row.update(layout=g.layout, flags=";".join(g.flags), error=g.error,
                    similar_to=";".join(g.similar_to), student=g.student,
                    exploitability=float(g.metrics.get("exploitability", math.nan)),
-                   late="yes" if g.late else "", kept=g.kept, held=g.held)
+                   late="yes" if g.late else "", kept=g.kept, held=g.held,
+                   likely_cause=g.cause)
         if metrics:
             row.update(student_name=g.student_name, lms=g.lms)
             for name, value in g.metrics.items():
@@ -251,7 +254,8 @@ def summary_text(grades: Sequence[Grade]) -> str:
              "flags / error"]
     for g, name, student in zip(grades, names, who, strict=True):
         p = _num(g.consistency_p, ".2g") if g.status == "ok" else ""
-        tail = (";".join(g.flags) if g.status == "ok" else
+        tail = (";".join([*g.flags, *([f"likely: {g.cause}"] if g.cause else [])])
+                if g.status == "ok" else
                 f"skipped: {g.error}" if g.status == "skipped" else f"error: {g.error}")
         score = f"{g.score:5.1f}" if g.status != "skipped" else f"{'':5}"
         verdict = "unreadable" if g.status == "error" else g.verdict
@@ -309,10 +313,8 @@ def _fmt(v: float, spec: str = ".4f") -> str:
 _VERDICT_MEANING = {
     "pass": "Your tables look like what the handout's algorithm produces at these settings: "
     "as good as it gets, and statistically consistent with it.",
-    "review": "Something deserves a human look: the tables are unusual for the handout's "
-    "algorithm at these settings (see the flags), but this is not proof of an error. About "
-    f"{P_REVIEW:.0%} of correct programs land here by chance at the default level "
-    f"(consistency p < {P_INCONSISTENT:.3f}, or a print-rule check).",
+    "review": "Something deserves a human look (see the flags): a review is a question, not a "
+    "deduction.",
     "fail": "The tables show evidence of a different algorithm or an unusable output "
     "(a consistency p-value a correct program essentially never reaches, or no usable table).",
 }
@@ -322,6 +324,11 @@ def plain_summary(g: Grade) -> str:
     """A plain-language paragraph: what the verdict means and where to look first (the flags'
     checklist, given once below it, or the worst state when no flag says more)."""
     text = _VERDICT_MEANING.get(g.verdict, "")
+    why = evidence_reason(g)
+    if why:
+        text += " " + SCORE_STANDS.format(why=why)
+    if g.cause_text:
+        text += f" Likely cause: {g.cause_text}"
     hinted = [f for f in g.flags if f in FLAG_HINTS]
     if hinted:
         text += (" Check the flag below: it says what to look at." if len(hinted) == 1 else
@@ -331,6 +338,20 @@ def plain_summary(g: Grade) -> str:
         text += (f" Check first: state <{w.x},{w.y}>, where your estimate is least like the "
                  "reference runs (the worst states are listed below).")
     return text
+
+
+def evidence_reason(g: Grade) -> str:
+    """Why statistical evidence below the fail level sent a graded output to review, in words
+    ("" when none did): that evidence never costs points (rubric.EVIDENCE_FLAGS)."""
+    if g.status != "ok" or g.verdict != "review":
+        return ""
+    reasons = []
+    if "inconsistent" in g.flags:
+        reasons.append(f"the tables are unusual for the handout's algorithm (consistency p = "
+                       f"{_fmt(g.consistency_p, '.3g')}, below {P_INCONSISTENT:.3f})")
+    reasons += [f"a print-rule check fired: {FLAG_HELP[f]}" for f in g.flags
+                if f in PRINT_RULE_FLAGS]
+    return "; and ".join(reasons)
 
 
 def flag_checklist(g: Grade) -> list[tuple[str, str]]:

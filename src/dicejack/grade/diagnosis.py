@@ -1,0 +1,564 @@
+"""Diagnosis: which known bug most likely explains an output that did not pass. This docstring
+is its specification (docs/grading.md, "Likely cause").
+
+A **bug model** (:data:`MODELS`) is a program the harness can run: a learner variant (the
+handout's learner with one bug students make: a wrong M on a log grid, M = 0, too few games, x
+and y swapped in recording, f = 0 for an untried J, integer division, B by raw WinCount, the
+(1 - p_B) factor dropped) and a printer (as the handout prints, by another rule: the print-only
+slips of :mod:`dicejack.grade.print_rules`, the last J drawn, integer ratios). MODEL_RUNS runs of
+each are played (:func:`model_runs`; seeds after the probe runs of :mod:`dicejack.grade.power`),
+cached on disk beside the reference runs and in memory with them. The print-only slips need no
+runs: they are the reference runs' own counts printed by the slip's rule.
+
+**How well a model explains an output**: the log likelihood of its graded tables (the graded
+values and J of :mod:`dicejack.grade.printed`, the model runs rounded to the output's decimals)
+under the model's runs, summed over the states: per state, a kernel density of the runs' values
+(Silverman's width, at least SD_FLOOR and the rounding) mixed with a uniform share
+POLICY_SMOOTHING / (n + 1) (a value no run came near costs a bounded amount: no single state
+decides), plus, where the output has an estimate, the log of the smoothed share of runs that may
+print its J. The handout's algorithm is one more model: the reference runs (its own runs scored:
+the held-out calibration runs). T itself (:mod:`dicejack.grade.consistency`) was tried first:
+it measures distance from a family's centre, so a family with a wide spread (NGAMES / 100, the
+last sampled J) "explained" nearly everything; a likelihood pays for a family's spread.
+
+**Naming a cause**: the model of highest likelihood is named when it beats the handout's
+algorithm by MARGIN_FAITHFUL and the best model of another family (M values of one grid are one
+family) by MARGIN_RUNNER, and the output is at most Z_FIT sd below that model's own runs (each
+scored against the others); otherwise the cause is :data:`UNUSUAL`: no known bug explains it.
+A print-only slip flagged by the print-rule checks is named when its model fits best (the checks
+are the more powerful test for it). Tables graded transposed or with J shifted back (flags
+`transposed`, `zero-based-j`) are diagnosed as corrected; when no bug is named and they are
+consistent with the handout's algorithm, that printing slip is the cause.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from dicejack import formats
+from dicejack.grade.print_rules import rule_tables
+from dicejack.grade.record import Grade
+from dicejack.grade.references import References, default_cache_dir
+from dicejack.grade.rubric import P_INCONSISTENT, PRINT_RULE_FLAGS
+
+__all__ = ["BugModel", "MODELS", "MODEL_RUNS", "Z_FIT", "MARGIN_FAITHFUL", "MARGIN_RUNNER",
+           "UNUSUAL", "Diagnosis", "diagnose", "model_runs", "mark_diagnosis", "cause_sentence",
+           "bug_learn"]
+
+#: Runs per bug model.
+MODEL_RUNS = 12
+#: The model runs' seeds start this far after the calibration runs' last seed (the probe runs
+#: of grade.power take the seeds from 1,000 on).
+MODEL_SEED_OFFSET = 5_000
+#: A model explains an output only when the output's log likelihood under it is at most this
+#: many sd below its own runs' ...
+Z_FIT = 4.0
+#: ... and above the handout algorithm's by this much (nats) ...
+MARGIN_FAITHFUL = 10.0
+#: ... and above the best model's of another family by this much.
+MARGIN_RUNNER = 5.0
+#: Smallest sd of a state's graded value in a family's model (all runs alike there).
+SD_FLOOR = 0.01
+#: Additive smoothing of the share of runs a printed J agrees with.
+POLICY_SMOOTHING = 0.5
+#: The cause of an output no known bug explains.
+UNUSUAL = "unusual"
+#: Bumped whenever a model's runs change (the disk cache is keyed by it).
+MODELS_VERSION = 1
+
+# learner variants (bug codes of :func:`bug_learn`)
+_FAITHFUL, _PB_FACTOR, _XY, _RAW_WINS, _FJ_ZERO, _INT_DIV = 0, 1, 2, 4, 5, 6
+
+
+@dataclass(frozen=True)
+class BugModel:
+    """One bug a student program may have: a learner variant (`bug` code, M and NGAMES scaled)
+    and a printer (``faithful``, a print rule of :data:`PRINT_RULE_FLAGS`, ``integer-ratio``,
+    ``last-sampled``); `from_references`: a print-only slip, the reference runs' counts printed
+    by `printer` (no runs of its own). `family` groups models one cause (an M grid)."""
+
+    name: str
+    family: str
+    cause: str
+    hint: str
+    bug: int = _FAITHFUL
+    m_factor: float = 1.0
+    games_factor: float = 1.0
+    printer: str = "faithful"
+    from_references: bool = False
+
+
+_M_HINT = ("check that M is the one asked for (read from the input, not a constant) and that "
+           "p_B = (T f_B + M) / (T f_B + K M) uses it")
+MODELS: tuple[BugModel, ...] = (
+    BugModel("m-hundredth", "wrong-m", "M a hundred times too small", _M_HINT, m_factor=0.01),
+    BugModel("m-tenth", "wrong-m", "M ten times too small", _M_HINT, m_factor=0.1),
+    BugModel("m-tenfold", "wrong-m", "M ten times too large", _M_HINT, m_factor=10.0),
+    BugModel("m-hundredfold", "wrong-m", "M a hundred times too large", _M_HINT,
+             m_factor=100.0),
+    BugModel("greedy", "wrong-m", "M = 0: always the current best J, no exploration",
+             "check that M enters p_B and p_J (with M = 0 the learner never explores)",
+             m_factor=0.0),
+    BugModel("games-tenth", "too-few-games", "about ten times too few games",
+             "check that the program plays NGAMES games (the loop bound, and that the counts "
+             "are not reset between games)", games_factor=0.1),
+    BugModel("games-hundredth", "too-few-games", "about a hundred times too few games",
+             "check that the program plays NGAMES games (the loop bound, and that the counts "
+             "are not reset between games)", games_factor=0.01),
+    BugModel("xy-swapped", "xy-swapped", "the second player's moves recorded as <opponent, own>",
+             "record every move as <mover's score, opponent's score, J>: for the second player "
+             "the state is (its own score, the first player's)", bug=_XY),
+    BugModel("fj-zero", "fj-zero", "f_J = 0 for an untried J (the handout says 0.5)",
+             "an untried J (WinCount + LoseCount = 0) has f_J = 0.5", bug=_FJ_ZERO),
+    BugModel("integer-division", "integer-division", "f_J computed by integer division",
+             "compute WinCount / (WinCount + LoseCount) in floating point (not // or int / int "
+             "in C or Java)", bug=_INT_DIV, printer="integer-ratio"),
+    BugModel("raw-wincount", "raw-wincount", "B (and the printed J) by the most WinCount, not "
+             "the best ratio", "B is the J with the highest WinCount / (WinCount + LoseCount), "
+             "not the highest WinCount", bug=_RAW_WINS, printer="printed-by-wins"),
+    BugModel("pb-factor-misplaced", "pb-factor-misplaced", "the (1 - p_B) factor of p_J dropped",
+             "p_J = (1 - p_B) (T f_J + M) / (sum over J' != B of T f_J' + (K - 1) M): the "
+             "factor (1 - p_B) makes the p_J sum to 1", bug=_PB_FACTOR),
+    BugModel("last-sampled", "last-sampled", "the last J drawn in each state printed (and its "
+             "p_J), not the best estimate", "print, per state, the J with the highest "
+             "WinCount / (WinCount + LoseCount) after learning, and that ratio",
+             printer="last-sampled"),
+    BugModel("printed-by-wins", "printed-by-wins", "learned right, but printed the J with the "
+             "most wins", "print the J with the highest WinCount / (WinCount + LoseCount)",
+             printer="printed-by-wins", from_references=True),
+    BugModel("printed-by-plays", "printed-by-plays", "learned right, but printed the J played "
+             "most", "print the best estimate's J, not the most played",
+             printer="printed-by-plays", from_references=True),
+    BugModel("printed-prob-of-most-played", "printed-prob-of-most-played", "learned right, but "
+             "printed the most-played J's estimate beside the best J", "print the probability "
+             "of the same J you print as best", printer="printed-prob-of-most-played",
+             from_references=True),
+)
+_BY_NAME = {m.name: m for m in MODELS}
+#: Printing slips the grader corrects itself (rubric flags), named when the corrected tables
+#: are consistent with the handout's algorithm.
+_CORRECTED = {"transposed": "the tables printed transposed (rows Y, columns X)",
+              "zero-based-j": "J printed 0-based (0..NDice-1)"}
+
+
+# ------------------------------------------------------------------------------ the learner
+@njit(cache=True)
+def bug_learn(n_sides, low, high, k, m, games, bug, rng):  # pragma: no cover - compiled
+    """The handout's learner with one bug (code: 0 none, 1 the (1 - p_B) factor dropped (the
+    weights normalised when drawn), 2 x and y swapped in recording, 4 B by raw WinCount, 5 f_J
+    = 0 untried, 6 integer division), ties to the lowest J; (WinCount, LoseCount, the last J
+    drawn per state, its probability). Written from the handout as a student would, apart from
+    dicejack's own learner."""
+    win = np.zeros((low, low, k + 1), np.int64)
+    lose = np.zeros((low, low, k + 1), np.int64)
+    last_j = np.zeros((low, low), np.int64)
+    last_p = np.zeros((low, low))
+    log = np.zeros((2 * low + 2, 4), np.int64)
+    f = np.zeros(k + 1)
+    w = np.zeros(k + 1)
+    score = np.zeros(2, np.int64)
+    for _ in range(games):
+        score[0] = 0
+        score[1] = 0
+        turn = 0
+        n = 0
+        while True:
+            me = score[turn]
+            opp = score[1 - turn]
+            t = 0
+            for j in range(1, k + 1):
+                c = win[me, opp, j] + lose[me, opp, j]
+                t += c
+                if c == 0:
+                    f[j] = 0.0 if bug == 5 else 0.5
+                elif bug == 6:
+                    f[j] = float(win[me, opp, j] // c)
+                else:
+                    f[j] = win[me, opp, j] / c
+            b = 1
+            for j in range(2, k + 1):
+                if bug == 4:
+                    if win[me, opp, j] > win[me, opp, b]:
+                        b = j
+                elif f[j] > f[b]:
+                    b = j
+            g = 0.0
+            for j in range(1, k + 1):
+                w[j] = 0.0
+                if j != b:
+                    g += f[j]
+            if t * f[b] + k * m > 0:
+                w[b] = (t * f[b] + m) / (t * f[b] + k * m)
+            else:
+                w[b] = 1.0
+            rest = g * t + (k - 1) * m
+            for j in range(1, k + 1):
+                if j != b and rest > 0:
+                    factor = 1.0 if bug == 1 else 1.0 - w[b]
+                    w[j] = factor * (t * f[j] + m) / rest
+            total = 0.0
+            for j in range(1, k + 1):
+                total += w[j]
+            u = rng.random() * total
+            jj = k
+            acc = 0.0
+            for j in range(1, k + 1):
+                acc += w[j]
+                if u < acc:
+                    jj = j
+                    break
+            last_j[me, opp] = jj
+            last_p[me, opp] = w[jj] / total
+            log[n, 0] = score[0]
+            log[n, 1] = score[1]
+            log[n, 2] = turn
+            log[n, 3] = jj
+            n += 1
+            s = 0
+            for _d in range(jj):
+                s += int(rng.random() * n_sides) + 1
+            score[turn] += s
+            if score[turn] >= low:
+                winner = turn if score[turn] <= high else 1 - turn
+                for i in range(n):
+                    mover = log[i, 2]
+                    if bug == 2:
+                        x, y = log[i, 0], log[i, 1]
+                    else:
+                        x, y = log[i, mover], log[i, 1 - mover]
+                    if mover == winner:
+                        win[x, y, log[i, 3]] += 1
+                    else:
+                        lose[x, y, log[i, 3]] += 1
+                break
+            turn = 1 - turn
+    return win, lose, last_j, last_p
+
+
+def _printed(model: BugModel, win: np.ndarray, lose: np.ndarray, last_j: np.ndarray | None,
+             last_p: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """(the set of J the model's program may print, (..., K + 1); the graded value, 0 where
+    none) of one or more runs' counts."""
+    if model.printer == "last-sampled":
+        assert last_j is not None and last_p is not None
+        k = win.shape[-1] - 1
+        sets = np.zeros(win.shape, dtype=bool)
+        j = np.clip(last_j, 0, k)
+        np.put_along_axis(sets, j[..., None], True, axis=-1)
+        sets[..., 0] = False
+        return sets, np.where(last_j >= 1, last_p, 0.0)
+    if model.printer == "integer-ratio":
+        plays = win[..., 1:] + lose[..., 1:]
+        has = plays > 0
+        ratio = np.where(has, win[..., 1:] // np.maximum(plays, 1), -1)
+        top = ratio.max(axis=-1)
+        sets = np.zeros(win.shape, dtype=bool)
+        sets[..., 1:] = has & (ratio == top[..., None])
+        return sets, np.where(has.any(axis=-1), np.maximum(top, 0).astype(np.float64), 0.0)
+    return rule_tables(win, lose, model.printer)
+
+
+# ------------------------------------------------------------------------------ model runs
+@dataclass(frozen=True, eq=False)
+class _Family:
+    """A model's runs as grading sees them: values (n, L, L), sets (n, L, L, K + 1) of J each
+    may print, visits (n, L, L)."""
+
+    values: np.ndarray
+    sets: np.ndarray
+    visits: np.ndarray
+
+
+def _model_seed(refs: References, index: int, run: int) -> int:
+    c = refs.config
+    return c.seed + c.references + c.calibration + MODEL_SEED_OFFSET + 100 * index + run
+
+
+def _run_model(refs: References, index: int, model: BugModel) -> _Family:
+    if model.from_references:
+        sets, values = _printed(model, refs.win, refs.lose, None, None)
+        return _Family(values, sets, refs.visits.astype(np.int64))
+    c, g = refs.config, refs.game
+    games = max(1, int(round(c.games * model.games_factor)))
+    values, sets, visits = [], [], []
+    for r in range(MODEL_RUNS):
+        rng = np.random.default_rng(_model_seed(refs, index, r))
+        win, lose, last_j, last_p = bug_learn(g.n_sides, g.low, g.high, g.n_dice,
+                                              float(c.m * model.m_factor), games, model.bug, rng)
+        s, v = _printed(model, win, lose, last_j, last_p)
+        sets.append(s)
+        values.append(v)
+        visits.append((win + lose).sum(axis=-1))
+    return _Family(np.stack(values), np.stack(sets), np.stack(visits).astype(np.int64))
+
+
+def _cache_path(refs: References, cache_dir: str | os.PathLike[str] | None | bool
+                ) -> Path | None:
+    if cache_dir is False:
+        return None
+    folder = default_cache_dir() if cache_dir is None or cache_dir is True else Path(cache_dir)
+    return folder / f"{refs.config.key()}-models-v{MODELS_VERSION}.npz"
+
+
+def _load(path: Path, refs: References) -> dict[str, _Family] | None:
+    """The cached model runs, or None when the file is missing or not exactly what these
+    settings make (checked: names, shapes, dtypes, ranges; a bad file is recomputed)."""
+    shape = refs.game.shape
+    k = refs.game.n_dice
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            data = {key: npz[key] for key in npz.files}
+        meta = json.loads(str(data.pop("meta")))
+        if meta != _meta(refs):
+            return None
+        out = {}
+        for model in MODELS:
+            if model.from_references:
+                continue
+            v, s, n = (data[f"{model.name}.{part}"] for part in ("values", "sets", "visits"))
+            if (v.shape != (MODEL_RUNS, *shape) or s.shape != (MODEL_RUNS, *shape, k + 1)
+                    or n.shape != v.shape or v.dtype != np.float64 or s.dtype != np.bool_
+                    or n.dtype.kind not in "iu" or not np.all(np.isfinite(v))
+                    or v.min(initial=0) < 0 or v.max(initial=0) > 1 or n.min(initial=0) < 0):
+                return None
+            out[model.name] = _Family(v, s, n.astype(np.int64))
+        return out
+    except Exception:  # noqa: BLE001 - any unreadable cache is simply recomputed
+        return None
+
+
+def _meta(refs: References) -> dict[str, object]:
+    return {"key": refs.config.key(), "runs": MODEL_RUNS, "version": MODELS_VERSION,
+            "models": [m.name for m in MODELS]}
+
+
+def model_runs(refs: References, cache_dir: str | os.PathLike[str] | None | bool = False
+               ) -> dict[str, _Family]:
+    """Every model's runs at `refs`' settings: from memory, from the disk cache beside the
+    reference runs' (`cache_dir` as :func:`~dicejack.grade.references.reference_runs` takes
+    it; False: none), or played (and cached)."""
+    memo = refs.derived("diagnosis")
+    if "runs" in memo:
+        return memo["runs"]
+    path = _cache_path(refs, cache_dir)
+    runs = _load(path, refs) if path is not None and path.is_file() else None
+    if runs is None:
+        runs = {m.name: _run_model(refs, i, m) for i, m in enumerate(MODELS)
+                if not m.from_references}
+        if path is not None:
+            arrays = {f"{name}.{part}": getattr(fam, part) for name, fam in runs.items()
+                      for part in ("values", "sets", "visits")}
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                formats.savez_atomic(path, meta=np.array(json.dumps(_meta(refs))), **arrays)
+            except (OSError, formats.FormatError):
+                pass  # a cache we cannot write only costs time
+    for i, m in enumerate(MODELS):
+        if m.from_references:
+            runs[m.name] = _run_model(refs, i, m)
+    memo["runs"] = runs
+    return runs
+
+
+# ------------------------------------------------------------------------------ the fit
+def _rounded(values: np.ndarray, decimals: int | None) -> np.ndarray:
+    return values if decimals is None else np.round(values, decimals)
+
+
+@dataclass(frozen=True, eq=False)
+class _Fit:
+    """A family's per-state model at one printed precision: its runs' graded values and the
+    kernel width per state, the log of the smoothed share of runs each J agrees with; and the
+    log likelihoods of its own runs (each left out in turn, or held-out runs): how well the
+    family explains its own outputs."""
+
+    values: np.ndarray
+    width: np.ndarray
+    log_share: np.ndarray
+    own: np.ndarray
+
+
+def _floor(decimals: int | None) -> float:
+    return math.sqrt(SD_FLOOR ** 2 + (0.0 if decimals is None else (10.0 ** -decimals) ** 2 / 12))
+
+
+def _stats(values: np.ndarray, each: np.ndarray, floor: float) -> tuple[np.ndarray, np.ndarray]:
+    """(kernel width per state, log share per J) of runs (Silverman's rule, floored)."""
+    n = values.shape[0]
+    sd = values.std(axis=0, ddof=1) if n > 1 else np.zeros(values.shape[1:])
+    width = np.maximum(1.06 * sd * n ** -0.2, floor)
+    share = np.log((each.sum(axis=0) + POLICY_SMOOTHING) / (n + 2 * POLICY_SMOOTHING))
+    return width, share
+
+
+def _loglik(values: np.ndarray, width: np.ndarray, log_share: np.ndarray, policy: np.ndarray,
+            value: np.ndarray) -> float:
+    """Log likelihood of graded tables under a family's per-state model (module docstring): a
+    kernel density of the runs' values per state, and the share of runs the printed J agrees
+    with where the tables have an estimate."""
+    n = values.shape[0]
+    d = (value - values) / width
+    kde = np.exp(-0.5 * d * d).mean(axis=0) / (width * math.sqrt(2 * math.pi))
+    # a value none of the n runs came near keeps the chance of an unseen one (smoothed like the
+    # J shares: uniform on [0, 1]), so no single state decides
+    outlier = POLICY_SMOOTHING / (n + 2 * POLICY_SMOOTHING)
+    ll = np.log((1 - outlier) * kde + outlier)
+    j = np.take_along_axis(log_share, policy[..., None], axis=-1)[..., 0]
+    return float(ll.sum() + np.where(value > 0, j, 0.0).sum())
+
+
+def _first_j(sets: np.ndarray, values: np.ndarray) -> np.ndarray:
+    return np.where(values > 0, sets.argmax(axis=-1), 0).astype(np.int64)
+
+
+def _fit(values: np.ndarray, sets: np.ndarray, decimals: int | None,
+         held: tuple[np.ndarray, np.ndarray] | None = None) -> _Fit:
+    """The per-state model of runs (`values` (n, L, L), `sets` of J each may print); own: the
+    held-out runs' log likelihoods when given (the reference runs' calibration runs), else
+    each run's left out of the others."""
+    values = _rounded(values, decimals)
+    floor = _floor(decimals)
+    each = sets | (values == 0)[..., None]
+    width, share = _stats(values, each, floor)
+    own = []
+    if held is not None:
+        for v, s in zip(*held, strict=True):
+            v = _rounded(v, decimals)
+            own.append(_loglik(values, width, share, _first_j(s, v), v))
+    else:
+        for i in range(values.shape[0]):
+            rest = np.delete(values, i, axis=0)
+            w_i, s_i = _stats(rest, np.delete(each, i, axis=0), floor)
+            own.append(_loglik(rest, w_i, s_i, _first_j(sets[i], values[i]), values[i]))
+    return _Fit(values, width, share, np.array(own))
+
+
+def _faithful_fit(refs: References, decimals: int | None) -> _Fit:
+    memo = refs.derived("diagnosis-fit", decimals)
+    if "handout" not in memo:
+        held_sets = np.zeros((*refs.held_best.shape, refs.game.n_dice + 1), dtype=bool)
+        np.put_along_axis(held_sets, refs.held_best.astype(np.int64)[..., None], True, axis=-1)
+        held_sets[..., 0] = False
+        held_values = np.where(refs.held_best >= 1, refs.held_probability, 0.0)
+        memo["handout"] = _fit(refs.values, refs.tied, decimals, (held_values, held_sets))
+    return memo["handout"]
+
+
+def _model_fit(refs: References, name: str, fam: _Family, decimals: int | None) -> _Fit:
+    memo = refs.derived("diagnosis-fit", decimals)
+    if name not in memo:
+        memo[name] = _fit(fam.values, fam.sets, decimals)
+    return memo[name]
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """cause: a model's name, a corrected printing slip's flag, :data:`UNUSUAL`, or "" (nothing
+    to diagnose); loglik: each model's log likelihood of the output ("handout": the handout's
+    algorithm), best first; z: how far below its own runs' the best model's is (in sd)."""
+
+    cause: str
+    loglik: dict[str, float]
+    z: float = math.nan
+    text: str = ""
+
+
+def _m_value(refs: References, model: BugModel) -> str:
+    return f"{refs.config.m * model.m_factor:g}"
+
+
+def cause_sentence(refs: References, cause: str) -> str:
+    """The likely cause in words, with what to check (a student's page and report)."""
+    if cause == UNUSUAL:
+        return ("unusual: no known bug explains these tables better than the handout's "
+                "algorithm; compare your program with the handout step by step.")
+    if cause in _CORRECTED:
+        return f"{_CORRECTED[cause]}; the tables were graded corrected."
+    model = _BY_NAME.get(cause)
+    if model is None:
+        return ""
+    what = model.cause
+    if model.family == "wrong-m":
+        what = f"looks like M = {_m_value(refs, model)}, asked {refs.config.m:g} ({what})"
+    return f"{what}. {model.hint[:1].upper()}{model.hint[1:]}."
+
+
+def _needs_diagnosis(g: Grade) -> bool:
+    if g.status != "ok" or g.verdict == "pass" or g.policy is None or g.consistency is None:
+        return False
+    reasons = {"inconsistent", "low-quality", *PRINT_RULE_FLAGS, *_CORRECTED}
+    return g.verdict == "fail" or bool(reasons & set(g.flags))
+
+
+def diagnose(refs: References, g: Grade, cache_dir: str | os.PathLike[str] | None | bool = False
+             ) -> Diagnosis:
+    """The likely cause of a graded output that did not pass (module docstring); cause "" for
+    a pass, an unreadable file, or a review that no statistical evidence raised (a copy)."""
+    if not _needs_diagnosis(g):
+        return Diagnosis("", {})
+    assert g.policy is not None and g.probability is not None and g.consistency is not None
+    policy = np.asarray(g.policy, dtype=np.int64)
+    value = np.asarray(g.probability, dtype=np.float64)
+    decimals = g.consistency.decimals
+    runs = model_runs(refs, cache_dir)
+    fits = {"handout": _faithful_fit(refs, decimals)}
+    fits.update({name: _model_fit(refs, name, fam, decimals) for name, fam in runs.items()})
+    ll = {name: _loglik(f.values, f.width, f.log_share, policy, value)
+          for name, f in fits.items()}
+    ranked = dict(sorted(ll.items(), key=lambda kv: -kv[1]))
+    best = next(iter(ranked))
+    own = fits[best].own
+    z = float((own.mean() - ll[best]) / max(own.std(ddof=1), 1.0)) if own.size > 2 else math.nan
+    cause = _decide(g, ranked, z)
+    return Diagnosis(cause, ranked, z, cause_sentence(refs, cause))
+
+
+def _family(name: str) -> str:
+    return _BY_NAME[name].family if name in _BY_NAME else name
+
+
+def _decide(g: Grade, ranked: dict[str, float], z: float) -> str:
+    consistent = g.consistency_p >= P_INCONSISTENT if np.isfinite(g.consistency_p) else False
+    corrected = [f for f in _CORRECTED if f in g.flags]
+    names = list(ranked)
+    best = names[0]
+    runner = next((ranked[k] for k in names[1:] if _family(k) != _family(best)), -math.inf)
+    if (best != "handout" and z <= Z_FIT and ranked[best] - ranked["handout"] >= MARGIN_FAITHFUL
+            and ranked[best] - runner >= MARGIN_RUNNER):
+        return best
+    slip = g.print_check.flag if g.print_check is not None else ""
+    if slip and slip == best:
+        return slip
+    if corrected and consistent:
+        return corrected[0]
+    return UNUSUAL
+
+
+def mark_diagnosis(refs: References, grades: Sequence[Grade],
+                   cache_dir: str | os.PathLike[str] | None | bool = False) -> list[Grade]:
+    """The grades with their likely cause (Grade.cause, Grade.cause_text). A print-rule flag
+    that names another bug than the diagnosis is dropped (the flag would send the student to
+    the wrong line); a slip the diagnosis names is flagged (a review: no points)."""
+    out = []
+    for g in grades:
+        d = diagnose(refs, g, cache_dir)
+        if not d.cause:
+            out.append(g)
+            continue
+        flags = list(g.flags)
+        if d.cause in _BY_NAME:
+            flags = [f for f in flags if f not in PRINT_RULE_FLAGS or f == d.cause]
+            if d.cause in PRINT_RULE_FLAGS and d.cause not in flags:
+                flags.append(d.cause)
+        out.append(dataclasses.replace(g, flags=tuple(flags), cause=d.cause,
+                                       cause_text=d.text))
+    return out
