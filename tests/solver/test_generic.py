@@ -146,10 +146,10 @@ def test_evaluation_best_response_exploitability_equal_the_specialised_ones(game
     assert abs((1 - best_response_values(space, w, 1)[0]) - br.second) <= 1e-12
     assert abs(game_exploitability(space, w) - solver.exploitability(game, table)) <= 1e-12
     assert abs(evaluate_policy(space, w)[0] - solver.evaluate(game, table, table)) <= 1e-12
-    # the uniform policy is the table of zeros (no data: uniform J)
-    zeros = np.zeros(game.shape, dtype=np.int64)
+    # the uniform policy is the table of -1 (no data: uniform J)
+    no_data = np.full(game.shape, -1, dtype=np.int64)
     assert abs(game_exploitability(space, uniform_policy(space))
-               - solver.exploitability(game, zeros)) <= 1e-12
+               - solver.exploitability(game, no_data)) <= 1e-12
 
 
 def test_optimal_play_is_not_exploitable():
