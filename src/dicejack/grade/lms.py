@@ -126,6 +126,8 @@ def student_scores(grades: Iterable[Grade], keep: str = "latest") -> list[Studen
         notes = []
         if not any(g.student for g in rows):
             notes.append("no LMS identifier in the file name: identified by the file name")
+        elif not any(g.lms for g in rows):
+            notes.append("no LMS identifier in the file name: identified by its folder's name")
         held = ""
         if graded:
             chosen = next((g for g in graded if g.kept == "yes"), graded[-1])

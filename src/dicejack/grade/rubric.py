@@ -91,7 +91,8 @@ FLAG_HELP: dict[str, str] = {
     "low-quality": "a quality metric earns less than half its points against the reference runs",
     "copied": "the tables are closer to another submission's than independent runs ever are",
     "identity-ambiguous": "the file's name matches two LMSs' patterns and the batch does not "
-    "say which LMS it came from: no student is assumed",
+    "say which LMS it came from (no student is assumed), or two spellings of one id that differ "
+    "only in letter case were merged into one student",
 }
 #: What to check first, per flag (the per-student report).
 FLAG_HINTS: dict[str, str] = {

@@ -39,6 +39,7 @@ from dicejack.grade.rubric import (
     QUALITY_POINTS,
 )
 from dicejack.grade.settings import GradeError
+from dicejack.grade.skip_rules import SITE_MARKER
 from dicejack.grade.writers import (
     REVIEW_BELOW,
     flag_checklist,
@@ -49,12 +50,9 @@ from dicejack.grade.writers import (
 )
 from dicejack.runtime import parallel
 
-__all__ = ["SITE_MARKER", "prepare_site", "write_site", "index_html", "submission_html",
+__all__ = ["prepare_site", "write_site", "index_html", "submission_html",
            "copy_groups", "page_names"]
 
-#: The file that marks a folder as a grading site: only such a folder (or an empty one) is
-#: ever replaced by `--html`.
-SITE_MARKER = ".dicejack-site"
 _INDEX = "index"
 
 

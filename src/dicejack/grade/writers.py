@@ -39,6 +39,7 @@ from dicejack.grade.rubric import (
     SCORE_STANDS,
 )
 from dicejack.grade.settings import GradeError, GradeWarning
+from dicejack.grade.skip_rules import REPORT_FIRST_BYTES
 from dicejack.runtime import parallel
 
 __all__ = ["GRADEBOOK_HEADER", "gradebook_csv", "gradebook_records", "write_gradebook",
@@ -115,7 +116,6 @@ def _starts_with(path: Path, prefix: bytes) -> bool:
 
 _GRADEBOOK_FIRST_LINES = tuple((",".join(h) + "\n").encode()
                                for h in (GRADEBOOK_HEADER, *_EARLIER_HEADERS))
-_REPORT_FIRST_BYTES = b"# Grade: `"
 
 
 def check_output_path(
@@ -553,7 +553,7 @@ def _free_stem(folder: Path, stem: str, taken: set[str], inputs: _Inputs) -> str
         if any(inputs.match(p) is not None for p in present):
             continue
         if all(p.is_file() and not p.is_symlink() for p in present) and _starts_with(
-                md, _REPORT_FIRST_BYTES):
+                md, REPORT_FIRST_BYTES):
             return name
 
 
