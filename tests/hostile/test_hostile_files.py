@@ -7,6 +7,7 @@ exception, never a hang, never a replaced device/FIFO/socket, nothing lost.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import os
@@ -54,6 +55,30 @@ def run_arrays(tmp_path_factory) -> dict[str, np.ndarray]:
         return {key: npz[key] for key in npz.files}
 
 
+@pytest.fixture(scope="module")
+def good_run(tmp_path_factory) -> tuple[object, handout.LearnRun]:
+    """A valid run file and the run it holds."""
+    path = tmp_path_factory.mktemp("valid") / "valid.npz"
+    run = handout.learn(GAME, 2.0, 40, 3, checkpoints=(20,))
+    formats.save_run_npz(path, run)
+    return path, run
+
+
+def still_reads_a_valid_file(good_run) -> None:
+    """The loader under test still reads a valid run file back exactly: a property that only
+    says "an error or no crash" would also hold for a loader that refuses everything."""
+    path, run = good_run
+    loaded = formats.load_run_npz(path)
+    assert (loaded.game, loaded.m, loaded.games, loaded.seed, loaded.moves, loaded.tie_break) == (
+        run.game, run.m, run.games, run.seed, run.moves, run.tie_break)
+    assert np.array_equal(loaded.win, run.win) and np.array_equal(loaded.lose, run.lose)
+    assert dict(loaded.rng_state) == dict(run.rng_state)
+    assert sorted(loaded.snapshots) == sorted(run.snapshots)
+    for games, (win, lose) in run.snapshots.items():
+        assert np.array_equal(loaded.snapshots[games][0], win)
+        assert np.array_equal(loaded.snapshots[games][1], lose)
+
+
 def load_or_format_error(path) -> None:
     """load_run_npz gives a run or a one-line FormatError, nothing else."""
     try:
@@ -91,11 +116,12 @@ JSON = st.recursive(
 
 @FAST
 @given(key=st.sampled_from(["params", "rng_state"]), value=JSON | st.text(max_size=50))
-def test_json_fields_of_any_shape(tmp_path, run_arrays, key, value):
+def test_json_fields_of_any_shape(tmp_path, run_arrays, good_run, key, value):
     raw = value if isinstance(value, str) else json.dumps(value)
     path = tmp_path / "shape.npz"
     np.savez(path, **{**run_arrays, key: np.array(raw)})
     load_or_format_error(path)
+    still_reads_a_valid_file(good_run)
 
 
 DTYPES = st.sampled_from(
@@ -117,7 +143,8 @@ SPECIAL = st.sampled_from(
     fill=SPECIAL,
     drop=st.booleans(),
 )
-def test_any_member_replaced_by_any_array(tmp_path, run_arrays, key, dtype, shape, fill, drop):
+def test_any_member_replaced_by_any_array(tmp_path, run_arrays, good_run, key, dtype, shape,
+                                           fill, drop):
     data = dict(run_arrays)
     if drop:
         del data[key]
@@ -130,6 +157,7 @@ def test_any_member_replaced_by_any_array(tmp_path, run_arrays, key, dtype, shap
     path = tmp_path / "member.npz"
     np.savez(path, **data)
     load_or_format_error(path)
+    still_reads_a_valid_file(good_run)
 
 
 @FAST
@@ -139,7 +167,7 @@ def test_any_member_replaced_by_any_array(tmp_path, run_arrays, key, dtype, shap
     value=st.sampled_from([-1, -(2**63), 2**63 - 1, 5]),
     unsigned=st.booleans(),
 )
-def test_bad_counts_are_refused(tmp_path, run_arrays, key, where, value, unsigned):
+def test_bad_counts_are_refused(tmp_path, run_arrays, good_run, key, where, value, unsigned):
     table = run_arrays[key].copy()
     table[(0, *where) if key.startswith("snapshot") else where] = value
     if unsigned:
@@ -147,6 +175,7 @@ def test_bad_counts_are_refused(tmp_path, run_arrays, key, where, value, unsigne
     path = tmp_path / "counts.npz"
     np.savez(path, **{**run_arrays, key: table})
     load_or_format_error(path)
+    still_reads_a_valid_file(good_run)
     if value < 0 or where[2] == 0:  # negative or in column J=0: always wrong
         with pytest.raises(FormatError):
             formats.load_run_npz(path)
@@ -224,6 +253,37 @@ def test_truncated_and_corrupted_bytes(tmp_path_factory, data):
     path = tmp / "bad.npz"
     path.write_bytes(bytes(raw))
     load_or_format_error(path)
+    if len(raw) == good.stat().st_size and bytes(raw) == good.read_bytes():
+        formats.load_run_npz(path)  # nothing changed after all: it must still read
+
+
+@pytest.mark.parametrize("broken", ["refuses everything", "reads the counts wrong"])
+def test_the_properties_catch_a_broken_loader(tmp_path, run_arrays, good_run, monkeypatch,
+                                              broken):
+    # Each property above must fail for a loader that refuses every file or reads a file
+    # wrongly: "an error or no crash" alone would hold for both.
+    real = formats.load_run_npz
+
+    def refuses(path):
+        raise FormatError("not a run file")
+
+    def misreads(path):
+        run = real(path)
+        return dataclasses.replace(run, win=run.lose, lose=run.win)
+
+    monkeypatch.setattr(formats, "load_run_npz",
+                        refuses if broken == "refuses everything" else misreads)
+    fixtures = {"tmp_path": tmp_path, "run_arrays": run_arrays, "good_run": good_run}
+    examples = [  # one example each, run without Hypothesis (no shrinking of a failure)
+        (test_json_fields_of_any_shape, {"key": "params", "value": "{}"}),
+        (test_any_member_replaced_by_any_array, {"key": "moves", "dtype": "int64", "shape": (),
+                                                 "fill": 1, "drop": False}),
+        (test_bad_counts_are_refused, {"key": "win", "where": (1, 2, 1), "value": 5,
+                                       "unsigned": False}),
+    ]
+    for prop, example in examples:
+        with pytest.raises((AssertionError, FormatError)):  # the property fails, loudly
+            prop.hypothesis.inner_test(**fixtures, **example)
 
 
 def fifo_path(tmp_path):
