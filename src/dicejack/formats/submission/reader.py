@@ -93,12 +93,23 @@ def _read_text(text: str | bytes, low: int, n_dice: int) -> tuple[Submission, in
 
 
 
-#: Reading budget of find_table_size, in characters read (tries x text length), and its bounds.
-_SIZE_BUDGET = 2_000_000
+#: What find_table_size may spend, in characters read: its survey reads at most _SURVEY_CHARS
+#: (the text's tail); its tries, each of the text's tail at most _WINDOW_CHARS (or 32 L^2, to
+#: hold two L x L tables), at most max(_SIZE_BUDGET, half the text) in all and _SIZE_TRIES of
+#: them. So a hint costs at most about 1.5 reads of the text, however the text is shaped.
+_SIZE_BUDGET = 512 * 2**10
 
 
 
-_SIZE_TRIES = (6, 16)
+_SURVEY_CHARS = 256 * 2**10
+
+
+
+_WINDOW_CHARS = 128 * 2**10
+
+
+
+_SIZE_TRIES = 16
 
 
 
@@ -117,6 +128,17 @@ def _value_count(text: str) -> int:
 
 
 
+def _tail(text: str, chars: int) -> str:
+    """The last lines of the text, at most `chars` characters of them (all if it is shorter; the
+    end of its last line if that is longer)."""
+    start = len(text) - chars
+    if start <= 0:
+        return text
+    newline = text.find("\n", start)
+    return text[start:] if newline < 0 else text[newline + 1 :]
+
+
+
 def find_table_size(text: str | bytes, n_dice: int) -> int | None:
     """The L at which two L x L arrays read from `text` (a submission), or None.
 
@@ -126,9 +148,12 @@ def find_table_size(text: str | bytes, n_dice: int) -> int | None:
     label, one or two per cell; values per innermost bracket, across wrapped lines; the number
     of lines listing a state each), then sizes near the square root of its count of values over
     2, 3, 4, ... (two tables, printed once or twice, labelled or one line per state); at most
-    16 of them, fewer for a long text (one above 2 MB). Of the sizes that read, the one whose
-    reading has the fewest doubtful flags (values out of range, no headings), then the fewest
-    other blocks of its size left over, then the largest: a wrong size reads pieces of tables.
+    16 of them, while _SIZE_BUDGET (or half the text) lasts: each reads the text's tail, at
+    most 128 KiB or 32 L^2 characters (the tables are printed last), and the survey of the
+    shape reads at most the last 256 KiB, so the hint costs less than two reads of the text.
+    Of the sizes that read, the one whose reading has the fewest doubtful flags (values out of
+    range, no headings), then the fewest other blocks of its size left over, then the largest:
+    a wrong size reads pieces of tables.
     """
     try:
         if isinstance(text, (bytes, bytearray, memoryview)):
@@ -143,7 +168,7 @@ def find_table_size(text: str | bytes, n_dice: int) -> int | None:
             if size >= 2:
                 support[size] = support.get(size, 0) + 1
 
-    survey = text[:_SIZE_BUDGET]  # the shape of a huge text is clear from its start
+    survey = _tail(text, _SURVEY_CHARS)  # the shape of a huge text is clear from its end
     scale = len(text) / max(len(survey), 1)
     values = state_lines = 0
     for line in survey.splitlines():
@@ -158,14 +183,15 @@ def find_table_size(text: str | bytes, n_dice: int) -> int | None:
     ranked = sorted(support, key=lambda size: (-support[size], -size))
     near = [math.isqrt(values // d) + e for d in (2, 4, 3, 6, 8, 5) for e in (0, 1, -1)]
     candidates = [size for size in dict.fromkeys(ranked[:8] + near) if size >= 2]
-    low_tries, high_tries = _SIZE_TRIES
-    tries = min(high_tries, max(low_tries, _SIZE_BUDGET // max(len(text), 1)))
-    if len(text) > _SIZE_BUDGET:
-        tries = 1  # a huge text: its most likely size only
+    budget, spent = max(_SIZE_BUDGET, len(text) // 2), 0
     reads = []
-    for size in candidates[:tries]:
+    for size in candidates[:_SIZE_TRIES]:
+        window = _tail(text, max(_WINDOW_CHARS, 32 * size * size))
+        if spent and spent + len(window) > budget:
+            break
+        spent += len(window)
         try:
-            sub, ignored = _read_text(text, size, n_dice)
+            sub, ignored = _read_text(window, size, n_dice)
         except FormatError:
             continue
         reads.append((len(_SIZE_DOUBTS.intersection(sub.flags)), ignored, -size))

@@ -55,7 +55,8 @@ Token = tuple[str, str]
 
 
 
-_NUMBER_PATTERN = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
+#: A number as the tokenizer reads it (the scanner's fast path for narrow rows uses it too).
+NUMBER_PATTERN = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
 
 
 
@@ -68,8 +69,8 @@ _DASH_PATTERN = r"(?<![^\s,;|'\"])(?:--?|\u2013|\u2014)(?![^\s,;'\"])"
 _TOKEN_RE = re.compile(
     r"(?P<space>\s+)"
     r"|(?P<ellipsis>\.\.\.+|\u2026)"
-    rf"|(?P<pair>{_NUMBER_PATTERN}:(?:{_NUMBER_PATTERN}|[-+]?nan|none|null|n/a|na|nil)(?![\w/.:]))"
-    rf"|(?P<number>{_NUMBER_PATTERN}%?)"
+    rf"|(?P<pair>{NUMBER_PATTERN}:(?:{NUMBER_PATTERN}|[-+]?nan|none|null|n/a|na|nil)(?![\w/.:]))"
+    rf"|(?P<number>{NUMBER_PATTERN}%?)"
     r"|(?P<special>[-+]?(?:inf(?:inity)?|nan)(?![\w/]))"
     rf"|(?P<dash>{_DASH_PATTERN})"
     r"|(?P<word>[^\W\d][\w.]*(?:/[\w.]+)*)"
