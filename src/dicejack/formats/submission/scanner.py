@@ -42,10 +42,19 @@ _BLOCKS_KEPT = 24  # only the last blocks can be the arrays; older ones are forg
 
 
 
-#: A line of one to three numbers and nothing else: a row too narrow to be kept (unless L <= 3)
-#: whose only reading is plain (unless a value is -1), counted without tokenizing it. One
-#: number per line is the cheapest text to write and the dearest to read token by token.
-_NARROW_RE = re.compile(rf"[ \t]*{NUMBER_PATTERN}(?:[ \t]+{NUMBER_PATTERN}){{0,2}}[ \t]*")
+#: A line of one to three numbers and nothing else, bracketed or not (`0.5`, `1 2`, `[1, 2]`):
+#: a row too narrow to be kept (unless L <= 3) whose only reading is plain (unless a value is
+#: -1), counted without tokenizing it. One number per line is the cheapest text to write and
+#: the dearest to read token by token.
+_NARROW_ROW = rf"{NUMBER_PATTERN}(?:[ \t]*[,;][ \t]*{NUMBER_PATTERN}|[ \t]+{NUMBER_PATTERN}){{0,2}}"
+
+
+
+_NARROW_RE = re.compile(rf"[ \t]*(?:{_NARROW_ROW}|\[[ \t]*{_NARROW_ROW}[ \t]*\])[ \t]*")
+
+
+
+_NUMBER_RE = re.compile(NUMBER_PATTERN)
 
 
 
@@ -113,13 +122,14 @@ class Scanner:
 
     def _narrow_row(self, line: str) -> bool:
         """Count a row of one to three plain numbers too narrow to join a block, as _plain_row
-        and _add_row would (the run it continues or starts); False if the line is not one.
+        (or _finish_array, bracketed) and _add_row would: the run it continues or starts; False
+        if the line is not one.
 
         Such a row reads only one way (no value is -1: it would also read as no data), so it
         is never fitted to another run nor re-reads one; it is never kept, only counted."""
         if _NARROW_RE.fullmatch(line) is None:
             return False
-        values = line.split()
+        values = _NUMBER_RE.findall(line)
         if len(values) not in self.narrow_widths:
             return False
         if "-" in line and any(float(v) == -1 for v in values):
