@@ -94,7 +94,7 @@ def _read_text(text: str | bytes, low: int, n_dice: int) -> tuple[Submission, in
 
 
 #: What find_table_size may spend, in characters read: its survey reads at most _SURVEY_CHARS
-#: (the text's tail); its tries, each of the text's tail at most _WINDOW_CHARS (or 32 L^2, to
+#: (the text's tail); its tries, each of the text's tail at most _WINDOW_CHARS (or 64 L^2, to
 #: hold two L x L tables, within the budget), at most max(_SIZE_BUDGET, an eighth of the text)
 #: in all and _SIZE_TRIES of them. So a hint costs at most about a fifth of a read of a long
 #: text, however it is shaped.
@@ -106,7 +106,7 @@ _SURVEY_CHARS = 64 * 2**10
 
 
 
-_WINDOW_CHARS = 128 * 2**10
+_WINDOW_CHARS = 16 * 2**10
 
 
 
@@ -150,7 +150,7 @@ def find_table_size(text: str | bytes, n_dice: int) -> int | None:
     of lines listing a state each), then sizes near the square root of its count of values over
     2, 3, 4, ... (two tables, printed once or twice, labelled or one line per state); at most
     16 of them, while _SIZE_BUDGET (or an eighth of the text) lasts: each reads the text's
-    tail, at most 128 KiB or 32 L^2 characters (the tables are printed last), and the survey
+    tail, at most 16 KiB or 64 L^2 characters (the tables are printed last), and the survey
     of the shape reads at most the last 64 KiB: a hint costs a fraction of a read of the text.
     Of the sizes that read, the one whose reading has the fewest doubtful flags (values out of
     range, no headings), then the fewest other blocks of its size left over, then the largest:
@@ -187,7 +187,7 @@ def find_table_size(text: str | bytes, n_dice: int) -> int | None:
     budget, spent = max(_SIZE_BUDGET, len(text) // 8), 0
     reads = []
     for size in candidates[:_SIZE_TRIES]:
-        window = _tail(text, min(max(_WINDOW_CHARS, 32 * size * size), budget))
+        window = _tail(text, min(max(_WINDOW_CHARS, 64 * size * size), budget))
         if spent and spent + len(window) > budget:
             break
         spent += len(window)
