@@ -62,7 +62,8 @@ def test_a_count_of_thousands_of_digits_is_a_one_line_error(tmp_path, capsys, li
     from dicejack.cli import main
 
     with pytest.raises(formats.FormatError,
-                       match=r"^line 1: (Win|Lose)Count has a number of [\d,]+ digits \(at most 18;"):
+                       match=r"^line 1: (Win|Lose)Count has a number of [\d,]+ digits "
+                             r"\(at most 18;"):
         formats.parse_replay(line + "\n3 4 | 1 4\n")
     path = tmp_path / "replay.txt"
     path.write_text(line + "\n3 4 | 1 4\n")
