@@ -96,7 +96,7 @@ def test_find_table_size_reads_within_its_budget(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(reader, "_read_text", counting)
     text = "1\n" * 2**19
     assert find_table_size(text, DICE) is None
-    assert read and sum(read) <= max(128 * 2**10, len(text) // 8)
+    assert read and sum(read) <= max(64 * 2**10, len(text) // 8)
 
 
 def test_find_table_size_still_finds_tables_after_a_long_trace() -> None:

@@ -98,11 +98,11 @@ def _read_text(text: str | bytes, low: int, n_dice: int) -> tuple[Submission, in
 #: hold two L x L tables, within the budget), at most max(_SIZE_BUDGET, an eighth of the text)
 #: in all and _SIZE_TRIES of them. So a hint costs at most about a fifth of a read of a long
 #: text, however it is shaped.
-_SIZE_BUDGET = 128 * 2**10
+_SIZE_BUDGET = 64 * 2**10
 
 
 
-_SURVEY_CHARS = 64 * 2**10
+_SURVEY_CHARS = 32 * 2**10
 
 
 
@@ -151,7 +151,7 @@ def find_table_size(text: str | bytes, n_dice: int) -> int | None:
     2, 3, 4, ... (two tables, printed once or twice, labelled or one line per state); at most
     16 of them, while _SIZE_BUDGET (or an eighth of the text) lasts: each reads the text's
     tail, at most 16 KiB or 64 L^2 characters (the tables are printed last), and the survey
-    of the shape reads at most the last 64 KiB: a hint costs a fraction of a read of the text.
+    of the shape reads at most the last 32 KiB: a hint costs a fraction of a read of the text.
     Of the sizes that read, the one whose reading has the fewest doubtful flags (values out of
     range, no headings), then the fewest other blocks of its size left over, then the largest:
     a wrong size reads pieces of tables.
