@@ -93,20 +93,30 @@ def _read_text(text: str | bytes, low: int, n_dice: int) -> tuple[Submission, in
 
 
 
-#: What find_table_size may spend, in characters read: its survey reads at most _SURVEY_CHARS
-#: (the text's tail); its tries, each of the text's tail at most _WINDOW_CHARS (or 64 L^2, to
-#: hold two L x L tables, within the budget), at most max(_SIZE_BUDGET, an eighth of the text)
-#: in all and _SIZE_TRIES of them. So a hint costs at most about a fifth of a read of a long
-#: text, however it is shaped.
-_SIZE_BUDGET = 64 * 2**10
+#: What find_table_size may spend, in characters read. A short text (up to _SHORT_TEXT) is
+#: surveyed whole and read whole by each try, _SHORT_BUDGET in all. A long one: its survey reads
+#: its last _SURVEY_CHARS; each try its tail, max(16 L, L^2) + 16 lines and at most
+#: max(_WINDOW_CHARS, 64 L^2) characters (two L x L tables and their headings); the first try at
+#: most max(4 _SIZE_BUDGET, a quarter of the text), the others at most max(_SIZE_BUDGET, an
+#: eighth of the text) in all, and _SIZE_TRIES of them: a fraction of a read, however shaped.
+_SIZE_BUDGET = 32 * 2**10
 
 
 
-_SURVEY_CHARS = 32 * 2**10
+_SURVEY_CHARS = 16 * 2**10
 
 
 
-_WINDOW_CHARS = 16 * 2**10
+_WINDOW_CHARS = 4 * 2**10
+
+
+
+#: A text up to _SHORT_TEXT characters is read whole by each try, _SHORT_BUDGET in all.
+_SHORT_TEXT = 64 * 2**10
+
+
+
+_SHORT_BUDGET = 256 * 2**10
 
 
 
@@ -129,11 +139,19 @@ def _value_count(text: str) -> int:
 
 
 
-def _tail(text: str, chars: int) -> str:
-    """The last lines of the text, at most `chars` characters of them (all if it is shorter; the
-    end of its last line if that is longer)."""
-    start = len(text) - chars
-    if start <= 0:
+def _tail(text: str, chars: int, lines: int | None = None) -> str:
+    """The last lines of the text: at most `chars` characters (the end of its last line if that
+    is longer) and at most `lines` lines; all of it if it is shorter."""
+    start = max(0, len(text) - chars)
+    if lines is not None:
+        end = len(text) - 1  # a final newline ends the last line
+        for _ in range(lines):
+            end = text.rfind("\n", start, end)
+            if end < 0:
+                break
+        else:
+            return text[end + 1 :]
+    if start == 0:
         return text
     newline = text.find("\n", start)
     return text[start:] if newline < 0 else text[newline + 1 :]
@@ -149,9 +167,9 @@ def find_table_size(text: str | bytes, n_dice: int) -> int | None:
     label, one or two per cell; values per innermost bracket, across wrapped lines; the number
     of lines listing a state each), then sizes near the square root of its count of values over
     2, 3, 4, ... (two tables, printed once or twice, labelled or one line per state); at most
-    16 of them, while _SIZE_BUDGET (or an eighth of the text) lasts: each reads the text's
-    tail, at most 16 KiB or 64 L^2 characters (the tables are printed last), and the survey
-    of the shape reads at most the last 32 KiB: a hint costs a fraction of a read of the text.
+    16 of them, within a budget of characters read (see _SIZE_BUDGET): a short text is read
+    whole, a long one's tail as many lines and characters as two L x L tables take (they are
+    printed last); the hint of a long text costs a fraction of a read of it.
     Of the sizes that read, the one whose reading has the fewest doubtful flags (values out of
     range, no headings), then the fewest other blocks of its size left over, then the largest:
     a wrong size reads pieces of tables.
@@ -169,7 +187,8 @@ def find_table_size(text: str | bytes, n_dice: int) -> int | None:
             if size >= 2:
                 support[size] = support.get(size, 0) + 1
 
-    survey = _tail(text, _SURVEY_CHARS)  # the shape of a huge text is clear from its end
+    short = len(text) <= _SHORT_TEXT
+    survey = text if short else _tail(text, _SURVEY_CHARS)  # a long text's shape: its end
     scale = len(text) / max(len(survey), 1)
     values = state_lines = 0
     for line in survey.splitlines():
@@ -184,11 +203,20 @@ def find_table_size(text: str | bytes, n_dice: int) -> int | None:
     ranked = sorted(support, key=lambda size: (-support[size], -size))
     near = [math.isqrt(values // d) + e for d in (2, 4, 3, 6, 8, 5) for e in (0, 1, -1)]
     candidates = [size for size in dict.fromkeys(ranked[:8] + near) if size >= 2]
-    budget, spent = max(_SIZE_BUDGET, len(text) // 8), 0
+    # a short text (what most programs print) is read whole by every try, up to 16 times and
+    # _SHORT_BUDGET characters in all; a long one's tries read its tail, an eighth of it in all
+    budget = _SHORT_BUDGET if short else max(_SIZE_BUDGET, len(text) // 8)
+    first = budget if short else max(4 * _SIZE_BUDGET, len(text) // 4)  # the likeliest size
+    spent = 0
     reads = []
     for size in candidates[:_SIZE_TRIES]:
-        window = _tail(text, min(max(_WINDOW_CHARS, 64 * size * size), budget))
-        if spent and spent + len(window) > budget:
+        left = first if not spent else budget - spent
+        # two L x L tables with their headings, rows wrapped as numpy wraps them, or a line
+        # per state
+        lines = max(16 * size, size * size) + 16
+        window = text if short else _tail(text, min(max(_WINDOW_CHARS, 64 * size * size), left),
+                                          lines)
+        if spent and len(window) > left:
             break
         spent += len(window)
         try:
