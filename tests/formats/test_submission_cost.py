@@ -84,8 +84,9 @@ def test_the_narrow_row_path_reads_as_the_token_path(lines: list[str], low: int)
 
 
 def test_find_table_size_reads_within_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A MiB of one number per line: the hint's tries read a quarter of it at first and an
-    eighth more at most, not all of it several times (main read the whole text six times)."""
+    """A MiB of rows: the hint's tries read an eighth of it at first and a sixteenth more at
+    most, not all of it several times (main read the whole text six times); a MiB of one number
+    per line (no row of two values) is not read again at all."""
     read: list[int] = []
     real = reader._read_text
 
@@ -94,9 +95,12 @@ def test_find_table_size_reads_within_its_budget(monkeypatch: pytest.MonkeyPatch
         return real(text, low, n_dice)
 
     monkeypatch.setattr(reader, "_read_text", counting)
-    text = "1\n" * 2**19
-    assert find_table_size(text, DICE) is None
-    assert read and sum(read) <= len(text) // 4 + len(text) // 8
+    text = "0.1 0.2 0.3 0.4 0.5\n" * 2**16
+    find_table_size(text, DICE)  # 5, as it happens: two 5 x 5 tables of such rows read
+    assert read and sum(read) <= len(text) // 8 + len(text) // 16
+    read.clear()
+    assert find_table_size("1\n" * 2**19, DICE) is None
+    assert read == []
 
 
 def test_find_table_size_still_finds_tables_after_a_long_trace() -> None:

@@ -192,33 +192,41 @@ def find_table_size(text: str | bytes, n_dice: int) -> int | None:
     scale = len(text) / max(len(survey), 1)
     values = state_lines = 0
     for line in survey.splitlines():
-        count = _value_count(line)
+        kinds = [kind for kind, _ in tokenize(line)]
+        count = sum(kind in VALUE_KINDS for kind in kinds)
         values += count
-        state_lines += count >= 4
-        vote(count, count - 1, count // 2, (count - 1) // 2)
+        if kinds.count("word") <= 3:  # a table's row (a label word at most), not a trace line
+            state_lines += count >= 4
+            vote(count, count - 1, count // 2, (count - 1) // 2)
     for group in _INNER_BRACKETS_RE.finditer(survey):
         vote(_value_count(group.group(1)))
     values, state_lines = int(values * scale), int(state_lines * scale)
     vote(math.isqrt(state_lines), math.isqrt(state_lines // 2))
+    if not support:
+        return None  # no line nor bracket of two values or more: no table of any size
     ranked = sorted(support, key=lambda size: (-support[size], -size))
     near = [math.isqrt(values // d) + e for d in (2, 4, 3, 6, 8, 5) for e in (0, 1, -1)]
-    candidates = [size for size in dict.fromkeys(ranked[:8] + near) if size >= 2]
-    # a short text (what most programs print) is read whole by every try, up to 16 times and
-    # _SHORT_BUDGET characters in all; a long one's tries read its tail, an eighth of it in all
-    budget = _SHORT_BUDGET if short else max(_SIZE_BUDGET, len(text) // 8)
-    first = budget if short else max(4 * _SIZE_BUDGET, len(text) // 4)  # the likeliest size
+    candidates = [size for size in dict.fromkeys(ranked[:8] + near)
+                  if size >= 2 and size * size <= values]  # a table of d:p cells at least
+    # a short text (what most programs print) is read whole by each try, twice its length in
+    # all (more tries when it is tiny); a long one's tries read its tail: the first up to an
+    # eighth of it (big tables), the others a sixteenth in all
+    budget = max(_SIZE_BUDGET, 2 * len(text)) if short else max(_SIZE_BUDGET // 2,
+                                                                 len(text) // 16)
+    first = max(2 * _SIZE_BUDGET, len(text) // 8)  # a long text's first try, apart
     spent = 0
     reads = []
-    for size in candidates[:_SIZE_TRIES]:
-        left = first if not spent else budget - spent
+    for n, size in enumerate(candidates[:_SIZE_TRIES]):
+        left = first if n == 0 and not short else budget - spent
         # two L x L tables with their headings, rows wrapped as numpy wraps them, or a line
         # per state
         lines = max(16 * size, size * size) + 16
         window = text if short else _tail(text, min(max(_WINDOW_CHARS, 64 * size * size), left),
                                           lines)
-        if spent and len(window) > left:
+        if n and len(window) > left:
             break
-        spent += len(window)
+        if short or n:
+            spent += len(window)
         try:
             sub, ignored = _read_text(window, size, n_dice)
         except FormatError:
