@@ -93,12 +93,13 @@ def _read_text(text: str | bytes, low: int, n_dice: int) -> tuple[Submission, in
 
 
 
-#: What find_table_size may spend, in characters read. A short text (up to _SHORT_TEXT) is
-#: surveyed whole and read whole by each try, _SHORT_BUDGET in all. A long one: its survey reads
-#: its last _SURVEY_CHARS; each try its tail, max(16 L, L^2) + 16 lines and at most
-#: max(_WINDOW_CHARS, 64 L^2) characters (two L x L tables and their headings); the first try at
-#: most max(4 _SIZE_BUDGET, a quarter of the text), the others at most max(_SIZE_BUDGET, an
-#: eighth of the text) in all, and _SIZE_TRIES of them: a fraction of a read, however shaped.
+#: What find_table_size may spend, in characters read. Nothing when no line or bracket holds
+#: two values. A short text (up to _SHORT_TEXT): surveyed whole, read whole by each try, twice
+#: its length (at least _SIZE_BUDGET) in all. A long one: its survey reads its last
+#: _SURVEY_CHARS; each try its tail, max(16 L, L^2) + 16 lines and at most max(_WINDOW_CHARS,
+#: 64 L^2) characters (two L x L tables and their headings); the first try at most
+#: max(2 _SIZE_BUDGET, an eighth of the text), the others max(_SIZE_BUDGET / 2, a sixteenth of
+#: the text) in all, and _SIZE_TRIES of them: a fraction of a read, however it is shaped.
 _SIZE_BUDGET = 32 * 2**10
 
 
@@ -111,12 +112,8 @@ _WINDOW_CHARS = 4 * 2**10
 
 
 
-#: A text up to _SHORT_TEXT characters is read whole by each try, _SHORT_BUDGET in all.
+#: A text up to _SHORT_TEXT characters is read whole by each try.
 _SHORT_TEXT = 64 * 2**10
-
-
-
-_SHORT_BUDGET = 256 * 2**10
 
 
 
