@@ -2,7 +2,9 @@
 banner, trace, prompt); other lines are numeric rows or pieces of bracketed arrays. Rows of one
 width form runs (a row that reads two ways is read the way that continues the run); runs and
 bracketed 2-D arrays yield L x L blocks (a run of `x y best prob` lines listing every state
-yields both arrays; a copy double-spaced after a table in the same run is not another block)."""
+yields both arrays; a copy double-spaced after a table in the same run is not another block).
+Blank lines and rows of one to three plain numbers, too narrow to join a block, are counted
+without being tokenized, so that no shape of text costs much more than a table of its size."""
 
 from __future__ import annotations
 
