@@ -16,8 +16,10 @@ from .support import grade_of, tables
 
 
 @pytest.fixture
-def computed(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
-    """The (rows, columns) of every block of distances computed; N x N refused."""
+def computed(refs, monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
+    """The (rows, columns) of every block of distances computed; N x N refused (the reference
+    runs' own calibration, computed lazily, is done before)."""
+    assert refs.copy_distance > 0
     shapes: list[tuple[int, int]] = []
     real = copies._distance_rows
 
