@@ -52,3 +52,21 @@ def test_a_fifo_is_refused_without_blocking(tmp_path):
     os.mkfifo(fifo)
     with pytest.raises(formats.FormatError, match="is not a regular file"):
         formats.read_replay(fifo)
+
+
+@pytest.mark.parametrize("line", ["WinCount[2,3,2] = " + "9" * 5000,
+                                  "LoseCount[" + "1" * 5000 + ",3,2] = 3",
+                                  "WinCount(2,3," + "7" * 19 + ") = 1"])
+def test_a_count_of_thousands_of_digits_is_a_one_line_error(tmp_path, capsys, line):
+    """Issue 39: `learn --replay` with a 5,000-digit count ended in a traceback."""
+    from dicejack.cli import main
+
+    with pytest.raises(formats.FormatError,
+                       match=r"^line 1: (Win|Lose)Count has a number of [\d,]+ digits "
+                             r"\(at most 18;"):
+        formats.parse_replay(line + "\n3 4 | 1 4\n")
+    path = tmp_path / "replay.txt"
+    path.write_text(line + "\n3 4 | 1 4\n")
+    assert main(["learn", "--replay", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and "digits" in err

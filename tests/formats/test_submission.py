@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import time
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -18,6 +18,7 @@ from dicejack.formats import (
     read_submission,
     read_submission_text,
 )
+from dicejack.formats.submission import scanner as scanner_module
 
 # ------------------------------------------------------------------------ submissions: helpers
 SUB_LOW, SUB_DICE = 15, 2
@@ -520,15 +521,24 @@ SUB_FRAGMENTS = [
 
 
 def _sub_read_or_error(data: str | bytes, low: int, n_dice: int) -> None:
-    start = time.perf_counter()
-    try:
-        sub = read_submission_text(data, low, n_dice)
-    except FormatError as exc:
-        assert str(exc) and "\n" not in str(exc)
-    else:
-        assert sub.policy.shape == sub.probability.shape == sub.no_data.shape == (low, low)
-        assert np.array_equal(np.isnan(sub.probability), sub.no_data)
-    assert time.perf_counter() - start < 2.0
+    """Read or a one-line error; every line tokenized at most once (work linear in the text,
+    counted rather than timed)."""
+    tokenized: list[str] = []
+    real = scanner_module.tokenize
+
+    def counting(line: str):
+        tokenized.append(line)
+        return real(line)
+
+    with mock.patch.object(scanner_module, "tokenize", counting):
+        try:
+            sub = read_submission_text(data, low, n_dice)
+        except FormatError as exc:
+            assert str(exc) and "\n" not in str(exc)
+        else:
+            assert sub.policy.shape == sub.probability.shape == sub.no_data.shape == (low, low)
+            assert np.array_equal(np.isnan(sub.probability), sub.no_data)
+    assert sum(len(line) + 1 for line in tokenized) <= len(data) + 1
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -573,13 +583,22 @@ def test_submission_round_trip_property(low, n_dice, seed, name) -> None:
 
 @pytest.mark.slow
 def test_submission_large_input_is_linear() -> None:
-    """A few MiB of rows and of brackets are read in seconds, not minutes."""
+    """A few MiB of rows and of brackets read, each line tokenized once (no re-reading), and
+    the rows too narrow to be tables not tokenized at all."""
     policy, prob, _ = make_sub_tables()
     noise = ("0.1 0.2 0.3\n" * 100_000) + "[" * 200_000 + "]" * 200_000 + "\n"
-    start = time.perf_counter()
-    sub = read_submission_text(noise + lay_grid(policy, prob), SUB_LOW, SUB_DICE)
+    tokenized: list[int] = []
+    real = scanner_module.tokenize
+
+    def counting(line: str):
+        tokenized.append(len(line))
+        return real(line)
+
+    with mock.patch.object(scanner_module, "tokenize", counting):
+        sub = read_submission_text(noise + lay_grid(policy, prob), SUB_LOW, SUB_DICE)
     assert_sub_reads_back(sub, policy, prob)
-    assert time.perf_counter() - start < 10
+    assert len(tokenized) <= 2 * SUB_LOW + 4  # the bracket line and the tables
+    assert sum(tokenized) <= 400_001 + len(lay_grid(policy, prob))
 
 
 # ------------------------------------------------------------------------ another size than asked

@@ -4,6 +4,7 @@ the learner options read into parameters, run files of either kind read back, an
 section that lists the bundled learners."""
 
 import signal
+import sys
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
@@ -379,8 +380,7 @@ def learn(
 
     run = play_saving_on_interrupt(session, games, out, resume, formats.save_run_npz,
                                    show_trace if trace else None)
-    write_output(formatted(fmt.value, run, formats.learn_text, formats.learn_dict,
-                           formats.learn_csv), None)
+    _print_run(fmt, run, formats.learn_text, formats.learn_dict, formats.learn_csv)
 
 
 def _replay(path: Path, sizes: dict[str, int | None], params: dict[str, Any],
@@ -413,6 +413,19 @@ def _replay(path: Path, sizes: dict[str, int | None], params: dict[str, Any],
     write_output(explain.explain_text(game, m, traced), None)
 
 
+def _print_run(fmt: LearnFormat, run: Any, text: Callable[[Any], str],
+               as_dict: Callable[[Any], Any], as_csv: Callable[[Any], str]) -> None:
+    """Print the learned tables as --format asks; JSON streamed a row at a time (a large game's
+    JSON never needs many times its size in memory)."""
+    from dicejack import formats
+
+    if fmt is LearnFormat.json:
+        formats.write_json(as_dict(run), sys.stdout)
+        sys.stdout.flush()
+        return
+    write_output(formatted(fmt.value, run, text, as_dict, as_csv), None)
+
+
 def _check_resumable(resume: Path | None, run: str, clash: list[str], games: int, played: int
                      ) -> None:
     """Refuse to resume `resume` (described as `run`) when options contradict it (`clash`, as
@@ -429,12 +442,19 @@ def _confirm_run_outputs(estimate: "Callable[..., int]", game: "Game", fmt: Lear
                          games: int, out: Path | None, start: "LearnRun | Run | None",
                          force: bool) -> None:
     """Before playing: the printed tables and the --out run file (with `start`'s snapshots)
-    sized by `estimate` (a formats *_bytes function) go through --force."""
+    sized by `estimate` (a formats *_bytes function) go through --force, and the printed tables
+    must fit in the memory available (JSON is printed a row at a time)."""
+    from dicejack import formats
+
     sizes = [("the printed tables", estimate(game, fmt.value, games))]
     if out is not None:
         snapshots = len(start.snapshots) if start is not None else 0
         sizes.insert(0, (str(out), estimate(game, "npz", games, snapshots)))
     confirm_large_outputs(sizes, force)
+    printed = sizes[-1][1]
+    formats.check_output_memory(
+        "the printed tables", formats.output_memory_bytes(printed, fmt.value, streamed=True),
+        "--format json prints them a row at a time")
 
 
 def _learn_any(
@@ -477,8 +497,7 @@ def _learn_any(
             learners.make(game, name, 1 if seed is None else seed, **params)
         )
     run = play_saving_on_interrupt(session, games, out, resume, formats.save_learner_run)
-    write_output(formatted(fmt.value, run, formats.run_text, formats.run_dict, formats.run_csv),
-                 None)
+    _print_run(fmt, run, formats.run_text, formats.run_dict, formats.run_csv)
 
 
 def _learn_protocol_game(spec: str | None, items: list[str] | None, name: str | None,

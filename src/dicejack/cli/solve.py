@@ -1,5 +1,6 @@
 """`dicejack solve`: the exact solution of a game, as text, JSON, CSV or .npz."""
 
+import sys
 from enum import Enum
 from pathlib import Path
 
@@ -88,13 +89,25 @@ def solve(
         raise UsageError("--format npz needs --out PATH")
     game = make_game(sides, low, high, dice)
     where = str(out) if out is not None else "the output"
-    confirm_large_outputs([(where, formats.solution_bytes(game, fmt.value))], force)
+    size = formats.solution_bytes(game, fmt.value)
+    confirm_large_outputs([(where, size)], force)
+    streamed = fmt is SolveFormat.json and out is None
+    formats.check_output_memory(where, formats.output_memory_bytes(size, fmt.value,
+                                                                    streamed=streamed),
+                                "--format json without --out prints it a row at a time")
     sol = solver.solve(game, method=method.value, exact=exact)
     if fmt is SolveFormat.npz:
         if out is None:
             raise UsageError("--format npz needs --out PATH")
         formats.save_solution_npz(out, sol)
         typer.echo(f"wrote {out}", err=True)
+        return
+    if fmt is SolveFormat.json and out is None:
+        formats.write_json(formats.solution_dict(sol), sys.stdout)  # a row at a time
+        sys.stdout.flush()
+        return
+    if fmt is SolveFormat.json:  # the text once (never as Python lists), then written atomically
+        write_output("".join(formats.json_chunks(formats.solution_dict(sol))), out)
         return
     text = formatted(fmt.value, sol, formats.solution_text, formats.solution_dict,
                      formats.solution_csv)

@@ -41,9 +41,19 @@ _COUNT = re.compile(r"(WinCount|LoseCount)\s*[\[(]\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d
 _EXAMPLE = "e.g. 3 4 | 1 4 | 2 5 | 3 5 | 1 or WinCount[2,3,2] = 3"
 
 
+#: Most digits of a state, J or count in a count line (the game checks the values; a longer
+#: number is refused here, before int() of thousands of digits).
+_COUNT_DIGITS = 18
+
+
 def _count(match: re.Match[str], line: int) -> CountSetting:
     table = "WinCount" if match.group(1).lower() == "wincount" else "LoseCount"
-    x, y, j, value = (int(match.group(i)) for i in range(2, 6))
+    numbers = [match.group(i) for i in range(2, 6)]
+    longest = max(len(n) for n in numbers)
+    if longest > _COUNT_DIGITS:
+        raise FormatError(f"line {line}: {table} has a number of {longest:,} digits (at most "
+                          f"{_COUNT_DIGITS}; {_EXAMPLE})")
+    x, y, j, value = (int(n) for n in numbers)
     return CountSetting(table, x, y, j, value, line)
 
 

@@ -21,6 +21,7 @@ import numpy as np
 from dicejack import one_line
 from dicejack.formats import FormatError
 from dicejack.formats.atomic import savez_atomic
+from dicejack.formats.json_output import json_text
 from dicejack.formats.npz import SMALL_MEMBER_BYTES, NpzMembers, open_npz
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -99,29 +100,17 @@ def read_params_header(text: str) -> dict[str, int] | None:
     return {"n_sides": n_sides, "low": low, "high": high, "n_dice": n_dice}
 
 
-def _json_dumps(obj: Any) -> str:
-    return json.dumps(obj, indent=None, separators=(",", ":")) + "\n"
-
-
 # ------------------------------------------------------------------------------ solutions
-def _nested(array: np.ndarray, nan_as_null: bool = False) -> list:
-    """Array to nested lists, NaN as None when asked (JSON has no NaN)."""
-    if nan_as_null:
-        obj = array.astype(object)
-        obj[np.isnan(array)] = None
-        return obj.tolist()
-    return array.tolist()
-
-
 def solution_dict(sol: Solution) -> dict[str, Any]:
-    """The `solve --format json` object, keys exactly as in DESIGN.md."""
+    """The `solve --format json` object, keys exactly as in DESIGN.md; the tables as numpy
+    arrays (json_text and json_chunks write them as nested lists, NaN as null)."""
     return {
         "params": sol.game.params(),
-        "win_probability": sol.p.tolist(),
-        "best_dice": sol.best.tolist(),
+        "win_probability": sol.p,
+        "best_dice": sol.best,
         "optimal_dice": sol.optimal_sets(),
-        "q": sol.q.tolist(),
-        "gap": _nested(sol.gap, nan_as_null=True),
+        "q": sol.q,
+        "gap": sol.gap,
         "p00": sol.p00,
         "p00_exact": None if sol.p00_exact is None else str(sol.p00_exact),
         "method": sol.method,
@@ -131,7 +120,7 @@ def solution_dict(sol: Solution) -> dict[str, Any]:
 
 def solution_json(sol: Solution) -> str:
     """`solve --format json`."""
-    return _json_dumps(solution_dict(sol))
+    return json_text(solution_dict(sol), compact=True)
 
 
 def solution_text(sol: Solution) -> str:
@@ -405,23 +394,24 @@ def load_run_npz(path: str | os.PathLike[str]) -> LearnRun:
 
 
 def learn_dict(run: LearnRun) -> dict[str, Any]:
-    """The `learn --format json` object, keys exactly as in DESIGN.md."""
+    """The `learn --format json` object, keys exactly as in DESIGN.md; the tables as numpy
+    arrays (json_text and json_chunks write them as nested lists)."""
     best, prob = run.tables
     return {
         "params": run.game.params(),
         "m": run.m,
         "games": run.games,
         "seed": run.seed,
-        "best_dice": best.tolist(),
-        "win_probability": prob.tolist(),
-        "win_count": run.win.tolist(),
-        "lose_count": run.lose.tolist(),
+        "best_dice": best,
+        "win_probability": prob,
+        "win_count": run.win,
+        "lose_count": run.lose,
     }
 
 
 def learn_json(run: LearnRun) -> str:
     """`learn --format json`."""
-    return _json_dumps(learn_dict(run))
+    return json_text(learn_dict(run), compact=True)
 
 
 def _learned_tables_text(best: np.ndarray, prob: np.ndarray) -> str:
@@ -484,7 +474,8 @@ def run_text(run: Run) -> str:
 def run_dict(run: Run) -> dict[str, Any]:
     """The `learn --learner NAME --format json` object: params (the game's, as `learn`),
     learner, learner_params (alpha's 1/n as null), label, games, seed, moves (null when the
-    learner does not count them), best_dice, win_probability and visits (LxL each)."""
+    learner does not count them), best_dice, win_probability and visits (LxL numpy arrays
+    each, written as nested lists)."""
     best, prob = run.tables
     return {
         "params": run.game.params(),
@@ -494,9 +485,9 @@ def run_dict(run: Run) -> dict[str, Any]:
         "games": run.games,
         "seed": run.seed,
         "moves": run.moves,
-        "best_dice": best.tolist(),
-        "win_probability": prob.tolist(),
-        "visits": run.visits.tolist(),
+        "best_dice": best,
+        "win_probability": prob,
+        "visits": run.visits,
     }
 
 

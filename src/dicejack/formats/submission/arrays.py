@@ -57,6 +57,8 @@ class BracketedArray:
     def feed(self, tokens: list[Token], i: int) -> int | None:
         """Consume tokens from i; the index after the closing bracket, or None if still open."""
         while i < len(tokens):
+            if self.invalid:
+                return self._skip(tokens, i)
             kind, text = tokens[i]
             i += 1
             if kind == "open_bracket":
@@ -81,6 +83,24 @@ class BracketedArray:
                 self.percent |= kind == "number" and text.endswith("%")
                 if self.depth <= self.MAX_DEPTH:
                     self.frames[-1].tokens.append((kind, text))
+        return None
+
+    def _skip(self, tokens: list[Token], i: int) -> int | None:
+        """feed for an array already invalid (never read): only its depth and '...' count."""
+        depth, deepest = self.depth, self.max_depth
+        for j in range(i, len(tokens)):
+            kind = tokens[j][0]
+            if kind == "open_bracket":
+                depth += 1
+                deepest = max(deepest, depth)
+            elif kind == "close_bracket":
+                depth -= 1
+                if depth == 0:
+                    self.depth, self.max_depth = depth, deepest
+                    return j + 1
+            elif kind == "ellipsis":
+                self.summarised = True
+        self.depth, self.max_depth = depth, deepest
         return None
 
     def _close_frame(self) -> None:

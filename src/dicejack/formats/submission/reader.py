@@ -93,12 +93,31 @@ def _read_text(text: str | bytes, low: int, n_dice: int) -> tuple[Submission, in
 
 
 
-#: Reading budget of find_table_size, in characters read (tries x text length), and its bounds.
-_SIZE_BUDGET = 2_000_000
+#: What find_table_size may spend, in characters read. Nothing when no line or bracket holds
+#: two values. A short text (up to _SHORT_TEXT): surveyed whole, read whole by each try, twice
+#: its length (at least _SIZE_BUDGET) in all. A long one: its survey reads its last
+#: _SURVEY_CHARS; each try its tail, max(16 L, L^2) + 16 lines and at most max(_WINDOW_CHARS,
+#: 64 L^2) characters (two L x L tables and their headings); the first try at most
+#: max(2 _SIZE_BUDGET, an eighth of the text), the others max(_SIZE_BUDGET / 2, a sixteenth of
+#: the text) in all, and _SIZE_TRIES of them: a fraction of a read, however it is shaped.
+_SIZE_BUDGET = 32 * 2**10
 
 
 
-_SIZE_TRIES = (6, 16)
+_SURVEY_CHARS = 16 * 2**10
+
+
+
+_WINDOW_CHARS = 4 * 2**10
+
+
+
+#: A text up to _SHORT_TEXT characters is read whole by each try.
+_SHORT_TEXT = 64 * 2**10
+
+
+
+_SIZE_TRIES = 16
 
 
 
@@ -117,6 +136,25 @@ def _value_count(text: str) -> int:
 
 
 
+def _tail(text: str, chars: int, lines: int | None = None) -> str:
+    """The last lines of the text: at most `chars` characters (the end of its last line if that
+    is longer) and at most `lines` lines; all of it if it is shorter."""
+    start = max(0, len(text) - chars)
+    if lines is not None:
+        end = len(text) - 1  # a final newline ends the last line
+        for _ in range(lines):
+            end = text.rfind("\n", start, end)
+            if end < 0:
+                break
+        else:
+            return text[end + 1 :]
+    if start == 0:
+        return text
+    newline = text.find("\n", start)
+    return text[start:] if newline < 0 else text[newline + 1 :]
+
+
+
 def find_table_size(text: str | bytes, n_dice: int) -> int | None:
     """The L at which two L x L arrays read from `text` (a submission), or None.
 
@@ -126,9 +164,12 @@ def find_table_size(text: str | bytes, n_dice: int) -> int | None:
     label, one or two per cell; values per innermost bracket, across wrapped lines; the number
     of lines listing a state each), then sizes near the square root of its count of values over
     2, 3, 4, ... (two tables, printed once or twice, labelled or one line per state); at most
-    16 of them, fewer for a long text (one above 2 MB). Of the sizes that read, the one whose
-    reading has the fewest doubtful flags (values out of range, no headings), then the fewest
-    other blocks of its size left over, then the largest: a wrong size reads pieces of tables.
+    16 of them, within a budget of characters read (see _SIZE_BUDGET): a short text is read
+    whole, a long one's tail as many lines and characters as two L x L tables take (they are
+    printed last); the hint of a long text costs a fraction of a read of it.
+    Of the sizes that read, the one whose reading has the fewest doubtful flags (values out of
+    range, no headings), then the fewest other blocks of its size left over, then the largest:
+    a wrong size reads pieces of tables.
     """
     try:
         if isinstance(text, (bytes, bytearray, memoryview)):
@@ -143,29 +184,48 @@ def find_table_size(text: str | bytes, n_dice: int) -> int | None:
             if size >= 2:
                 support[size] = support.get(size, 0) + 1
 
-    survey = text[:_SIZE_BUDGET]  # the shape of a huge text is clear from its start
+    short = len(text) <= _SHORT_TEXT
+    survey = text if short else _tail(text, _SURVEY_CHARS)  # a long text's shape: its end
     scale = len(text) / max(len(survey), 1)
     values = state_lines = 0
     for line in survey.splitlines():
-        count = _value_count(line)
+        kinds = [kind for kind, _ in tokenize(line)]
+        count = sum(kind in VALUE_KINDS for kind in kinds)
         values += count
-        state_lines += count >= 4
-        vote(count, count - 1, count // 2, (count - 1) // 2)
+        if kinds.count("word") <= 3:  # a table's row (a label word at most), not a trace line
+            state_lines += count >= 4
+            vote(count, count - 1, count // 2, (count - 1) // 2)
     for group in _INNER_BRACKETS_RE.finditer(survey):
         vote(_value_count(group.group(1)))
     values, state_lines = int(values * scale), int(state_lines * scale)
     vote(math.isqrt(state_lines), math.isqrt(state_lines // 2))
+    if not support:
+        return None  # no line nor bracket of two values or more: no table of any size
     ranked = sorted(support, key=lambda size: (-support[size], -size))
     near = [math.isqrt(values // d) + e for d in (2, 4, 3, 6, 8, 5) for e in (0, 1, -1)]
-    candidates = [size for size in dict.fromkeys(ranked[:8] + near) if size >= 2]
-    low_tries, high_tries = _SIZE_TRIES
-    tries = min(high_tries, max(low_tries, _SIZE_BUDGET // max(len(text), 1)))
-    if len(text) > _SIZE_BUDGET:
-        tries = 1  # a huge text: its most likely size only
+    candidates = [size for size in dict.fromkeys(ranked[:8] + near)
+                  if size >= 2 and size * size <= values]  # a table of d:p cells at least
+    # a short text (what most programs print) is read whole by each try, twice its length in
+    # all (more tries when it is tiny); a long one's tries read its tail: the first up to an
+    # eighth of it (big tables), the others a sixteenth in all
+    budget = max(_SIZE_BUDGET, 2 * len(text)) if short else max(_SIZE_BUDGET // 2,
+                                                                 len(text) // 16)
+    first = max(2 * _SIZE_BUDGET, len(text) // 8)  # a long text's first try, apart
+    spent = 0
     reads = []
-    for size in candidates[:tries]:
+    for n, size in enumerate(candidates[:_SIZE_TRIES]):
+        left = first if n == 0 and not short else budget - spent
+        # two L x L tables with their headings, rows wrapped as numpy wraps them, or a line
+        # per state
+        lines = max(16 * size, size * size) + 16
+        window = text if short else _tail(text, min(max(_WINDOW_CHARS, 64 * size * size), left),
+                                          lines)
+        if n and len(window) > left:
+            break
+        if short or n:
+            spent += len(window)
         try:
-            sub, ignored = _read_text(text, size, n_dice)
+            sub, ignored = _read_text(window, size, n_dice)
         except FormatError:
             continue
         reads.append((len(_SIZE_DOUBTS.intersection(sub.flags)), ignored, -size))

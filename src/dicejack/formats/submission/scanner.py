@@ -2,16 +2,20 @@
 banner, trace, prompt); other lines are numeric rows or pieces of bracketed arrays. Rows of one
 width form runs (a row that reads two ways is read the way that continues the run); runs and
 bracketed 2-D arrays yield L x L blocks (a run of `x y best prob` lines listing every state
-yields both arrays; a copy double-spaced after a table in the same run is not another block)."""
+yields both arrays; a copy double-spaced after a table in the same run is not another block).
+Blank lines and rows of one to three plain numbers, too narrow to join a block, are counted
+without being tokenized, so that no shape of text costs much more than a table of its size."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
 from dicejack.formats.submission.arrays import Block, BracketedArray, Row
 from dicejack.formats.submission.tokens import (
     ARRAY_WORDS,
+    NUMBER_PATTERN,
     NUMERIC_KINDS,
     AnyCell,
     PairCell,
@@ -40,6 +44,22 @@ _BLOCKS_KEPT = 24  # only the last blocks can be the arrays; older ones are forg
 
 
 
+#: A line of one to three numbers and nothing else, bracketed or not (`0.5`, `1 2`, `[1, 2]`):
+#: a row too narrow to be kept (unless L <= 3) whose only reading is plain (unless a value is
+#: -1), counted without tokenizing it. One number per line is the cheapest text to write and
+#: the dearest to read token by token.
+_NARROW_ROW = rf"{NUMBER_PATTERN}(?:[ \t]*[,;][ \t]*{NUMBER_PATTERN}|[ \t]+{NUMBER_PATTERN}){{0,2}}"
+
+
+
+_NARROW_RE = re.compile(rf"[ \t]*(?:{_NARROW_ROW}|\[[ \t]*{_NARROW_ROW}[ \t]*\])[ \t]*")
+
+
+
+_NUMBER_RE = re.compile(NUMBER_PATTERN)
+
+
+
 class Scanner:
     """One pass over the lines of a submission, collecting L x L blocks in order.
 
@@ -63,6 +83,10 @@ class Scanner:
         self.run_key: RunKey | None = None
         self.run_heading: str | None = None
         self.run_rows_kept = max(32 * low, low * low + low)  # the last rows of a long run
+        #: Widths of rows that never join a block (too narrow): such rows are only counted.
+        self.narrow_widths = frozenset(range(1, 4)) - {low, low + 1, 2 * low} if low >= 2 \
+            else frozenset()
+        self.lines_tokenized = 0  # lines read token by token (the others were blank or narrow)
 
     def finish(self) -> None:
         """End of input: an unterminated bracketed array is dropped; the last run is closed."""
@@ -72,6 +96,13 @@ class Scanner:
     # ---------------------------------------------------------------------------- lines
     def feed_line(self, number: int, line: str) -> None:
         """Read one line: prose, a numeric row, or pieces of bracketed arrays."""
+        if not line or line.isspace():
+            if self.array is None:
+                self.paragraph += 1  # a blank line (does not end a run)
+            return
+        if self.array is None and self.narrow_widths and self._narrow_row(line):
+            return
+        self.lines_tokenized += 1
         tokens = tokenize(line)
         first_word = next((i for i, (kind, _) in enumerate(tokens) if kind == "word"), None)
         if self.array is not None:  # an array continued from the lines above
@@ -90,6 +121,27 @@ class Scanner:
             self._numeric_line(number, tokens)
         else:
             self._prose_line(number, tokens)
+
+    def _narrow_row(self, line: str) -> bool:
+        """Count a row of one to three plain numbers too narrow to join a block, as _plain_row
+        (or _finish_array, bracketed) and _add_row would: the run it continues or starts; False
+        if the line is not one.
+
+        Such a row reads only one way (no value is -1: it would also read as no data), so it
+        is never fitted to another run nor re-reads one; it is never kept, only counted."""
+        if _NARROW_RE.fullmatch(line) is None:
+            return False
+        values = _NUMBER_RE.findall(line)
+        if len(values) not in self.narrow_widths:
+            return False
+        if "-" in line and any(float(v) == -1 for v in values):
+            return False
+        key = RunKey(len(values), False, False)
+        if key != self.run_key:
+            self._close_run()
+            self.run_key, self.run_heading = key, self._take_heading()
+        self.run_count += 1
+        return True
 
     def _prose_line(self, number: int, tokens: list[Token]) -> None:
         """A line with words: headings followed by arrays (`PLAY = [[2 2 1 ...`), a labelled

@@ -55,7 +55,8 @@ Token = tuple[str, str]
 
 
 
-_NUMBER_PATTERN = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
+#: A number as the tokenizer reads it (the scanner's fast path for narrow rows uses it too).
+NUMBER_PATTERN = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
 
 
 
@@ -65,16 +66,16 @@ _DASH_PATTERN = r"(?<![^\s,;|'\"])(?:--?|\u2013|\u2014)(?![^\s,;'\"])"
 
 
 
-_TOKEN_RE = re.compile(
+_TOKEN_RE = re.compile(  # single characters first: no other kind starts with them
     r"(?P<space>\s+)"
+    r"|(?P<open_bracket>\[)|(?P<close_bracket>\])|(?P<open_paren>\()|(?P<close_paren>\))"
+    r"|(?P<separator>[,;])"
     r"|(?P<ellipsis>\.\.\.+|\u2026)"
-    rf"|(?P<pair>{_NUMBER_PATTERN}:(?:{_NUMBER_PATTERN}|[-+]?nan|none|null|n/a|na|nil)(?![\w/.:]))"
-    rf"|(?P<number>{_NUMBER_PATTERN}%?)"
+    rf"|(?P<pair>{NUMBER_PATTERN}:(?:{NUMBER_PATTERN}|[-+]?nan|none|null|n/a|na|nil)(?![\w/.:]))"
+    rf"|(?P<number>{NUMBER_PATTERN}%?)"
     r"|(?P<special>[-+]?(?:inf(?:inity)?|nan)(?![\w/]))"
     rf"|(?P<dash>{_DASH_PATTERN})"
     r"|(?P<word>[^\W\d][\w.]*(?:/[\w.]+)*)"
-    r"|(?P<open_bracket>\[)|(?P<close_bracket>\])|(?P<open_paren>\()|(?P<close_paren>\))"
-    r"|(?P<separator>[,;])"
     r"|(?P<label_mark>[|:=])"
     r"|(?P<other>.)",
     re.IGNORECASE,
@@ -218,11 +219,17 @@ class PairCell(NamedTuple):
     @classmethod
     def of_state(cls, cell: _Cell | PairCell) -> PairCell:
         """A cell of a combined table as a pair: a bare no-data cell is policy -1, no data."""
-        return cell if isinstance(cell, PairCell) else cls(_Cell(-1.0, False), cell)
+        return cell if isinstance(cell, PairCell) else _state_of_bare(cell)
 
 
 
 AnyCell = _Cell | PairCell
+
+
+
+@functools.lru_cache(maxsize=2**10)  # a row of 10^6 dashes is 10^6 times the same cell
+def _state_of_bare(cell: _Cell) -> PairCell:
+    return PairCell(_Cell(-1.0, False), cell)
 
 
 
