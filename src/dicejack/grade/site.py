@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import shutil
 from collections import Counter
 from collections.abc import Sequence
@@ -105,17 +106,32 @@ def copy_groups(grades: Sequence[Grade]) -> list[list[int]]:
     return [group for group in members.values() if len(group) > 1]
 
 
-def _short_labels(submissions: Sequence[str]) -> list[str]:
-    """The submissions' names without the folders they all share (/tmp/batch/a.txt and
-    /tmp/batch/b.txt: a.txt and b.txt), to keep the table narrow; one name stays whole."""
-    parts = [s.replace("\\", "/").split("/") for s in submissions]
+def _short_labels(submissions: Sequence[str]) -> tuple[str, list[str]]:
+    """The folders (and archive, ``name.zip!``) all the submissions' names share, shown once
+    above the table, and each name without them (/tmp/batch/a.txt and /tmp/batch/b.txt:
+    ``/tmp/batch/``; a.txt and b.txt); one name stays whole."""
+    parts = [re.split(r"(?<=[/!])", s.replace("\\", "/")) for s in submissions]
     common = 0
     if len(parts) > 1:
         for column in zip(*(p[:-1] for p in parts), strict=False):
             if len(set(column)) != 1:
                 break
             common += 1
-    return ["/".join(p[common:]) for p in parts]
+    return "".join(parts[0][:common]) if parts else "", ["".join(p[common:]) for p in parts]
+
+
+def _student(g: Grade) -> str:
+    """The student as the class page shows them: the name first, then the LMS identifier
+    ("phillipskim (12252)"); the identifier alone without a name; "" when no LMS named the
+    file."""
+    if not g.student:
+        return ""
+    return f"{g.student_name} ({g.student})" if g.student_name else g.student
+
+
+#: Verdicts from the most to the least severe, the order the class table sorts them in: an
+#: unreadable file (score 0, nothing could be read) before a fail, then review, then pass.
+VERDICT_SEVERITY = ("unreadable", "fail", "review", "pass")
 
 
 def _verdict(g: Grade) -> Markup:
@@ -129,21 +145,26 @@ def _fmt(v: float, spec: str = ".4f") -> str:
 
 # ------------------------------------------------------------------------------ the index
 _INDEX_COLUMNS = (
-    HtmlColumn("student"), HtmlColumn("file"),
+    HtmlColumn("student", help="the name and LMS identifier from the file's name; the file's "
+               "name when no LMS named it"),
     HtmlColumn("score", numeric=True, fmt=".1f", help="out of 100"),
-    HtmlColumn("verdict"), HtmlColumn("flags"),
-    HtmlColumn("agreement", numeric=True, fmt=".3f",
-               help=compare.METRIC_HELP["agreement_decisive"]),
-    HtmlColumn("rmse", numeric=True, fmt=".4f", help=compare.METRIC_HELP["rmse_onpath"]),
-    HtmlColumn("vs optimal", numeric=True, fmt=".4f",
-               help=compare.METRIC_HELP["score_vs_optimal"]),
-    HtmlColumn("exploitability", numeric=True, fmt=".4f",
-               help=compare.METRIC_HELP["exploitability"]),
-    HtmlColumn("consistency p", numeric=True, fmt=".2g",
-               help=f"below {P_INCONSISTENT:.3f} is unusual for a correct program (review)"),
-    HtmlColumn("similar to"),
+    HtmlColumn("verdict", help="sorts by severity: " + ", ".join(VERDICT_SEVERITY)),
     HtmlColumn("likely cause", help="the known bug that best explains an output that did not "
                "pass (grade.diagnosis); unusual: none does"),
+    HtmlColumn("flags", help="what to check (docs/grading.md), late, not kept (another file of "
+               "the student's goes out), held (kept out of the LMS CSV)"),
+    HtmlColumn("file", optional=True),
+    HtmlColumn("agreement", numeric=True, fmt=".3f", optional=True,
+               help=compare.METRIC_HELP["agreement_decisive"]),
+    HtmlColumn("rmse", numeric=True, fmt=".4f", optional=True,
+               help=compare.METRIC_HELP["rmse_onpath"]),
+    HtmlColumn("vs optimal", numeric=True, fmt=".4f", optional=True,
+               help=compare.METRIC_HELP["score_vs_optimal"]),
+    HtmlColumn("exploitability", numeric=True, fmt=".4f", optional=True,
+               help=compare.METRIC_HELP["exploitability"]),
+    HtmlColumn("consistency p", numeric=True, fmt=".2g", optional=True,
+               help=f"below {P_INCONSISTENT:.3f} is unusual for a correct program (review)"),
+    HtmlColumn("similar to", optional=True),
 )
 
 
@@ -198,30 +219,37 @@ def index_html(refs: References, grades: Sequence[Grade],
     body += [Markup("<h2>Scores</h2>"), Markup("<figure>" + figures.histogram_svg(
         scores, np.arange(0, 101, 10), label="score histogram") + "<figcaption>Submissions per "
         "score band (each bar's tooltip gives its count).</figcaption></figure>")]
-    labels = dict(zip((g.submission for g, _ in shown),
-                      _short_labels([g.submission for g, _ in shown]), strict=True))
+    folder, short = _short_labels([g.submission for g, _ in shown])
+    labels = dict(zip((g.submission for g, _ in shown), short, strict=True))
     body += _copy_section(grades, page_of, labels)
     body += _flag_section(grades)
     rows, search = [], []
     for g, page in shown:
+        word = "unreadable" if g.status == "error" else g.verdict
+        notes = [*(["late"] if g.late else []), *(["not kept"] if g.kept == "no" else []),
+                 *([f"held: {g.held}"] if g.held else [])]
+        cause = (Markup(f'<span title="{html_text(g.cause_text)}">{html_text(g.cause)}</span>')
+                 if g.cause_text else g.cause)
         rows.append([
-            html_link(page, g.who or "(unknown)"), html_link(page, labels[g.submission]),
-            g.score, (_verdict(g), g.verdict if g.status == "ok" else "unreadable"),
-            html_text("; ".join([*g.flags, *(["late"] if g.late else []),
-                                 *(["not kept"] if g.kept == "no" else []),
-                                 *([f"held: {g.held}"] if g.held else [])])
-                      if g.status == "ok" else f"unreadable: {g.error}"),
+            html_link(page, _student(g) or labels[g.submission]),
+            g.score, (_verdict(g), str(VERDICT_SEVERITY.index(word))), cause,
+            "; ".join([*g.flags, *notes] if g.status == "ok"
+                      else [f"unreadable: {g.error}", *notes]),
+            html_link(page, labels[g.submission]),
             *(g.metrics.get(k, math.nan) for k in ("agreement_decisive", "rmse_onpath",
                                                   "score_vs_optimal", "exploitability")),
-            g.consistency_p, _links(g.similar_to, page_of, labels), g.cause])
-        search.append(" ".join([g.who, g.submission, g.verdict if g.status == "ok" else
-                                "unreadable", *g.flags, g.cause, *(["late"] if g.late else []),
-                                *(["held"] if g.held else [])]))
-    body += [Markup('<h2 id="table">Submissions</h2>'),
-             Markup("<p>Click a column's header to sort by it (again to reverse); type to keep "
-                    "the rows whose student, file, verdict or flags hold every word.</p>"),
+            g.consistency_p, _links(g.similar_to, page_of, labels)])
+        search.append(g.submission)  # the whole name, its folders and archive too
+    where = (Markup(f"<p>Every file's name starts with <code>{html_text(folder)}</code> "
+                    "(left out of the rows).</p>") if folder else "")
+    body += [Markup('<h2 id="table">Submissions</h2>'), where,
+             Markup("<p>Click a column's header to sort by it (again to reverse; empty cells "
+                    "stay last; verdicts sort by severity: "
+                    f"{', '.join(VERDICT_SEVERITY)}); type to keep the rows holding every "
+                    "word, in any column; tick <i>More columns</i> for the file, the quality "
+                    "metrics, the consistency p-value and the similar submissions.</p>"),
              html_table(_INDEX_COLUMNS, rows, table_id="submissions", sortable=True,
-                        search=search, filter_label="Filter:")]
+                        search=search, filter_label="Filter:", cards=True)]
     if superseded:
         body += [Markup("<h2>Earlier attempts</h2>"),
                  Markup("<p>Files of students with a later (or, with --keep best, better) file "
@@ -229,13 +257,13 @@ def index_html(refs: References, grades: Sequence[Grade],
                  html_table((HtmlColumn("student"), HtmlColumn("file"),
                              HtmlColumn("score", numeric=True, fmt=".1f"),
                              HtmlColumn("verdict")),
-                            [(g.who or "(unknown)", html_link(page, labels[g.submission]),
+                            [(_student(g), html_link(page, labels[g.submission]),
                               g.score, g.verdict if g.status == "ok" else "unreadable")
                              for g, page in superseded])]
     if skipped:
         body += [Markup("<h2>Skipped files</h2>"), html_table(
             (HtmlColumn("student"), HtmlColumn("file"), HtmlColumn("reason")),
-            [(g.who, g.submission, g.error) for g in skipped])]
+            [(_student(g), g.submission, g.error) for g in skipped])]
     body.append(Markup("</main>"))
     return formats.html_page(f"Grades: {n} submissions", body, script=True)
 
@@ -255,7 +283,8 @@ def _copy_section(grades: Sequence[Grade], page_of: dict[str, str],
         names = [grades[i] for i in group]
         items.append("<li>" + ", ".join(
             str(html_link(page_of[g.submission], labels[g.submission])) + (
-                f" <span class=\"muted\">{html_text(g.who)}</span>" if g.student else "")
+                f" <span class=\"muted\">{html_text(_student(g))}</span>" if g.student
+                else "")
             for g in names) + "</li>")
     out.append(Markup("<ul>" + "".join(items) + "</ul>"))
     return out
@@ -274,19 +303,22 @@ def _flag_section(grades: Sequence[Grade]) -> list[str]:
 
 
 # ------------------------------------------------------------------------------ one submission
-def submission_html(refs: References, g: Grade, page_of: dict[str, str] | None = None) -> str:
+def submission_html(refs: References, g: Grade, page_of: dict[str, str] | None = None, *,
+                    index: bool = True) -> str:
     """One submission's page: the verdict first, the flags with hints, the points, the quality
-    and consistency, the worst states and the state maps; links to the index and to the
-    submissions it resembles (`page_of`: page file name by submission)."""
+    and consistency, the worst states and the state maps; links to the submissions it
+    resembles (`page_of`: page file name by submission) and, with `index`, to the class page
+    (a one-file site has none: its page is the index)."""
     page_of = page_of or {}
     name = g.submission.replace("\\", "/").rsplit("/", 1)[-1] or g.submission
     title = f"Grade: {name}"
-    body: list[str] = [Markup('<nav><a href="index.html">&larr; all submissions</a></nav>'),
-                       Markup("<main>"), Markup(f"<h1>{html_text(title)}</h1>")]
+    body: list[str] = [Markup('<nav><a href="index.html">&larr; all submissions</a></nav>')
+                       ] if index else []
+    body += [Markup("<main>"), Markup(f"<h1>{html_text(title)}</h1>")]
     if name != g.submission:
         body.append(Markup(f'<p class="muted">File: {html_text(g.submission)}</p>'))
     if g.student:
-        body.append(Markup(f"<p>Student: {html_text(g.who)}</p>"))
+        body.append(Markup(f"<p>Student: {html_text(_student(g))}</p>"))
     if g.status != "ok":
         body += [Markup('<div class="banner b-fail"><p><strong class="fail">Could not be '
                         "graded: score 0 / 100, fail.</strong></p>"),
@@ -408,13 +440,20 @@ def write_site(refs: References, grades: Sequence[Grade], folder: str | os.PathL
                    if p is not None}
         formats.write_atomic(tmp / SITE_MARKER, "This folder is a dicejack grading site; "
                              "`dicejack grade --html` replaces it as a whole.\n")
-        advance, stop = parallel.progress_bar("pages", len(page_of) + 1, progress)
+        # one file and nothing skipped (a student's self-check): its page is the index
+        alone = len(grades) == 1 and len(page_of) == 1
+        advance, stop = parallel.progress_bar("pages", 1 if alone else len(page_of) + 1,
+                                              progress)
         try:
-            for g, page in zip(grades, pages, strict=True):
-                if page is not None:
-                    formats.write_atomic(tmp / page, submission_html(refs, g, page_of))
-                    advance()
-            formats.write_atomic(tmp / "index.html", index_html(refs, grades, pages))
+            if alone:
+                formats.write_atomic(tmp / "index.html",
+                                     submission_html(refs, grades[0], index=False))
+            else:
+                for g, page in zip(grades, pages, strict=True):
+                    if page is not None:
+                        formats.write_atomic(tmp / page, submission_html(refs, g, page_of))
+                        advance()
+                formats.write_atomic(tmp / "index.html", index_html(refs, grades, pages))
             advance()
         finally:
             stop()
