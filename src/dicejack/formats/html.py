@@ -7,9 +7,11 @@ What every page of :mod:`dicejack.grade` and :mod:`dicejack.report` is built fro
     a phone-width viewport and print rules;
   * :class:`Markup` (HTML made here, inserted as is) against any other ``str`` (text: escaped by
     :func:`dicejack.formats.escape.html_text_escape`, control characters shown as escapes);
-  * :func:`html_table` (a table whose header sorts it and whose filter box narrows it, when the
-    page's script is on; plain HTML without it), :func:`png_data_uri`, :func:`html_link` (only
-    relative links to files of the same folder);
+  * :func:`html_table` (a table whose header sorts it, empty cells last either way, whose
+    filter box narrows it to the rows holding every word typed, whose optional columns a
+    chooser shows, and which becomes a card per row on a phone, when the page's script is on;
+    plain HTML without it), :func:`png_data_uri`, :func:`html_link` (only relative links to
+    files of the same folder);
   * :func:`markdown_html`: the Markdown that dicejack itself writes (headings, paragraphs, lists,
     pipe tables, images, bold, code spans, backslash escapes) as HTML, so that an HTML page says
     exactly what its Markdown twin says. Raw HTML in the Markdown is shown as text.

@@ -4,10 +4,17 @@ style, script and pictures inline, no request to anything, readable without the 
 
 ``index.html``: the settings, the verdict counts, the score histogram, the copy groups (who is
 similar to whom, as connected groups), the flags and how many have each, every submission in a
-table that sorts by any column and filters as one types (the page's script; plain HTML without
-it), and the skipped files with their reason. ``<name>.html`` (the names of
+table, and the skipped files with their reason. The table shows what an instructor decides by
+(the student, name first, then id; score; verdict; likely cause; flags with the late, not-kept
+and held notes) and keeps the file and the numbers behind a column chooser; the folders and
+archive every file shares are said once above it. It sorts by any column (verdicts by
+severity, :data:`VERDICT_SEVERITY`; empty cells last both ways), filters on every word of every
+cell as one types, and on a phone shows a card per student (the page's script and style;
+plain HTML without the script). ``<name>.html`` (the names of
 :func:`~dicejack.grade.writers.report_names`): the student's report as a page, with its state
-maps as SVG and links back to the index and to the submissions it resembles.
+maps as SVG (each at least :data:`dicejack.figures.svg.MAP_WIDTH` px wide) and links back to the
+index and to the submissions it resembles. A site of one file and nothing skipped (a student's
+self-check) is that file's page alone, as ``index.html``, with no link to a class page.
 
 Submission names, student names and file names are data: every one is escaped as text, never
 read as markup, and no link is built from one (page names are the safe stems). The folder is
@@ -52,7 +59,7 @@ from dicejack.grade.writers import (
 from dicejack.runtime import parallel
 
 __all__ = ["prepare_site", "write_site", "index_html", "submission_html",
-           "copy_groups", "page_names"]
+           "copy_groups", "page_names", "VERDICT_SEVERITY"]
 
 _INDEX = "index"
 
@@ -310,7 +317,7 @@ def submission_html(refs: References, g: Grade, page_of: dict[str, str] | None =
     resembles (`page_of`: page file name by submission) and, with `index`, to the class page
     (a one-file site has none: its page is the index)."""
     page_of = page_of or {}
-    name = g.submission.replace("\\", "/").rsplit("/", 1)[-1] or g.submission
+    name = re.split(r"[/!]", g.submission.replace("\\", "/"))[-1] or g.submission
     title = f"Grade: {name}"
     body: list[str] = [Markup('<nav><a href="index.html">&larr; all submissions</a></nav>')
                        ] if index else []
