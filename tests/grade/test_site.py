@@ -80,7 +80,8 @@ def test_the_site_has_an_index_and_a_page_per_graded_file(batch):
     assert "notes.docx" in text and "Skipped files" in text  # skipped, with its reason
     flags = {f for g in book.grades if g.status == "ok" for f in g.flags}
     assert "unreadable" in text and parsed.tags.count("tr") == (1 + 6) + (1 + len(flags)) + 2
-    assert 'class="sortable fit tcards choosable"' in index and 'data-table="submissions"' in index
+    assert 'class="sortable fit choosable" data-cards' in index and (
+        'data-table="submissions"' in index)
 
 
 def test_the_index_counts_verdicts_and_flags_and_groups_copies(batch):

@@ -179,6 +179,15 @@ _SCRIPT = """
     var scroll = table.parentNode;
     scroll.parentNode.insertBefore(box, scroll);
   }
+  function cards(table) {
+    var names = Array.prototype.map.call(table.tHead.rows[0].cells, function (th) {
+      return th.textContent.trim();
+    });
+    each(table.tBodies[0].rows, function (row) {
+      each(row.cells, function (cell, i) { cell.setAttribute("data-label", names[i]); });
+    });
+    table.classList.add("tcards");
+  }
   function filterable(box) {
     var table = document.getElementById(box.getAttribute("data-table"));
     var input = box.querySelector("input"), count = box.querySelector("output");
@@ -196,6 +205,7 @@ _SCRIPT = """
       count.textContent = shown + " of " + table.tBodies[0].rows.length + " shown";
     });
   }
+  each(document.querySelectorAll("table[data-cards]"), cards);
   each(document.querySelectorAll("table.choosable"), choosable);
   each(document.querySelectorAll("table.sortable"), sortable);
   each(document.querySelectorAll(".filter"), filterable);
@@ -252,10 +262,8 @@ class HtmlColumn:
     optional: bool = False
 
 
-def _cell(column: HtmlColumn, value: object, label: bool = False) -> str:
+def _cell(column: HtmlColumn, value: object) -> str:
     cls = ' class="num"' if column.numeric else ""
-    if label:
-        cls += f' data-label="{html_text(column.name)}"'
     if column.numeric and isinstance(value, (int, float)) and not isinstance(value, bool):
         number = float(value)
         if not math.isfinite(number):
@@ -286,14 +294,16 @@ def html_table(columns: Sequence[HtmlColumn], rows: Iterable[Sequence[object]], 
     optional column, and the row's `search` text when given) holds every word typed. Optional
     columns (:class:`HtmlColumn`) get a column chooser above the table. With `cards`, the
     table spans the page's width and, on a narrow screen (a phone), shows each row as a card of
-    labelled lines (the first cell its title) under a bar of the headers. The sorting, the
-    filter and the chooser need the page's script; without it the table is plain HTML."""
+    lines labelled by their headers (the first cell its title) under a bar of the headers. The
+    sorting, the filter, the chooser and the cards need the page's script (the cards' labels
+    are set by it, not repeated in every cell of the file); without it the table is plain
+    HTML."""
     rows = list(rows)
     head = "".join(_header_cell(c) for c in columns)
-    classes = [*(["sortable"] if sortable else []), *(["fit", "tcards"] if cards else []),
+    classes = [*(["sortable"] if sortable else []), *(["fit"] if cards else []),
                *(["choosable"] if any(c.optional for c in columns) else [])]
     attrs = (f' id="{html_text(table_id)}"' if table_id else "") + (
-        f' class="{" ".join(classes)}"' if classes else "")
+        f' class="{" ".join(classes)}"' if classes else "") + (" data-cards" if cards else "")
     out = []
     if filter_label and table_id:
         out.append(f'<div class="filter" data-table="{html_text(table_id)}" hidden><label>'
@@ -303,7 +313,7 @@ def html_table(columns: Sequence[HtmlColumn], rows: Iterable[Sequence[object]], 
     for i, row in enumerate(rows):
         text = "" if search is None else (
             f' data-search="{html_text(search[i].lower())}"')
-        cells = "".join(_cell(c, v, cards) for c, v in zip(columns, row, strict=True))
+        cells = "".join(_cell(c, v) for c, v in zip(columns, row, strict=True))
         out.append(f"<tr{text}>{cells}</tr>")
     out.append("</tbody></table></div>")
     return Markup("\n".join(out))
