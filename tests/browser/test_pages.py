@@ -291,6 +291,9 @@ def test_without_javascript_the_table_is_all_there(browser, site):
     rows = w.page.locator("#submissions tbody tr")
     assert rows.count() == sum(x.status != "skipped" for x in grades)
     assert rows.first.is_visible() and not w.page.locator(".filter").is_visible()
+    heads = header_boxes(w.page)  # every column, no chooser
+    assert len(heads) == 12 and all(right > left for _, left, right in heads)
+    assert w.page.locator(".columns").count() == 0
     w.check()
     w.close()
 

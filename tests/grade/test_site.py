@@ -4,6 +4,7 @@ The pages in a real browser: tests/browser/test_pages.py."""
 from __future__ import annotations
 
 import dataclasses
+import html
 import re
 import zipfile
 from html.parser import HTMLParser
@@ -326,3 +327,34 @@ def test_a_student_pages_state_maps_are_large_enough_to_read(batch):
                        page.split("<svg")[1])
     assert len(cells) >= 2 * GAME.low ** 2
     assert GAME.low * int(cells[0]) >= MAP_WIDTH == 360
+
+
+def test_a_student_page_shows_the_submission_escaped_with_the_rows_read_marked(refs, tmp_path):
+    """Issue 38: the text as graded, every character escaped, a numbered line each, the lines
+    the grader read marked; a long text shows its head and the lines around those read."""
+    best, prob = tables(seed=3)
+    text = f"{HOSTILE_NAME}\tdone\n" + layouts(best, prob)["grid"]
+    lines = text.splitlines()
+    read = [n for n, line in enumerate(lines, 1) if line[:1].isdigit() or line[:2] == "-1"]
+    assert len(read) == 2 * GAME.low
+    g = grade.grade_text(refs, text, name="mine.txt")
+    page = grade.submission_html(refs, g, text=text, read=read)
+    shown = page.split("<h2>The submission</h2>")[1].split("</pre>")[0]
+    assert "</script><script>" not in page
+    tab = f"{HOSTILE_NAME}\tdone".expandtabs(8)  # a tab as the spaces to its stop
+    assert html.escape(tab) in shown and "\\x09" not in shown
+    assert shown.count('class="ln read"') == len(read) and shown.count('class="ln') == len(lines)
+    first = re.search(r'<span class="ln read"><span class="no">\s*(\d+)</span>', shown)
+    assert int(first.group(1)) == read[0]
+    assert f"As graded, {len(lines)} lines; the {len(read)} marked lines are the rows" in page
+    long_text = "\n".join(f"line {k}" for k in range(1, 1001))
+    page = grade.submission_html(refs, g, text=long_text, read=[500])
+    shown = page.split("<h2>The submission</h2>")[1].split("</pre>")[0]
+    numbers = [int(n) for n in re.findall(r'<span class="no">\s*(\d+)</span>', shown)]
+    assert numbers == [*range(1, 21), *range(497, 504)]
+    assert "476 lines not shown" in shown and "497 lines not shown" in shown
+    broken = grade.grade_text(refs, "hello\n", name="broken.txt")
+    assert "no line was read as a table" in grade.submission_html(refs, broken, text="hello\n")
+    assert "The submission" not in grade.submission_html(refs, g)  # no text given: none shown
+    index = grade.write_site(refs, [g], tmp_path / "site", texts={"mine.txt": (text, read)})
+    assert index.read_text().count('class="ln read"') == len(read)

@@ -101,6 +101,13 @@ figure{margin:.6rem 0}figure img,figure svg{max-width:100%;height:auto}
 figcaption{font-size:.85rem;color:var(--muted)}
 svg text{font:11px system-ui,sans-serif}
 [hidden]{display:none!important}
+pre.submission{font:12px/1.4 ui-monospace,Menlo,Consolas,monospace;border:1px solid var(--line);
+padding:.3rem 0;overflow-x:auto;max-height:40rem;overflow-y:auto;background:#fcfcfd}
+pre.submission .ln,pre.submission .gap{display:block;padding:0 .5rem 0 0;white-space:pre}
+pre.submission .no{display:inline-block;min-width:3.5em;padding-right:.8em;text-align:right;
+color:var(--muted);user-select:none}
+pre.submission .read{background:#fff1c7;box-shadow:inset 4px 0 var(--review)}
+pre.submission .gap{color:var(--muted);font-style:italic;padding-left:4.3em}
 .columns{border:1px solid var(--line);border-radius:6px;margin:.4rem 0;padding:.2rem .6rem;
 font-size:.88rem}.columns label{margin-right:.9rem;white-space:nowrap}
 table.fit{width:100%}table.fit th{white-space:normal}

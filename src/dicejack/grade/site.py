@@ -29,7 +29,7 @@ import os
 import re
 import shutil
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -310,12 +310,20 @@ def _flag_section(grades: Sequence[Grade]) -> list[str]:
 
 
 # ------------------------------------------------------------------------------ one submission
+#: A submission's text on its page: whole up to this many lines; a longer one shows its first
+#: lines and the rows the grader read, with a few lines around each.
+SHOWN_LINES = 300
+_HEAD_LINES, _CONTEXT, _LINE_CHARS = 20, 3, 240
+
+
 def submission_html(refs: References, g: Grade, page_of: dict[str, str] | None = None, *,
-                    index: bool = True) -> str:
+                    index: bool = True, text: str | None = None,
+                    read: Collection[int] = ()) -> str:
     """One submission's page: the verdict first, the flags with hints, the points, the quality
-    and consistency, the worst states and the state maps; links to the submissions it
-    resembles (`page_of`: page file name by submission) and, with `index`, to the class page
-    (a one-file site has none: its page is the index)."""
+    and consistency, the worst states and the state maps, and the submission's `text` when
+    given (as graded, escaped, the 1-based lines in `read` marked as the rows the grader read);
+    links to the submissions it resembles (`page_of`: page file name by submission) and, with
+    `index`, to the class page (a one-file site has none: its page is the index)."""
     page_of = page_of or {}
     name = re.split(r"[/!]", g.submission.replace("\\", "/"))[-1] or g.submission
     title = f"Grade: {name}"
@@ -329,7 +337,8 @@ def submission_html(refs: References, g: Grade, page_of: dict[str, str] | None =
     if g.status != "ok":
         body += [Markup('<div class="banner b-fail"><p><strong class="fail">Could not be '
                         "graded: score 0 / 100, fail.</strong></p>"),
-                 Markup(f"<p>Reason: {html_text(g.error)}</p></div>"), Markup("</main>")]
+                 Markup(f"<p>Reason: {html_text(g.error)}</p></div>"),
+                 *_text_section(text, read), Markup("</main>")]
         return formats.html_page(title, body)
     body.append(Markup(
         f'<div class="banner b-{html_text(g.verdict)}"><p><strong class="'
@@ -338,6 +347,7 @@ def submission_html(refs: References, g: Grade, page_of: dict[str, str] | None =
     body += _flags(g, page_of)
     body += _tables(refs, g)
     body += _maps(refs, g)
+    body += _text_section(text, read)
     body.append(Markup(f"<p class=\"muted\">Graded against {html_text(refs.config.describe())}. "
                        f"Layout read: {html_text(g.layout or 'unknown')}."
                        + (f" Reader's notes: {html_text(g.notes)}." if g.notes else "")
@@ -422,6 +432,41 @@ def _maps(refs: References, g: Grade) -> list[str]:
         "</figcaption></figure>")]
 
 
+def _text_section(text: str | None, read: Collection[int]) -> list[str]:
+    """The submission as printed, a numbered line each (tabs expanded, every character escaped,
+    a long line cut), the lines in `read` marked; past SHOWN_LINES lines, only the first ones
+    and those around the lines read, the rest counted."""
+    if text is None:
+        return []
+    lines = text.splitlines()
+    marked = {n for n in read if 1 <= n <= len(lines)}
+    if len(lines) <= SHOWN_LINES:
+        shown = set(range(1, len(lines) + 1))
+    else:
+        shown = set(range(1, _HEAD_LINES + 1)) | {
+            k for n in marked for k in range(n - _CONTEXT, n + _CONTEXT + 1)
+            if 1 <= k <= len(lines)}
+    width = len(str(len(lines)))
+    out, last = [], 0
+    for n in sorted(shown):
+        if n > last + 1:
+            out.append(f'<span class="gap">{n - last - 1} lines not shown</span>')
+        line = lines[n - 1].expandtabs(8)
+        if len(line) > _LINE_CHARS:
+            line = line[:_LINE_CHARS] + f" ... ({len(line) - _LINE_CHARS} more characters)"
+        cls = "ln read" if n in marked else "ln"
+        out.append(f'<span class="{cls}"><span class="no">{n:>{width}}</span>'
+                   f"{html_text(line)}</span>")
+        last = n
+    if last < len(lines):
+        out.append(f'<span class="gap">{len(lines) - last} lines not shown</span>')
+    what = (f"the {len(marked)} marked line{'s' * (len(marked) != 1)} are the rows the grader "
+            "read the two tables from" if marked else "no line was read as a table")
+    return [Markup("<h2>The submission</h2>"),
+            Markup(f"<p>As graded, {len(lines)} line{'s' * (len(lines) != 1)}; {what}.</p>"),
+            Markup('<pre class="submission">' + "".join(out) + "</pre>")]
+
+
 # ------------------------------------------------------------------------------ the folder
 def prepare_site(folder: str | os.PathLike[str]) -> Path:
     """Check, before any work, that the site may be written to `folder` (missing, empty or a
@@ -434,10 +479,13 @@ def prepare_site(folder: str | os.PathLike[str]) -> Path:
 
 
 def write_site(refs: References, grades: Sequence[Grade], folder: str | os.PathLike[str], *,
-               progress: bool = False, tmp: Path | None = None) -> Path:
+               progress: bool = False, tmp: Path | None = None,
+               texts: Mapping[str, tuple[str, Collection[int]]] | None = None) -> Path:
     """Write the site into `folder` as a whole (replacing only an empty folder or a previous
     site), building it in `tmp` (from :func:`prepare_site`, made here when not given); returns
-    its index page."""
+    its index page. `texts`: by submission, its text as graded and the lines read from it,
+    shown on its page (:func:`submission_html`)."""
+    texts = texts or {}
     out = Path(folder)
     tmp = tmp if tmp is not None else prepare_site(out)
     done = False
@@ -453,12 +501,15 @@ def write_site(refs: References, grades: Sequence[Grade], folder: str | os.PathL
                                               progress)
         try:
             if alone:
-                formats.write_atomic(tmp / "index.html",
-                                     submission_html(refs, grades[0], index=False))
+                text, read = texts.get(grades[0].submission, (None, ()))
+                formats.write_atomic(tmp / "index.html", submission_html(
+                    refs, grades[0], index=False, text=text, read=read))
             else:
                 for g, page in zip(grades, pages, strict=True):
                     if page is not None:
-                        formats.write_atomic(tmp / page, submission_html(refs, g, page_of))
+                        text, read = texts.get(g.submission, (None, ()))
+                        formats.write_atomic(tmp / page, submission_html(
+                            refs, g, page_of, text=text, read=read))
                         advance()
                 formats.write_atomic(tmp / "index.html", index_html(refs, grades, pages))
             advance()
