@@ -157,7 +157,8 @@ _INDEX_COLUMNS = (
     HtmlColumn("score", numeric=True, fmt=".1f", help="out of 100"),
     HtmlColumn("verdict", help="sorts by severity: " + ", ".join(VERDICT_SEVERITY)),
     HtmlColumn("likely cause", help="the known bug that best explains an output that did not "
-               "pass (grade.diagnosis); unusual: none does"),
+               "pass (grade.diagnosis; the student's page says it in words); unusual: none "
+               "does"),
     HtmlColumn("flags", help="what to check (docs/grading.md), late, not kept (another file of "
                "the student's goes out), held (kept out of the LMS CSV)"),
     HtmlColumn("file", optional=True),
@@ -235,11 +236,9 @@ def index_html(refs: References, grades: Sequence[Grade],
         word = "unreadable" if g.status == "error" else g.verdict
         notes = [*(["late"] if g.late else []), *(["not kept"] if g.kept == "no" else []),
                  *([f"held: {g.held}"] if g.held else [])]
-        cause = (Markup(f'<span title="{html_text(g.cause_text)}">{html_text(g.cause)}</span>')
-                 if g.cause_text else g.cause)
         rows.append([
             html_link(page, _student(g) or labels[g.submission]),
-            g.score, (_verdict(g), str(VERDICT_SEVERITY.index(word))), cause,
+            g.score, (_verdict(g), str(VERDICT_SEVERITY.index(word))), g.cause,
             "; ".join([*g.flags, *notes] if g.status == "ok"
                       else [f"unreadable: {g.error}", *notes]),
             html_link(page, labels[g.submission]),
