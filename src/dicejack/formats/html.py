@@ -172,7 +172,6 @@ _SCRIPT = """
       if (!th.hasAttribute("data-optional")) { return; }
       var label = document.createElement("label"), tick = document.createElement("input");
       tick.type = "checkbox";
-      tick.setAttribute("data-column", String(i));
       function show() {
         th.hidden = !tick.checked;
         each(table.tBodies[0].rows, function (row) { row.cells[i].hidden = !tick.checked; });

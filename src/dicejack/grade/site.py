@@ -139,6 +139,7 @@ def _student(g: Grade) -> str:
 #: Verdicts from the most to the least severe, the order the class table sorts them in: an
 #: unreadable file (score 0, nothing could be read) before a fail, then review, then pass.
 VERDICT_SEVERITY = ("unreadable", "fail", "review", "pass")
+_SEVERITY = {verdict: rank for rank, verdict in enumerate(VERDICT_SEVERITY)}
 
 
 def _verdict(g: Grade) -> Markup:
@@ -238,7 +239,7 @@ def index_html(refs: References, grades: Sequence[Grade],
                  *([f"held: {g.held}"] if g.held else [])]
         rows.append([
             html_link(page, _student(g) or labels[g.submission]),
-            g.score, (_verdict(g), str(VERDICT_SEVERITY.index(word))), g.cause,
+            g.score, (_verdict(g), str(_SEVERITY.get(word, len(_SEVERITY)))), g.cause,
             "; ".join([*g.flags, *notes] if g.status == "ok"
                       else [f"unreadable: {g.error}", *notes]),
             html_link(page, labels[g.submission]),
