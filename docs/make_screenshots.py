@@ -55,7 +55,7 @@ def main() -> None:
             browser = pw.chromium.launch(executable_path=shutil.which("chromium"), args=FLAGS)
             page = browser.new_page(viewport={"width": 1440, "height": 1000})
             page.goto((site / "index.html").as_uri())
-            page.click("#submissions thead th:nth-child(3) button")  # by score, lowest first
+            page.click("#submissions thead th:nth-child(2) button")  # by score, lowest first
             page.screenshot(path=out / "grade-site-index.png", full_page=True)
             phone = browser.new_page(viewport={"width": 390, "height": 844},
                                      device_scale_factor=2)

@@ -80,8 +80,9 @@ class Watched:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     """A graded batch as a site: a student-style program's output (tests/students, written from
-    the handout), dicejack-learned tables in several layouts, a copy, a transposed table, an
-    unreadable file, a skipped one, and names made of markup."""
+    the handout), dicejack-learned tables in several layouts, a copy, a transposed table, a
+    student's two attempts (the second late), an unreadable file, a skipped one, and names made
+    of markup."""
     root = tmp_path_factory.mktemp("browser")
     subs = root / "subs"
     subs.mkdir()
@@ -91,6 +92,8 @@ def site(tmp_path_factory):
     write(subs, "erin_2001_3001_output.txt", student)
     best, prob = tables(seed=3)
     write(subs, "alice_2002_3002_output.txt", layouts(best, prob)["labelled"])
+    # alice's later, late attempt: hers goes out, the first is "not kept"
+    write(subs, "alice_LATE_2002_3010_output-1.txt", layouts(*tables(seed=7))["labelled"])
     write(subs, "copycat_2003_3003_output.txt", layouts(best, prob)["grid"])
     write(subs, "bob_2004_3004_output.txt", layouts(*(t.T for t in tables(seed=4)))["grid"])
     write(subs, HOSTILE_FILE, layouts(*tables(seed=5))["csv"])
@@ -116,27 +119,70 @@ def number(text: str) -> float:
     return float(text) if text else float("nan")
 
 
+STUDENT, SCORE, VERDICT, CAUSE, FLAGGED, FILE, P, SIMILAR = 0, 1, 2, 3, 4, 5, 10, 11
+
+
+def show_every_column(page) -> None:
+    """Tick every box of the table's column chooser."""
+    for box in page.locator(".columns input[type=checkbox]").all():
+        box.check()
+
+
+def sort_by(page, index: int) -> None:
+    page.click(f"#submissions thead th:nth-child({index + 1}) button")
+
+
 def test_headers_sort_numbers_as_numbers_and_a_second_click_reverses(browser, site):
     folder, grades = site
     w = Watched(browser, folder.as_uri())
     w.open(folder / "index.html")
     page = w.page
-    scores = [number(s) for s in column(page, 2)]
+    show_every_column(page)
+    scores = [number(s) for s in column(page, SCORE)]
     assert len(scores) == sum(x.status != "skipped" for x in grades)
-    page.click("#submissions thead th:nth-child(3) button")
-    ascending = [number(s) for s in column(page, 2)]
+    sort_by(page, SCORE)
+    ascending = [number(s) for s in column(page, SCORE)]
     assert ascending == sorted(scores) and ascending != sorted(scores, key=str)
-    assert page.get_attribute("#submissions thead th:nth-child(3)", "aria-sort") == "ascending"
-    page.click("#submissions thead th:nth-child(3) button")
-    assert [number(s) for s in column(page, 2)] == sorted(scores, reverse=True)
-    page.click("#submissions thead th:nth-child(2) button")
-    files = column(page, 1)
+    assert page.get_attribute("#submissions thead th:nth-child(2)", "aria-sort") == "ascending"
+    sort_by(page, SCORE)
+    assert [number(s) for s in column(page, SCORE)] == sorted(scores, reverse=True)
+    sort_by(page, FILE)
+    files = column(page, FILE)
     assert files == sorted(files, key=str.lower)
     # an empty p-value (the unreadable file) stays last both ways
     for _ in range(2):
-        page.click("#submissions thead th:nth-child(10) button")
-        p = column(page, 9)
+        sort_by(page, P)
+        p = column(page, P)
         assert p[-1] == "" and all(p[:-1])
+    w.check()
+    w.close()
+
+
+def test_verdicts_sort_by_severity_and_empty_cells_stay_last_both_ways(browser, site):
+    """Issue 38: unreadable, fail, review, pass (and back); a text column's empty cells (no
+    likely cause, no similar submission) last in both directions."""
+    folder, grades = site
+    w = Watched(browser, folder.as_uri())
+    w.open(folder / "index.html")
+    page = w.page
+    severity = {"unreadable": 0, "fail": 1, "review": 2, "pass": 3}
+    sort_by(page, VERDICT)
+    verdicts = column(page, VERDICT)
+    assert verdicts == sorted(verdicts, key=severity.__getitem__) and len(set(verdicts)) >= 3
+    assert verdicts[0] == "unreadable" and verdicts[-1] == "pass"
+    sort_by(page, VERDICT)
+    assert column(page, VERDICT) == sorted(verdicts, key=severity.__getitem__, reverse=True)
+    show_every_column(page)
+    for index in (CAUSE, SIMILAR):
+        cells = column(page, index)
+        filled = sum(bool(c) for c in cells)
+        assert 0 < filled < len(cells), (index, cells)  # both kinds, or the test proves nothing
+        for descending in (False, True):
+            sort_by(page, index)
+            cells = column(page, index)
+            assert all(cells[:filled]) and not any(cells[filled:]), (index, cells)
+            lowered = [c.lower() for c in cells[:filled]]
+            assert lowered == sorted(lowered, reverse=descending)
     w.check()
     w.close()
 
@@ -150,18 +196,44 @@ def test_the_filter_keeps_the_rows_holding_every_word(browser, site):
     box = page.locator(".filter input")
     assert box.is_visible()
     box.fill("review")
-    verdicts = column(page, 3)
+    verdicts = column(page, VERDICT)
     assert verdicts and set(verdicts) == {"review"}
     assert len(verdicts) == sum(x.status == "ok" and x.verdict == "review" for x in grades)
     assert page.text_content(".filter output") == f"{len(verdicts)} of {total} shown"
     box.fill("copied review")
-    assert len(column(page, 3)) == sum("copied" in x.flags for x in grades)
+    assert len(column(page, VERDICT)) == sum("copied" in x.flags for x in grades)
     box.fill("<img src=x")
-    assert column(page, 1) == [HOSTILE_FILE]
+    assert column(page, FILE) == [HOSTILE_FILE]
     box.fill("unreadable")
-    assert column(page, 3) == ["unreadable"]
+    assert column(page, VERDICT) == ["unreadable"]
     box.fill("")
-    assert len(column(page, 3)) == total
+    assert len(column(page, VERDICT)) == total
+    w.check()
+    w.close()
+
+
+def test_the_filter_finds_every_word_a_row_shows(browser, site):
+    """Issue 38: the notes of the flags cell (not kept, late), a likely cause, a student's name
+    and id, and an optional column's text are all found."""
+    folder, grades = site
+    w = Watched(browser, folder.as_uri())
+    w.open(folder / "index.html")
+    page = w.page
+    box = page.locator(".filter input")
+    not_kept = [x for x in grades if x.kept == "no"]
+    assert len(not_kept) == 1
+    box.fill("not kept")
+    assert column(page, FILE) == [not_kept[0].submission.rsplit("/", 1)[-1]]
+    assert "; not kept" in column(page, FLAGGED)[0]
+    box.fill("LATE")
+    assert len(column(page, FILE)) == sum(x.late for x in grades) == 1
+    cause = next(x.cause for x in grades if x.cause)
+    box.fill(cause)
+    assert set(column(page, CAUSE)) == {cause}
+    box.fill("bob 2004")
+    assert column(page, STUDENT) == ["bob (2004)"]
+    box.fill(f"{next(x.metrics['rmse_onpath'] for x in grades if 'bob_' in x.submission):.4f}")
+    assert column(page, STUDENT) == ["bob (2004)"]
     w.check()
     w.close()
 
@@ -171,7 +243,7 @@ def test_a_student_page_is_one_click_away_and_back(browser, site):
     w = Watched(browser, folder.as_uri())
     w.open(folder / "index.html")
     page = w.page
-    page.click("#submissions td:nth-child(2) a[href='bob_2004_3004_output.txt.html']")
+    page.click("#submissions td:nth-child(1) a[href='bob_2004_3004_output.txt.html']")
     page.wait_for_url("**/bob_2004_3004_output.txt.html")
     bob = next(x for x in grades if "bob_2004" in x.submission)
     assert page.text_content("h1") == "Grade: bob_2004_3004_output.txt"
@@ -186,7 +258,7 @@ def test_a_student_page_is_one_click_away_and_back(browser, site):
     page.go_back()
     page.wait_for_url("**/index.html")
     # a copy's page links to its twin
-    page.click("#submissions td:nth-child(2) a[href='copycat_2003_3003_output.txt.html']")
+    page.click("#submissions td:nth-child(1) a[href='copycat_2003_3003_output.txt.html']")
     page.wait_for_url("**/copycat_2003_3003_output.txt.html")
     page.click("li:has-text('Similar to') a")
     page.wait_for_url("**/alice_2002_3002_output.txt.html")
@@ -219,6 +291,9 @@ def test_without_javascript_the_table_is_all_there(browser, site):
     rows = w.page.locator("#submissions tbody tr")
     assert rows.count() == sum(x.status != "skipped" for x in grades)
     assert rows.first.is_visible() and not w.page.locator(".filter").is_visible()
+    heads = header_boxes(w.page)  # every column, no chooser
+    assert len(heads) == 12 and all(right > left for _, left, right in heads)
+    assert w.page.locator(".columns").count() == 0
     w.check()
     w.close()
 
@@ -238,6 +313,70 @@ def test_pages_fit_the_window_and_print(browser, site, width, tmp_path):
     w.open(folder / "index.html")
     assert not w.page.locator(".filter").is_visible()
     assert w.page.pdf()[:5] == b"%PDF-"
+    w.check()
+    w.close()
+
+
+def header_boxes(page) -> list[tuple[str, float, float]]:
+    """Each shown header of the submissions table: its text, left and right edge."""
+    return page.eval_on_selector_all(
+        "#submissions thead th:not([hidden])",
+        "hs => hs.map(h => [h.textContent.trim(), h.getBoundingClientRect().left,"
+        " h.getBoundingClientRect().right])")
+
+
+def test_every_column_header_is_reachable_at_1280px_without_scrolling_sideways(browser, site):
+    """Issue 38: the five deciding columns show at once, the rest one tick away; with every
+    column ticked the table still fits a 1280 px window (no sideways scroll of the page or
+    of the table's box)."""
+    folder, _ = site
+    w = Watched(browser, folder.as_uri(), width=1280, height=900)
+    w.open(folder / "index.html")
+    page = w.page
+    names = page.eval_on_selector_all("#submissions thead th", "hs => hs.map(h => "
+                                      "h.textContent.trim())")
+    shown = [name for name, _, _ in header_boxes(page)]
+    assert shown == ["student", "score", "verdict", "likely cause", "flags"]
+    boxes = page.locator(".columns input[type=checkbox]")
+    assert boxes.count() == len(names) - 5
+    boxes.nth(0).check()
+    assert [name for name, _, _ in header_boxes(page)] == [*shown, "file"]
+    boxes.nth(0).uncheck()
+    assert [name for name, _, _ in header_boxes(page)] == shown
+    show_every_column(page)
+    heads = header_boxes(page)
+    assert [name for name, _, _ in heads] == names
+    assert all(0 <= left and right <= 1280 for _, left, right in heads), heads
+    assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+    assert page.evaluate("(() => { const box = document.getElementById('submissions')"
+                         ".parentNode; return box.scrollWidth - box.clientWidth; })()") <= 0
+    w.check()
+    w.close()
+
+
+def test_a_phone_shows_a_card_per_student_with_score_and_verdict(browser, site):
+    """Issue 38: at 390 px each row is a card whose student, score and verdict are on screen
+    (nothing wider than the window), and the headers still sort."""
+    folder, grades = site
+    w = Watched(browser, folder.as_uri(), width=390, height=844)
+    w.open(folder / "index.html")
+    page = w.page
+    cards = page.eval_on_selector_all("#submissions tbody tr", """rows => rows.map(r => {
+        const box = c => { const b = c.getBoundingClientRect(); return [c.textContent.trim(),
+            b.left, b.right, b.width > 0 && b.height > 0]; };
+        const card = r.getBoundingClientRect();
+        return [card.left, card.right, box(r.cells[0]), box(r.cells[1]), box(r.cells[2])]; })""")
+    assert len(cards) == sum(x.status != "skipped" for x in grades)
+    for left, right, *cells in cards:
+        assert 0 <= left and right <= 390
+        for text, cell_left, cell_right, visible in cells:
+            assert visible and text and left <= cell_left and cell_right <= right, cells
+    stacked = [c[2][1] for c in cards]
+    assert len(set(stacked)) == 1  # one card under another, not a row of cells
+    scores = sorted(number(c[3][0].split()[-1]) for c in cards)
+    sort_by(page, SCORE)
+    assert [number(s) for s in column(page, SCORE)] == scores
+    assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
     w.check()
     w.close()
 

@@ -123,6 +123,24 @@ def test_numeric_cells_keep_their_exact_value_for_sorting_and_nan_shows_as_missi
     assert "filter" not in formats.html_table([HtmlColumn("a")], [("x",)], table_id="t")
 
 
+def test_optional_columns_get_a_chooser_and_cards_label_every_cell():
+    """Issue 38: an optional column's header names it for the chooser (the script hides it
+    until ticked); a table of cards is marked for the script, which labels each cell with its
+    header for the phone layout (Chromium: tests/browser)."""
+    columns = [HtmlColumn("who"), HtmlColumn("n", numeric=True, fmt=".0f"),
+               HtmlColumn('<b>"x"</b>', optional=True)]
+    table = formats.html_table(columns, [("a", 1.0, "z")], table_id="t", sortable=True,
+                               cards=True)
+    assert '<table id="t" class="sortable fit choosable" data-cards>' in table
+    assert ('<th data-optional="&lt;b&gt;&quot;x&quot;&lt;/b&gt;" scope="col">'
+            "&lt;b&gt;&quot;x&quot;&lt;/b&gt;</th>") in table
+    assert '<td>a</td><td class="num" data-v="1.0">1</td>' in table  # labels: the script's
+    plain = formats.html_table(columns[:2], [("a", 1.0)])
+    assert "data-cards" not in plain and "choosable" not in plain and "data-optional" not in plain
+    tags = parse(formats.html_page("t", [table], script=True))
+    assert not tags.unbalanced
+
+
 def test_png_data_uri_round_trips():
     data = b"\x89PNG\r\n\x1a\n" + bytes(range(256))
     uri = formats.png_data_uri(data)

@@ -4,6 +4,7 @@ The pages in a real browser: tests/browser/test_pages.py."""
 from __future__ import annotations
 
 import dataclasses
+import html
 import re
 import zipfile
 from html.parser import HTMLParser
@@ -12,6 +13,7 @@ import pytest
 
 from dicejack import grade
 from dicejack.cli import main
+from dicejack.figures.svg import MAP_WIDTH
 
 from .support import CONFIG, GAME, GAMES, M, layouts, tables, write
 
@@ -79,7 +81,8 @@ def test_the_site_has_an_index_and_a_page_per_graded_file(batch):
     assert "notes.docx" in text and "Skipped files" in text  # skipped, with its reason
     flags = {f for g in book.grades if g.status == "ok" for f in g.flags}
     assert "unreadable" in text and parsed.tags.count("tr") == (1 + 6) + (1 + len(flags)) + 2
-    assert 'class="sortable"' in index and 'data-table="submissions"' in index
+    assert 'class="sortable fit choosable" data-cards' in index and (
+        'data-table="submissions"' in index)
 
 
 def test_the_index_counts_verdicts_and_flags_and_groups_copies(batch):
@@ -254,4 +257,104 @@ def test_the_class_page_counts_each_students_kept_file_once(refs):
     earlier = index.split("<h2>Earlier attempts</h2>")[1].split("<h2")[0]
     assert "bob_2_11_out.txt" in earlier and "bob_2_12_out-1.txt" not in earlier
     skipped_part = index.split("<h2>Skipped files</h2>")[1]
-    assert "3 (carol)" in skipped_part and "carol_3_13_notes.docx" in skipped_part
+    assert "carol (3)" in skipped_part and "carol_3_13_notes.docx" in skipped_part
+
+
+def _row_cells(index: str, needle: str) -> list[str]:
+    """The cells (inner HTML) of the submissions table's row holding `needle`."""
+    table = index.split('id="submissions"')[1].split("</table>")[0]
+    row = next(r for r in table.split("<tr")[2:] if needle in r)
+    return re.findall(r"<td[^>]*>(.*?)</td>", row)
+
+
+def test_the_class_table_leads_with_what_an_instructor_decides_by(refs):
+    """Issue 38: student (name, then id), score, verdict, likely cause and flags first, the
+    rest optional (a column chooser); the archive once above the table, not on every row; the
+    kept, late and held notes in the flags cell; verdicts carry their severity as sort key."""
+    best, prob = tables(seed=3)
+    good = grade.grade_tables(refs, best, prob, submission="subs.zip!a/phillipskim_12252_1_o.txt")
+    rows = [dataclasses.replace(good, student="12252", student_name="phillipskim", kept="no",
+                                late=True),
+            dataclasses.replace(good, submission="subs.zip!a/smith_12253_2_o.txt",
+                                student="12253", student_name="smith", verdict="review",
+                                cause="xy-swapped", cause_text="X and Y swapped", held="review"),
+            grade.Grade("subs.zip!a/x.txt", "error", error="submission is empty"),
+            dataclasses.replace(good, submission="subs.zip!a/nolms.txt")]
+    index = grade.index_html(refs, rows)
+    heads = re.findall(r"<th([^>]*)>([^<]*)</th>",
+                       index.split('id="submissions"')[1].split("</thead>")[0])
+    assert [name for _, name in heads] == [
+        "student", "score", "verdict", "likely cause", "flags", "file", "agreement", "rmse",
+        "vs optimal", "exploitability", "consistency p", "similar to"]
+    assert [i for i, (attrs, _) in enumerate(heads) if "data-optional" in attrs] == list(
+        range(5, 12))
+    assert "<code>subs.zip!a/</code>" in index
+    assert index.count("subs.zip!") == 1 + index.count('data-search="subs.zip!')
+    kim = _row_cells(index, "phillipskim")
+    assert ">phillipskim (12252)</a>" in kim[0] and "12252 (phillipskim)" not in index
+    assert kim[4].endswith("late; not kept") and ">phillipskim_12252_1_o.txt</a>" in kim[5]
+    smith = _row_cells(index, "smith (12253)")
+    assert smith[3] == "xy-swapped" and "held: review" in smith[4]
+    broken = _row_cells(index, "x.txt")
+    assert ">x.txt</a>" in broken[0] and "unreadable: submission is empty" in broken[4]
+    assert ">nolms.txt</a>" in _row_cells(index, "nolms.txt")[0]  # no LMS: the file names it
+    keys = re.findall(r'data-v="(\d)"><span class="verdict', index)
+    order = grade.site.VERDICT_SEVERITY
+    assert keys == [str(order.index(v)) for v in ("pass", "review", "unreadable", "pass")]
+    assert order == ("unreadable", "fail", "review", "pass")
+
+
+def test_a_one_file_site_is_the_students_page_with_no_class_page(tmp_path, refs):
+    """Issue 38: a self-check's site (one file, nothing skipped) is the student's page as
+    index.html, with no link to a class page that does not exist."""
+    best, prob = tables(seed=3)
+    g = grade.grade_tables(refs, best, prob, submission="mine.txt")
+    index = grade.write_site(refs, [g], tmp_path / "site")
+    assert sorted(p.name for p in (tmp_path / "site").iterdir()) == [grade.SITE_MARKER,
+                                                                    "index.html"]
+    page = index.read_text()
+    assert "<h1>Grade: mine.txt</h1>" in page and elements(page).links == []
+    with_skipped = [g, grade.Grade("notes.docx", "skipped", verdict="", error="a document")]
+    grade.write_site(refs, with_skipped, tmp_path / "two")
+    assert '<a href="index.html">' in (tmp_path / "two" / "mine.txt.html").read_text()
+
+
+def test_a_student_pages_state_maps_are_large_enough_to_read(batch):
+    """Issue 38: each of the two maps is at least MAP_WIDTH (360) px wide at 100%."""
+    _, site, _ = batch
+    page = (site / "bob.txt.html").read_text()
+    cells = re.findall(r'<rect x="[\d.]+" y="\d+" width="(\d+)" height="\d+" fill="#',
+                       page.split("<svg")[1])
+    assert len(cells) >= 2 * GAME.low ** 2
+    assert GAME.low * int(cells[0]) >= MAP_WIDTH == 360
+
+
+def test_a_student_page_shows_the_submission_escaped_with_the_rows_read_marked(refs, tmp_path):
+    """Issue 38: the text as graded, every character escaped, a numbered line each, the lines
+    the grader read marked; a long text shows its head and the lines around those read."""
+    best, prob = tables(seed=3)
+    text = f"{HOSTILE_NAME}\tdone\n" + layouts(best, prob)["grid"]
+    lines = text.splitlines()
+    read = [n for n, line in enumerate(lines, 1) if line[:1].isdigit() or line[:2] == "-1"]
+    assert len(read) == 2 * GAME.low
+    g = grade.grade_text(refs, text, name="mine.txt")
+    page = grade.submission_html(refs, g, text=text, read=read)
+    shown = page.split("<h2>The submission</h2>")[1].split("</pre>")[0]
+    assert "</script><script>" not in page
+    tab = f"{HOSTILE_NAME}\tdone".expandtabs(8)  # a tab as the spaces to its stop
+    assert html.escape(tab) in shown and "\\x09" not in shown
+    assert shown.count('class="ln read"') == len(read) and shown.count('class="ln') == len(lines)
+    first = re.search(r'<span class="ln read"><span class="no">\s*(\d+)</span>', shown)
+    assert int(first.group(1)) == read[0]
+    assert f"As graded, {len(lines)} lines; the {len(read)} marked lines are the rows" in page
+    long_text = "\n".join(f"line {k}" for k in range(1, 1001))
+    page = grade.submission_html(refs, g, text=long_text, read=[500])
+    shown = page.split("<h2>The submission</h2>")[1].split("</pre>")[0]
+    numbers = [int(n) for n in re.findall(r'<span class="no">\s*(\d+)</span>', shown)]
+    assert numbers == [*range(1, 21), *range(497, 504)]
+    assert "476 lines not shown" in shown and "497 lines not shown" in shown
+    broken = grade.grade_text(refs, "hello\n", name="broken.txt")
+    assert "no line was read as a table" in grade.submission_html(refs, broken, text="hello\n")
+    assert "The submission" not in grade.submission_html(refs, g)  # no text given: none shown
+    index = grade.write_site(refs, [g], tmp_path / "site", texts={"mine.txt": (text, read)})
+    assert index.read_text().count('class="ln read"') == len(read)

@@ -21,7 +21,7 @@ from dicejack.figures.base import CLASS_COLORS
 from dicejack.formats.escape import html_text_escape
 
 __all__ = ["submission_heatmaps_svg", "histogram_svg", "score_color", "score_colors",
-           "score_rgb", "SCORE_LIMIT"]
+           "score_rgb", "SCORE_LIMIT", "MAP_WIDTH"]
 
 #: Normal scores are coloured on [-SCORE_LIMIT, SCORE_LIMIT] (beyond: the end colours).
 SCORE_LIMIT = 2.5
@@ -32,6 +32,9 @@ _RDBU_R = np.array([[int(c[i:i + 2], 16) for i in (1, 3, 5)] for c in (
 _UNKNOWN = "#d9d9d9"
 _CELL = 16
 _MARGIN = 34
+#: Each state map is drawn at least this wide (in CSS pixels at 100%): big enough to read a
+#: cell's colour and the ticks on a desktop page; a page narrower than both maps shrinks them.
+MAP_WIDTH = 360
 
 
 def _interpolated(t: float) -> str:
@@ -78,28 +81,29 @@ def _text(value: object) -> str:
 
 
 def _grid(colors: Sequence[Sequence[str]], tips: Sequence[Sequence[str]], left: float,
-          title: str) -> list[str]:
-    """One LxL map at `left`: the cells, a frame, tick labels, axis names and its title. The
-    tips are this module's own text (states, classes, numbers): only ``& < >`` are escaped."""
+          title: str, cell: int = _CELL) -> list[str]:
+    """One LxL map at `left` with cells `cell` wide: the cells, a frame, tick labels, axis names
+    and its title. The tips are this module's own text (states, classes, numbers): only
+    ``& < >`` are escaped."""
     n = len(colors)
     step = 1 if n <= 12 else 2 if n <= 24 else 5
-    out = [f'<text x="{left + n * _CELL / 2:g}" y="14" text-anchor="middle" '
+    out = [f'<text x="{left + n * cell / 2:g}" y="14" text-anchor="middle" '
            f'font-weight="600">{_text(title)}</text>']
     for x in range(n):
         for y in range(n):
-            out.append(f'<rect x="{left + y * _CELL:g}" y="{_MARGIN + x * _CELL}" '
-                       f'width="{_CELL}" height="{_CELL}" fill="{colors[x][y]}">'
+            out.append(f'<rect x="{left + y * cell:g}" y="{_MARGIN + x * cell}" '
+                       f'width="{cell}" height="{cell}" fill="{colors[x][y]}">'
                        f"<title>{html.escape(tips[x][y], quote=False)}</title></rect>")
-    out.append(f'<rect x="{left:g}" y="{_MARGIN}" width="{n * _CELL}" height="{n * _CELL}" '
+    out.append(f'<rect x="{left:g}" y="{_MARGIN}" width="{n * cell}" height="{n * cell}" '
                'fill="none" stroke="#555"/>')
     for k in range(0, n, step):
-        out.append(f'<text x="{left + k * _CELL + _CELL / 2:g}" y="{_MARGIN - 4}" '
+        out.append(f'<text x="{left + k * cell + cell / 2:g}" y="{_MARGIN - 4}" '
                    f'text-anchor="middle" fill="#555">{k}</text>')
-        out.append(f'<text x="{left - 4:g}" y="{_MARGIN + k * _CELL + _CELL * 0.75:g}" '
+        out.append(f'<text x="{left - 4:g}" y="{_MARGIN + k * cell + cell * 0.75:g}" '
                    f'text-anchor="end" fill="#555">{k}</text>')
-    out.append(f'<text x="{left + n * _CELL / 2:g}" y="{_MARGIN + n * _CELL + 16}" '
+    out.append(f'<text x="{left + n * cell / 2:g}" y="{_MARGIN + n * cell + 16}" '
                'text-anchor="middle">Y (opponent\'s score)</text>')
-    out.append(f'<text transform="translate({left - 24:g} {_MARGIN + n * _CELL / 2:g}) '
+    out.append(f'<text transform="translate({left - 24:g} {_MARGIN + n * cell / 2:g}) '
                'rotate(-90)" text-anchor="middle">X (mover\'s score)</text>')
     return out
 
@@ -116,7 +120,8 @@ def submission_heatmaps_svg(classes: np.ndarray, scores: np.ndarray, policy: np.
     if classes.shape != (n, n) or scores.shape != (n, n) or policy.shape != (n, n):
         raise ValueError(f"the maps must be square and alike, got {classes.shape}, "
                          f"{scores.shape}, {policy.shape}")
-    side = n * _CELL
+    size = max(_CELL, -(-MAP_WIDTH // max(n, 1)))  # small tables: larger cells
+    side = n * size
     left1, left2 = 40, 40 + side + 70
     class_colors = [[CLASS_COLORS[int(c)] for c in row] for row in classes]
     best = [[",".join(str(j) for j, on in enumerate(cell) if on) or "-" for cell in row]
@@ -128,8 +133,8 @@ def submission_heatmaps_svg(classes: np.ndarray, scores: np.ndarray, policy: np.
     score_tips = [[f"<{x},{y}>: normal score {scores[x, y]:+.2f}" if np.isfinite(scores[x, y])
                    else f"<{x},{y}>: not enough reference data" for y in range(n)]
                   for x in range(n)]
-    body = _grid(class_colors, class_tips, left1, "Printed policy vs optimal")
-    body += _grid(score_fill, score_tips, left2, "Estimate vs reference runs")
+    body = _grid(class_colors, class_tips, left1, "Printed policy vs optimal", size)
+    body += _grid(score_fill, score_tips, left2, "Estimate vs reference runs", size)
     legend_top = _MARGIN + side + 30
     shown = sorted(set(int(c) for c in classes.ravel()))
     for k, code in enumerate(shown):

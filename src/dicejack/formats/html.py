@@ -7,9 +7,11 @@ What every page of :mod:`dicejack.grade` and :mod:`dicejack.report` is built fro
     a phone-width viewport and print rules;
   * :class:`Markup` (HTML made here, inserted as is) against any other ``str`` (text: escaped by
     :func:`dicejack.formats.escape.html_text_escape`, control characters shown as escapes);
-  * :func:`html_table` (a table whose header sorts it and whose filter box narrows it, when the
-    page's script is on; plain HTML without it), :func:`png_data_uri`, :func:`html_link` (only
-    relative links to files of the same folder);
+  * :func:`html_table` (a table whose header sorts it, empty cells last either way, whose
+    filter box narrows it to the rows holding every word typed, whose optional columns a
+    chooser shows, and which becomes a card per row on a phone, when the page's script is on;
+    plain HTML without it), :func:`png_data_uri`, :func:`html_link` (only relative links to
+    files of the same folder);
   * :func:`markdown_html`: the Markdown that dicejack itself writes (headings, paragraphs, lists,
     pipe tables, images, bold, code spans, backslash escapes) as HTML, so that an HTML page says
     exactly what its Markdown twin says. Raw HTML in the Markdown is shown as text.
@@ -98,9 +100,31 @@ margin:.6rem 0}.banner.b-pass{border-color:var(--pass)}.banner.b-review{border-c
 figure{margin:.6rem 0}figure img,figure svg{max-width:100%;height:auto}
 figcaption{font-size:.85rem;color:var(--muted)}
 svg text{font:11px system-ui,sans-serif}
+[hidden]{display:none!important}
+pre.submission{font:12px/1.4 ui-monospace,Menlo,Consolas,monospace;border:1px solid var(--line);
+padding:.3rem 0;overflow-x:auto;max-height:40rem;overflow-y:auto;background:#fcfcfd}
+pre.submission .ln,pre.submission .gap{display:block;padding:0 .5rem 0 0;white-space:pre}
+pre.submission .no{display:inline-block;min-width:3.5em;padding-right:.8em;text-align:right;
+color:var(--muted);user-select:none}
+pre.submission .read{background:#fff1c7;box-shadow:inset 4px 0 var(--review)}
+pre.submission .gap{color:var(--muted);font-style:italic;padding-left:4.3em}
+.columns{border:1px solid var(--line);border-radius:6px;margin:.4rem 0;padding:.2rem .6rem;
+font-size:.88rem}.columns label{margin-right:.9rem;white-space:nowrap}
+table.fit{width:100%}table.fit th{white-space:normal}
+table.fit td{overflow-wrap:anywhere}table.fit td:first-child{overflow-wrap:break-word}
+table.fit td.num{white-space:nowrap}
 @media (max-width:40rem){body{padding:.5rem;font-size:14px}h1{font-size:1.2rem}
-table{font-size:.8rem}}
-@media print{.filter,nav{display:none}body{max-width:none;font-size:11pt}
+table{font-size:.8rem}
+table.tcards,table.tcards tbody,table.tcards tr,table.tcards td{display:block;width:auto}
+table.tcards thead tr{display:flex;flex-wrap:wrap;gap:.3rem;margin-bottom:.4rem}
+table.tcards thead th{border-radius:4px}
+table.tcards tbody tr{border:1px solid var(--line);border-radius:6px;margin:0 0 .5rem;
+padding:.3rem .5rem;background:none}
+table.tcards td{border:0;padding:.05rem 0;text-align:left}table.tcards td:empty{display:none}
+table.tcards td::before{content:attr(data-label) ": ";color:var(--muted)}
+table.tcards td:first-child{font-weight:600;font-size:.95rem}
+table.tcards td:first-child::before{content:none}}
+@media print{.filter,.columns,nav{display:none}body{max-width:none;font-size:11pt}
 a{color:inherit;text-decoration:none}th button::after{content:""}
 .scroll{overflow:visible}tr,figure{break-inside:avoid}}
 """
@@ -108,14 +132,15 @@ a{color:inherit;text-decoration:none}th button::after{content:""}
 _SCRIPT = """
 (function () {
   "use strict";
+  function each(list, f) { Array.prototype.forEach.call(list, f); }
   function key(row, i, numeric) {
     var cell = row.cells[i], v = cell.getAttribute("data-v");
-    if (numeric) { v = v === null ? NaN : parseFloat(v); return v; }
+    if (numeric) { return v === null ? NaN : parseFloat(v); }
     return (v === null ? cell.textContent : v).trim().toLowerCase();
   }
   function sortable(table) {
     var body = table.tBodies[0], heads = table.tHead.rows[0].cells;
-    Array.prototype.forEach.call(heads, function (th, i) {
+    each(heads, function (th, i) {
       var button = document.createElement("button");
       button.type = "button";
       while (th.firstChild) { button.appendChild(th.firstChild); }
@@ -123,20 +148,51 @@ _SCRIPT = """
       button.addEventListener("click", function () {
         var dir = th.getAttribute("aria-sort") === "ascending" ? -1 : 1;
         var numeric = th.classList.contains("num");
-        Array.prototype.forEach.call(heads, function (h) { h.removeAttribute("aria-sort"); });
+        each(heads, function (h) { h.removeAttribute("aria-sort"); });
         th.setAttribute("aria-sort", dir === 1 ? "ascending" : "descending");
         var rows = Array.prototype.slice.call(body.rows);
         rows.sort(function (a, b) {
           var x = key(a, i, numeric), y = key(b, i, numeric);
-          if (numeric) {
-            if (isNaN(x) || isNaN(y)) { return isNaN(x) - isNaN(y); }
-            return dir * (x - y);
-          }
+          var emptyX = numeric ? isNaN(x) : x === "", emptyY = numeric ? isNaN(y) : y === "";
+          if (emptyX || emptyY) { return emptyX - emptyY; }
+          if (numeric) { return dir * (x - y); }
           return dir * (x < y ? -1 : x > y ? 1 : 0);
         });
         rows.forEach(function (r) { body.appendChild(r); });
       });
     });
+  }
+  function choosable(table) {
+    var heads = table.tHead.rows[0].cells, box = document.createElement("fieldset");
+    var legend = document.createElement("legend");
+    legend.textContent = "More columns";
+    box.className = "columns";
+    box.appendChild(legend);
+    each(heads, function (th, i) {
+      if (!th.hasAttribute("data-optional")) { return; }
+      var label = document.createElement("label"), tick = document.createElement("input");
+      tick.type = "checkbox";
+      function show() {
+        th.hidden = !tick.checked;
+        each(table.tBodies[0].rows, function (row) { row.cells[i].hidden = !tick.checked; });
+      }
+      tick.addEventListener("change", show);
+      label.appendChild(tick);
+      label.appendChild(document.createTextNode(" " + th.getAttribute("data-optional")));
+      box.appendChild(label);
+      show();
+    });
+    var scroll = table.parentNode;
+    scroll.parentNode.insertBefore(box, scroll);
+  }
+  function cards(table) {
+    var names = Array.prototype.map.call(table.tHead.rows[0].cells, function (th) {
+      return th.textContent.trim();
+    });
+    each(table.tBodies[0].rows, function (row) {
+      each(row.cells, function (cell, i) { cell.setAttribute("data-label", names[i]); });
+    });
+    table.classList.add("tcards");
   }
   function filterable(box) {
     var table = document.getElementById(box.getAttribute("data-table"));
@@ -144,8 +200,10 @@ _SCRIPT = """
     box.hidden = false;
     input.addEventListener("input", function () {
       var terms = input.value.toLowerCase().split(/\\s+/).filter(Boolean), shown = 0;
-      Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
-        var text = row.getAttribute("data-search") || row.textContent.toLowerCase();
+      each(table.tBodies[0].rows, function (row) {
+        var text = (row.getAttribute("data-search") || "") + " " +
+          Array.prototype.map.call(row.cells, function (c) { return c.textContent; })
+            .join(" ").toLowerCase();
         var hit = terms.every(function (t) { return text.indexOf(t) >= 0; });
         row.hidden = !hit;
         shown += hit ? 1 : 0;
@@ -153,8 +211,10 @@ _SCRIPT = """
       count.textContent = shown + " of " + table.tBodies[0].rows.length + " shown";
     });
   }
-  Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), sortable);
-  Array.prototype.forEach.call(document.querySelectorAll(".filter"), filterable);
+  each(document.querySelectorAll("table[data-cards]"), cards);
+  each(document.querySelectorAll("table.choosable"), choosable);
+  each(document.querySelectorAll("table.sortable"), sortable);
+  each(document.querySelectorAll(".filter"), filterable);
 })();
 """
 
@@ -197,13 +257,15 @@ def html_page(title: str, body: Iterable[str], *, script: bool = False,
 class HtmlColumn:
     """A table column: its header, whether it holds numbers (right-aligned, sorted as numbers:
     a row's float cell is shown with `fmt`, its exact value kept for sorting; NaN shows as
-    `missing` and sorts last) and a tooltip."""
+    `missing` and sorts last), a tooltip, and whether it is `optional` (hidden until ticked in
+    the table's column chooser, when the page's script runs; always shown without it)."""
 
     name: str
     numeric: bool = False
     fmt: str = ".4f"
     help: str = ""
     missing: str = ""
+    optional: bool = False
 
 
 def _cell(column: HtmlColumn, value: object) -> str:
@@ -223,21 +285,31 @@ def _cell(column: HtmlColumn, value: object) -> str:
 def _header_cell(column: HtmlColumn) -> str:
     cls = ' class="num"' if column.numeric else ""
     tip = f' title="{html_text(column.help)}"' if column.help else ""
-    return f'<th{cls}{tip} scope="col">{html_text(column.name)}</th>'
+    opt = f' data-optional="{html_text(column.name)}"' if column.optional else ""
+    return f'<th{cls}{tip}{opt} scope="col">{html_text(column.name)}</th>'
 
 
 def html_table(columns: Sequence[HtmlColumn], rows: Iterable[Sequence[object]], *,
                table_id: str | None = None, sortable: bool = False,
-               search: Sequence[str] | None = None, filter_label: str = "") -> Markup:
+               search: Sequence[str] | None = None, filter_label: str = "",
+               cards: bool = False) -> Markup:
     """A table in a horizontally scrolling box. A cell is Markup, text, a number (numeric
     columns) or a (shown, sort value) pair. With `sortable`, clicking a header sorts by it (a
-    second click reverses); with `filter_label` (needs `table_id`), a filter box above it keeps
-    the rows whose `search` text (one per row, else the row's text) holds every word typed.
-    Both need the page's script; without it the table is plain HTML."""
+    second click reverses; empty cells stay last both ways); with `filter_label` (needs
+    `table_id`), a filter box above it keeps the rows whose text (every cell's, shown or in an
+    optional column, and the row's `search` text when given) holds every word typed. Optional
+    columns (:class:`HtmlColumn`) get a column chooser above the table. With `cards`, the
+    table spans the page's width and, on a narrow screen (a phone), shows each row as a card of
+    lines labelled by their headers (the first cell its title) under a bar of the headers. The
+    sorting, the filter, the chooser and the cards need the page's script (the cards' labels
+    are set by it, not repeated in every cell of the file); without it the table is plain
+    HTML."""
     rows = list(rows)
     head = "".join(_header_cell(c) for c in columns)
+    classes = [*(["sortable"] if sortable else []), *(["fit"] if cards else []),
+               *(["choosable"] if any(c.optional for c in columns) else [])]
     attrs = (f' id="{html_text(table_id)}"' if table_id else "") + (
-        ' class="sortable"' if sortable else "")
+        f' class="{" ".join(classes)}"' if classes else "") + (" data-cards" if cards else "")
     out = []
     if filter_label and table_id:
         out.append(f'<div class="filter" data-table="{html_text(table_id)}" hidden><label>'

@@ -4,10 +4,17 @@ style, script and pictures inline, no request to anything, readable without the 
 
 ``index.html``: the settings, the verdict counts, the score histogram, the copy groups (who is
 similar to whom, as connected groups), the flags and how many have each, every submission in a
-table that sorts by any column and filters as one types (the page's script; plain HTML without
-it), and the skipped files with their reason. ``<name>.html`` (the names of
+table, and the skipped files with their reason. The table shows what an instructor decides by
+(the student, name first, then id; score; verdict; likely cause; flags with the late, not-kept
+and held notes) and keeps the file and the numbers behind a column chooser; the folders and
+archive every file shares are said once above it. It sorts by any column (verdicts by
+severity, :data:`VERDICT_SEVERITY`; empty cells last both ways), filters on every word of every
+cell as one types, and on a phone shows a card per student (the page's script and style;
+plain HTML without the script). ``<name>.html`` (the names of
 :func:`~dicejack.grade.writers.report_names`): the student's report as a page, with its state
-maps as SVG and links back to the index and to the submissions it resembles.
+maps as SVG (each at least :data:`dicejack.figures.svg.MAP_WIDTH` px wide) and links back to the
+index and to the submissions it resembles. A site of one file and nothing skipped (a student's
+self-check) is that file's page alone, as ``index.html``, with no link to a class page.
 
 Submission names, student names and file names are data: every one is escaped as text, never
 read as markup, and no link is built from one (page names are the safe stems). The folder is
@@ -19,9 +26,10 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import shutil
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -51,7 +59,7 @@ from dicejack.grade.writers import (
 from dicejack.runtime import parallel
 
 __all__ = ["prepare_site", "write_site", "index_html", "submission_html",
-           "copy_groups", "page_names"]
+           "copy_groups", "page_names", "VERDICT_SEVERITY"]
 
 _INDEX = "index"
 
@@ -105,17 +113,33 @@ def copy_groups(grades: Sequence[Grade]) -> list[list[int]]:
     return [group for group in members.values() if len(group) > 1]
 
 
-def _short_labels(submissions: Sequence[str]) -> list[str]:
-    """The submissions' names without the folders they all share (/tmp/batch/a.txt and
-    /tmp/batch/b.txt: a.txt and b.txt), to keep the table narrow; one name stays whole."""
-    parts = [s.replace("\\", "/").split("/") for s in submissions]
+def _short_labels(submissions: Sequence[str]) -> tuple[str, list[str]]:
+    """The folders (and archive, ``name.zip!``) all the submissions' names share, shown once
+    above the table, and each name without them (/tmp/batch/a.txt and /tmp/batch/b.txt:
+    ``/tmp/batch/``; a.txt and b.txt); one name stays whole."""
+    parts = [re.split(r"(?<=[/!])", s.replace("\\", "/")) for s in submissions]
     common = 0
     if len(parts) > 1:
         for column in zip(*(p[:-1] for p in parts), strict=False):
             if len(set(column)) != 1:
                 break
             common += 1
-    return ["/".join(p[common:]) for p in parts]
+    return "".join(parts[0][:common]) if parts else "", ["".join(p[common:]) for p in parts]
+
+
+def _student(g: Grade) -> str:
+    """The student as the class page shows them: the name first, then the LMS identifier
+    ("phillipskim (12252)"); the identifier alone without a name; "" when no LMS named the
+    file."""
+    if not g.student:
+        return ""
+    return f"{g.student_name} ({g.student})" if g.student_name else g.student
+
+
+#: Verdicts from the most to the least severe, the order the class table sorts them in: an
+#: unreadable file (score 0, nothing could be read) before a fail, then review, then pass.
+VERDICT_SEVERITY = ("unreadable", "fail", "review", "pass")
+_SEVERITY = {verdict: rank for rank, verdict in enumerate(VERDICT_SEVERITY)}
 
 
 def _verdict(g: Grade) -> Markup:
@@ -129,21 +153,27 @@ def _fmt(v: float, spec: str = ".4f") -> str:
 
 # ------------------------------------------------------------------------------ the index
 _INDEX_COLUMNS = (
-    HtmlColumn("student"), HtmlColumn("file"),
+    HtmlColumn("student", help="the name and LMS identifier from the file's name; the file's "
+               "name when no LMS named it"),
     HtmlColumn("score", numeric=True, fmt=".1f", help="out of 100"),
-    HtmlColumn("verdict"), HtmlColumn("flags"),
-    HtmlColumn("agreement", numeric=True, fmt=".3f",
-               help=compare.METRIC_HELP["agreement_decisive"]),
-    HtmlColumn("rmse", numeric=True, fmt=".4f", help=compare.METRIC_HELP["rmse_onpath"]),
-    HtmlColumn("vs optimal", numeric=True, fmt=".4f",
-               help=compare.METRIC_HELP["score_vs_optimal"]),
-    HtmlColumn("exploitability", numeric=True, fmt=".4f",
-               help=compare.METRIC_HELP["exploitability"]),
-    HtmlColumn("consistency p", numeric=True, fmt=".2g",
-               help=f"below {P_INCONSISTENT:.3f} is unusual for a correct program (review)"),
-    HtmlColumn("similar to"),
+    HtmlColumn("verdict", help="sorts by severity: " + ", ".join(VERDICT_SEVERITY)),
     HtmlColumn("likely cause", help="the known bug that best explains an output that did not "
-               "pass (grade.diagnosis); unusual: none does"),
+               "pass (grade.diagnosis; the student's page says it in words); unusual: none "
+               "does"),
+    HtmlColumn("flags", help="what to check (docs/grading.md), late, not kept (another file of "
+               "the student's goes out), held (kept out of the LMS CSV)"),
+    HtmlColumn("file", optional=True),
+    HtmlColumn("agreement", numeric=True, fmt=".3f", optional=True,
+               help=compare.METRIC_HELP["agreement_decisive"]),
+    HtmlColumn("rmse", numeric=True, fmt=".4f", optional=True,
+               help=compare.METRIC_HELP["rmse_onpath"]),
+    HtmlColumn("vs optimal", numeric=True, fmt=".4f", optional=True,
+               help=compare.METRIC_HELP["score_vs_optimal"]),
+    HtmlColumn("exploitability", numeric=True, fmt=".4f", optional=True,
+               help=compare.METRIC_HELP["exploitability"]),
+    HtmlColumn("consistency p", numeric=True, fmt=".2g", optional=True,
+               help=f"below {P_INCONSISTENT:.3f} is unusual for a correct program (review)"),
+    HtmlColumn("similar to", optional=True),
 )
 
 
@@ -198,30 +228,35 @@ def index_html(refs: References, grades: Sequence[Grade],
     body += [Markup("<h2>Scores</h2>"), Markup("<figure>" + figures.histogram_svg(
         scores, np.arange(0, 101, 10), label="score histogram") + "<figcaption>Submissions per "
         "score band (each bar's tooltip gives its count).</figcaption></figure>")]
-    labels = dict(zip((g.submission for g, _ in shown),
-                      _short_labels([g.submission for g, _ in shown]), strict=True))
+    folder, short = _short_labels([g.submission for g, _ in shown])
+    labels = dict(zip((g.submission for g, _ in shown), short, strict=True))
     body += _copy_section(grades, page_of, labels)
     body += _flag_section(grades)
     rows, search = [], []
     for g, page in shown:
+        word = "unreadable" if g.status == "error" else g.verdict
+        notes = [*(["late"] if g.late else []), *(["not kept"] if g.kept == "no" else []),
+                 *([f"held: {g.held}"] if g.held else [])]
         rows.append([
-            html_link(page, g.who or "(unknown)"), html_link(page, labels[g.submission]),
-            g.score, (_verdict(g), g.verdict if g.status == "ok" else "unreadable"),
-            html_text("; ".join([*g.flags, *(["late"] if g.late else []),
-                                 *(["not kept"] if g.kept == "no" else []),
-                                 *([f"held: {g.held}"] if g.held else [])])
-                      if g.status == "ok" else f"unreadable: {g.error}"),
+            html_link(page, _student(g) or labels[g.submission]),
+            g.score, (_verdict(g), str(_SEVERITY.get(word, len(_SEVERITY)))), g.cause,
+            "; ".join([*g.flags, *notes] if g.status == "ok"
+                      else [f"unreadable: {g.error}", *notes]),
+            html_link(page, labels[g.submission]),
             *(g.metrics.get(k, math.nan) for k in ("agreement_decisive", "rmse_onpath",
                                                   "score_vs_optimal", "exploitability")),
-            g.consistency_p, _links(g.similar_to, page_of, labels), g.cause])
-        search.append(" ".join([g.who, g.submission, g.verdict if g.status == "ok" else
-                                "unreadable", *g.flags, g.cause, *(["late"] if g.late else []),
-                                *(["held"] if g.held else [])]))
-    body += [Markup('<h2 id="table">Submissions</h2>'),
-             Markup("<p>Click a column's header to sort by it (again to reverse); type to keep "
-                    "the rows whose student, file, verdict or flags hold every word.</p>"),
+            g.consistency_p, _links(g.similar_to, page_of, labels)])
+        search.append(g.submission)  # the whole name, its folders and archive too
+    where = (Markup(f"<p>Every file's name starts with <code>{html_text(folder)}</code> "
+                    "(left out of the rows).</p>") if folder else "")
+    body += [Markup('<h2 id="table">Submissions</h2>'), where,
+             Markup("<p>Click a column's header to sort by it (again to reverse; empty cells "
+                    "stay last; verdicts sort by severity: "
+                    f"{', '.join(VERDICT_SEVERITY)}); type to keep the rows holding every "
+                    "word, in any column; tick <i>More columns</i> for the file, the quality "
+                    "metrics, the consistency p-value and the similar submissions.</p>"),
              html_table(_INDEX_COLUMNS, rows, table_id="submissions", sortable=True,
-                        search=search, filter_label="Filter:")]
+                        search=search, filter_label="Filter:", cards=True)]
     if superseded:
         body += [Markup("<h2>Earlier attempts</h2>"),
                  Markup("<p>Files of students with a later (or, with --keep best, better) file "
@@ -229,13 +264,13 @@ def index_html(refs: References, grades: Sequence[Grade],
                  html_table((HtmlColumn("student"), HtmlColumn("file"),
                              HtmlColumn("score", numeric=True, fmt=".1f"),
                              HtmlColumn("verdict")),
-                            [(g.who or "(unknown)", html_link(page, labels[g.submission]),
+                            [(_student(g), html_link(page, labels[g.submission]),
                               g.score, g.verdict if g.status == "ok" else "unreadable")
                              for g, page in superseded])]
     if skipped:
         body += [Markup("<h2>Skipped files</h2>"), html_table(
             (HtmlColumn("student"), HtmlColumn("file"), HtmlColumn("reason")),
-            [(g.who, g.submission, g.error) for g in skipped])]
+            [(_student(g), g.submission, g.error) for g in skipped])]
     body.append(Markup("</main>"))
     return formats.html_page(f"Grades: {n} submissions", body, script=True)
 
@@ -255,7 +290,8 @@ def _copy_section(grades: Sequence[Grade], page_of: dict[str, str],
         names = [grades[i] for i in group]
         items.append("<li>" + ", ".join(
             str(html_link(page_of[g.submission], labels[g.submission])) + (
-                f" <span class=\"muted\">{html_text(g.who)}</span>" if g.student else "")
+                f" <span class=\"muted\">{html_text(_student(g))}</span>" if g.student
+                else "")
             for g in names) + "</li>")
     out.append(Markup("<ul>" + "".join(items) + "</ul>"))
     return out
@@ -274,23 +310,35 @@ def _flag_section(grades: Sequence[Grade]) -> list[str]:
 
 
 # ------------------------------------------------------------------------------ one submission
-def submission_html(refs: References, g: Grade, page_of: dict[str, str] | None = None) -> str:
+#: A submission's text on its page: whole up to this many lines; a longer one shows its first
+#: lines and the rows the grader read, with a few lines around each.
+SHOWN_LINES = 300
+_HEAD_LINES, _CONTEXT, _LINE_CHARS = 20, 3, 240
+
+
+def submission_html(refs: References, g: Grade, page_of: dict[str, str] | None = None, *,
+                    index: bool = True, text: str | None = None,
+                    read: Collection[int] = ()) -> str:
     """One submission's page: the verdict first, the flags with hints, the points, the quality
-    and consistency, the worst states and the state maps; links to the index and to the
-    submissions it resembles (`page_of`: page file name by submission)."""
+    and consistency, the worst states and the state maps, and the submission's `text` when
+    given (as graded, escaped, the 1-based lines in `read` marked as the rows the grader read);
+    links to the submissions it resembles (`page_of`: page file name by submission) and, with
+    `index`, to the class page (a one-file site has none: its page is the index)."""
     page_of = page_of or {}
-    name = g.submission.replace("\\", "/").rsplit("/", 1)[-1] or g.submission
+    name = re.split(r"[/!]", g.submission.replace("\\", "/"))[-1] or g.submission
     title = f"Grade: {name}"
-    body: list[str] = [Markup('<nav><a href="index.html">&larr; all submissions</a></nav>'),
-                       Markup("<main>"), Markup(f"<h1>{html_text(title)}</h1>")]
+    body: list[str] = [Markup('<nav><a href="index.html">&larr; all submissions</a></nav>')
+                       ] if index else []
+    body += [Markup("<main>"), Markup(f"<h1>{html_text(title)}</h1>")]
     if name != g.submission:
         body.append(Markup(f'<p class="muted">File: {html_text(g.submission)}</p>'))
     if g.student:
-        body.append(Markup(f"<p>Student: {html_text(g.who)}</p>"))
+        body.append(Markup(f"<p>Student: {html_text(_student(g))}</p>"))
     if g.status != "ok":
         body += [Markup('<div class="banner b-fail"><p><strong class="fail">Could not be '
                         "graded: score 0 / 100, fail.</strong></p>"),
-                 Markup(f"<p>Reason: {html_text(g.error)}</p></div>"), Markup("</main>")]
+                 Markup(f"<p>Reason: {html_text(g.error)}</p></div>"),
+                 *_text_section(text, read), Markup("</main>")]
         return formats.html_page(title, body)
     body.append(Markup(
         f'<div class="banner b-{html_text(g.verdict)}"><p><strong class="'
@@ -299,6 +347,7 @@ def submission_html(refs: References, g: Grade, page_of: dict[str, str] | None =
     body += _flags(g, page_of)
     body += _tables(refs, g)
     body += _maps(refs, g)
+    body += _text_section(text, read)
     body.append(Markup(f"<p class=\"muted\">Graded against {html_text(refs.config.describe())}. "
                        f"Layout read: {html_text(g.layout or 'unknown')}."
                        + (f" Reader's notes: {html_text(g.notes)}." if g.notes else "")
@@ -383,6 +432,41 @@ def _maps(refs: References, g: Grade) -> list[str]:
         "</figcaption></figure>")]
 
 
+def _text_section(text: str | None, read: Collection[int]) -> list[str]:
+    """The submission as printed, a numbered line each (tabs expanded, every character escaped,
+    a long line cut), the lines in `read` marked; past SHOWN_LINES lines, only the first ones
+    and those around the lines read, the rest counted."""
+    if text is None:
+        return []
+    lines = text.splitlines()
+    marked = {n for n in read if 1 <= n <= len(lines)}
+    if len(lines) <= SHOWN_LINES:
+        shown = set(range(1, len(lines) + 1))
+    else:
+        shown = set(range(1, _HEAD_LINES + 1)) | {
+            k for n in marked for k in range(n - _CONTEXT, n + _CONTEXT + 1)
+            if 1 <= k <= len(lines)}
+    width = len(str(len(lines)))
+    out, last = [], 0
+    for n in sorted(shown):
+        if n > last + 1:
+            out.append(f'<span class="gap">{n - last - 1} lines not shown</span>')
+        line = lines[n - 1].expandtabs(8)
+        if len(line) > _LINE_CHARS:
+            line = line[:_LINE_CHARS] + f" ... ({len(line) - _LINE_CHARS} more characters)"
+        cls = "ln read" if n in marked else "ln"
+        out.append(f'<span class="{cls}"><span class="no">{n:>{width}}</span>'
+                   f"{html_text(line)}</span>")
+        last = n
+    if last < len(lines):
+        out.append(f'<span class="gap">{len(lines) - last} lines not shown</span>')
+    what = (f"the {len(marked)} marked line{'s' * (len(marked) != 1)} are the rows the grader "
+            "read the two tables from" if marked else "no line was read as a table")
+    return [Markup("<h2>The submission</h2>"),
+            Markup(f"<p>As graded, {len(lines)} line{'s' * (len(lines) != 1)}; {what}.</p>"),
+            Markup('<pre class="submission">' + "".join(out) + "</pre>")]
+
+
 # ------------------------------------------------------------------------------ the folder
 def prepare_site(folder: str | os.PathLike[str]) -> Path:
     """Check, before any work, that the site may be written to `folder` (missing, empty or a
@@ -395,10 +479,13 @@ def prepare_site(folder: str | os.PathLike[str]) -> Path:
 
 
 def write_site(refs: References, grades: Sequence[Grade], folder: str | os.PathLike[str], *,
-               progress: bool = False, tmp: Path | None = None) -> Path:
+               progress: bool = False, tmp: Path | None = None,
+               texts: Mapping[str, tuple[str, Collection[int]]] | None = None) -> Path:
     """Write the site into `folder` as a whole (replacing only an empty folder or a previous
     site), building it in `tmp` (from :func:`prepare_site`, made here when not given); returns
-    its index page."""
+    its index page. `texts`: by submission, its text as graded and the lines read from it,
+    shown on its page (:func:`submission_html`)."""
+    texts = texts or {}
     out = Path(folder)
     tmp = tmp if tmp is not None else prepare_site(out)
     done = False
@@ -408,13 +495,23 @@ def write_site(refs: References, grades: Sequence[Grade], folder: str | os.PathL
                    if p is not None}
         formats.write_atomic(tmp / SITE_MARKER, "This folder is a dicejack grading site; "
                              "`dicejack grade --html` replaces it as a whole.\n")
-        advance, stop = parallel.progress_bar("pages", len(page_of) + 1, progress)
+        # one file and nothing skipped (a student's self-check): its page is the index
+        alone = len(grades) == 1 and len(page_of) == 1
+        advance, stop = parallel.progress_bar("pages", 1 if alone else len(page_of) + 1,
+                                              progress)
         try:
-            for g, page in zip(grades, pages, strict=True):
-                if page is not None:
-                    formats.write_atomic(tmp / page, submission_html(refs, g, page_of))
-                    advance()
-            formats.write_atomic(tmp / "index.html", index_html(refs, grades, pages))
+            if alone:
+                text, read = texts.get(grades[0].submission, (None, ()))
+                formats.write_atomic(tmp / "index.html", submission_html(
+                    refs, grades[0], index=False, text=text, read=read))
+            else:
+                for g, page in zip(grades, pages, strict=True):
+                    if page is not None:
+                        text, read = texts.get(g.submission, (None, ()))
+                        formats.write_atomic(tmp / page, submission_html(
+                            refs, g, page_of, text=text, read=read))
+                        advance()
+                formats.write_atomic(tmp / "index.html", index_html(refs, grades, pages))
             advance()
         finally:
             stop()
