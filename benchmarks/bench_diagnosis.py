@@ -33,7 +33,7 @@ from tests import students  # noqa: E402  (the independent corpus)
 
 from dicejack import grade  # noqa: E402
 from dicejack.game import Game  # noqa: E402
-from dicejack.grade import diagnosis  # noqa: E402
+from dicejack.grade.scoring import diagnosis  # noqa: E402
 
 GAMES: dict[str, tuple[Game, float, int]] = {
     "handout": (Game(6, 15, 17, 2), 100.0, 100_000),

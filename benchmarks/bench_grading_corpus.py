@@ -140,7 +140,8 @@ def copy_study(name: str, per_convention: int) -> dict[str, float]:
         grade.grade_files(refs.config, paths, out=Path(tmp) / "book.csv", cache_dir=False)
         seconds = time.perf_counter() - t0
     return {"copies": len(copies), "caught": caught, "independent": len(independent),
-            "false_flags": false_flags, "threshold": grade.COPY_FACTOR * refs.copy_distance,
+            "false_flags": false_flags,
+            "threshold": grade.COPY_FACTOR * grade.calibration(refs).copy_distance,
             "seconds_300": seconds}
 
 

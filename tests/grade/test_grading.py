@@ -253,7 +253,7 @@ def test_a_chance_review_never_lowers_the_score(refs, monkeypatch):
     summary says the score stands and why a person will look. Only p < P_FAIL costs points."""
     import dataclasses
 
-    from dicejack.grade import grading
+    from dicejack.grade.scoring import grading
 
     best, prob = tables(seed=3)
     clean = grade_of(refs, best, prob)
@@ -282,7 +282,7 @@ def test_a_print_rule_review_never_lowers_the_score(refs, monkeypatch):
     """A print-rule flag (forced) sends a faithful output to review with its score unchanged."""
     import dataclasses
 
-    from dicejack.grade import grading
+    from dicejack.grade.scoring import grading
 
     best, prob = tables(seed=4)
     clean = grade_of(refs, best, prob)

@@ -279,7 +279,8 @@ def test_a_download_is_graded_end_to_end(refs, tmp_path, text):
 def test_every_public_name_is_importable_from_the_package():
     import importlib
 
-    for name in ("lms_names", "inputs", "lms", "writers", "grading"):
+    for name in ("intake.lms_names", "intake.inputs", "outputs.lms", "outputs.writers",
+                 "scoring.grading"):
         module = importlib.import_module(f"dicejack.grade.{name}")
         assert all(getattr(grade, n) is getattr(module, n) for n in module.__all__), name
 

@@ -182,7 +182,7 @@ def test_the_site_replaces_only_itself(batch, tmp_path, monkeypatch):
     def no_work(*a, **k):
         raise AssertionError("work started before the --html folder was checked")
 
-    monkeypatch.setattr(grade.grading, "reference_runs", no_work)
+    monkeypatch.setattr("dicejack.grade.batch.reference_runs", no_work)
     best, prob = tables(seed=8)
     sub = write(tmp_path, "s.txt", layouts(best, prob)["grid"])
     with pytest.raises(grade.GradeError, match=r"--html .*mine is a folder dicejack did not "

@@ -1,4 +1,5 @@
-"""Tests of dicejack.grade.students: one student's files are one student (never their own copy),
+"""Tests of dicejack.grade.scoring.students: one student's files are one student (never their own
+copy),
 the file that goes out (--keep), late work, and grades held back from the LMS (--lms-hold)."""
 
 from __future__ import annotations

@@ -30,50 +30,53 @@ Every public name of these modules is importable from ``dicejack.grade``.
 
 from __future__ import annotations
 
-from dicejack.grade.consistency import (
-    NULL_SD_FLOOR,
-    POLICY_SMOOTHING,
-    POLICY_WEIGHT,
-    USABLE_SHARE,
-    USABLE_VISITS,
-    Consistency,
-    consistency,
-    looks_transposed,
-    p_value,
-    statistic_terms,
-    usable_states,
+from dicejack.grade.batch import (
+    Gradebook,
+    check_inputs_exist,
+    check_self_check_file,
+    grade_files,
 )
-from dicejack.grade.copies import (
+from dicejack.grade.evidence.calibration import Calibration, calibration
+from dicejack.grade.evidence.consistency import Consistency, consistency, looks_transposed
+from dicejack.grade.evidence.copies import (
     COPY_DECIMALS,
     COPY_FACTOR,
     COPY_MIN_STATES,
-    find_copies,
-    mark_copies,
     pairwise_distances,
     table_distance,
 )
-from dicejack.grade.diagnosis import (
-    MODELS,
-    UNUSUAL,
-    BugModel,
-    Diagnosis,
-    diagnose,
-    mark_diagnosis,
-    model_runs,
+from dicejack.grade.evidence.power import LOW_POWER, PROBE_RUNS, PROBES, SettingPower, setting_power
+from dicejack.grade.evidence.print_model import (
+    BANDWIDTH_FLOOR,
+    CLIP,
+    PRINT_RULES,
+    SD_FLOOR,
+    rule_tables,
 )
-from dicejack.grade.grading import (
-    Gradebook,
-    batch_hint,
-    check_inputs_exist,
-    check_self_check_file,
-    grade_entry,
-    grade_file,
-    grade_files,
-    grade_tables,
-    grade_text,
-    worst_states,
+from dicejack.grade.evidence.print_rules import PrintCheck, print_check, rule_statistics
+from dicejack.grade.evidence.printed import graded_learned, graded_tables, printed_decimals
+from dicejack.grade.evidence.references import (
+    INLINE_GAMES,
+    ROUNDING_MATTERS,
+    USABLE_SHARE,
+    USABLE_VISITS,
+    References,
+    compute_references,
+    default_cache_dir,
+    forget_references,
+    reference_run,
+    reference_runs,
+    reference_tie_break,
+    usable_states,
 )
-from dicejack.grade.inputs import (
+from dicejack.grade.evidence.statistic import (
+    NULL_SD_FLOOR,
+    POLICY_SMOOTHING,
+    POLICY_WEIGHT,
+    p_value,
+    statistic_terms,
+)
+from dicejack.grade.intake.inputs import (
     MAX_ARCHIVE_BYTES,
     MAX_ARCHIVE_MEMBERS,
     MAX_FOLDER_FILES,
@@ -94,7 +97,26 @@ from dicejack.grade.inputs import (
     skip_reason,
     too_large,
 )
-from dicejack.grade.lms import (
+from dicejack.grade.intake.lms_names import (
+    GRADESCOPE_METADATA,
+    LMS_NAMES,
+    MAX_ID_CHARS,
+    MAX_METADATA_BYTES,
+    MAX_SUBMITTERS,
+    MetadataError,
+    Student,
+    batch_lms,
+    blackboard_match,
+    canvas_student,
+    deciding_name,
+    gradescope_students,
+    lms_student,
+    moodle_student,
+    name_matches,
+    receipt_reason,
+    resolve,
+)
+from dicejack.grade.outputs.lms import (
     BLACKBOARD_HEADER,
     CANVAS_HEADER,
     DEFAULT_LMS_HOLD,
@@ -116,50 +138,45 @@ from dicejack.grade.lms import (
     write_gradescope,
     write_lms_csv,
 )
-from dicejack.grade.lms_names import (
-    GRADESCOPE_METADATA,
-    LMS_NAMES,
-    MAX_ID_CHARS,
-    MAX_METADATA_BYTES,
-    MAX_SUBMITTERS,
-    MetadataError,
-    Student,
-    batch_lms,
-    blackboard_match,
-    canvas_student,
-    deciding_name,
-    gradescope_students,
-    lms_student,
-    moodle_student,
-    name_matches,
-    receipt_reason,
-    resolve,
+from dicejack.grade.outputs.writers import (
+    GRADEBOOK_HEADER,
+    REVIEW_BELOW,
+    check_gradebook_path,
+    check_output_path,
+    gradebook_csv,
+    gradebook_records,
+    plain_summary,
+    prepare_reports_folder,
+    quality_rows,
+    report_markdown,
+    report_names,
+    report_text,
+    same_as_any,
+    summary_text,
+    write_gradebook,
+    write_reports,
 )
-from dicejack.grade.power import LOW_POWER, PROBE_RUNS, PROBES, SettingPower, setting_power
-from dicejack.grade.print_rules import (
-    BANDWIDTH_FLOOR,
-    CLIP,
-    PRINT_RULES,
-    SD_FLOOR,
-    PrintCheck,
-    print_check,
-    rule_statistics,
-    rule_tables,
+from dicejack.grade.scoring.copied import find_copies, mark_copies
+from dicejack.grade.scoring.diagnosis import (
+    MODELS,
+    UNUSUAL,
+    BugModel,
+    Diagnosis,
+    diagnose,
+    mark_diagnosis,
+    model_runs,
 )
-from dicejack.grade.printed import graded_learned, graded_tables, printed_decimals
-from dicejack.grade.record import Grade, WorstState
-from dicejack.grade.references import (
-    INLINE_GAMES,
-    ROUNDING_MATTERS,
-    References,
-    compute_references,
-    default_cache_dir,
-    forget_references,
-    reference_run,
-    reference_runs,
-    reference_tie_break,
+from dicejack.grade.scoring.grading import (
+    batch_hint,
+    grade_batch,
+    grade_entry,
+    grade_file,
+    grade_tables,
+    grade_text,
+    worst_states,
 )
-from dicejack.grade.rubric import (
+from dicejack.grade.scoring.record import Grade, WorstState
+from dicejack.grade.scoring.rubric import (
     ALPHA_PRINT,
     CONSISTENCY_POINTS,
     EVIDENCE_FLAGS,
@@ -182,6 +199,17 @@ from dicejack.grade.rubric import (
     quality_fraction,
     verdict_for,
 )
+from dicejack.grade.scoring.students import (
+    HOLD_REASONS,
+    KEEP,
+    file_owner,
+    mark_held,
+    mark_kept,
+    owner_ids,
+    parse_hold,
+    same_student,
+    student_ids,
+)
 from dicejack.grade.settings import (
     CACHE_VERSION,
     DEFAULT_CALIBRATION,
@@ -203,38 +231,10 @@ from dicejack.grade.site import (
     submission_html,
     write_site,
 )
-from dicejack.grade.students import (
-    HOLD_REASONS,
-    KEEP,
-    file_owner,
-    mark_held,
-    mark_kept,
-    owner_ids,
-    parse_hold,
-    same_student,
-    student_ids,
-)
-from dicejack.grade.writers import (
-    GRADEBOOK_HEADER,
-    REVIEW_BELOW,
-    check_gradebook_path,
-    check_output_path,
-    gradebook_csv,
-    gradebook_records,
-    plain_summary,
-    prepare_reports_folder,
-    quality_rows,
-    report_markdown,
-    report_names,
-    report_text,
-    same_as_any,
-    summary_text,
-    write_gradebook,
-    write_reports,
-)
 
 __all__ = [
-    "GradeError", "GradeConfig", "References", "Consistency", "WorstState", "Grade",
+    "GradeError", "GradeConfig", "References", "Calibration", "calibration", "grade_batch",
+    "Consistency", "WorstState", "Grade",
     "GRADEBOOK_HEADER", "MAX_SUBMISSION_BYTES", "DEFAULT_REFERENCES", "DEFAULT_CALIBRATION",
     "REFERENCE_SEED", "MIN_REFERENCES", "MAX_REFERENCES", "CACHE_VERSION", "QUALITY_METRICS",
     "MAX_REFERENCE_GAMES", "GradeWarning",

@@ -7,10 +7,10 @@ detection (a student is never their own copy), the LMS grades and the gradebook'
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Iterable, Sequence
 
-from dicejack.grade.record import Grade
+from dicejack.grade.intake.lms_names import file_owner
+from dicejack.grade.scoring.record import Grade
 from dicejack.grade.settings import GradeError
 
 __all__ = ["KEEP", "HOLD_REASONS", "student_ids", "file_owner", "owner_ids", "same_student",
@@ -25,23 +25,12 @@ HOLD_REASONS = ("review", "fail", "copied", "late", "unreadable")
 def student_ids(g: Grade) -> tuple[str, ...]:
     """The identifiers of a file's students: its LMS identifier, a Gradescope group's members
     each (`;`-separated: only Gradescope names groups), or the per-student folder holding it
-    (:func:`dicejack.grade.inputs.collect`); () when nothing named it."""
+    (:func:`dicejack.grade.intake.inputs.collect`); () when nothing named it."""
     if not g.student:
         return ()
     if g.lms != "gradescope":
         return (g.student,)
     return tuple(s for s in g.student.split(";") if s)
-
-
-def file_owner(label: str) -> str:
-    """A file's own name without folder, archive and extension: whom a file no LMS or folder
-    named counts for. ``!`` separates archive members, ``/`` (and the system's separators)
-    folders; a ``\\`` is part of a name on POSIX."""
-    name = label.rsplit("!", 1)[-1]
-    for sep in {"/", os.sep, os.altsep or "/"}:
-        name = name.rsplit(sep, 1)[-1]
-    stem = name.rsplit(".", 1)[0] if "." in name.lstrip(".") else name
-    return stem or name or label
 
 
 def owner_ids(g: Grade) -> tuple[str, ...]:

@@ -1,64 +1,34 @@
-"""Copies within a batch: learned tables are random, so two independent runs never agree closely;
-submissions closer to each other than any two independent reference runs ever are get the flag
-`copied` and name each other (docs/grading.md, "Copies")."""
+"""Copies within a batch: submissions closer to each other than any two independent reference
+runs ever are get the flag `copied` and name each other (docs/grading.md, "Copies"); one
+student's files are never each other's copies."""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from dicejack.grade.record import Grade
-from dicejack.grade.rubric import verdict_for
-from dicejack.grade.students import same_student
+from dicejack.grade.evidence.calibration import calibration
+from dicejack.grade.evidence.copies import COPY_DECIMALS, COPY_FACTOR, pairwise_distances
+from dicejack.grade.evidence.references import References
+from dicejack.grade.scoring.record import Grade
+from dicejack.grade.scoring.rubric import verdict_for
+from dicejack.grade.scoring.students import same_student
 
-if TYPE_CHECKING:  # pragma: no cover
-    from dicejack.grade.references import References
-
-__all__ = ["pairwise_distances", "table_distance", "find_copies", "mark_copies",
-           "COPY_DECIMALS", "COPY_MIN_STATES", "COPY_FACTOR"]
-
-#: Tables are compared with their estimates rounded to this many decimals ...
-COPY_DECIMALS = 3
-#: ... over at least this many states where either has an estimate above 0 ...
-COPY_MIN_STATES = 5
-#: ... and flagged `copied` when closer than this share of the closest two reference runs.
-COPY_FACTOR = 0.5
-
-
-def pairwise_distances(values: np.ndarray) -> np.ndarray:
-    """(N, N) :func:`table_distance` between N graded value tables (N, L, L), in blocks."""
-    n = values.shape[0]
-    flat = values.reshape(n, -1)
-    out = np.full((n, n), np.nan)
-    step = max(1, 2_000_000 // max(1, n * flat.shape[1]))
-    for start in range(0, n, step):
-        a = flat[start:start + step, None, :]
-        either = (a > 0) | (flat[None, :, :] > 0)
-        count = either.sum(axis=-1)
-        diff = np.where(either, np.abs(a - flat[None, :, :]), 0.0).sum(axis=-1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out[start:start + step] = np.where(count >= COPY_MIN_STATES, diff / count, np.nan)
-    return out
-
-
-def table_distance(a: np.ndarray, b: np.ndarray) -> float:
-    """Mean |a - b| of two graded value tables over the states where either has an estimate
-    above 0 (NaN when fewer than COPY_MIN_STATES such states)."""
-    return float(pairwise_distances(np.stack([a, b]))[0, 1])
+__all__ = ["find_copies", "mark_copies"]
 
 
 def find_copies(refs: References, grades: Sequence[Grade]) -> list[tuple[str, ...]]:
     """For each graded submission, the others whose tables are closer to it than any two
-    independent reference runs are to each other (COPY_FACTOR x refs.copy_distance), with the
+    independent reference runs are to each other (COPY_FACTOR x the calibration's
+    copy_distance), with the
     estimates of both rounded to COPY_DECIMALS (or the coarser printed precision of the two).
     One student's files (a resubmission, a second file) are never each other's copies."""
     names = [g.submission for g in grades]
     out: list[list[str]] = [[] for _ in grades]
     ok = [i for i, g in enumerate(grades) if g.status == "ok" and g.probability is not None]
-    threshold = COPY_FACTOR * refs.copy_distance
+    threshold = COPY_FACTOR * calibration(refs).copy_distance
     if len(ok) < 2 or not np.isfinite(threshold) or threshold <= 0:
         return [tuple(s) for s in out]
     level = {i: COPY_DECIMALS if grades[i].decimals is None

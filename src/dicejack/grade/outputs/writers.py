@@ -21,11 +21,12 @@ import numpy as np
 
 from dicejack import compare, figures, formats
 from dicejack.formats.escape import markdown_code, markdown_text, safe_text, spreadsheet_cell
-from dicejack.grade.consistency import Consistency
-from dicejack.grade.inputs import resolved_path
-from dicejack.grade.record import Grade
-from dicejack.grade.references import References
-from dicejack.grade.rubric import (
+from dicejack.grade.evidence.consistency import Consistency
+from dicejack.grade.evidence.references import References
+from dicejack.grade.intake.inputs import resolved_path
+from dicejack.grade.intake.skip_rules import REPORT_FIRST_BYTES
+from dicejack.grade.scoring.record import Grade
+from dicejack.grade.scoring.rubric import (
     ALPHA_PRINT,
     CONSISTENCY_POINTS,
     FLAG_HELP,
@@ -39,7 +40,6 @@ from dicejack.grade.rubric import (
     SCORE_STANDS,
 )
 from dicejack.grade.settings import GradeError, GradeWarning
-from dicejack.grade.skip_rules import REPORT_FIRST_BYTES
 from dicejack.runtime import parallel
 
 __all__ = ["GRADEBOOK_HEADER", "gradebook_csv", "gradebook_records", "write_gradebook",

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dicejack.grade.consistency import Consistency
-from dicejack.grade.print_rules import PrintCheck
+from dicejack.grade.evidence.consistency import Consistency
+from dicejack.grade.evidence.print_rules import PrintCheck
 
 __all__ = ["Grade", "WorstState"]
 
@@ -40,8 +40,9 @@ class Grade:
     submissions of the batch it looks copied from or to (flag ``copied``). what_if: the score
     the tables would get if fixed (``"transposed back"``, ``"J shifted by one"``), when a flag
     suggests it. student, student_name, lms: who the file belongs to, from its LMS file name
-    (:func:`dicejack.grade.lms_names.lms_student`); late and order too. kept and held: which of
-    a student's files goes out and what is held back (:mod:`dicejack.grade.students`). A
+    (:func:`dicejack.grade.intake.lms_names.lms_student`); late and order too. kept and held:
+    which of a student's files goes out and what is held back
+    (:mod:`dicejack.grade.scoring.students`). A
     skipped file (status ``skipped``, verdict
     "") says why in `error`.
     """

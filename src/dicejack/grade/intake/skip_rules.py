@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-from dicejack.grade.lms_names import GRADESCOPE_METADATA
+from dicejack.grade.intake.lms_names import GRADESCOPE_METADATA
 
 __all__ = ["SKIPPED_EXTENSIONS", "SKIPPED_FOLDERS", "SKIPPED_FILES", "METADATA_READ",
            "SITE_MARKER", "REPORT_FIRST_BYTES", "skip_reason", "is_zip", "is_html"]

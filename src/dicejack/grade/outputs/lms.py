@@ -18,9 +18,10 @@ from typing import Any
 
 from dicejack import __version__, formats
 from dicejack.formats.escape import spreadsheet_cell
-from dicejack.grade.record import Grade
-from dicejack.grade.references import References
-from dicejack.grade.rubric import (
+from dicejack.grade.evidence.references import References
+from dicejack.grade.outputs.writers import check_output_path, plain_summary, report_text
+from dicejack.grade.scoring.record import Grade
+from dicejack.grade.scoring.rubric import (
     CONSISTENCY_POINTS,
     FLAG_HELP,
     FLAG_HINTS,
@@ -29,9 +30,8 @@ from dicejack.grade.rubric import (
     QUALITY_METRICS,
     QUALITY_POINTS,
 )
+from dicejack.grade.scoring.students import HOLD_REASONS, mark_kept, owner_ids, parse_hold
 from dicejack.grade.settings import GradeError
-from dicejack.grade.students import HOLD_REASONS, mark_kept, owner_ids, parse_hold
-from dicejack.grade.writers import check_output_path, plain_summary, report_text
 
 __all__ = ["LMS_FORMATS", "GENERIC_HEADER", "CANVAS_HEADER", "MOODLE_HEADER", "MAX_SCORE",
            "BLACKBOARD_HEADER", "lms_format_name", "format_mismatch",
@@ -85,7 +85,7 @@ def lms_hold_reasons(values: Iterable[str] | str | None) -> tuple[str, ...]:
 class StudentScore:
     """One student's line of the LMS grades: `score` None when no file of theirs could be
     graded or read, or their grade is held back (the LMS cell stays empty), else the score of
-    their kept file (:func:`dicejack.grade.students.mark_kept`; 0 when unreadable)."""
+    their kept file (:func:`dicejack.grade.scoring.students.mark_kept`; 0 when unreadable)."""
 
     student: str
     name: str
@@ -101,7 +101,7 @@ def student_scores(grades: Iterable[Grade], keep: str = "latest") -> list[Studen
     """One line per student, in order of first appearance: the score of the file kept for them
     (`keep`: the latest or the best; grades not yet marked are marked here), 0 for an
     unreadable file (its reason in the note), no score when their grade is held back
-    (:func:`~dicejack.grade.students.mark_held`) or they have only skipped files. A group
+    (:func:`~dicejack.grade.scoring.students.mark_held`) or they have only skipped files. A group
     submission (ids `;`-separated) gives each member a line; a file with no LMS name is its own
     student, named by its file name (noted); a skipped file with no LMS name is nobody's and
     left out."""
@@ -198,7 +198,7 @@ def lms_csv(grades: Iterable[Grade], lms_format: str = "generic", *,
     - ``blackboard``: :data:`BLACKBOARD_HEADER` + "`assignment` [Total Pts: 100 Score]", the
       Blackboard user name in Username.
 
-    A held-back grade (:func:`~dicejack.grade.students.mark_held`) leaves its cell empty.
+    A held-back grade (:func:`~dicejack.grade.scoring.students.mark_held`) leaves its cell empty.
     """
     lms_format = lms_format_name(lms_format)
     rows = student_scores(grades, keep)
@@ -266,7 +266,8 @@ def is_lms_csv(head: bytes) -> bool:
 
 def check_lms_path(path: Path | None, inputs: Sequence[str | os.PathLike[str] | bytes] = ()
                    ) -> None:
-    """Refuse --lms-csv before any work (:func:`~dicejack.grade.writers.check_output_path`): an
+    """Refuse --lms-csv before any work
+    (:func:`~dicejack.grade.outputs.writers.check_output_path`): an
     existing file is replaced only when empty or an earlier LMS CSV of this tool
     (:func:`is_lms_csv`, whatever the assignment was called)."""
     check_output_path(path, option="--lms-csv", what="a dicejack LMS grades CSV",

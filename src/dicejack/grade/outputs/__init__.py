@@ -1,0 +1,9 @@
+"""Outputs: grades written for people and systems. Internal to :mod:`dicejack.grade`.
+
+=============  ==============================================================================
+writers        gradebook CSV, terminal summary and report, per-student Markdown reports
+lms            grades back to an LMS: gradebook import CSV, Gradescope results.json
+=============  ==============================================================================
+
+The HTML site (``site``) joins this room as its last move.
+"""
