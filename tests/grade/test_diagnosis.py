@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from dicejack import grade
+from dicejack.grade.outputs.writers import gradebook_csv, plain_summary
 from dicejack.grade.scoring import diagnosis
 from tests import students
 
@@ -159,7 +160,7 @@ def test_a_print_flag_naming_another_bug_is_dropped(refs):
     (marked,) = diagnosis.mark_diagnosis(refs, [wrong])
     assert marked.cause == "xy-swapped" and "printed-by-plays" not in marked.flags
     assert marked.verdict == g.verdict and marked.score == g.score
-    summary = grade.plain_summary(marked)
+    summary = plain_summary(marked)
     assert "Likely cause: the second player's moves recorded as <opponent, own>" in summary
-    book = grade.gradebook_csv([marked])
+    book = gradebook_csv([marked])
     assert book.splitlines()[1].endswith(",xy-swapped")

@@ -158,13 +158,17 @@ def grade_cmd(
         raise typer.BadParameter("--plan, --runs, --input, --timeout and --unsafe-no-sandbox "
                                  "go with --run")
     from dicejack import grade as gr
+    from dicejack.grade.batch import check_self_check_file
+    from dicejack.grade.intake.inputs import is_one_file
+    from dicejack.grade.outputs.writers import report_text, summary_text
+    from dicejack.grade.scoring.grading import batch_hint
 
     if workers is not None and workers < 1:
         raise gr.GradeError(f"--workers must be >= 1, got {workers}")
     config = gr.GradeConfig(make_game(sides, low, high, dice), m, games, references, seed)
-    single = gradescope is not None or gr.is_one_file(submissions)
+    single = gradescope is not None or is_one_file(submissions)
     if single and gradescope is None:
-        gr.check_self_check_file(submissions[0])
+        check_self_check_file(submissions[0])
     if out is None and not single:
         out = Path("gradebook.csv")
     show = sys.stderr.isatty()
@@ -182,14 +186,14 @@ def grade_cmd(
     for notice in notices:  # the library's notices (cache recomputed, report renamed): one line
         typer.echo(f"note: {one_line(notice.message)}", err=True)
     graded = [g for g in grades if g.status != "skipped"]
-    hint = gr.batch_hint(refs, grades)
+    hint = batch_hint(refs, grades)
     if hint:
         typer.echo(f"hint: {hint}", err=True)
     if single and len(graded) <= 1:
         for g in graded or grades[:1]:
-            write_output(gr.report_text(refs, g), None)
+            write_output(report_text(refs, g), None)
     else:
-        write_output(gr.summary_text(grades), None)
+        write_output(summary_text(grades), None)
     named = Counter(g.lms for g in grades if g.lms)
     ambiguous = sum("identity-ambiguous" in g.flags for g in grades)
     if named or ambiguous:
