@@ -13,7 +13,7 @@ import dicejack.grade as grade
 PUBLIC = [
     "GradeConfig", "GradeError", "GradeWarning",
     "grade_files", "grade_file", "grade_text", "grade_tables",
-    "Gradebook", "Grade", "References", "reference_runs",
+    "Gradebook", "Grade", "Status", "Verdict", "References", "reference_runs",
 ]
 DESIGN = Path(__file__).resolve().parents[2] / "DESIGN.md"
 

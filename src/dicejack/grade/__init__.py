@@ -37,10 +37,10 @@ from dicejack.grade.batch import Gradebook, grade_files
 from dicejack.grade.evidence.references import References, reference_runs
 from dicejack.grade.scoring.grading import grade_file, grade_tables, grade_text
 from dicejack.grade.scoring.record import Grade
-from dicejack.grade.settings import GradeConfig, GradeError, GradeWarning
+from dicejack.grade.settings import GradeConfig, GradeError, GradeWarning, Status, Verdict
 
 __all__ = [
     "GradeConfig", "GradeError", "GradeWarning",
     "grade_files", "grade_file", "grade_text", "grade_tables",
-    "Gradebook", "Grade", "References", "reference_runs",
+    "Gradebook", "Grade", "Status", "Verdict", "References", "reference_runs",
 ]

@@ -44,7 +44,7 @@ from dicejack.grade.outputs.writers import (
 from dicejack.grade.scoring.grading import grade_batch
 from dicejack.grade.scoring.record import Grade
 from dicejack.grade.scoring.students import KEEP
-from dicejack.grade.settings import GradeConfig, GradeError, GradeWarning
+from dicejack.grade.settings import GradeConfig, GradeError, GradeWarning, Status
 from dicejack.grade.site import prepare_site, write_site
 from dicejack.runtime import frames
 
@@ -62,7 +62,7 @@ class Gradebook(NamedTuple):
     @property
     def graded(self) -> list[Grade]:
         """The grades of the submissions (skipped files left out)."""
-        return [g for g in self.grades if g.status != "skipped"]
+        return [g for g in self.grades if g.status != Status.SKIPPED]
 
     def to_frame(self) -> Any:
         """A pandas DataFrame, one row per file: the gradebook's columns (numbers as numbers,

@@ -31,7 +31,7 @@ from dicejack.grade.scoring.rubric import (
     QUALITY_POINTS,
 )
 from dicejack.grade.scoring.students import HOLD_REASONS, mark_kept, owner_ids, parse_hold
-from dicejack.grade.settings import GradeError
+from dicejack.grade.settings import GradeError, Status, Verdict
 
 __all__ = ["LMS_FORMATS", "GENERIC_HEADER", "CANVAS_HEADER", "MOODLE_HEADER", "MAX_SCORE",
            "BLACKBOARD_HEADER", "lms_format_name", "format_mismatch",
@@ -106,12 +106,12 @@ def student_scores(grades: Iterable[Grade], keep: str = "latest") -> list[Studen
     student, named by its file name (noted); a skipped file with no LMS name is nobody's and
     left out."""
     grades = list(grades)
-    if any(g.status != "skipped" and not g.kept for g in grades):
+    if any(g.status != Status.SKIPPED and not g.kept for g in grades):
         grades = mark_kept(grades, keep)
     by: dict[str, list[Grade]] = {}
     meta: dict[str, tuple[str, str]] = {}
     for g in grades:
-        if g.status == "skipped" and not g.student:
+        if g.status == Status.SKIPPED and not g.student:
             continue  # nobody's file (system files, an export's metadata)
         ids = owner_ids(g)
         names = [n.strip() for n in g.student_name.split(";")] if g.student_name else []
@@ -122,7 +122,7 @@ def student_scores(grades: Iterable[Grade], keep: str = "latest") -> list[Studen
                 meta[sid] = (name, g.lms)
     out = []
     for sid, rows in by.items():
-        graded = [g for g in rows if g.status in ("ok", "error")]
+        graded = [g for g in rows if g.status in (Status.OK, Status.ERROR)]
         notes = []
         if not any(g.student for g in rows):
             notes.append("no LMS identifier in the file name: identified by the file name")
@@ -131,12 +131,12 @@ def student_scores(grades: Iterable[Grade], keep: str = "latest") -> list[Studen
         held = ""
         if graded:
             chosen = next((g for g in graded if g.kept == "yes"), graded[-1])
-            score: float | None = chosen.score if chosen.status == "ok" else 0.0
-            verdict = chosen.verdict if chosen.status == "ok" else "fail"
+            score: float | None = chosen.score if chosen.status == Status.OK else 0.0
+            verdict = chosen.verdict if chosen.status == Status.OK else Verdict.FAIL
             if len(graded) > 1:
                 notes.append(f"{len(graded)} files: kept {chosen.submission} "
                              f"({'the best score' if keep == 'best' else 'the latest'})")
-            if chosen.status == "error":
+            if chosen.status == Status.ERROR:
                 notes.append(f"not graded: {chosen.error}")
             elif chosen.flags:
                 notes.append("flags: " + ";".join(chosen.flags))
@@ -312,7 +312,7 @@ def gradescope_results(refs: References | None, g: Grade, *, visibility: str = "
     if visibility not in GRADESCOPE_VISIBILITY:
         raise GradeError(f"--gradescope-visibility must be one of "
                          f"{', '.join(GRADESCOPE_VISIBILITY)}, got {visibility!r}")
-    ok = g.status == "ok" and g.consistency is not None
+    ok = g.status == Status.OK and g.consistency is not None
     per_metric = QUALITY_POINTS / len(QUALITY_METRICS)
 
     def test(name: str, score: float, max_score: float, output: str) -> dict[str, Any]:
@@ -355,7 +355,7 @@ def gradescope_results(refs: References | None, g: Grade, *, visibility: str = "
             tests.append(test(f"Quality: {name}", 0.0, per_metric, "not graded"))
         tests.append(test("Consistency with the handout's algorithm", 0.0, CONSISTENCY_POINTS,
                           "not graded"))
-        what = "was skipped" if g.status == "skipped" else "could not be graded"
+        what = "was skipped" if g.status == Status.SKIPPED else "could not be graded"
         output = (f"Your file {g.submission} {what}: {reason}.\nUpload one text file holding "
                   "exactly what your program printed: the two tables (best number of dice, win "
                   "probability; -1 where there is no data).")
@@ -369,7 +369,7 @@ def gradescope_results(refs: References | None, g: Grade, *, visibility: str = "
         "output_format": "text",
         "visibility": visibility,
         "tests": tests,
-        "extra_data": {"verdict": g.verdict or "fail", "flags": list(g.flags),
+        "extra_data": {"verdict": str(g.verdict or Verdict.FAIL), "flags": list(g.flags),
                        "consistency_p": _num(g.consistency_p) if ok else None,
                        "submission": g.submission, "student": g.student,
                        "dicejack": __version__},
@@ -389,8 +389,8 @@ def write_gradescope(path: str | os.PathLike[str], refs: References | None,
                      grades: Sequence[Grade], *, visibility: str = "visible") -> None:
     """Write :func:`gradescope_results` atomically, for the one submission among `grades` (the
     others must be skipped files; with none, the first skipped file is reported)."""
-    graded = [g for g in grades if g.status != "skipped"]
-    skipped = [g for g in grades if g.status == "skipped"]
+    graded = [g for g in grades if g.status != Status.SKIPPED]
+    skipped = [g for g in grades if g.status == Status.SKIPPED]
     if len(graded) > 1:
         raise GradeError(f"--gradescope grades one submission; found {len(graded)}")
     if not graded and not skipped:

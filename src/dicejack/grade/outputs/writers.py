@@ -39,7 +39,7 @@ from dicejack.grade.scoring.rubric import (
     QUALITY_POINTS,
     SCORE_STANDS,
 )
-from dicejack.grade.settings import GradeError, GradeWarning
+from dicejack.grade.settings import GradeError, GradeWarning, Status, Verdict
 from dicejack.runtime import parallel
 
 __all__ = ["GRADEBOOK_HEADER", "gradebook_csv", "gradebook_records", "write_gradebook",
@@ -201,10 +201,10 @@ def gradebook_records(grades: Iterable[Grade], metrics: bool = False) -> list[di
     with `metrics`, every compare metric after them and the student's name and LMS."""
     rows = []
     for g in grades:
-        ok = g.status == "ok"
+        ok = g.status == Status.OK
         row: dict[str, object] = {
             "submission": g.submission, "status": g.status,
-            "score": float(g.score) if g.status != "skipped" else math.nan,
+            "score": float(g.score) if g.status != Status.SKIPPED else math.nan,
             "verdict": g.verdict, "consistency_p": float(g.consistency_p) if ok else math.nan,
         }
         for name in ("agreement_decisive", "rmse_onpath", "score_vs_optimal"):
@@ -253,19 +253,19 @@ def summary_text(grades: Sequence[Grade]) -> str:
     lines = [f"{head}{'submission':<{width}}  {'score':>5}  {'verdict':<10}  {'p':>8}  "
              "flags / error"]
     for g, name, student in zip(grades, names, who, strict=True):
-        p = _num(g.consistency_p, ".2g") if g.status == "ok" else ""
+        p = _num(g.consistency_p, ".2g") if g.status == Status.OK else ""
         tail = (";".join([*g.flags, *([f"likely: {g.cause}"] if g.cause else [])])
-                if g.status == "ok" else
-                f"skipped: {g.error}" if g.status == "skipped" else f"error: {g.error}")
-        score = f"{g.score:5.1f}" if g.status != "skipped" else f"{'':5}"
-        verdict = "unreadable" if g.status == "error" else g.verdict
+                if g.status == Status.OK else
+                f"skipped: {g.error}" if g.status == Status.SKIPPED else f"error: {g.error}")
+        score = f"{g.score:5.1f}" if g.status != Status.SKIPPED else f"{'':5}"
+        verdict = "unreadable" if g.status == Status.ERROR else g.verdict
         first = f"{_middle(student, who_width):<{who_width}}  " if show_who else ""
         lines.append(f"{first}{_middle(name, width):<{width}}  {score}  {verdict:<10}  "
                      f"{p:>8}  {safe_text(tail)}")
-    counts = {v: sum(1 for g in grades if g.status == "ok" and g.verdict == v)
-              for v in ("pass", "review", "fail")}
-    errors = sum(1 for g in grades if g.status == "error")
-    skipped = sum(1 for g in grades if g.status == "skipped")
+    counts = {v: sum(1 for g in grades if g.status == Status.OK and g.verdict == v)
+              for v in (Verdict.PASS, Verdict.REVIEW, Verdict.FAIL)}
+    errors = sum(1 for g in grades if g.status == Status.ERROR)
+    skipped = sum(1 for g in grades if g.status == Status.SKIPPED)
     graded = len(grades) - skipped
     tail = f" ({_plural(skipped, 'other file')} skipped)" if skipped else ""
     lines.append(f"{_plural(graded, 'submission')}: {counts['pass']} pass, {counts['review']} "
@@ -311,11 +311,11 @@ def _fmt(v: float, spec: str = ".4f") -> str:
 
 #: What each verdict means, in a student's words.
 _VERDICT_MEANING = {
-    "pass": "Your tables look like what the handout's algorithm produces at these settings: "
-    "as good as it gets, and statistically consistent with it.",
-    "review": "Something deserves a human look (see the flags): a review is a question, not a "
-    "deduction.",
-    "fail": "The tables show evidence of a different algorithm or an unusable output "
+    Verdict.PASS: "Your tables look like what the handout's algorithm produces at these "
+    "settings: as good as it gets, and statistically consistent with it.",
+    Verdict.REVIEW: "Something deserves a human look (see the flags): a review is a question, "
+    "not a deduction.",
+    Verdict.FAIL: "The tables show evidence of a different algorithm or an unusable output "
     "(a consistency p-value a correct program essentially never reaches, or no usable table).",
 }
 
@@ -333,7 +333,7 @@ def plain_summary(g: Grade) -> str:
     if hinted:
         text += (" Check the flag below: it says what to look at." if len(hinted) == 1 else
                  f" Check the {len(hinted)} flags below, in order: each says what to look at.")
-    elif g.verdict != "pass" and g.worst:
+    elif g.verdict != Verdict.PASS and g.worst:
         w = g.worst[0]
         text += (f" Check first: state <{w.x},{w.y}>, where your estimate is least like the "
                  "reference runs (the worst states are listed below).")
@@ -343,7 +343,7 @@ def plain_summary(g: Grade) -> str:
 def evidence_reason(g: Grade) -> str:
     """Why statistical evidence below the fail level sent a graded output to review, in words
     ("" when none did): that evidence never costs points (rubric.EVIDENCE_FLAGS)."""
-    if g.status != "ok" or g.verdict != "review":
+    if g.status != Status.OK or g.verdict != Verdict.REVIEW:
         return ""
     reasons = []
     if "inconsistent" in g.flags:
@@ -399,7 +399,7 @@ def report_markdown(refs: References, g: Grade, image: str | None = None) -> str
     percentiles, the consistency test, the worst states and the heatmap."""
     cfg = refs.config
     lines = [f"# Grade: {markdown_code(g.submission)}", ""]
-    if g.status != "ok":
+    if g.status != Status.OK:
         lines += ["**Could not be graded: score 0 / 100, fail.**", "",
                   f"Reason: {markdown_text(g.error)}", ""]
         return "\n".join(lines)
@@ -486,9 +486,9 @@ def report_text(refs: References, g: Grade, worst: int = 5, width: int = 88) -> 
     lines = [f"dicejack grade: {g.submission}"]
     if g.student:
         lines.append(f"Student: {g.who}")
-    if g.status == "skipped":
+    if g.status == Status.SKIPPED:
         return "\n".join([*lines, f"Skipped: {g.error}."]) + "\n"
-    if g.status != "ok":
+    if g.status != Status.OK:
         lines += ["", "Could not be graded: score 0 / 100, fail.", *para(f"Reason: {g.error}"),
                   *para("Check that the file holds what your program printed: the two "
                         f"{refs.game.low}x{refs.game.low} arrays (best number of dice, win "
@@ -569,10 +569,10 @@ def write_reports(
     on, with a :class:`GradeWarning` saying so."""
     folder = Path(folder)
     prepare_reports_folder(folder)
-    grades = [g for g in grades if g.status != "skipped"]
+    grades = [g for g in grades if g.status != Status.SKIPPED]
     paths = []
     advance, stop = parallel.progress_bar("reports", len(grades), progress)
-    drawn = [g for g in grades if g.status == "ok" and g.consistency is not None]
+    drawn = [g for g in grades if g.status == Status.OK and g.consistency is not None]
     heatmaps = figures.SubmissionHeatmaps(refs.game) if drawn else None
     wanted = report_names([g.submission for g in grades])
     taken = {name.lower() for name in wanted}
@@ -587,7 +587,7 @@ def write_reports(
                               f"{wish}.png already exists and was not written by dicejack",
                               GradeWarning, stacklevel=2)
             image = None
-            if heatmaps is not None and g.status == "ok" and g.consistency is not None:
+            if heatmaps is not None and g.status == Status.OK and g.consistency is not None:
                 image = f"{stem}.png"
                 learned = compare.learned_from_tables(refs.game, g.policy, g.probability)
                 heatmaps.draw(compare.state_classes(refs.truth, learned), g.consistency.score,

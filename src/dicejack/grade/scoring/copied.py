@@ -15,6 +15,7 @@ from dicejack.grade.evidence.references import References
 from dicejack.grade.scoring.record import Grade
 from dicejack.grade.scoring.rubric import verdict_for
 from dicejack.grade.scoring.students import same_student
+from dicejack.grade.settings import Status
 
 __all__ = ["find_copies", "mark_copies"]
 
@@ -27,7 +28,7 @@ def find_copies(refs: References, grades: Sequence[Grade]) -> list[tuple[str, ..
     One student's files (a resubmission, a second file) are never each other's copies."""
     names = [g.submission for g in grades]
     out: list[list[str]] = [[] for _ in grades]
-    ok = [i for i, g in enumerate(grades) if g.status == "ok" and g.probability is not None]
+    ok = [i for i, g in enumerate(grades) if g.status == Status.OK and g.probability is not None]
     threshold = COPY_FACTOR * calibration(refs).copy_distance
     if len(ok) < 2 or not np.isfinite(threshold) or threshold <= 0:
         return [tuple(s) for s in out]

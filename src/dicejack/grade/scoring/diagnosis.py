@@ -58,6 +58,7 @@ from dicejack.grade.evidence.printed import as_printed
 from dicejack.grade.evidence.references import References, default_cache_dir
 from dicejack.grade.scoring.record import Grade
 from dicejack.grade.scoring.rubric import PRINT_RULE_FLAGS
+from dicejack.grade.settings import Status, Verdict
 
 __all__ = ["BugModel", "MODELS", "MODEL_RUNS", "Z_FIT", "MARGIN_FAITHFUL", "MARGIN_RUNNER",
            "UNUSUAL", "Diagnosis", "diagnose", "model_runs", "mark_diagnosis", "cause_sentence",
@@ -512,10 +513,11 @@ def cause_sentence(refs: References, cause: str) -> str:
 
 
 def _needs_diagnosis(g: Grade) -> bool:
-    if g.status != "ok" or g.verdict == "pass" or g.policy is None or g.consistency is None:
+    if (g.status != Status.OK or g.verdict == Verdict.PASS or g.policy is None
+            or g.consistency is None):
         return False
     reasons = {"inconsistent", "low-quality", *PRINT_RULE_FLAGS, *_CORRECTED}
-    return g.verdict == "fail" or bool(reasons & set(g.flags))
+    return g.verdict == Verdict.FAIL or bool(reasons & set(g.flags))
 
 
 def diagnose(refs: References, g: Grade, cache_dir: str | os.PathLike[str] | None | bool = False

@@ -55,7 +55,7 @@ from dicejack.grade.scoring.rubric import (
     verdict_for,
 )
 from dicejack.grade.scoring.students import mark_held, mark_kept
-from dicejack.grade.settings import GradeError, GradeWarning
+from dicejack.grade.settings import GradeError, GradeWarning, Status, Verdict
 from dicejack.runtime import parallel
 
 __all__ = ["grade_tables", "grade_text", "grade_file", "grade_entry", "grade_batch",
@@ -212,7 +212,7 @@ def _grade(
         fixes["J shifted by one"] = grade_tables(
             refs, shifted, prob, no_data=mask, what_if=False, worst=0).score
     return Grade(
-        submission=submission, status="ok", score=score,
+        submission=submission, status=Status.OK, score=score,
         verdict=verdict_for(score, cons.p_value, flags_out), consistency=cons, metrics=metrics,
         points=points, percentiles=percentiles, layout=layout, flags=tuple(flags_out),
         notes=notes, worst=worst_states(refs, j, value, cons, worst), policy=j, probability=value,
@@ -306,7 +306,7 @@ def batch_hint(refs: References, grades: Sequence[Grade]) -> str:
     """One line for the top of a batch's output when most of its files point to other settings
     or one slip (the command to re-run when there is one), else "": tables of another size
     (another LTarget), tables that fit markedly better transposed, J printed 0-based."""
-    files = [g for g in grades if g.status != "skipped"]
+    files = [g for g in grades if g.status != Status.SKIPPED]
     if not files:
         return ""
     half = len(files) / 2
@@ -330,7 +330,7 @@ def batch_hint(refs: References, grades: Sequence[Grade]) -> str:
 
 
 def _error(label: str, message: str) -> Grade:
-    return Grade(submission=label, status="error", score=0.0, verdict="fail",
+    return Grade(submission=label, status=Status.ERROR, score=0.0, verdict=Verdict.FAIL,
                  error=one_line(message))
 
 
@@ -338,7 +338,7 @@ def grade_entry(refs: References, entry: Entry) -> Grade:
     """Grade one collected :class:`~dicejack.grade.intake.inputs.Entry` (a file, an archive
     member, or a skipped or unreadable one), with its student. Never raises for bad content."""
     if entry.skipped:
-        g = Grade(submission=entry.label, status="skipped", verdict="",
+        g = Grade(submission=entry.label, status=Status.SKIPPED, verdict=Verdict.NONE,
                   error=one_line(entry.skipped))
     elif entry.error:
         g = _error(entry.label, entry.error)
@@ -349,7 +349,7 @@ def grade_entry(refs: References, entry: Entry) -> Grade:
         g = grade_file(refs, entry.path if entry.path is not None else entry.label,
                        name=entry.label, html=entry.html)
     if entry.flags:
-        verdict = "review" if g.verdict == "pass" else g.verdict
+        verdict = Verdict.REVIEW if g.verdict == Verdict.PASS else g.verdict
         g = dataclasses.replace(g, flags=(*g.flags, *entry.flags), verdict=verdict)
     s = entry.student
     if s is None:
@@ -391,11 +391,11 @@ def grade_batch(
 def _mark_power(refs: References, grades: list[Grade]) -> list[Grade]:
     """Flag every graded file `low-power` and warn once when the probe runs show that these
     settings hide bugs that matter (:mod:`dicejack.grade.evidence.power`)."""
-    if not any(g.status == "ok" for g in grades):
+    if not any(g.status == Status.OK for g in grades):
         return grades
     note = setting_power(refs).note()
     if not note:
         return grades
     warnings.warn(note, GradeWarning, stacklevel=3)
-    return [dataclasses.replace(g, flags=(*g.flags, "low-power")) if g.status == "ok" else g
+    return [dataclasses.replace(g, flags=(*g.flags, "low-power")) if g.status == Status.OK else g
             for g in grades]

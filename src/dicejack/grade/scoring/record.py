@@ -11,6 +11,7 @@ import numpy as np
 
 from dicejack.grade.evidence.consistency import Consistency
 from dicejack.grade.evidence.print_rules import PrintCheck
+from dicejack.grade.settings import Status, Verdict
 
 __all__ = ["Grade", "WorstState"]
 
@@ -48,9 +49,9 @@ class Grade:
     """
 
     submission: str
-    status: str  # "ok" | "error" | "skipped" (found in a folder or archive, not an output)
+    status: Status  # OK | ERROR | SKIPPED (found in a folder or archive, not an output)
     score: float = 0.0
-    verdict: str = "fail"
+    verdict: Verdict = Verdict.FAIL
     consistency: Consistency | None = None
     metrics: dict[str, float] = field(default_factory=dict)
     points: dict[str, float] = field(default_factory=dict)
@@ -76,6 +77,11 @@ class Grade:
     print_check: PrintCheck | None = None  # the print-rule checks (grade.print_rules)
     cause: str = ""  # likely cause (grade.diagnosis): a bug model, "unusual", "" (not diagnosed)
     cause_text: str = ""  # the likely cause in words, with what to check
+
+    def __post_init__(self) -> None:
+        # the words as enums however they were given ("ok" and Status.OK are one value)
+        object.__setattr__(self, "status", Status(self.status))
+        object.__setattr__(self, "verdict", Verdict(self.verdict))
 
     @property
     def decimals(self) -> int | None:

@@ -10,6 +10,7 @@ import numpy as np
 
 from dicejack.grade.evidence.levels import ALPHA_PRINT, P_INCONSISTENT, P_REVIEW
 from dicejack.grade.evidence.print_model import PRINT_RULES
+from dicejack.grade.settings import Verdict
 
 __all__ = ["FORMAT_POINTS", "QUALITY_POINTS", "CONSISTENCY_POINTS", "P_REVIEW", "ALPHA_PRINT",
            "P_INCONSISTENT", "PRINT_RULE_FLAGS", "EVIDENCE_FLAGS", "SCORE_STANDS",
@@ -165,7 +166,7 @@ def percentile_among(value: float, reference: np.ndarray, sign: int) -> float:
     return float(100.0 * np.mean(ref * sign <= value * sign))
 
 
-def verdict_for(score: float, p: float, flags: Iterable[str]) -> str:
+def verdict_for(score: float, p: float, flags: Iterable[str]) -> Verdict:
     """fail only on evidence: p < P_FAIL (a different algorithm) or a fail flag (no usable
     table); review: p < P_INCONSISTENT, score < SCORE_REVIEW or a review flag (among them the
     print-rule flags, which take the rest of the P_REVIEW level); else pass.
@@ -174,7 +175,7 @@ def verdict_for(score: float, p: float, flags: Iterable[str]) -> str:
     reference runs (e.g. settles on a wrong J at <0,0>), and chance must not fail anyone."""
     flags = set(flags)
     if (np.isfinite(p) and p < P_FAIL) or FAIL_FLAGS & flags:
-        return "fail"
+        return Verdict.FAIL
     if (np.isfinite(p) and p < P_INCONSISTENT) or score < SCORE_REVIEW or REVIEW_FLAGS & flags:
-        return "review"
-    return "pass"
+        return Verdict.REVIEW
+    return Verdict.PASS

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 
 from dicejack.grade.intake.lms_names import file_owner
 from dicejack.grade.scoring.record import Grade
-from dicejack.grade.settings import GradeError
+from dicejack.grade.settings import GradeError, Status, Verdict
 
 __all__ = ["KEEP", "HOLD_REASONS", "student_ids", "file_owner", "owner_ids", "same_student",
            "mark_kept", "parse_hold", "mark_held"]
@@ -46,8 +46,8 @@ def same_student(a: Grade, b: Grade) -> bool:
 
 def _chosen(files: Sequence[tuple[int, Grade]], keep: str) -> int:
     """The batch index of the file that goes out among one student's files."""
-    graded = [(i, g) for i, g in files if g.status == "ok"] or [
-        (i, g) for i, g in files if g.status == "error"]
+    graded = [(i, g) for i, g in files if g.status == Status.OK] or [
+        (i, g) for i, g in files if g.status == Status.ERROR]
     if keep == "best":
         return max(graded, key=lambda ig: (ig[1].score, ig[1].order, ig[0]))[0]
     return max(graded, key=lambda ig: (ig[1].order, ig[0]))[0]
@@ -62,11 +62,11 @@ def mark_kept(grades: Sequence[Grade], keep: str = "latest") -> list[Grade]:
         raise GradeError(f"--keep must be one of {', '.join(KEEP)}, got {keep!r}")
     by: dict[str, list[tuple[int, Grade]]] = {}
     for i, g in enumerate(grades):
-        if g.status != "skipped":
+        if g.status != Status.SKIPPED:
             for sid in owner_ids(g):
                 by.setdefault(sid, []).append((i, g))
     kept = {_chosen(files, keep) for files in by.values()}
-    return [g if g.status == "skipped" else dataclasses.replace(
+    return [g if g.status == Status.SKIPPED else dataclasses.replace(
         g, kept="yes" if i in kept else "no") for i, g in enumerate(grades)]
 
 
@@ -91,11 +91,11 @@ def parse_hold(values: Iterable[str] | str | None) -> tuple[str, ...]:
 
 
 def _hold_reason(g: Grade, hold: Sequence[str]) -> str:
-    if g.status == "error":
+    if g.status == Status.ERROR:
         return "unreadable" if "unreadable" in hold else ""
-    if g.status != "ok":
+    if g.status != Status.OK:
         return ""
-    reasons = [g.verdict] if g.verdict in ("review", "fail") else []
+    reasons = [g.verdict] if g.verdict in (Verdict.REVIEW, Verdict.FAIL) else []
     reasons += ["copied"] * ("copied" in g.flags) + ["late"] * g.late
     return ", ".join(r for r in reasons if r in hold)
 
