@@ -193,9 +193,9 @@ def test_lms_csv_outputs_are_checked_and_replace_only_their_own(tmp_path):
     marks.write_text("name,mark\nalice,17\n")
     with pytest.raises(grade.GradeError, match="not a dicejack LMS grades CSV"):
         grade.grade_files(CONFIG, [sub], lms_csv=marks, cache_dir=False)
-    with pytest.raises(grade.GradeError, match="--lms-csv .* is also --out"):
+    with pytest.raises(grade.GradeError, match="lms_csv .* is also out"):
         grade.grade_files(CONFIG, [sub], out=marks, lms_csv=marks, cache_dir=False)
-    with pytest.raises(grade.GradeError, match="--lms-format must be one of"):
+    with pytest.raises(grade.GradeError, match="lms_format must be one of"):
         grade.grade_files(CONFIG, [sub], lms_csv=tmp_path / "g.csv", lms_format="excel",
                           cache_dir=False)
     for fmt in LMS_FORMATS:

@@ -13,6 +13,7 @@ import pytest
 from dicejack.grade import Grade, GradeError, Status, Verdict
 from dicejack.grade.outputs.writers import gradebook_csv, summary_text
 from dicejack.grade.scoring.rubric import verdict_for
+from dicejack.grade.settings import Parameter
 
 
 @pytest.mark.parametrize("word", [*Status, *Verdict])
@@ -67,7 +68,32 @@ def test_the_rubric_returns_verdicts():
     assert verdict_for(50.0, 0.5, ()) is Verdict.REVIEW
 
 
-def test_grade_error_names_its_parameters():
-    exc = GradeError("keep must be one of latest, best, got 'x'", parameters=["keep"])
-    assert exc.parameters == ("keep",) and str(exc).startswith("keep must")
+def test_grade_error_names_its_parameters_where_they_stand():
+    exc = GradeError(Parameter("out"), " out/book.csv is also ", Parameter("lms_csv"),
+                     "; give each output its own file")
+    assert str(exc) == "out out/book.csv is also lms_csv; give each output its own file"
+    assert exc.parameters == ("out", "lms_csv")
+    flags = {"out": "--out", "lms_csv": "--lms-csv"}
+    assert exc.naming(flags) == ("--out out/book.csv is also --lms-csv; give each output its "
+                                 "own file")
     assert GradeError("no submissions to grade").parameters == ()
+
+
+def test_library_errors_name_parameters_and_the_cli_says_flags(tmp_path):
+    from dicejack.cli.grade import FLAGS, flag_names
+    from dicejack.game import Game
+    from dicejack.grade import GradeConfig, grade_files
+
+    sub = tmp_path / "a.txt"
+    sub.write_text("0 0\n0 0\n")
+    config = GradeConfig(Game(4, 8, 9, 2), 100.0, 1000)
+    with pytest.raises(GradeError) as lib:
+        grade_files(config, [sub], keep="newest", cache_dir=False)
+    assert str(lib.value) == "keep must be one of latest, best, got 'newest'"
+    assert "--" not in str(lib.value)
+    with pytest.raises(GradeError) as cli, flag_names():
+        grade_files(config, [sub], out=tmp_path / "out", lms_csv=tmp_path / "out",
+                    cache_dir=False)
+    assert str(cli.value) == (f"--lms-csv {tmp_path / 'out'} is also --out; give each output "
+                              "its own file")  # the path's own "out" stays as it is
+    assert set(FLAGS.values()) >= {"--keep", "--html", "--lms-hold"}

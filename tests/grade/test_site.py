@@ -199,9 +199,9 @@ def test_the_site_replaces_only_itself(batch, tmp_path, monkeypatch):
         grade.grade_files(CONFIG, [sub], site=mine, cache_dir=False)
     assert (mine / "thesis.tex").read_text() == "keep" and sorted(mine.iterdir()) == [
         mine / "thesis.tex"]
-    with pytest.raises(grade.GradeError, match="--html .* holds the submission"):
+    with pytest.raises(grade.GradeError, match="site .* holds the submission"):
         grade.grade_files(CONFIG, [sub], site=tmp_path, cache_dir=False)
-    with pytest.raises(grade.GradeError, match="--reports and --html both name"):
+    with pytest.raises(grade.GradeError, match="reports and site both name"):
         grade.grade_files(CONFIG, [sub], site=tmp_path / "x", reports=tmp_path / "x",
                           cache_dir=False)
     assert not list(tmp_path.glob(".mine.*")) and not list(tmp_path.glob(".x.*"))

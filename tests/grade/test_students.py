@@ -90,7 +90,7 @@ def test_keep_best_takes_the_highest_score():
     only_errors = mark_kept([Grade("a_1_1_x", "error", student="1", order="1"),
                                    Grade("a_1_2_x", "error", student="1", order="2")])
     assert [g.kept for g in only_errors] == ["no", "yes"]
-    with pytest.raises(grade.GradeError, match="--keep must be one of latest, best"):
+    with pytest.raises(grade.GradeError, match="keep must be one of latest, best"):
         mark_kept(files, "newest")
 
 
@@ -106,7 +106,7 @@ def test_held_grades_leave_their_lms_cell_empty_and_say_why():
     rows = list(csv.DictReader(io.StringIO(grade_lms.lms_csv(held))))
     assert [r["score"] for r in rows] == ["100.0", "", "", "10.0", ""]
     assert "held back for a look first: review, late" in rows[1]["note"]
-    with pytest.raises(grade.GradeError, match="--lms-hold takes review, fail, copied, late, "
+    with pytest.raises(grade.GradeError, match="lms_hold takes review, fail, copied, late, "
                                                "unreadable"):
         parse_hold("reviews")
 
@@ -137,7 +137,7 @@ def test_only_decided_grades_go_to_the_lms_by_default(download, tmp_path, capsys
     assert lms_hold_reasons(None) == DEFAULT_LMS_HOLD == (
         "review", "copied", "unreadable")
     assert lms_hold_reasons("none") == lms_hold_reasons(["NONE"]) == ()
-    with pytest.raises(grade.GradeError, match="--lms-hold none sends every grade"):
+    with pytest.raises(grade.GradeError, match="lms_hold none sends every grade"):
         lms_hold_reasons("none,review")
     args = ["grade", str(download), "--sides", str(GAME.n_sides), "--low", str(GAME.low),
             "--high", str(GAME.high), "--dice", str(GAME.n_dice), "-m", f"{M:g}", "--games",

@@ -343,7 +343,7 @@ def test_reports_never_replace_a_file_they_did_not_write(tmp_path):
     # A submission inside the reports folder: refused before any work, in one line.
     inside = reports / "bob.txt.md"
     inside.write_text("# Grade: `fake`\n" + submission_text(seed=6))
-    with pytest.raises(grade.GradeError, match=r"^--reports .*reports holds the submission .*"
+    with pytest.raises(grade.GradeError, match=r"^reports .*reports holds the submission .*"
                        r"bob\.txt\.md; give a folder outside what is graded$"):
         grade.grade_files(CFG, [bob, inside], out=tmp_path / "g.csv", reports=reports,
                           cache_dir=tmp_path)

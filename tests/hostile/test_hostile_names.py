@@ -124,7 +124,7 @@ def test_an_output_inside_the_reports_folder_is_refused(tmp_path, option):
     sub.write_text(submission_text(seed=1))
     reports = tmp_path / "reports"
     other = {"out": tmp_path / "g.csv"} if option == "lms_csv" else {}
-    with pytest.raises(grade.GradeError, match="inside the --reports folder"):
+    with pytest.raises(grade.GradeError, match="inside the reports folder"):
         _grade(tmp_path, [sub], reports=reports, **{option: reports / "a.txt.md"}, **other)
     assert not reports.exists() or not any(reports.iterdir())
 

@@ -44,7 +44,7 @@ from dicejack.grade.outputs.writers import (
 from dicejack.grade.scoring.grading import grade_batch
 from dicejack.grade.scoring.record import Grade
 from dicejack.grade.scoring.students import KEEP
-from dicejack.grade.settings import GradeConfig, GradeError, GradeWarning, Status
+from dicejack.grade.settings import GradeConfig, GradeError, GradeWarning, Parameter, Status
 from dicejack.grade.site import prepare_site, write_site
 from dicejack.runtime import frames
 
@@ -121,22 +121,22 @@ def plan_outputs(
     lms_format = lms_format_name(lms_format)
     hold = lms_hold_reasons(lms_hold)
     if keep not in KEEP:
-        raise GradeError(f"--keep must be one of {', '.join(KEEP)}, got {keep!r}")
+        raise GradeError(Parameter("keep"), f" must be one of {', '.join(KEEP)}, got {keep!r}")
     if gradescope_visibility not in GRADESCOPE_VISIBILITY:
-        raise GradeError(f"--gradescope-visibility must be one of "
+        raise GradeError(Parameter("gradescope_visibility"), " must be one of "
                          f"{', '.join(GRADESCOPE_VISIBILITY)}, got {gradescope_visibility!r}")
-    targets = {"--out": out, "--lms-csv": lms_csv, "--gradescope": gradescope}
+    targets = {"out": out, "lms_csv": lms_csv, "gradescope": gradescope}
     given = {k: Path(v) for k, v in targets.items() if v is not None}
     _distinct_outputs(given)
     out_path, lms_path, gs_path = (given.get(k) for k in targets)
     report_dir = Path(reports) if reports is not None else None
     site_dir = Path(site) if site is not None else None
     _output_folder_apart(report_dir, given, paths)
-    _output_folder_apart(site_dir, given, paths, flag="--html")
+    _output_folder_apart(site_dir, given, paths, flag="site")
     if report_dir is not None and site_dir is not None and (
             resolved_path(report_dir) == resolved_path(site_dir)):
-        raise GradeError(f"--reports and --html both name {display_name(site_dir)}; give each "
-                         "its own folder")
+        raise GradeError(Parameter("reports"), " and ", Parameter("site"),
+                         f" both name {display_name(site_dir)}; give each its own folder")
     return OutputPlan(out=out_path, reports=report_dir, site=site_dir, lms_csv=lms_path,
                       gradescope=gs_path, lms_format=lms_format, lms_assignment=lms_assignment,
                       gradescope_visibility=gradescope_visibility, keep=keep, hold=hold)
@@ -151,8 +151,8 @@ def check_outputs(plan: OutputPlan, paths: Sequence[str | os.PathLike[str] | byt
     if plan.gradescope is not None and len(submissions) > 1:
         names = ", ".join(e.label for e in submissions[:3])
         more = ", ..." if len(submissions) > 3 else ""
-        raise GradeError(f"--gradescope grades one submission; found {len(submissions)}: "
-                         f"{names}{more}")
+        raise GradeError(Parameter("gradescope"), " grades one submission; found "
+                         f"{len(submissions)}: {names}{more}")
     inputs = [*paths, *(e.path for e in submissions if e.path is not None)]
     check_gradebook_path(plan.out, inputs=inputs)
     check_lms_path(plan.lms_csv, inputs=inputs)
@@ -282,7 +282,7 @@ def check_self_check_file(path: str | os.PathLike[str] | bytes) -> None:
 
 def _output_folder_apart(folder: Path | None, given: dict[str, Path],
                    paths: Sequence[str | os.PathLike[str] | bytes],
-                   flag: str = "--reports") -> None:
+                   flag: str = "reports") -> None:
     """Refuse a reports folder that is, or holds, a submission given (the run would skip every
     submission as its own output), and an output file inside it (a report could replace it)."""
     if folder is None:
@@ -293,13 +293,14 @@ def _output_folder_apart(folder: Path | None, given: dict[str, Path],
     for raw in paths:
         path = resolved_path(raw)
         if path is not None and (path == where or where in path.parents):
-            raise GradeError(f"{flag} {display_name(folder)} holds the submission "
+            raise GradeError(Parameter(flag), f" {display_name(folder)} holds the submission "
                              f"{display_name(raw)}; give a folder outside what is graded")
     for option, out in given.items():
         path = resolved_path(out)
         if path is not None and where in path.parents:
-            raise GradeError(f"{option} {display_name(out)} is inside the {flag} folder, "
-                             "where a page could replace it; write it elsewhere")
+            raise GradeError(Parameter(option), f" {display_name(out)} is inside the ",
+                             Parameter(flag), " folder, where a page could replace it; write it "
+                             "elsewhere")
 
 
 def _distinct_outputs(given: dict[str, Path]) -> None:
@@ -311,6 +312,6 @@ def _distinct_outputs(given: dict[str, Path]) -> None:
         except (OSError, RuntimeError, ValueError):
             key = path
         if key in seen:
-            raise GradeError(f"{option} {path} is also {seen[key]}; give each output its own "
-                             "file")
+            raise GradeError(Parameter(option), f" {path} is also ", Parameter(seen[key]),
+                             "; give each output its own file")
         seen[key] = option

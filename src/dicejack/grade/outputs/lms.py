@@ -31,7 +31,7 @@ from dicejack.grade.scoring.rubric import (
     QUALITY_POINTS,
 )
 from dicejack.grade.scoring.students import HOLD_REASONS, mark_kept, owner_ids, parse_hold
-from dicejack.grade.settings import GradeError, Status, Verdict
+from dicejack.grade.settings import GradeError, Parameter, Status, Verdict
 
 __all__ = ["LMS_FORMATS", "GENERIC_HEADER", "CANVAS_HEADER", "MOODLE_HEADER", "MAX_SCORE",
            "BLACKBOARD_HEADER", "lms_format_name", "format_mismatch",
@@ -66,7 +66,7 @@ DEFAULT_LMS_HOLD = ("review", "copied", "unreadable")
 
 
 def lms_hold_reasons(values: Iterable[str] | str | None) -> tuple[str, ...]:
-    """--lms-hold as the reasons to hold back: None (not given) is :data:`DEFAULT_LMS_HOLD`,
+    """lms_hold as the reasons to hold back: None (not given) is :data:`DEFAULT_LMS_HOLD`,
     ``none`` alone sends every grade, else a comma list of HOLD_REASONS (any case); a bad word
     or ``none`` beside others is a one-line GradeError."""
     if values is None:
@@ -75,8 +75,8 @@ def lms_hold_reasons(values: Iterable[str] | str | None) -> tuple[str, ...]:
     words = [w.strip().lower() for item in items for w in str(item).split(",") if w.strip()]
     if "none" in words:
         if len(words) > 1:
-            raise GradeError("--lms-hold none sends every grade; give it alone, or a list of "
-                             f"{', '.join(HOLD_REASONS)}")
+            raise GradeError(Parameter("lms_hold"), " none sends every grade; give it alone, "
+                             f"or a list of {', '.join(HOLD_REASONS)}")
         return ()
     return parse_hold(words)
 
@@ -160,11 +160,12 @@ def _score(value: float | None) -> str:
 
 
 def lms_format_name(name: str) -> str:
-    """--lms-format in any case (``Canvas``, ``MOODLE``) as one of LMS_FORMATS; GradeError (one
+    """lms_format in any case (``Canvas``, ``MOODLE``) as one of LMS_FORMATS; GradeError (one
     line) naming them otherwise."""
     key = str(name).strip().lower()
     if key not in LMS_FORMATS:
-        raise GradeError(f"--lms-format must be one of {', '.join(LMS_FORMATS)}, got {name!r}")
+        raise GradeError(Parameter("lms_format"),
+                         f" must be one of {', '.join(LMS_FORMATS)}, got {name!r}")
     return key
 
 
@@ -270,7 +271,7 @@ def check_lms_path(path: Path | None, inputs: Sequence[str | os.PathLike[str] | 
     (:func:`~dicejack.grade.outputs.writers.check_output_path`): an
     existing file is replaced only when empty or an earlier LMS CSV of this tool
     (:func:`is_lms_csv`, whatever the assignment was called)."""
-    check_output_path(path, option="--lms-csv", what="a dicejack LMS grades CSV",
+    check_output_path(path, option="lms_csv", what="a dicejack LMS grades CSV",
                       recognise=is_lms_csv, inputs=inputs,
                       hint="give a file name such as grades.csv")
 
@@ -310,7 +311,7 @@ def gradescope_results(refs: References | None, g: Grade, *, visibility: str = "
     it that were not graded (named in the output). An unreadable submission scores 0 in every
     test, the reason in the output."""
     if visibility not in GRADESCOPE_VISIBILITY:
-        raise GradeError(f"--gradescope-visibility must be one of "
+        raise GradeError(Parameter("gradescope_visibility"), " must be one of "
                          f"{', '.join(GRADESCOPE_VISIBILITY)}, got {visibility!r}")
     ok = g.status == Status.OK and g.consistency is not None
     per_metric = QUALITY_POINTS / len(QUALITY_METRICS)
@@ -380,7 +381,7 @@ def check_gradescope_path(path: Path | None,
                           inputs: Sequence[str | os.PathLike[str] | bytes] = ()) -> None:
     """Refuse --gradescope before any work: an existing file is replaced only when empty or an
     earlier results.json of this tool."""
-    check_output_path(path, option="--gradescope", what="a dicejack results.json",
+    check_output_path(path, option="gradescope", what="a dicejack results.json",
                       ours=(_GRADESCOPE_FIRST_BYTES,), inputs=inputs,
                       hint="give a file name such as /autograder/results/results.json")
 
@@ -392,9 +393,10 @@ def write_gradescope(path: str | os.PathLike[str], refs: References | None,
     graded = [g for g in grades if g.status != Status.SKIPPED]
     skipped = [g for g in grades if g.status == Status.SKIPPED]
     if len(graded) > 1:
-        raise GradeError(f"--gradescope grades one submission; found {len(graded)}")
+        raise GradeError(Parameter("gradescope"),
+                         f" grades one submission; found {len(graded)}")
     if not graded and not skipped:
-        raise GradeError("--gradescope: no submission found")
+        raise GradeError(Parameter("gradescope"), ": no submission found")
     target = graded[0] if graded else skipped[0]
     others = [s for s in skipped if s is not target]
     text = json.dumps(gradescope_results(refs, target, visibility=visibility, skipped=others),

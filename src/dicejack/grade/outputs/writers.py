@@ -39,7 +39,7 @@ from dicejack.grade.scoring.rubric import (
     QUALITY_POINTS,
     SCORE_STANDS,
 )
-from dicejack.grade.settings import GradeError, GradeWarning, Status, Verdict
+from dicejack.grade.settings import GradeError, GradeWarning, Parameter, Status, Verdict
 from dicejack.runtime import parallel
 
 __all__ = ["GRADEBOOK_HEADER", "gradebook_csv", "gradebook_records", "write_gradebook",
@@ -133,11 +133,11 @@ def check_output_path(
     try:
         formats.check_output_file(out, option=option, hint=hint or None)
     except formats.FormatError as exc:
-        raise GradeError(str(exc)) from None
+        raise _named(option, str(exc)) from None
     clash = same_as_any(out, inputs)
     if clash is not None:
-        raise GradeError(f"{option} {out} is the submission {clash}; grading never replaces a "
-                         f"submission: give another {option}")
+        raise GradeError(Parameter(option), f" {out} is the submission {clash}; grading never "
+                         "replaces a submission: give another ", Parameter(option))
     try:
         st = out.stat() if out.exists() or out.is_symlink() else None
     except (OSError, ValueError):
@@ -145,21 +145,29 @@ def check_output_path(
     if st is None:
         return
     if not stat.S_ISREG(st.st_mode):
-        raise GradeError(f"{option} {out} exists and is not a regular file; give another "
-                         f"{option}")
+        raise GradeError(Parameter(option), f" {out} exists and is not a regular file; give "
+                         "another ", Parameter(option))
     if st.st_size and not any(_starts_with(out, first) for first in ours) and not (
             recognise is not None and recognise(_head(out, 2**16) or b"")):
-        raise GradeError(f"{option} {out} exists and is not {what}; move it away or give "
-                         f"another {option}")
+        raise GradeError(Parameter(option), f" {out} exists and is not {what}; move it away or "
+                         "give another ", Parameter(option))
+
+
+def _named(option: str, message: str) -> GradeError:
+    """A GradeError of `message` (formats' words for a path given as `option`), the option
+    marked as the parameter it is where the message names it first."""
+    if message.startswith(option + " "):
+        return GradeError(Parameter(option), message[len(option):])
+    return GradeError(message)
 
 
 def check_gradebook_path(
     out: Path | None, inputs: Sequence[str | os.PathLike[str] | bytes] = ()
 ) -> None:
-    """:func:`check_output_path` for the gradebook (`--out`): an existing file is replaced only
+    """:func:`check_output_path` for the gradebook (`out`): an existing file is replaced only
     when empty or a previous gradebook (its first line is :data:`GRADEBOOK_HEADER`, or an
     earlier version's)."""
-    check_output_path(out, option="--out", what="a dicejack gradebook",
+    check_output_path(out, option="out", what="a dicejack gradebook",
                       ours=_GRADEBOOK_FIRST_LINES, inputs=inputs,
                       hint="give a file name such as gradebook.csv")
 
@@ -168,9 +176,9 @@ def prepare_reports_folder(folder: Path | None) -> None:
     """Create the reports folder, or refuse it (:func:`dicejack.formats.ensure_output_folder`)."""
     if folder is not None:
         try:
-            formats.ensure_output_folder(folder, option="--reports", what="reports folder")
+            formats.ensure_output_folder(folder, option="reports", what="reports folder")
         except formats.FormatError as exc:
-            raise GradeError(str(exc)) from None
+            raise _named("reports", str(exc)) from None
 
 
 def _num(value: float, fmt: str) -> str:

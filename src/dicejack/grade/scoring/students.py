@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 
 from dicejack.grade.intake.lms_names import file_owner
 from dicejack.grade.scoring.record import Grade
-from dicejack.grade.settings import GradeError, Status, Verdict
+from dicejack.grade.settings import GradeError, Parameter, Status, Verdict
 
 __all__ = ["KEEP", "HOLD_REASONS", "student_ids", "file_owner", "owner_ids", "same_student",
            "mark_kept", "parse_hold", "mark_held"]
@@ -59,7 +59,7 @@ def mark_kept(grades: Sequence[Grade], keep: str = "latest") -> list[Grade]:
     the best score), "no" on their other graded or unreadable files; skipped files unmarked.
     A group's file is kept when it is kept for any member."""
     if keep not in KEEP:
-        raise GradeError(f"--keep must be one of {', '.join(KEEP)}, got {keep!r}")
+        raise GradeError(Parameter("keep"), f" must be one of {', '.join(KEEP)}, got {keep!r}")
     by: dict[str, list[tuple[int, Grade]]] = {}
     for i, g in enumerate(grades):
         if g.status != Status.SKIPPED:
@@ -71,7 +71,7 @@ def mark_kept(grades: Sequence[Grade], keep: str = "latest") -> list[Grade]:
 
 
 def parse_hold(values: Iterable[str] | str | None) -> tuple[str, ...]:
-    """--lms-hold as a tuple of HOLD_REASONS: comma lists, any case; GradeError (one line)
+    """lms_hold as a tuple of HOLD_REASONS: comma lists, any case; GradeError (one line)
     naming the choices for anything else."""
     if values is None:
         return ()
@@ -83,8 +83,8 @@ def parse_hold(values: Iterable[str] | str | None) -> tuple[str, ...]:
             if not word:
                 continue
             if word not in HOLD_REASONS:
-                raise GradeError(f"--lms-hold takes {', '.join(HOLD_REASONS)} (comma-separated), "
-                                 f"got {word!r}")
+                raise GradeError(Parameter("lms_hold"), f" takes {', '.join(HOLD_REASONS)} "
+                                 f"(comma-separated), got {word!r}")
             if word not in out:
                 out.append(word)
     return tuple(out)
