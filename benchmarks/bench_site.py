@@ -31,7 +31,7 @@ from tests.students import BUGS, FAITHFUL, run_student  # noqa: E402
 
 from dicejack import grade  # noqa: E402
 from dicejack.game import Game  # noqa: E402
-from dicejack.grade.site import write_site  # noqa: E402
+from dicejack.grade.outputs.site import write_site  # noqa: E402
 
 GAME = Game(6, 15, 17, 2)
 M = 100.0

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from dicejack import grade, report
-from dicejack.grade.site import write_site
+from dicejack.grade.outputs.site import write_site
 from tests.grade.support import CONFIG, layouts, tables, write
 from tests.students import FAITHFUL, run_student
 

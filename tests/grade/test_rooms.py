@@ -13,7 +13,7 @@ import pytest
 import dicejack.grade
 
 #: grade's rooms, highest first (pyproject.toml holds the same layers for lint-imports).
-LAYERS = ["programs", "batch", "outputs : site", "scoring", "evidence", "intake", "settings"]
+LAYERS = ["programs", "batch", "outputs", "scoring", "evidence", "intake", "settings"]
 #: The packages whose modules must not import in a circle (programs/ keeps one annotation-only
 #: import, pages -> batch: see the report of issue 33).
 ROOMS = ["dicejack.grade", "dicejack.grade.intake", "dicejack.grade.evidence",

@@ -1,5 +1,5 @@
-"""Tests of dicejack.grade.site: the grading site's pages, its folder, and names that stay text.
-The pages in a real browser: tests/browser/test_pages.py."""
+"""Tests of dicejack.grade.outputs.site: the grading site's pages, its folder, and names that
+stay text. The pages in a real browser: tests/browser/test_pages.py."""
 
 from __future__ import annotations
 
@@ -12,8 +12,7 @@ import pytest
 
 from dicejack import grade
 from dicejack.cli import main
-from dicejack.grade.outputs.writers import plain_summary, quality_rows
-from dicejack.grade.site import (
+from dicejack.grade.outputs.site import (
     SITE_MARKER,
     copy_groups,
     index_html,
@@ -21,6 +20,7 @@ from dicejack.grade.site import (
     submission_html,
     write_site,
 )
+from dicejack.grade.outputs.writers import plain_summary, quality_rows
 
 from .support import CONFIG, GAME, GAMES, M, layouts, tables, write
 

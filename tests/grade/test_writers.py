@@ -7,6 +7,7 @@ import dataclasses
 import numpy as np
 
 from dicejack import grade
+from dicejack.grade.outputs.site import submission_html
 from dicejack.grade.outputs.writers import (
     plain_summary,
     report_markdown,
@@ -15,7 +16,6 @@ from dicejack.grade.outputs.writers import (
     summary_text,
 )
 from dicejack.grade.scoring.rubric import FLAG_HINTS
-from dicejack.grade.site import submission_html
 
 from .support import CONFIG, grade_of, layouts, tables, write
 

@@ -20,8 +20,8 @@ from dicejack.cli import main
 from dicejack.grade.intake.inputs import Entry, collect
 from dicejack.grade.intake.lms_names import canvas_student, gradescope_students, lms_student
 from dicejack.grade.outputs.lms import student_scores
+from dicejack.grade.outputs.site import SITE_MARKER
 from dicejack.grade.scoring.students import file_owner, student_ids
-from dicejack.grade.site import SITE_MARKER
 
 from .support import submission_text
 

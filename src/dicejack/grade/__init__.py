@@ -25,7 +25,7 @@ intake/        reading, skip rules, LMS names, inputs: files, folders, zips -> e
 evidence/      printed tables, reference runs, their calibration, consistency, print rules,
                power, table distances
 scoring/       rubric, the Grade record, students, copies, diagnosis, grading (pure)
-outputs/       gradebook CSV and reports, LMS outputs (and site.py, the HTML site)
+outputs/       gradebook CSV and reports, LMS outputs, the HTML site
 batch          grade_files: plan the outputs, grade the batch, write the outputs
 programs/      ``grade --run``: student programs built, run and graded
 =============  ==============================================================================

@@ -34,6 +34,7 @@ from dicejack.grade.outputs.lms import (
     write_gradescope,
     write_lms_csv,
 )
+from dicejack.grade.outputs.site import prepare_site, write_site
 from dicejack.grade.outputs.writers import (
     check_gradebook_path,
     gradebook_records,
@@ -45,7 +46,6 @@ from dicejack.grade.scoring.grading import grade_batch
 from dicejack.grade.scoring.record import Grade
 from dicejack.grade.scoring.students import KEEP
 from dicejack.grade.settings import GradeConfig, GradeError, GradeWarning, Parameter, Status
-from dicejack.grade.site import prepare_site, write_site
 from dicejack.runtime import frames
 
 __all__ = ["Gradebook", "OutputPlan", "grade_files", "plan_outputs", "check_outputs",
@@ -210,7 +210,7 @@ def grade_files(
     """Grade every submission of `paths`: files, folders (searched recursively) and zip archives
     (:func:`dicejack.grade.inputs.collect`), in order; then write the gradebook to `out`, one
     report per submission into `reports`, the HTML site into `site`
-    (:func:`dicejack.grade.site.write_site`), the LMS grades CSV (`lms_csv` in `lms_format`,
+    (:func:`dicejack.grade.outputs.site.write_site`), the LMS grades CSV (`lms_csv` in `lms_format`,
     :func:`dicejack.grade.lms.lms_csv`) and the Gradescope results.json (`gradescope`: exactly
     one submission), each when given. `keep` chooses which of a student's files goes out
     (latest or best: :func:`dicejack.grade.students.mark_kept`), `lms_hold` which grades stay

@@ -3,7 +3,6 @@
 =============  ==============================================================================
 writers        gradebook CSV, terminal summary and report, per-student Markdown reports
 lms            grades back to an LMS: gradebook import CSV, Gradescope results.json
+site           the HTML site of --html: a page for the class, one per submission
 =============  ==============================================================================
-
-The HTML site (``site``) joins this room as its last move.
 """

@@ -26,6 +26,7 @@ from dicejack.game import Game
 from dicejack.grade.evidence.references import References, reference_runs
 from dicejack.grade.intake.lms_names import lms_student
 from dicejack.grade.outputs.lms import check_lms_path, write_lms_csv
+from dicejack.grade.outputs.site import prepare_site, write_site
 from dicejack.grade.outputs.writers import (
     check_gradebook_path,
     check_output_path,
@@ -44,7 +45,6 @@ from dicejack.grade.programs.running import Build, Detection, Runner, build, det
 from dicejack.grade.scoring.record import Grade
 from dicejack.grade.scoring.students import mark_held, mark_kept, parse_hold
 from dicejack.grade.settings import GradeConfig, GradeError
-from dicejack.grade.site import prepare_site, write_site
 from dicejack.runtime import parallel
 
 __all__ = ["StudentResult", "ProgramBatch", "grade_programs", "runs_csv", "RUNS_HEADER",
