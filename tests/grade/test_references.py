@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -72,3 +74,23 @@ def test_references_do_not_depend_on_the_executor():
         np.testing.assert_array_equal(inline.best, other.best)
         np.testing.assert_array_equal(inline.probability, other.probability)
         np.testing.assert_array_equal(inline.metrics, other.metrics)
+
+
+def test_a_calibration_is_kept_per_reference_set_and_shared_by_memory_copies(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from dicejack.grade.evidence.calibration import CALIBRATIONS_KEPT
+
+    cfg = grade.GradeConfig(GAME, M, 500, references=6, seed=91)
+    forget_references(cfg)
+    first = grade.reference_runs(cfg, cache_dir=False)
+    again = grade.reference_runs(cfg, cache_dir=False)
+    assert again is not first and again.source == "memory"
+    assert calibration(again) is calibration(first)  # one reference set, one calibration
+    fresh = grade.References(*(getattr(first, f.name) for f in dataclasses.fields(first)))
+    assert calibration(fresh) is not calibration(first)  # another object: its own
+    sets = [dataclasses.replace(first) for _ in range(2 * CALIBRATIONS_KEPT)]
+    with ThreadPoolExecutor(4) as pool:  # many sets from threads: no lost or broken entry
+        cals = list(pool.map(calibration, sets * 3))
+    assert all(c.refs is s for c, s in zip(cals, sets * 3, strict=True))
+    assert calibration(first).refs is first

@@ -7,6 +7,7 @@ precision and kept with the :class:`Calibration`, an object of its own beside th
 from __future__ import annotations
 
 import math
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -106,14 +107,19 @@ class Calibration:
 _KEPT: OrderedDict[int, Calibration] = OrderedDict()
 
 
+#: grade --run grades runs in threads: the kept calibrations change under this lock.
+_LOCK = threading.Lock()
+
+
 def calibration(refs: References) -> Calibration:
     """The calibration of `refs`, built once and kept (the last CALIBRATIONS_KEPT)."""
     key = id(refs.run_set)
-    cal = _KEPT.get(key)
-    if cal is None or cal.refs.run_set is not refs.run_set:
-        cal = Calibration(refs)
-        _KEPT[key] = cal
-        while len(_KEPT) > CALIBRATIONS_KEPT:
-            _KEPT.popitem(last=False)
-    _KEPT.move_to_end(key)
+    with _LOCK:
+        cal = _KEPT.get(key)
+        if cal is None or cal.refs.run_set is not refs.run_set:
+            cal = Calibration(refs)
+            _KEPT[key] = cal
+            while len(_KEPT) > CALIBRATIONS_KEPT:
+                _KEPT.popitem(last=False)
+        _KEPT.move_to_end(key)
     return cal
