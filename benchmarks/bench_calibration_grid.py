@@ -13,7 +13,7 @@ Two layers (6-sided dice, UTarget = LTarget + 2):
 Per setting: one reference set (R = 30, C = 60, its own seed); `--faithful` outputs of the
 compiled faithful conventions (one run each, in turn); `--bug-runs` outputs of every bug the
 grader must catch and `--slip-runs` of every print-only slip; the setting's own probe power
-(grade.setting_power: is it flagged low-power?). Printed: pooled false alarms (overall and per
+(setting_power: is it flagged low-power?). Printed: pooled false alarms (overall and per
 level of each factor), fails, and per setting the power of every bug, with the settings where a
 bug is caught in fewer than half of its runs listed plainly.
 """
@@ -36,6 +36,9 @@ sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
 import students  # noqa: E402  (tests/students: the independent corpus)
 from dicejack import formats, grade  # noqa: E402
 from dicejack.game import Game  # noqa: E402
+from dicejack.grade.evidence.power import setting_power
+from dicejack.grade.scoring.rubric import P_INCONSISTENT
+from dicejack.grade.settings import REFERENCE_SEED
 
 #: The bugs the grader must catch (tests/grade/test_corpus.py REQUIRED).
 REQUIRED = ("pb-factor-misplaced", "xy-swapped", "last-sampled", "integer-division", "greedy",
@@ -64,7 +67,7 @@ def grade_setting(index: int, setting: tuple[int, int, float, int], faithful: in
     game = Game(6, low, low + 2, dice)
     t0 = time.perf_counter()
     refs = grade.reference_runs(grade.GradeConfig(game, m, n_games,
-                                                  seed=grade.REFERENCE_SEED + 7_919 * index),
+                                                  seed=REFERENCE_SEED + 7_919 * index),
                                 cache_dir=False)
     compiled = [s for s in students.FAITHFUL.values() if s.compiled]
     plan = [("faithful", compiled[i % len(compiled)], i) for i in range(faithful)]
@@ -77,7 +80,7 @@ def grade_setting(index: int, setting: tuple[int, int, float, int], faithful: in
         g = grade.grade_text(refs, text, name=f"{student.name}-{r}")
         rows.append((kind, student.name, g.verdict, g.consistency_p,
                      g.print_check.flag if g.print_check else "", _why(g)))
-    power = grade.setting_power(refs)
+    power = setting_power(refs)
     return {"setting": setting, "rows": rows, "low_power": power.low,
             "probes": power.caught, "seconds": time.perf_counter() - t0}
 
@@ -87,7 +90,7 @@ def _why(g: grade.Grade) -> str:
     score or another review flag)."""
     if g.verdict == "pass":
         return ""
-    if g.consistency_p < grade.P_INCONSISTENT:
+    if g.consistency_p < P_INCONSISTENT:
         return "consistency"
     if g.print_check is not None and g.print_check.flag:
         return "print-rule"

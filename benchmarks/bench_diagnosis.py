@@ -33,7 +33,8 @@ from tests import students  # noqa: E402  (the independent corpus)
 
 from dicejack import grade  # noqa: E402
 from dicejack.game import Game  # noqa: E402
-from dicejack.grade import diagnosis  # noqa: E402
+from dicejack.grade.scoring import diagnosis  # noqa: E402
+from dicejack.grade.settings import REFERENCE_SEED
 
 GAMES: dict[str, tuple[Game, float, int]] = {
     "handout": (Game(6, 15, 17, 2), 100.0, 100_000),
@@ -90,7 +91,7 @@ def _family(name: str) -> str:
 def grade_game(name: str, set_index: int, runs: int) -> list[tuple[str, str, str, str, str]]:
     """Rows (game, kind, program, verdict, cause) for one reference set of one game."""
     game, m, n_games = GAMES[name]
-    config = grade.GradeConfig(game, m, n_games, seed=grade.REFERENCE_SEED + 10_000 * set_index)
+    config = grade.GradeConfig(game, m, n_games, seed=REFERENCE_SEED + 10_000 * set_index)
     refs = grade.reference_runs(config, cache_dir=False)
     params = (game.n_sides, game.low, game.high, game.n_dice)
     rows = []

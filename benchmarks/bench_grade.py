@@ -29,6 +29,7 @@ import numpy as np
 
 from dicejack import formats, grade
 from dicejack.game import Game
+from dicejack.grade.evidence.references import forget_references, reference_run
 from dicejack.learners import handout
 
 GAME = Game(6, 15, 17, 2)
@@ -80,7 +81,7 @@ def main() -> None:
     args = ap.parse_args()
     config = grade.GradeConfig(GAME, M, args.games, references=args.references)
     handout.learn(GAME, M, 10, 0)  # numba kernels compiled / loaded before any timing
-    grade.reference_run((6, 15, 17, 2), M, 10, 0)
+    reference_run((6, 15, 17, 2), M, 10, 0)
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
@@ -94,11 +95,11 @@ def main() -> None:
             return grade.grade_files(config, paths, out=tmp_path / "gradebook.csv",
                                      reports=reports, cache_dir=cache)
 
-        grade.forget_references()
+        forget_references()
         cold_w, cold_c, (refs, grades) = timed(batch)
         assert refs.source == "computed"
         ref_cpu = refs.cpu_seconds
-        grade.forget_references()
+        forget_references()
         disk_w, disk_c, (refs2, _) = timed(batch)
         assert refs2.source == "disk cache"
         mem_w, mem_c, (refs3, _) = min((timed(batch) for _ in range(max(1, args.repeat))),
@@ -106,7 +107,7 @@ def main() -> None:
         assert refs3.source == "memory"
 
         def naive_one() -> object:
-            grade.forget_references()
+            forget_references()
             naive_reports = tmp_path / "naive-reports" if reports is not None else None
             return grade.grade_files(config, paths[:1], reports=naive_reports, cache_dir=False)
 

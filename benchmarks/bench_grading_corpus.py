@@ -17,7 +17,7 @@ Each program prints its tables as text; the text goes through
 For every game, `--sets` independent reference sets (R = 30 each, distinct seeds) grade
 `--runs` fresh runs (new seeds) of every faithful convention and of every bug per set. Printed:
 - false alarms: per convention and game, the share that does not pass (review or fail), the
-  share with consistency p below the review level (grade.P_INCONSISTENT), the share flagged by
+  share with consistency p below the review level (P_INCONSISTENT), the share flagged by
   the print-rule checks, and the number of fails (must be 0);
 - power: per bug and game, the share caught (review or fail) and the share failed; per
   print-only slip, the share caught, the share flagged as that slip, and the share failed;
@@ -44,6 +44,11 @@ sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
 import students  # noqa: E402  (tests/students: the independent corpus)
 from dicejack import formats, grade  # noqa: E402
 from dicejack.game import Game  # noqa: E402
+from dicejack.grade.evidence.calibration import calibration
+from dicejack.grade.evidence.copies import COPY_FACTOR
+from dicejack.grade.scoring.copied import mark_copies
+from dicejack.grade.scoring.rubric import P_INCONSISTENT
+from dicejack.grade.settings import REFERENCE_SEED
 
 #: name -> (game, M, NGAMES): the handout's game, its caveat-A game, a two-sided die, three
 #: dice, and few games (few states with much data).
@@ -76,7 +81,7 @@ def grade_set(name: str, set_index: int, runs: int, kinds: tuple[str, ...] = tup
     """Rows (game, kind, student, p, verdict, print-rule flag) for one reference set of one
     game."""
     game, m, n_games = GAMES[name]
-    config = grade.GradeConfig(game, m, n_games, seed=grade.REFERENCE_SEED + 10_000 * set_index)
+    config = grade.GradeConfig(game, m, n_games, seed=REFERENCE_SEED + 10_000 * set_index)
     refs = grade.reference_runs(config, cache_dir=False)
     rows = []
     for kind in kinds:
@@ -122,7 +127,7 @@ def copy_study(name: str, per_convention: int) -> dict[str, float]:
                    + "\n")
         copies.append((f"copy-{kind}-{i}", orig, new))
     batch = texts + [(c, t) for c, _, t in copies]
-    grades = grade.mark_copies(refs, [grade.grade_text(refs, t, name=n) for n, t in batch])
+    grades = mark_copies(refs, [grade.grade_text(refs, t, name=n) for n, t in batch])
     by_name = {g.submission: g for g in grades}
     caught = sum(orig in by_name[c].similar_to for c, orig, _ in copies)
     copied_originals = {orig for _, orig, _ in copies}
@@ -140,7 +145,8 @@ def copy_study(name: str, per_convention: int) -> dict[str, float]:
         grade.grade_files(refs.config, paths, out=Path(tmp) / "book.csv", cache_dir=False)
         seconds = time.perf_counter() - t0
     return {"copies": len(copies), "caught": caught, "independent": len(independent),
-            "false_flags": false_flags, "threshold": grade.COPY_FACTOR * refs.copy_distance,
+            "false_flags": false_flags,
+            "threshold": COPY_FACTOR * calibration(refs).copy_distance,
             "seconds_300": seconds}
 
 
@@ -199,10 +205,10 @@ def main() -> None:
             out.append("| " + " | ".join(line) + " |")
         out.append("")
 
-    level = grade.P_INCONSISTENT
+    level = P_INCONSISTENT
     if "faithful" in kinds:
         out += ["False alarms: share not passing / share with consistency p < "
-                f"{grade.P_INCONSISTENT:.4f} / share flagged by the print-rule checks / fails "
+                f"{P_INCONSISTENT:.4f} / share flagged by the print-rule checks / fails "
                 "(nominal 5% not passing):", ""]
         table("faithful", lambda sel: (
             f"{_pct(np.mean([v != 'pass' for _, v, _, _ in sel]))} / "

@@ -7,7 +7,7 @@ from dicejack) print at the handout's game, faithful and buggy ones in turn, see
 one unreadable and one skipped file (made once, not timed). Timed, interleaved, median of
 --repeat rounds (reference runs in memory, as in any batch after the first):
 - grading: grade.grade_files with the gradebook (the baseline);
-- site: grade.write_site for the same grades (index.html and one page per submission);
+- site: write_site for the same grades (index.html and one page per submission);
 - reports: grade.grade_files with the gradebook and --reports (a Markdown report and a PNG of
   the two state maps per submission), as `dicejack grade --reports DIR` runs it.
 Printed: seconds, each one's ratio to grading, ms per page, and the size of index.html (the
@@ -31,6 +31,7 @@ from tests.students import BUGS, FAITHFUL, run_student  # noqa: E402
 
 from dicejack import grade  # noqa: E402
 from dicejack.game import Game  # noqa: E402
+from dicejack.grade.outputs.site import write_site  # noqa: E402
 
 GAME = Game(6, 15, 17, 2)
 M = 100.0
@@ -74,7 +75,7 @@ def main() -> None:
                                              cache_dir=root / "cache")
             timings["grading"].append(time.perf_counter() - t0)
             t0 = time.perf_counter()
-            index = grade.write_site(refs, grades, root / f"site{k}")
+            index = write_site(refs, grades, root / f"site{k}")
             timings["site"].append(time.perf_counter() - t0)
             t0 = time.perf_counter()
             grade.grade_files(config, [subs], out=root / "gradebook.csv",

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from dicejack import grade, report
+from dicejack.grade.outputs.site import write_site
 from tests.grade.support import CONFIG, layouts, tables, write
 from tests.students import FAITHFUL, run_student
 
@@ -104,7 +105,7 @@ def site(tmp_path_factory):
     grades = [dataclasses.replace(x, student=HOSTILE_STUDENT, student_name=HOSTILE_STUDENT)
               if x.submission.endswith(HOSTILE_FILE) else x for x in book.grades]
     folder = root / "site"
-    grade.write_site(book.refs, grades, folder)
+    write_site(book.refs, grades, folder)
     return folder, grades
 
 

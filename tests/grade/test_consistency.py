@@ -10,6 +10,9 @@ import pytest
 
 from dicejack import grade
 from dicejack.game import Game
+from dicejack.grade.evidence.calibration import calibration
+from dicejack.grade.evidence.consistency import consistency
+from dicejack.grade.evidence.references import reference_tie_break
 from dicejack.learners import formulas
 
 from .support import CONFIG, GAME, GAMES, M, grade_of, tables
@@ -17,25 +20,27 @@ from .support import CONFIG, GAME, GAMES, M, grade_of, tables
 
 def test_null_is_the_held_out_calibration_runs(refs):
     c = CONFIG.calibration
-    assert refs.null.shape == (c,) and np.all(np.isfinite(refs.null))
-    mean, sd, n = refs.null_fit
-    assert n == c and mean == pytest.approx(np.log(refs.null).mean())
-    assert sd == pytest.approx(np.log(refs.null).std(ddof=1))
+    cal = calibration(refs)
+    assert cal.null.shape == (c,) and np.all(np.isfinite(cal.null))
+    mean, sd, n = cal.null_fit
+    assert n == c and mean == pytest.approx(np.log(cal.null).mean())
+    assert sd == pytest.approx(np.log(cal.null).std(ddof=1))
     # calibration run 0 is a faithful run at the seed after the references', scored like a
     # submission
     assert CONFIG.calibration_seeds[0] == CONFIG.seed + CONFIG.references
-    tie = grade.reference_tie_break(CONFIG.references)
+    tie = reference_tie_break(CONFIG.references)
     best, prob = tables(seed=CONFIG.calibration_seeds[0], tie_break=tie)
     np.testing.assert_array_equal(refs.held_best[0], best)
-    own = grade.consistency(refs, best, prob)
-    assert own.statistic == pytest.approx(refs.null[0])
+    own = consistency(refs, best, prob)
+    assert own.statistic == pytest.approx(cal.null[0])
     # the references themselves are not in the null
     assert not np.any(np.isin(CONFIG.calibration_seeds, CONFIG.seeds))
 
 
 def test_null_at_printed_precision_is_its_own_leave_one_out(refs):
-    null2 = refs.null_at(2)
-    assert null2.shape == refs.null.shape and not np.array_equal(null2, refs.null)
+    cal = calibration(refs)
+    null2 = cal.null_at(2)
+    assert null2.shape == cal.null.shape and not np.array_equal(null2, cal.null)
     best, prob = tables(seed=24)
     g = grade_of(refs, best, np.where(prob >= 0, np.round(prob, 2), -1.0))
     assert g.decimals == 2 and g.consistency.null_mean == pytest.approx(null2.mean())
@@ -50,7 +55,7 @@ def test_false_alarm_rate_is_nominal_on_fresh_seeds():
         refs = grade.reference_runs(cfg, cache_dir=False)
         for seed in range(50_000 + 60 * s, 50_000 + 60 * (s + 1)):
             best, prob = tables(seed=seed)
-            ps.append(grade.consistency(refs, best, prob).p_value)
+            ps.append(consistency(refs, best, prob).p_value)
     ps = np.array(ps)
     assert abs(np.mean(ps < 0.05) - 0.05) <= 0.02, np.mean(ps < 0.05)
     assert np.mean(ps < 0.01) <= 0.025

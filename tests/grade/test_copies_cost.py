@@ -10,7 +10,16 @@ import numpy as np
 import pytest
 
 from dicejack import grade
-from dicejack.grade import copies
+from dicejack.grade.evidence import copies
+from dicejack.grade.evidence.calibration import calibration
+from dicejack.grade.evidence.copies import COPY_DECIMALS, COPY_FACTOR, table_distance
+from dicejack.grade.scoring.copied import (
+    COPY_MAX_NAMED,
+    COPY_MAX_PER_STUDENT,
+    find_copies,
+    mark_copies,
+)
+from dicejack.grade.scoring.students import same_student
 
 from .support import grade_of, tables
 
@@ -19,7 +28,7 @@ from .support import grade_of, tables
 def computed(refs, monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
     """The (rows, columns) of every block of distances computed; N x N refused (the reference
     runs' own calibration, computed lazily, is done before)."""
-    assert refs.copy_distance > 0
+    assert calibration(refs).copy_distance > 0
     shapes: list[tuple[int, int]] = []
     real = copies._distance_rows
 
@@ -53,7 +62,7 @@ def test_thousands_of_copies_in_one_students_zip_are_compared_once(refs, compute
     b, p = tables(seed=30)
     g = grade_of(refs, b, p, submission="x")
     batch = _copies(g, 3000, "a", "111") + _copies(g, 1, "b", "222")
-    marked = grade.mark_copies(refs, batch)
+    marked = mark_copies(refs, batch)
     assert sum(r * c for r, c in computed) == 1  # one distinct table
     assert marked[-1].similar_to == tuple(f"a{i:05d}.txt" for i in range(2984, 3000))
     assert all(m.similar_to == ("b00000.txt",) for m in marked[2984:3000])
@@ -67,36 +76,36 @@ def test_distinct_near_copies_of_one_student_are_capped(refs, computed) -> None:
     b, p = tables(seed=31)
     g = grade_of(refs, b, p, submission="x")
     batch = _copies(g, 3000, "a", "111", noise=1e-4) + _copies(g, 1, "b", "222")
-    found = grade.find_copies(refs, batch)
+    found = find_copies(refs, batch)
     cells = sum(r * c for r, c in computed)
-    assert cells <= (copies.COPY_MAX_PER_STUDENT + 1) ** 2
-    assert len(found[-1]) == copies.COPY_MAX_PER_STUDENT
+    assert cells <= (COPY_MAX_PER_STUDENT + 1) ** 2
+    assert len(found[-1]) == COPY_MAX_PER_STUDENT
 
 
 def test_identical_files_without_lms_names_name_at_most_a_few(refs, computed) -> None:
     b, p = tables(seed=32)
     g = grade_of(refs, b, p, submission="x")
     batch = [dataclasses.replace(g, submission=f"c{i}.txt") for i in range(3000)]
-    found = grade.find_copies(refs, batch)
+    found = find_copies(refs, batch)
     assert sum(r * c for r, c in computed) == 1
-    assert all(len(f) == copies.COPY_MAX_NAMED for f in found)
+    assert all(len(f) == COPY_MAX_NAMED for f in found)
     assert all(f"c{i}.txt" not in f for i, f in enumerate(found))
 
 
 def _every_pair(refs, grades) -> list[tuple[str, ...]]:
     """Copies by comparing every pair (the definition), for small batches."""
     out: list[list[str]] = [[] for _ in grades]
-    threshold = grade.COPY_FACTOR * refs.copy_distance
-    level = [grade.COPY_DECIMALS if g.decimals is None else min(g.decimals, grade.COPY_DECIMALS)
+    threshold = COPY_FACTOR * calibration(refs).copy_distance
+    level = [COPY_DECIMALS if g.decimals is None else min(g.decimals, COPY_DECIMALS)
              for g in grades]
     pairs = []
     for a in range(len(grades)):
         for b in range(a + 1, len(grades)):
             d = min(level[a], level[b])
-            dist = grade.table_distance(np.round(grades[a].probability, d),
+            dist = table_distance(np.round(grades[a].probability, d),
                                         np.round(grades[b].probability, d))
             same = grades[a].submission == grades[b].submission or \
-                grade.same_student(grades[a], grades[b])
+                same_student(grades[a], grades[b])
             if dist < threshold and not same:
                 pairs.append((d, a, b))
     for _, a, b in sorted(pairs):
@@ -120,4 +129,4 @@ def test_copies_are_those_of_comparing_every_pair(refs) -> None:
     grades.append(grades[3])  # the same file given twice
     expected = _every_pair(refs, grades)
     assert any(expected) and not all(expected)
-    assert grade.find_copies(refs, grades) == expected
+    assert find_copies(refs, grades) == expected

@@ -12,6 +12,10 @@ import numpy as np
 import pytest
 
 from dicejack import formats, grade
+from dicejack.grade.evidence.print_model import PRINT_RULES
+from dicejack.grade.scoring.copied import mark_copies
+from dicejack.grade.scoring.rubric import ALPHA_PRINT, P_INCONSISTENT
+from dicejack.grade.settings import REFERENCE_SEED
 from tests import students
 from tests.games import SMALL as GAME
 
@@ -39,7 +43,7 @@ def _grade_corpus(group: dict[str, students.Student], runs: int, base: int):
     out: dict[str, list[tuple[float, str, str]]] = {}
     for s in range(SETS):
         refs = grade.reference_runs(
-            grade.GradeConfig(GAME, M, GAMES, seed=grade.REFERENCE_SEED + 10_000 * s),
+            grade.GradeConfig(GAME, M, GAMES, seed=REFERENCE_SEED + 10_000 * s),
             cache_dir=False)
         for i, (name, student) in enumerate(group.items()):
             n = runs if student.compiled else PLAIN_PYTHON_RUNS
@@ -79,11 +83,11 @@ def _flagged(rows) -> float:
 def test_faithful_conventions_pass_at_the_nominal_rate(faithful):
     rows = [row for v in faithful.values() for row in v]
     assert len(faithful) == len(students.FAITHFUL) and len(rows) > 400
-    alarms = _share(rows, lambda p, v: p < grade.P_INCONSISTENT)
+    alarms = _share(rows, lambda p, v: p < P_INCONSISTENT)
     printed = _flagged(rows)
     not_passing = _share(rows, lambda p, v: v != "pass")
-    assert alarms <= grade.P_INCONSISTENT + 0.03, alarms
-    assert printed <= grade.ALPHA_PRINT + 0.03, printed
+    assert alarms <= P_INCONSISTENT + 0.03, alarms
+    assert printed <= ALPHA_PRINT + 0.03, printed
     assert not_passing <= 0.05 + 0.05, not_passing
     for name, v in faithful.items():
         # a convention the null did not cover would sit far above nominal (0/0 read as "no
@@ -108,7 +112,7 @@ def test_print_only_slips_are_caught_for_review(slips):
     assert set(slips) == set(students.SLIP_NAMES)
     for name, rows in slips.items():
         assert all(v != "fail" for _, v, _ in rows), (name, rows)  # review, never fail
-        assert all(flag in ("", *grade.PRINT_RULES) for _, _, flag in rows)
+        assert all(flag in ("", *PRINT_RULES) for _, _, flag in rows)
     for name in REQUIRED_SLIPS:
         rows = slips[name]
         right = np.mean([flag == name for _, _, flag in rows])
@@ -133,7 +137,7 @@ def test_copies_of_corpus_outputs_are_flagged():
             + "\nprobability\n"
             + "\n".join(" ".join(f"{v:.3f}" if v >= 0 else "-1" for v in row) for row in prob))
     batch = [*texts, ("copy", copy), ("exact", orig)]
-    grades = grade.mark_copies(refs, [grade.grade_text(refs, t, name=n) for n, t in batch])
+    grades = mark_copies(refs, [grade.grade_text(refs, t, name=n) for n, t in batch])
     flagged = {g.submission: g.similar_to for g in grades if g.similar_to}
     assert set(flagged) == {orig_name, "copy", "exact"}, flagged
     assert set(flagged[orig_name]) == {"copy", "exact"}

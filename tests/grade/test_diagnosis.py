@@ -1,4 +1,5 @@
-"""Tests of dicejack.grade.diagnosis: the bug models run, a planted bug is named as itself, a
+"""Tests of dicejack.grade.scoring.diagnosis: the bug models run, a planted bug is named as itself,
+a
 faithful output that lands in review is not blamed on a bug, and the class of the issue (a
 Canvas download of student-style programs) shows every planted bug's likely cause in the
 gradebook and on the class page."""
@@ -14,7 +15,8 @@ import numpy as np
 import pytest
 
 from dicejack import grade
-from dicejack.grade import diagnosis
+from dicejack.grade.outputs.writers import gradebook_csv, plain_summary
+from dicejack.grade.scoring import diagnosis
 from tests import students
 
 from .support import CONFIG, GAME, GAMES, M, tables
@@ -69,7 +71,7 @@ def test_m_on_the_grid_is_said_in_numbers(refs):
 def test_a_faithful_output_in_review_is_not_blamed_on_a_bug(refs, monkeypatch):
     """A chance review (forced) is diagnosed "unusual" or not at all, never a bug; a pass is
     not diagnosed."""
-    from dicejack.grade import grading
+    from dicejack.grade.scoring import grading
 
     best, prob = tables(seed=3)
     clean = grade.grade_tables(refs, best, prob)
@@ -158,7 +160,7 @@ def test_a_print_flag_naming_another_bug_is_dropped(refs):
     (marked,) = diagnosis.mark_diagnosis(refs, [wrong])
     assert marked.cause == "xy-swapped" and "printed-by-plays" not in marked.flags
     assert marked.verdict == g.verdict and marked.score == g.score
-    summary = grade.plain_summary(marked)
+    summary = plain_summary(marked)
     assert "Likely cause: the second player's moves recorded as <opponent, own>" in summary
-    book = grade.gradebook_csv([marked])
+    book = gradebook_csv([marked])
     assert book.splitlines()[1].endswith(",xy-swapped")

@@ -15,6 +15,10 @@ from hypothesis import strategies as st
 
 from dicejack import grade
 from dicejack.cli import main
+from dicejack.grade.intake.inputs import MAX_SUBMISSION_BYTES
+from dicejack.grade.outputs.writers import GRADEBOOK_HEADER, plain_summary
+from dicejack.grade.scoring.grading import batch_hint
+from dicejack.grade.scoring.rubric import CONSISTENCY_POINTS, FLAG_DEDUCTIONS, FORMAT_POINTS, P_FAIL
 
 from .support import CONFIG, GAME, GAMES, M, grade_of, layouts, tables, write
 
@@ -49,7 +53,7 @@ def test_a_zero_based_j_is_graded_shifted_back_like_a_transposed_table(refs):
     g = grade_of(refs, np.where(best > 0, best - 1, 0), prob)
     assert "zero-based-j" in g.flags and "data-without-policy" not in g.flags
     assert g.verdict == "review"
-    assert g.score == right.score - grade.FLAG_DEDUCTIONS["zero-based-j"]
+    assert g.score == right.score - FLAG_DEDUCTIONS["zero-based-j"]
     assert g.what_if == {"printed with J 1-based": right.score}
     assert g.consistency_p == pytest.approx(right.consistency_p)
     # both slips at once: corrected both ways, each flag once, each what-if named
@@ -74,7 +78,7 @@ def test_probabilities_and_policy_out_of_range_are_flagged(refs):
     bad_b[0, 1] = 7
     g = grade_of(refs, bad_b, bad_p)
     assert {"prob-out-of-range", "policy-out-of-range"} <= set(g.flags)
-    assert g.verdict != "pass" and g.points["format"] < grade.FORMAT_POINTS
+    assert g.verdict != "pass" and g.points["format"] < FORMAT_POINTS
 
 
 def test_empty_tables_are_no_data(refs):
@@ -97,7 +101,7 @@ def test_bad_files_get_rows_and_the_batch_goes_on(refs, tmp_path):
     paths = [write(tmp_path, name, text) for name, text in files.items()]
     big = tmp_path / "huge.txt"
     with open(big, "wb") as fh:
-        fh.truncate(grade.MAX_SUBMISSION_BYTES + 1)
+        fh.truncate(MAX_SUBMISSION_BYTES + 1)
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     empty = tmp_path / "empty-folder"
@@ -117,7 +121,7 @@ def test_bad_files_get_rows_and_the_batch_goes_on(refs, tmp_path):
     assert "holds no files" in grades[paths.index(empty)].error
     with open(out, newline="") as fh:
         rows = list(csv.reader(fh))
-    assert tuple(rows[0]) == grade.GRADEBOOK_HEADER
+    assert tuple(rows[0]) == GRADEBOOK_HEADER
     assert len(rows) == 1 + len(paths)
     assert [r[1] for r in rows[1:]].count("ok") == 1
 
@@ -193,7 +197,7 @@ def test_cli_grade_writes_the_gradebook_and_reports(tmp_path, capsys):
     captured = capsys.readouterr()
     assert code == 0, captured.err
     assert "a.txt" in captured.out and "pass" in captured.out and "1 unreadable" in captured.out
-    assert out.read_text().splitlines()[0] == ",".join(grade.GRADEBOOK_HEADER)
+    assert out.read_text().splitlines()[0] == ",".join(GRADEBOOK_HEADER)
     assert (reports / "a.txt.md").is_file() and (reports / "b.txt.md").is_file()
 
 
@@ -234,7 +238,7 @@ def test_a_batch_of_another_size_gets_one_hint_and_a_nonzero_exit(tmp_path, caps
     assert code == 1 and "error: none of the 3 files could be graded" in err
     refs, grades = grade.grade_files(CONFIG, [tmp_path], cache_dir=False)
     assert [g.table_size for g in grades] == [10, 10, 10]
-    assert grade.batch_hint(refs, grades[:1]).startswith("1 of 1 files hold 10x10 tables")
+    assert batch_hint(refs, grades[:1]).startswith("1 of 1 files hold 10x10 tables")
 
 
 def test_a_mostly_transposed_batch_is_hinted(refs):
@@ -242,9 +246,9 @@ def test_a_mostly_transposed_batch_is_hinted(refs):
     grades = [grade_of(refs, best.T, prob.T, submission=f"t{i}") for i in range(2)]
     grades.append(grade_of(refs, best, prob, submission="fine"))
     assert "transposed" in grades[0].flags
-    assert grade.batch_hint(refs, grades).startswith(
+    assert batch_hint(refs, grades).startswith(
         "2 of 3 files fit markedly better transposed")
-    assert grade.batch_hint(refs, grades[1:]) == ""
+    assert batch_hint(refs, grades[1:]) == ""
 
 
 def test_a_chance_review_never_lowers_the_score(refs, monkeypatch):
@@ -253,7 +257,7 @@ def test_a_chance_review_never_lowers_the_score(refs, monkeypatch):
     summary says the score stands and why a person will look. Only p < P_FAIL costs points."""
     import dataclasses
 
-    from dicejack.grade import grading
+    from dicejack.grade.scoring import grading
 
     best, prob = tables(seed=3)
     clean = grade_of(refs, best, prob)
@@ -269,20 +273,20 @@ def test_a_chance_review_never_lowers_the_score(refs, monkeypatch):
     g = grade_of(refs, best, prob)
     assert g.verdict == "review" and "inconsistent" in g.flags
     assert g.score == clean.score and g.points == clean.points
-    text = grade.plain_summary(g)
+    text = plain_summary(g)
     assert "Your score stands; a person will look because" in text and "0.002" in text
-    assert "Your score stands" not in grade.plain_summary(clean)
-    monkeypatch.setattr(grading, "consistency", forced(grade.P_FAIL / 10))
+    assert "Your score stands" not in plain_summary(clean)
+    monkeypatch.setattr(grading, "consistency", forced(P_FAIL / 10))
     failed = grade_of(refs, best, prob)
     assert failed.verdict == "fail" and failed.points["consistency"] == 0
-    assert failed.score == clean.score - grade.CONSISTENCY_POINTS
+    assert failed.score == clean.score - CONSISTENCY_POINTS
 
 
 def test_a_print_rule_review_never_lowers_the_score(refs, monkeypatch):
     """A print-rule flag (forced) sends a faithful output to review with its score unchanged."""
     import dataclasses
 
-    from dicejack.grade import grading
+    from dicejack.grade.scoring import grading
 
     best, prob = tables(seed=4)
     clean = grade_of(refs, best, prob)
@@ -292,7 +296,7 @@ def test_a_print_rule_review_never_lowers_the_score(refs, monkeypatch):
     g = grade_of(refs, best, prob)
     assert g.verdict == "review" and "printed-by-plays" in g.flags
     assert g.score == clean.score
-    assert "print-rule check" in grade.plain_summary(g)
+    assert "print-rule check" in plain_summary(g)
 
 
 @pytest.mark.parametrize("name", ["solution.py", "Main.java", "dice.C", "notebook.ipynb"])

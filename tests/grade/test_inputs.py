@@ -14,7 +14,11 @@ from pathlib import Path
 import pytest
 
 from dicejack import grade
-from dicejack.grade import InputLimits, Student
+from dicejack.grade.intake.inputs import MAX_SUBMISSION_BYTES, InputLimits, collect, html_text
+from dicejack.grade.intake.lms_names import Student
+from dicejack.grade.outputs.site import write_site
+from dicejack.grade.outputs.writers import GRADEBOOK_HEADER, report_names, write_reports
+from dicejack.grade.scoring.grading import grade_entry
 
 from .support import CONFIG, GS_METADATA, layouts, tables, write
 
@@ -75,7 +79,7 @@ def test_canvas_download_is_read_in_memory(tmp_path, text):
         "parkeun_56789_22222_report.pdf": b"%PDF-1.4",
     }))
     before = sorted(os.listdir(tmp_path))
-    entries = _by_label(grade.collect([archive]))
+    entries = _by_label(collect([archive]))
     assert sorted(os.listdir(tmp_path)) == before  # nothing extracted
     z = f"{archive}!"
     assert entries[z + "smithjohn_12345_67890_output.txt"].data == text.encode()
@@ -90,7 +94,7 @@ def test_canvas_download_is_read_in_memory(tmp_path, text):
     assert nested.data == text.encode() and nested.student.id == "45678"
     assert entries[z + "kimmo_45678_99999_work.zip!work/.DS_Store"].skipped == "a hidden file"
     assert len(entries) == 8 and all(e.skipped or e.data is not None for e in entries.values())
-    page = grade.html_text(entries[z + "doejane_34567_text.html"].data)
+    page = html_text(entries[z + "doejane_34567_text.html"].data)
     assert page.split() == text.split()
 
 
@@ -106,7 +110,7 @@ def test_moodle_and_blackboard_downloads(tmp_path, text):
         "Lab 3_jdoe3_attempt_2024-02-28-21-02-38.txt": "Name: Jo Doe (jdoe3)\nFiles:\n",
         "Lab 3_asmith_attempt_2024-02-28-22-00-00.txt": "Submission Field:\n" + text,
     }))
-    entries = grade.collect([moodle, board])
+    entries = collect([moodle, board])
     who = {e.label.split("!", 1)[1]: (e.student.id, e.student.lms, e.skipped[:20])
            for e in entries}
     assert who == {
@@ -143,7 +147,7 @@ def test_folders_are_searched_and_every_skip_is_said(tmp_path, text):
         path.write_bytes(content if isinstance(content, bytes) else content.encode())
     os.symlink(root, root / "bob" / "loop")  # a folder link (a cycle): never followed
     hidden = write(tmp_path, ".given.txt", text)  # named on the command line: always graded
-    entries = grade.collect([root, hidden])
+    entries = collect([root, hidden])
     rows = {e.label.removeprefix(str(root) + "/"): e for e in entries}
     graded = {k for k, e in rows.items() if not e.skipped and not e.error}
     assert graded == {"alice/out.txt", "bob/results/output.txt", "dl.zip!Ann Lee_1001_"
@@ -157,55 +161,55 @@ def test_folders_are_searched_and_every_skip_is_said(tmp_path, text):
     assert "symbolic link" in skipped["bob/loop/"]
     assert rows["export/submission_222/output.txt"].student.id == "200;two@example.edu"
     assert entries[-1].label == str(hidden)  # in the order given, each folder sorted
-    assert [e.label for e in grade.collect([root])] == [e.label for e in entries[:-1]]
+    assert [e.label for e in collect([root])] == [e.label for e in entries[:-1]]
     # a folder with nothing, a folder too large for the limits
     (tmp_path / "empty").mkdir()
-    (only,) = grade.collect([tmp_path / "empty"])
+    (only,) = collect([tmp_path / "empty"])
     assert only.error == f"folder {tmp_path / 'empty'} holds no files to grade"
-    (big,) = grade.collect([root], limits=InputLimits(folder_files=3))
+    (big,) = collect([root], limits=InputLimits(folder_files=3))
     assert "more than 3 files" in big.error
 
 
 def test_zip_bombs_and_absurd_archives_are_rows(tmp_path, text):
-    zeros = b"\0" * (grade.MAX_SUBMISSION_BYTES + 2**20)
+    zeros = b"\0" * (MAX_SUBMISSION_BYTES + 2**20)
     bomb = write(tmp_path, "bomb.zip", _zip({"a_1_2_out.txt": text, "a_1_3_zeros.txt": zeros}))
     assert bomb.stat().st_size < 100_000  # cheap to make, 11 MiB declared
-    rows = _by_label(grade.collect([bomb]))
+    rows = _by_label(collect([bomb]))
     assert rows[f"{bomb}!a_1_2_out.txt"].data == text.encode()
     assert "11.0 MiB (declared), over the 10 MiB limit" in rows[f"{bomb}!a_1_3_zeros.txt"].error
 
     # the same member declaring 100 bytes: never more than the declared size is unpacked
     liar = write(tmp_path, "liar.zip", _declare_size(bomb.read_bytes(), "a_1_3_zeros.txt", 100))
-    rows = _by_label(grade.collect([liar]))
+    rows = _by_label(collect([liar]))
     assert "damaged" in rows[f"{liar}!a_1_3_zeros.txt"].error
     assert rows[f"{liar}!a_1_2_out.txt"].data == text.encode()
 
     # many members of zeros: the whole archive is one row, nothing unpacked
     mib = b"\0" * 2**20
     many = write(tmp_path, "many.zip", _zip({f"m{i}.txt": mib for i in range(4)}))
-    (row,) = grade.collect([many], limits=InputLimits(archive_bytes=3 * 2**20))
+    (row,) = collect([many], limits=InputLimits(archive_bytes=3 * 2**20))
     assert row.label == str(many) and "would unpack to 4.0 MiB, over the 3.0 MiB" in row.error
     # ... also when the bytes hide in nested archives (counted as they are read)
     nest = write(tmp_path, "nest.zip", _zip({"in1.zip": _zip({"a.txt": mib * 2}),
                                              "in2.zip": _zip({"b.txt": mib * 2})}))
-    rows = grade.collect([nest], limits=InputLimits(archive_bytes=3 * 2**20))
+    rows = collect([nest], limits=InputLimits(archive_bytes=3 * 2**20))
     assert [e.error[:7] for e in rows] == ["", "refused"] and rows[0].data == mib * 2
 
     # ... and when they hide in Gradescope metadata files (read before the members)
     meta = write(tmp_path, "meta.zip", _zip({f"e{i}/submission_metadata.yml": mib
                                              for i in range(4)}))
-    (row,) = grade.collect([meta], limits=InputLimits(archive_bytes=3 * 2**20))
+    (row,) = collect([meta], limits=InputLimits(archive_bytes=3 * 2**20))
     assert "unpack to 4.0 MiB, over the 3.0 MiB limit" in row.error
 
     # too many members: one row, the member count read from the archive's end record
     crowd = write(tmp_path, "crowd.zip", _zip({f"f{i}.txt": "1" for i in range(60)},
                                               zipfile.ZIP_STORED))
-    (row,) = grade.collect([crowd], limits=InputLimits(archive_members=50))
+    (row,) = collect([crowd], limits=InputLimits(archive_members=50))
     assert "60 members, over the 50 limit" in row.error
 
     # archives nested deeper than the limit
     deep = write(tmp_path, "deep.zip", _zip({"a.zip": _zip({"b.zip": _zip({"c.txt": text})})}))
-    (row,) = grade.collect([deep])
+    (row,) = collect([deep])
     assert row.label == f"{deep}!a.zip!b.zip" and "nested more than 2 deep" in row.error
 
 
@@ -222,7 +226,7 @@ def test_corrupt_and_encrypted_archives_are_rows_and_the_batch_goes_on(tmp_path,
     at = damaged.find(b"x_1_2_out.txt") + len("x_1_2_out.txt") + 40  # inside the deflated data
     damaged[at:at + 8] = b"\xff" * 8
     files.insert(4, write(tmp_path, "damaged.zip", bytes(damaged)))
-    rows = grade.collect(files)
+    rows = collect(files)
     by = _by_label(rows)
     for name in ("random.zip", "cut.zip", "empty.zip"):
         assert "not a readable zip archive" in by[str(tmp_path / name)].error
@@ -232,7 +236,7 @@ def test_corrupt_and_encrypted_archives_are_rows_and_the_batch_goes_on(tmp_path,
     assert by[str(tmp_path / "ok.txt")].path == tmp_path / "ok.txt"
     fifo = tmp_path / "pipe.zip"
     os.mkfifo(fifo)
-    (row,) = grade.collect([fifo])  # never opened for reading: grading says why
+    (row,) = collect([fifo])  # never opened for reading: grading says why
     assert row.path == fifo and not row.error
 
 
@@ -259,15 +263,15 @@ def test_a_download_is_graded_end_to_end(refs, tmp_path, text):
     leeann = by["leeann_23456_78901_out.txt"]
     assert leeann.layout != smith.layout and "copied" not in leeann.flags
     rows = list(csv.DictReader(io.StringIO(out.read_text())))
-    assert list(rows[0]) == list(grade.GRADEBOOK_HEADER)
+    assert list(rows[0]) == list(GRADEBOOK_HEADER)
     assert rows[0]["submission"].endswith("!__MACOSX/") and rows[0]["student"] == ""
     pdf = rows[1]
     assert pdf["student"] == "34567" and pdf["status"] == "skipped" and pdf["score"] == ""
     assert "document" in pdf["error"] and pdf["verdict"] == ""
     assert sorted(p.name for p in reports.glob("*.md")) == sorted(
-        f"{n}.md" for n in grade.report_names([g.submission for g in book.graded]))
+        f"{n}.md" for n in report_names([g.submission for g in book.graded]))
     frame = book.to_frame()
-    assert list(frame.columns[:len(grade.GRADEBOOK_HEADER)]) == list(grade.GRADEBOOK_HEADER)
+    assert list(frame.columns[:len(GRADEBOOK_HEADER)]) == list(GRADEBOOK_HEADER)
     assert frame["score"].iloc[2] == smith.score and frame["score"].isna().sum() == 2
     assert frame.loc[frame["student"] == "23456", "regret_decisive"].notna().all()
     # a second run over a folder holding this run's outputs does not grade them
@@ -276,25 +280,17 @@ def test_a_download_is_graded_end_to_end(refs, tmp_path, text):
     assert {Path(g.submission.rstrip("/")).name for g in own} == {"book.csv", "reports"}
 
 
-def test_every_public_name_is_importable_from_the_package():
-    import importlib
-
-    for name in ("lms_names", "inputs", "lms", "writers", "grading"):
-        module = importlib.import_module(f"dicejack.grade.{name}")
-        assert all(getattr(grade, n) is getattr(module, n) for n in module.__all__), name
-
-
 def test_an_earlier_runs_reports_and_site_are_never_graded(refs, tmp_path, text):
     """The reports and site a run writes, found inside the folder graded next time (under any
     name), are skipped rows: recognised by what dicejack writes, never graded."""
     subs = tmp_path / "subs"
     (subs / "alice").mkdir(parents=True)
     write(subs / "alice", "out.txt", text)
-    grades = [grade.grade_entry(refs, e) for e in grade.collect([subs])]
-    grade.write_reports(refs, grades, subs / "old reports")
-    grade.write_site(refs, grades, subs / "old site")
+    grades = [grade_entry(refs, e) for e in collect([subs])]
+    write_reports(refs, grades, subs / "old reports")
+    write_site(refs, grades, subs / "old site")
     assert any((subs / "old reports").glob("*.md")) and (subs / "old site" / "index.html").exists()
-    entries = grade.collect([subs])
+    entries = collect([subs])
     graded = [e.label for e in entries if not e.skipped and not e.error]
     assert graded == [str(subs / "alice" / "out.txt")]
     skipped = {e.label.removeprefix(str(subs) + "/"): e.skipped for e in entries if e.skipped}

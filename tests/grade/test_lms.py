@@ -12,9 +12,18 @@ import warnings
 import numpy as np
 import pytest
 
+import dicejack.grade.outputs.lms as grade_lms
 from dicejack import grade
 from dicejack.cli import main
 from dicejack.grade import Grade
+from dicejack.grade.outputs.lms import (
+    GRADESCOPE_VISIBILITY,
+    LMS_FORMATS,
+    gradescope_results,
+    is_lms_csv,
+    student_scores,
+)
+from dicejack.grade.outputs.writers import GRADEBOOK_HEADER
 
 from .support import CONFIG, GAMES, grade_of, layouts, tables, write
 
@@ -51,7 +60,7 @@ def _rows(text: str) -> list[list[str]]:
 
 
 def test_student_scores_one_line_per_student():
-    lines = {s.student: s for s in grade.student_scores(BATCH)}
+    lines = {s.student: s for s in student_scores(BATCH)}
     assert list(lines) == ["12345", "23456", "34567", "1001", "200", "two@example.edu",
                            "=cmd|x"]
     smith = lines["12345"]
@@ -65,7 +74,7 @@ def test_student_scores_one_line_per_student():
 
 
 def test_generic_lms_csv():
-    rows = _rows(grade.lms_csv(BATCH))
+    rows = _rows(grade_lms.lms_csv(BATCH))
     assert rows[0] == ["student", "score", "max_score", "name", "verdict", "submissions", "note"]
     assert [r[:5] for r in rows[1:]] == [
         ["12345", "95.0", "100", "smithjohn", "pass"],
@@ -80,21 +89,21 @@ def test_generic_lms_csv():
 
 
 def test_canvas_and_moodle_columns():
-    rows = _rows(grade.lms_csv(BATCH, "canvas", assignment="Lab 3 (4711)"))
+    rows = _rows(grade_lms.lms_csv(BATCH, "canvas", assignment="Lab 3 (4711)"))
     assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Lab 3 (4711)"]
     assert rows[1] == ["Points Possible", "", "", "", "", "100"]
     assert rows[2] == ["smithjohn", "12345", "", "", "", "95.0"]
     assert rows[5] == ["Ann Lee", "", "", "1001", "", "100.0"]  # not a Canvas id: SIS Login ID
     now = dt.datetime(2024, 3, 1, 9, 30)
-    rows = _rows(grade.lms_csv(BATCH, "moodle", now=now))
+    rows = _rows(grade_lms.lms_csv(BATCH, "moodle", now=now))
     assert rows[0] == ["Identifier", "Full name", "Grade", "Last modified (grade)"]
     assert rows[4] == ["Participant 1001", "Ann Lee", "100.0", "2024-03-01 09:30:00"]
-    rows = _rows(grade.lms_csv(BATCH, "Blackboard", assignment="Lab 3 |4711"))
+    rows = _rows(grade_lms.lms_csv(BATCH, "Blackboard", assignment="Lab 3 |4711"))
     assert rows[0] == ["Username", "Last Name", "First Name", "Lab 3 |4711 [Total Pts: 100 Score]"]
     assert rows[1] == ["12345", "", "", "95.0"]
-    assert grade.is_lms_csv(grade.lms_csv(BATCH, "blackboard").encode())
+    assert is_lms_csv(grade_lms.lms_csv(BATCH, "blackboard").encode())
     with pytest.raises(grade.GradeError, match="generic, canvas, moodle, blackboard"):
-        grade.lms_csv(BATCH, "excel")
+        grade_lms.lms_csv(BATCH, "excel")
 
 
 GRADESCOPE_KEYS = {"score": (int, float), "max_score": (int, float), "output": str,
@@ -108,13 +117,13 @@ def _check_results(data: dict) -> None:
     json.loads(json.dumps(data, allow_nan=False))  # valid JSON: no NaN
     for key, kind in GRADESCOPE_KEYS.items():
         assert isinstance(data[key], kind), key
-    assert data["visibility"] in grade.GRADESCOPE_VISIBILITY
+    assert data["visibility"] in GRADESCOPE_VISIBILITY
     assert 0 <= data["score"] <= data["max_score"] == 100
     assert data["tests"]
     for t in data["tests"]:
         for key, kind in TEST_KEYS.items():
             assert isinstance(t[key], kind), (key, t)
-        assert t["visibility"] in grade.GRADESCOPE_VISIBILITY
+        assert t["visibility"] in GRADESCOPE_VISIBILITY
         assert 0 <= t["score"] <= t["max_score"] and t["status"] in ("passed", "failed")
     assert sum(t["max_score"] for t in data["tests"]) == pytest.approx(data["max_score"])
     assert sum(t["score"] for t in data["tests"]) == pytest.approx(data["score"], abs=0.1)
@@ -123,7 +132,7 @@ def _check_results(data: dict) -> None:
 def test_gradescope_results_keys_and_types(refs):
     best, prob = tables(seed=41)
     good = grade.grade_text(refs, layouts(best, prob)["grid"], name="output.txt")
-    data = grade.gradescope_results(refs, good, visibility="after_published")
+    data = gradescope_results(refs, good, visibility="after_published")
     _check_results(data)
     assert data["score"] == good.score and data["extra_data"]["verdict"] == good.verdict
     assert [t["name"] for t in data["tests"]] == [
@@ -134,18 +143,18 @@ def test_gradescope_results_keys_and_types(refs):
     assert "Score" in data["output"] and "Worst states" in data["output"]
 
     flipped = grade_of(refs, best.T, prob.T, submission="t.txt")
-    data = grade.gradescope_results(refs, flipped)
+    data = gradescope_results(refs, flipped)
     _check_results(data)
     assert "transposed" in data["tests"][0]["output"] and data["tests"][0]["score"] == 0
     assert "would be" in data["output"]
 
     bad = grade.grade_text(refs, "Segmentation fault\n", name="out.txt")
-    data = grade.gradescope_results(refs, bad)
+    data = gradescope_results(refs, bad)
     _check_results(data)
     assert data["score"] == 0 and all(t["score"] == 0 for t in data["tests"])
     assert "could not be graded" in data["output"] and data["extra_data"]["verdict"] == "fail"
     with pytest.raises(grade.GradeError, match="visible, hidden, after_due_date"):
-        grade.gradescope_results(refs, good, visibility="public")
+        gradescope_results(refs, good, visibility="public")
 
 
 def test_gradescope_grades_one_submission_folder(refs, tmp_path):
@@ -184,12 +193,12 @@ def test_lms_csv_outputs_are_checked_and_replace_only_their_own(tmp_path):
     marks.write_text("name,mark\nalice,17\n")
     with pytest.raises(grade.GradeError, match="not a dicejack LMS grades CSV"):
         grade.grade_files(CONFIG, [sub], lms_csv=marks, cache_dir=False)
-    with pytest.raises(grade.GradeError, match="--lms-csv .* is also --out"):
+    with pytest.raises(grade.GradeError, match="lms_csv .* is also out"):
         grade.grade_files(CONFIG, [sub], out=marks, lms_csv=marks, cache_dir=False)
-    with pytest.raises(grade.GradeError, match="--lms-format must be one of"):
+    with pytest.raises(grade.GradeError, match="lms_format must be one of"):
         grade.grade_files(CONFIG, [sub], lms_csv=tmp_path / "g.csv", lms_format="excel",
                           cache_dir=False)
-    for fmt in grade.LMS_FORMATS:
+    for fmt in LMS_FORMATS:
         with warnings.catch_warnings(record=True) as seen:
             warnings.simplefilter("always")
             grade.grade_files(CONFIG, [sub], lms_csv=tmp_path / "g.csv", lms_format=fmt,
@@ -201,9 +210,9 @@ def test_lms_csv_outputs_are_checked_and_replace_only_their_own(tmp_path):
     assert marks.read_text() == "name,mark\nalice,17\n"
     # a gradebook of the previous version (no student column) is still ours to replace
     old = tmp_path / "old.csv"
-    old.write_text(",".join(grade.GRADEBOOK_HEADER[:-4]) + "\nx,ok\n")
+    old.write_text(",".join(GRADEBOOK_HEADER[:-4]) + "\nx,ok\n")
     grade.grade_files(CONFIG, [sub], out=old, cache_dir=False)
-    assert old.read_text().startswith(",".join(grade.GRADEBOOK_HEADER) + "\n")
+    assert old.read_text().startswith(",".join(GRADEBOOK_HEADER) + "\n")
 
 
 def test_a_student_checks_one_file_on_the_terminal(tmp_path, monkeypatch, capsys):

@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from dicejack import grade
-from dicejack.grade import Student
+from dicejack.grade.intake.lms_names import (
+    MetadataError,
+    Student,
+    gradescope_students,
+    lms_student,
+    receipt_reason,
+)
 
 from .support import GS_METADATA
 
@@ -65,23 +70,23 @@ from .support import GS_METADATA
     (["submission_111.txt"], None),
 ])
 def test_lms_names(parts, expected):
-    known = grade.gradescope_students(GS_METADATA)
-    assert grade.lms_student(parts, known) == expected
+    known = gradescope_students(GS_METADATA)
+    assert lms_student(parts, known) == expected
 
 
 def test_gradescope_metadata_is_read_not_run():
-    people = grade.gradescope_students(GS_METADATA)
+    people = gradescope_students(GS_METADATA)
     assert set(people) == {"submission_111", "submission_222", "submission_333"}
-    with pytest.raises(grade.MetadataError, match="^not a mapping"):
-        grade.gradescope_students("!!python/object/apply:os.system ['echo hi']\n")
-    assert grade.gradescope_students("") == {}
+    with pytest.raises(MetadataError, match="^not a mapping"):
+        gradescope_students("!!python/object/apply:os.system ['echo hi']\n")
+    assert gradescope_students("") == {}
 
 
 def test_a_blackboard_receipt_is_skipped_only_beside_its_files():
     receipt = "Lab 3_jdoe3_attempt_2024-02-28-21-02-38.txt"
     files = [receipt, "Lab 3_jdoe3_attempt_2024-02-28-21-02-38_output.txt"]
-    assert grade.receipt_reason(receipt, files) == (
+    assert receipt_reason(receipt, files) == (
         "the Blackboard receipt of an attempt whose files are graded")
-    assert grade.receipt_reason(receipt, [receipt, "Lab 3_asmith_attempt_2024-02-28-"
+    assert receipt_reason(receipt, [receipt, "Lab 3_asmith_attempt_2024-02-28-"
                                           "21-02-38_output.txt"]) == ""
-    assert grade.receipt_reason(files[1], files) == ""  # a file of the attempt, not its receipt
+    assert receipt_reason(files[1], files) == ""  # a file of the attempt, not its receipt

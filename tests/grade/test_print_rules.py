@@ -11,6 +11,17 @@ import pytest
 
 from dicejack import grade
 from dicejack.game import Game
+from dicejack.grade.evidence.print_model import PRINT_RULES, rule_tables
+from dicejack.grade.evidence.print_rules import print_check
+from dicejack.grade.outputs.writers import report_markdown
+from dicejack.grade.scoring.rubric import (
+    ALPHA_PRINT,
+    FLAG_HINTS,
+    P_INCONSISTENT,
+    P_REVIEW,
+    REVIEW_FLAGS,
+    verdict_for,
+)
 from dicejack.learners import handout
 
 GAME = Game(6, 15, 17, 2)  # the handout's game
@@ -31,20 +42,20 @@ def test_each_rule_prints_what_it_says():
     expect = {"faithful": ([2], 0.65), "printed-by-wins": ([1], 0.6),
               "printed-by-plays": ([1], 0.6), "printed-prob-of-most-played": ([2], 0.6)}
     for rule, (js, value) in expect.items():
-        sets, v = grade.rule_tables(win, lose, rule)
+        sets, v = rule_tables(win, lose, rule)
         assert np.flatnonzero(sets[0, 0]).tolist() == js, rule
         assert v[0, 0] == pytest.approx(value), rule
 
 
 def test_rules_leave_ties_open_and_print_zero_without_data():
     win, lose = _counts((3, 1), (6, 2))  # 0.75 both; J = 2 has more wins and plays
-    sets, v = grade.rule_tables(win, lose, "faithful")
+    sets, v = rule_tables(win, lose, "faithful")
     assert np.flatnonzero(sets[0, 0]).tolist() == [1, 2] and v[0, 0] == 0.75
-    sets, v = grade.rule_tables(win, lose, "printed-by-wins")
+    sets, v = rule_tables(win, lose, "printed-by-wins")
     assert np.flatnonzero(sets[0, 0]).tolist() == [2]
     empty_win, empty_lose = _counts((0, 0), (0, 0))
-    for rule in ("faithful", *grade.PRINT_RULES):
-        sets, v = grade.rule_tables(empty_win, empty_lose, rule)
+    for rule in ("faithful", *PRINT_RULES):
+        sets, v = rule_tables(empty_win, empty_lose, rule)
         assert not sets.any() and v[0, 0] == 0.0
 
 
@@ -55,7 +66,7 @@ def refs():
 
 def _printed(refs, seed, rule, decimals=4):
     run = handout.learn(GAME, 100.0, 20_000, seed)
-    sets, v = grade.rule_tables(run.win, run.lose, rule)
+    sets, v = rule_tables(run.win, run.lose, rule)
     policy = np.where(v > 0, sets.argmax(axis=-1), 0)
     return policy, np.where(sets.any(axis=-1), np.round(v, decimals), -1.0)
 
@@ -64,7 +75,7 @@ def test_a_held_out_run_is_never_flagged(refs):
     # each held-out run is one of the draws its own statistic is ranked among: p >= 2 / (C+1)
     for c in range(0, refs.held_best.shape[0], 6):
         value = np.where(refs.held_best[c] >= 1, refs.held_probability[c], 0.0)
-        pc = grade.print_check(refs, refs.held_best[c], value, None)
+        pc = print_check(refs, refs.held_best[c], value, None)
         assert pc.runs and pc.flag == "" and pc.p_value >= 2 / 61 - 1e-12, (c, pc)
 
 
@@ -80,8 +91,8 @@ def test_the_slip_that_fits_is_flagged_for_review_with_its_hint(refs):
     assert len(flagged) >= 4, len(flagged)
     for g in flagged:
         assert g.print_check.flag == "printed-by-plays" and g.verdict == "review"
-        assert "printed-by-plays" in g.flags and g.print_check.p_value <= grade.ALPHA_PRINT
-        report = grade.report_markdown(refs, g)
+        assert "printed-by-plays" in g.flags and g.print_check.p_value <= ALPHA_PRINT
+        report = report_markdown(refs, g)
         assert "not the J played most" in report and "Print-rule checks" in report
 
 
@@ -101,9 +112,9 @@ def test_too_few_held_out_runs_cannot_reach_the_level():
 
 
 def test_the_family_shares_the_review_level():
-    assert grade.P_INCONSISTENT + grade.ALPHA_PRINT == pytest.approx(grade.P_REVIEW)
-    assert grade.verdict_for(100.0, grade.P_INCONSISTENT * 1.01, ()) == "pass"
-    assert grade.verdict_for(100.0, grade.P_INCONSISTENT * 0.99, ()) == "review"
-    for rule in grade.PRINT_RULES:
-        assert rule in grade.REVIEW_FLAGS and rule in grade.FLAG_HINTS
-        assert grade.verdict_for(100.0, 0.5, (rule,)) == "review"
+    assert P_INCONSISTENT + ALPHA_PRINT == pytest.approx(P_REVIEW)
+    assert verdict_for(100.0, P_INCONSISTENT * 1.01, ()) == "pass"
+    assert verdict_for(100.0, P_INCONSISTENT * 0.99, ()) == "review"
+    for rule in PRINT_RULES:
+        assert rule in REVIEW_FLAGS and rule in FLAG_HINTS
+        assert verdict_for(100.0, 0.5, (rule,)) == "review"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dicejack import grade
 from dicejack.game import Game
+from dicejack.grade.evidence.printed import graded_tables, printed_decimals
 from dicejack.learners import formulas, handout
 
 from .support import GAME, GAMES, M, grade_of, tables
@@ -16,7 +16,7 @@ def test_graded_tables_read_every_no_data_convention_as_zero():
     pol = np.array([[2, 0, 1, -1, 2, 1]]).repeat(6, axis=0)[:6, :6]
     prob = np.array([[0.6, 0.0, 0.0, -1.0, np.nan, 1.5]]).repeat(6, axis=0)
     game = Game(n_sides=3, low=6, high=7, n_dice=2)
-    j, value, valid = grade.graded_tables(game, pol, prob, np.isnan(prob) | (prob == -1))
+    j, value, valid = graded_tables(game, pol, prob, np.isnan(prob) | (prob == -1))
     # estimate 0.6 keeps its J; "0/0.0", "1/0.0", "-1/-1", "2/nan" and an out-of-range 1.5
     # are all value 0 with no graded J
     np.testing.assert_array_equal(j[0], [2, 0, 0, 0, 0, 0])
@@ -84,10 +84,10 @@ def test_random_tie_break_and_two_decimals_still_pass(refs):
 
 def test_printed_decimals_up_to_numpys_eight():
     third = np.array([1 / 3, 0.5])
-    assert grade.printed_decimals(third) is None  # full precision
-    assert grade.printed_decimals(np.round(third, 8)) == 8  # numpy's default print
-    assert grade.printed_decimals(np.array([0.5312, 0.25])) == 4
-    assert grade.printed_decimals(np.array([0.1, 0.2, 0.3])) == 1
+    assert printed_decimals(third) is None  # full precision
+    assert printed_decimals(np.round(third, 8)) == 8  # numpy's default print
+    assert printed_decimals(np.array([0.5312, 0.25])) == 4
+    assert printed_decimals(np.array([0.1, 0.2, 0.3])) == 1
 
 
 def test_eight_decimals_are_compared_with_references_rounded_alike(refs):

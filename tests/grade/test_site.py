@@ -1,5 +1,5 @@
-"""Tests of dicejack.grade.site: the grading site's pages, its folder, and names that stay text.
-The pages in a real browser: tests/browser/test_pages.py."""
+"""Tests of dicejack.grade.outputs.site: the grading site's pages, its folder, and names that
+stay text. The pages in a real browser: tests/browser/test_pages.py."""
 
 from __future__ import annotations
 
@@ -14,6 +14,15 @@ import pytest
 from dicejack import grade
 from dicejack.cli import main
 from dicejack.figures.svg import MAP_WIDTH
+from dicejack.grade.outputs.site import (
+    SITE_MARKER,
+    copy_groups,
+    index_html,
+    page_names,
+    submission_html,
+    write_site,
+)
+from dicejack.grade.outputs.writers import plain_summary, quality_rows
 
 from .support import CONFIG, GAME, GAMES, M, layouts, tables, write
 
@@ -69,7 +78,7 @@ def batch(tmp_path_factory):
 def test_the_site_has_an_index_and_a_page_per_graded_file(batch):
     book, site, _ = batch
     files = sorted(p.name for p in site.iterdir())
-    assert files == sorted([grade.SITE_MARKER, "index.html", "alice.txt.html",
+    assert files == sorted([SITE_MARKER, "index.html", "alice.txt.html",
                             "alice-copy.txt.html", "bob.txt.html", "empty.txt.html",
                             "img_src_x_onerror_alert_1_.txt.html", "index-page.html"])
     index = (site / "index.html").read_text()
@@ -93,7 +102,7 @@ def test_the_index_counts_verdicts_and_flags_and_groups_copies(batch):
         n = sum(g.verdict == verdict for g in graded)
         assert f'<b>{n}</b>{verdict}</div>' in index
     assert '<b>1</b>unreadable</div>' in index and '<b>1</b>skipped</div>' in index
-    groups = grade.copy_groups(book.grades)
+    groups = copy_groups(book.grades)
     names = [{book.grades[i].submission.rsplit("/", 1)[-1] for i in g} for g in groups]
     assert names == [{"alice.txt", "alice-copy.txt"}]
     copies = index.split("<h2>Copy groups</h2>")[1].split("<h2>")[0]
@@ -112,10 +121,10 @@ def test_a_student_page_says_what_the_report_says(batch, refs):
     g = next(g for g in book.grades if g.submission.endswith("bob.txt"))
     page = (site / "bob.txt.html").read_text()
     assert f"Score {g.score:.1f} / 100: {g.verdict}." in page
-    assert grade.plain_summary(g).split(".")[0].replace("'", "&#x27;") in page
+    assert plain_summary(g).split(".")[0].replace("'", "&#x27;") in page
     for flag in g.flags:
         assert f"<code>{flag}</code>" in page
-    for name, yours, *_ in grade.quality_rows(refs, g):
+    for name, yours, *_ in quality_rows(refs, g):
         assert name in page and (f"{yours:.4f}" in page)
     for w in g.worst:
         assert f"&lt;{w.x},{w.y}&gt;" in page
@@ -140,8 +149,8 @@ def test_hostile_names_stay_text(batch):
     named = dataclasses.replace(g, submission=HOSTILE_NAME, student=HOSTILE_NAME,
                                 student_name='" onclick="alert(1)', similar_to=(HOSTILE_NAME,),
                                 flags=(*g.flags, "copied"))
-    for text in (grade.index_html(book.refs, [named, g]),
-                 grade.submission_html(book.refs, named, {HOSTILE_NAME: "x.html"})):
+    for text in (index_html(book.refs, [named, g]),
+                 submission_html(book.refs, named, {HOSTILE_NAME: "x.html"})):
         parsed = elements(text)
         assert "</script><script>" not in text and 'onclick="' not in text
         assert HOSTILE_NAME in "".join(parsed.text)  # shown as the characters it is
@@ -149,7 +158,7 @@ def test_hostile_names_stay_text(batch):
 
 def test_page_names_never_take_the_index_and_stay_distinct():
     grades = [grade.Grade(s, "ok") for s in ("index", "INDEX", "a/index", "b.txt", "b.txt")]
-    names = grade.page_names([*grades, grade.Grade("skip.docx", "skipped")])
+    names = page_names([*grades, grade.Grade("skip.docx", "skipped")])
     assert names[-1] is None
     assert "index.html" not in [n.lower() for n in names[:-1]]
     assert len({n.lower() for n in names[:-1]}) == 5
@@ -159,7 +168,7 @@ def test_copy_groups_join_chains_of_similar_submissions():
     grades = [grade.Grade("a", "ok", similar_to=("b",)), grade.Grade("b", "ok", similar_to=("a",
               "c")), grade.Grade("c", "ok", similar_to=("b",)), grade.Grade("d", "ok"),
               grade.Grade("e", "ok", similar_to=("f",)), grade.Grade("f", "ok", similar_to=("e",))]
-    assert grade.copy_groups(grades) == [[0, 1, 2], [4, 5]]
+    assert copy_groups(grades) == [[0, 1, 2], [4, 5]]
 
 
 def test_a_class_of_300_fits_in_one_page_under_2_mb(batch):
@@ -167,16 +176,16 @@ def test_a_class_of_300_fits_in_one_page_under_2_mb(batch):
     g = next(g for g in book.grades if g.status == "ok")
     many = [dataclasses.replace(g, submission=f"student_{i:03d}/output.txt", student=str(i),
                                 student_name=f"Student Number {i}") for i in range(300)]
-    page = grade.index_html(book.refs, many)
+    page = index_html(book.refs, many)
     assert len(page.encode()) < 2_000_000 and page.count('<tr data-search="') == 300
 
 
 def test_the_site_replaces_only_itself(batch, tmp_path, monkeypatch):
     book, _, _ = batch
     site = tmp_path / "site"
-    grade.write_site(book.refs, book.grades, site)
+    write_site(book.refs, book.grades, site)
     (site / "index.html").write_text("old")
-    grade.write_site(book.refs, book.grades, site)  # a previous site: replaced whole
+    write_site(book.refs, book.grades, site)  # a previous site: replaced whole
     assert (site / "index.html").read_text().startswith("<!DOCTYPE html>")
     mine = tmp_path / "mine"
     mine.mkdir()
@@ -185,7 +194,7 @@ def test_the_site_replaces_only_itself(batch, tmp_path, monkeypatch):
     def no_work(*a, **k):
         raise AssertionError("work started before the --html folder was checked")
 
-    monkeypatch.setattr(grade.grading, "reference_runs", no_work)
+    monkeypatch.setattr("dicejack.grade.batch.reference_runs", no_work)
     best, prob = tables(seed=8)
     sub = write(tmp_path, "s.txt", layouts(best, prob)["grid"])
     with pytest.raises(grade.GradeError, match=r"--html .*mine is a folder dicejack did not "
@@ -193,9 +202,9 @@ def test_the_site_replaces_only_itself(batch, tmp_path, monkeypatch):
         grade.grade_files(CONFIG, [sub], site=mine, cache_dir=False)
     assert (mine / "thesis.tex").read_text() == "keep" and sorted(mine.iterdir()) == [
         mine / "thesis.tex"]
-    with pytest.raises(grade.GradeError, match="--html .* holds the submission"):
+    with pytest.raises(grade.GradeError, match="site .* holds the submission"):
         grade.grade_files(CONFIG, [sub], site=tmp_path, cache_dir=False)
-    with pytest.raises(grade.GradeError, match="--reports and --html both name"):
+    with pytest.raises(grade.GradeError, match="reports and site both name"):
         grade.grade_files(CONFIG, [sub], site=tmp_path / "x", reports=tmp_path / "x",
                           cache_dir=False)
     assert not list(tmp_path.glob(".mine.*")) and not list(tmp_path.glob(".x.*"))
@@ -229,10 +238,10 @@ def test_a_file_named_index_page_keeps_its_own_page():
     `index-page` (Bob's page replacing Alice's), in either order; names unique in any case."""
     for order in (("alice/index", "bob/index-page"), ("bob/index-page", "alice/index"),
                   ("INDEX", "index-PAGE", "c/Index-page-2")):
-        names = grade.page_names([grade.Grade(s, "ok") for s in order])
+        names = page_names([grade.Grade(s, "ok") for s in order])
         lowered = [n.lower() for n in names]
         assert len(set(lowered)) == len(names) and "index.html" not in lowered, names
-    names = grade.page_names([grade.Grade(s, "ok") for s in ("alice/index", "bob/index-page")])
+    names = page_names([grade.Grade(s, "ok") for s in ("alice/index", "bob/index-page")])
     assert names == ["index-page-2.html", "index-page.html"]
 
 
@@ -250,7 +259,7 @@ def test_the_class_page_counts_each_students_kept_file_once(refs):
     first = dataclasses.replace(good, student="1", kept="yes")
     skipped = grade.Grade("sub/carol_3_13_notes.docx", "skipped", verdict="",
                           error="a document", student="3", student_name="carol")
-    index = grade.index_html(refs, [first, bad, again, skipped])
+    index = index_html(refs, [first, bad, again, skipped])
     assert "<h1>Grades: 2 submissions (1 earlier attempt listed apart)</h1>" in index
     assert f"<b>2</b>{good.verdict}</div>" in index and "<b>0</b>fail</div>" in index
     assert "Earlier attempts" in index

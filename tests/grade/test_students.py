@@ -1,4 +1,5 @@
-"""Tests of dicejack.grade.students: one student's files are one student (never their own copy),
+"""Tests of dicejack.grade.scoring.students: one student's files are one student (never their own
+copy),
 the file that goes out (--keep), late work, and grades held back from the LMS (--lms-hold)."""
 
 from __future__ import annotations
@@ -9,9 +10,12 @@ import zipfile
 
 import pytest
 
+import dicejack.grade.outputs.lms as grade_lms
 from dicejack import grade
 from dicejack.cli import main
 from dicejack.grade import Grade
+from dicejack.grade.outputs.lms import DEFAULT_LMS_HOLD, lms_hold_reasons
+from dicejack.grade.scoring.students import mark_held, mark_kept, parse_hold
 
 from .support import CONFIG, GAME, GAMES, M, layouts, tables
 
@@ -79,32 +83,32 @@ def test_keep_best_takes_the_highest_score():
              Grade("a_1_20_y.txt", "ok", score=70.0, student="1", order="20"),
              Grade("a_1_30_z.txt", "error", student="1", order="30"),
              Grade("b.txt", "ok", score=50.0), Grade("c.docx", "skipped")]
-    latest = grade.mark_kept(files)
+    latest = mark_kept(files)
     assert [g.kept for g in latest] == ["no", "yes", "no", "yes", ""]  # graded beats unreadable
-    best = grade.mark_kept(files, "best")
+    best = mark_kept(files, "best")
     assert [g.kept for g in best] == ["yes", "no", "no", "yes", ""]
-    only_errors = grade.mark_kept([Grade("a_1_1_x", "error", student="1", order="1"),
+    only_errors = mark_kept([Grade("a_1_1_x", "error", student="1", order="1"),
                                    Grade("a_1_2_x", "error", student="1", order="2")])
     assert [g.kept for g in only_errors] == ["no", "yes"]
-    with pytest.raises(grade.GradeError, match="--keep must be one of latest, best"):
-        grade.mark_kept(files, "newest")
+    with pytest.raises(grade.GradeError, match="keep must be one of latest, best"):
+        mark_kept(files, "newest")
 
 
 def test_held_grades_leave_their_lms_cell_empty_and_say_why():
-    files = grade.mark_kept([
+    files = mark_kept([
         Grade("p.txt", "ok", score=100.0, verdict="pass", student="1"),
         Grade("r.txt", "ok", score=80.0, verdict="review", student="2", late=True),
         Grade("c.txt", "ok", score=99.0, verdict="review", flags=("copied",), student="3"),
         Grade("f.txt", "ok", score=10.0, verdict="fail", student="4"),
         Grade("e.txt", "error", student="5", error="empty")])
-    held = grade.mark_held(files, grade.parse_hold(["Review,LATE", "unreadable"]))
+    held = mark_held(files, parse_hold(["Review,LATE", "unreadable"]))
     assert [g.held for g in held] == ["", "review, late", "review", "", "unreadable"]
-    rows = list(csv.DictReader(io.StringIO(grade.lms_csv(held))))
+    rows = list(csv.DictReader(io.StringIO(grade_lms.lms_csv(held))))
     assert [r["score"] for r in rows] == ["100.0", "", "", "10.0", ""]
     assert "held back for a look first: review, late" in rows[1]["note"]
-    with pytest.raises(grade.GradeError, match="--lms-hold takes review, fail, copied, late, "
+    with pytest.raises(grade.GradeError, match="lms_hold takes review, fail, copied, late, "
                                                "unreadable"):
-        grade.parse_hold("reviews")
+        parse_hold("reviews")
 
 
 def test_cli_hold_keep_and_format_in_any_case(download, tmp_path, capsys):
@@ -130,11 +134,11 @@ def test_only_decided_grades_go_to_the_lms_by_default(download, tmp_path, capsys
     """Issue 32: without --lms-hold, review, copied and unreadable grades are held (the cell
     empty, the gradebook's held column and the terminal say why, every name listed);
     --lms-hold none sends every grade."""
-    assert grade.lms_hold_reasons(None) == grade.DEFAULT_LMS_HOLD == (
+    assert lms_hold_reasons(None) == DEFAULT_LMS_HOLD == (
         "review", "copied", "unreadable")
-    assert grade.lms_hold_reasons("none") == grade.lms_hold_reasons(["NONE"]) == ()
-    with pytest.raises(grade.GradeError, match="--lms-hold none sends every grade"):
-        grade.lms_hold_reasons("none,review")
+    assert lms_hold_reasons("none") == lms_hold_reasons(["NONE"]) == ()
+    with pytest.raises(grade.GradeError, match="lms_hold none sends every grade"):
+        lms_hold_reasons("none,review")
     args = ["grade", str(download), "--sides", str(GAME.n_sides), "--low", str(GAME.low),
             "--high", str(GAME.high), "--dice", str(GAME.n_dice), "-m", f"{M:g}", "--games",
             str(GAMES), "--cache", str(tmp_path / "cache")]

@@ -7,6 +7,15 @@ import dataclasses
 import numpy as np
 
 from dicejack import grade
+from dicejack.grade.outputs.site import submission_html
+from dicejack.grade.outputs.writers import (
+    plain_summary,
+    report_markdown,
+    report_names,
+    report_text,
+    summary_text,
+)
+from dicejack.grade.scoring.rubric import FLAG_HINTS
 
 from .support import CONFIG, grade_of, layouts, tables, write
 
@@ -14,7 +23,7 @@ from .support import CONFIG, grade_of, layouts, tables, write
 def test_report_names_stay_inside_the_folder():
     subs = ["../../etc/passwd", "/abs/path/a.txt", "a/b.txt", "c/b.txt", "x\\..\\y.txt", ".hidden",
             "..", "", "ünï cødé.txt", "A/B.TXT", "a" * 300, "a" * 300 + "b"]
-    names = grade.report_names(subs)
+    names = report_names(subs)
     assert len(set(n.lower() for n in names)) == len(names)
     for n in names:
         assert "/" not in n and "\\" not in n and not n.startswith(".") and 0 < len(n) <= 80
@@ -61,14 +70,14 @@ def test_reports_open_with_a_plain_paragraph_and_what_if_scores(refs):
     best, prob = tables(seed=25)
     t = grade_of(refs, best.T, prob.T, submission="t")
     assert t.what_if == {"printed as table[X][Y]": t.score + 10}
-    md = grade.report_markdown(refs, t)
+    md = report_markdown(refs, t)
     assert "printed as table[X][Y], the score would be 100.0 / 100" in md
     shifted = grade_of(refs, np.where(best > 0, best - 1, 0), prob, submission="z")
     assert "zero-based-j" in shifted.flags
     assert shifted.what_if["printed with J 1-based"] == shifted.score + 10
     ok = grade_of(refs, best, prob, submission="ok")
-    assert ok.verdict == "pass" and "Your tables look like" in grade.report_markdown(refs, ok)
-    review = grade.plain_summary(dataclasses.replace(ok, verdict="review",
+    assert ok.verdict == "pass" and "Your tables look like" in report_markdown(refs, ok)
+    review = plain_summary(dataclasses.replace(ok, verdict="review",
                                                      flags=("inconsistent",)))
     assert "5% of correct programs" in review and "Your score stands" in review
 
@@ -80,12 +89,12 @@ def test_each_flag_is_one_checklist_item_and_the_deciding_p_value_is_named(refs)
     best, prob = tables(seed=25)
     shifted = grade_of(refs, np.where(best > 0, best - 1, 0).T, prob.T, submission="two")
     assert {"transposed", "zero-based-j"} <= set(shifted.flags)
-    pages = {"markdown": grade.report_markdown(refs, shifted),
-             "text": " ".join(grade.report_text(refs, shifted, width=10_000).split()),
-             "site": grade.submission_html(refs, shifted).replace("&#x27;", "'")}
+    pages = {"markdown": report_markdown(refs, shifted),
+             "text": " ".join(report_text(refs, shifted, width=10_000).split()),
+             "site": submission_html(refs, shifted).replace("&#x27;", "'")}
     for kind, page in pages.items():
         for flag in ("transposed", "zero-based-j"):
-            hint = grade.FLAG_HINTS[flag]
+            hint = FLAG_HINTS[flag]
             needle = hint[1:60]  # the report capitalises a hint's first letter
             assert page.count(needle) == 1, (kind, flag)
         assert page.count("Check first") == 0, kind
@@ -93,7 +102,7 @@ def test_each_flag_is_one_checklist_item_and_the_deciding_p_value_is_named(refs)
         assert ("(log-t fit of the calibration runs; this one decides the verdict and the "
                 "points), rank p-value") in page, kind
         assert f"it cannot go below 1/{refs.config.calibration + 1})" in page, kind
-    one = grade.plain_summary(dataclasses.replace(shifted, flags=("transposed",)))
+    one = plain_summary(dataclasses.replace(shifted, flags=("transposed",)))
     assert one.endswith("Check the flag below: it says what to look at.")
 
 
@@ -103,13 +112,13 @@ def test_the_terminal_table_shows_the_student_first_and_counts_that_add_up():
                           student_name="Ann Lee"),
               grade.Grade("b/out.txt", "error", error="submission is empty", student="500013"),
               grade.Grade("notes.docx", "skipped", verdict="", error="a document")]
-    lines = grade.summary_text(grades).splitlines()
+    lines = summary_text(grades).splitlines()
     assert lines[0].startswith("student ") and lines[1].startswith("500012 (Ann Lee)  moodle.zip")
     assert "..." in lines[1] and lines[1].split()[4].endswith("/output.txt")  # both ends kept
     assert " unreadable " in lines[2] and " fail " not in lines[2]
     assert lines[-1] == "2 submissions: 1 pass, 0 review, 0 fail, 1 unreadable (1 other file " \
                         "skipped)"
-    one = grade.summary_text(grades[:1]).splitlines()[-1]
+    one = summary_text(grades[:1]).splitlines()[-1]
     assert one == "1 submission: 1 pass, 0 review, 0 fail, 0 unreadable"
-    plain = grade.summary_text([grade.Grade("a.txt", "ok", score=1.0, verdict="fail")])
+    plain = summary_text([grade.Grade("a.txt", "ok", score=1.0, verdict="fail")])
     assert plain.startswith("submission ")  # no student column when no LMS named anyone

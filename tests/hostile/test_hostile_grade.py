@@ -17,6 +17,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dicejack import grade
+from dicejack.grade.evidence.references import forget_references
+from dicejack.grade.intake.inputs import MAX_SUBMISSION_BYTES
+from dicejack.grade.outputs.writers import GRADEBOOK_HEADER, gradebook_csv, summary_text
+from dicejack.grade.settings import MAX_REFERENCE_GAMES
 from tests.games import SMALL as GAME
 from tests.hostile.support import submission_text
 
@@ -31,7 +35,7 @@ HYP = settings(max_examples=40, deadline=None,
 def pristine(tmp_path_factory):
     """The true references and the bytes of their cache file."""
     folder = tmp_path_factory.mktemp("cache")
-    grade.forget_references(CFG)
+    forget_references(CFG)
     refs = grade.reference_runs(CFG, cache_dir=folder)
     path = folder / f"{CFG.key()}.npz"
     with np.load(path, allow_pickle=False) as npz:
@@ -53,7 +57,7 @@ def rehash(data: dict) -> dict:
 
 def load_crafted(folder: Path, data: dict) -> grade.References:
     np.savez(folder / f"{CFG.key()}.npz", **data)
-    grade.forget_references(CFG)
+    forget_references(CFG)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", grade.GradeWarning)
         return grade.reference_runs(CFG, cache_dir=folder)
@@ -176,7 +180,7 @@ def test_crafted_caches_are_recomputed_with_a_notice(tmp_path, pristine):
         if label == "identical runs" and np.array_equal(crafted["best"], data["best"]):
             continue
         np.savez(tmp_path / f"{CFG.key()}.npz", **crafted)
-        grade.forget_references(CFG)
+        forget_references(CFG)
         with pytest.warns(grade.GradeWarning, match="was invalid") as rec:
             refs = grade.reference_runs(CFG, cache_dir=tmp_path)
         message = str(rec[0].message)
@@ -186,7 +190,7 @@ def test_crafted_caches_are_recomputed_with_a_notice(tmp_path, pristine):
         got = grade.grade_text(refs, text, name="s")
         assert (got.score, got.verdict) == (expected.score, expected.verdict), label
         # The recomputed file was written back and is trusted next time.
-        grade.forget_references(CFG)
+        forget_references(CFG)
         assert grade.reference_runs(CFG, cache_dir=tmp_path).source == "disk cache"
 
 
@@ -195,7 +199,7 @@ def test_cache_path_that_is_a_fifo_or_folder_never_hangs(tmp_path):
         folder = tmp_path / make.__name__
         folder.mkdir()
         make(folder / f"{CFG.key()}.npz")
-        grade.forget_references(CFG)
+        forget_references(CFG)
         with pytest.warns(grade.GradeWarning, match="not a regular file"):
             assert grade.reference_runs(CFG, cache_dir=folder).source == "computed"
 
@@ -222,7 +226,7 @@ def _bad_files(tmp_path: Path, monkeypatch) -> list:
         monkeypatch.setattr(os, "open", guarded)
     big = tmp_path / "big.txt"
     with open(big, "wb") as fh:
-        fh.truncate(grade.MAX_SUBMISSION_BYTES + 1)
+        fh.truncate(MAX_SUBMISSION_BYTES + 1)
     (tmp_path / "binary.bin").write_bytes(bytes(range(256)) * 40)
     (tmp_path / "empty.txt").write_bytes(b"")
     bad_utf8 = os.fsencode(str(tmp_path)) + b"/bad\xff\xfename.txt"
@@ -249,8 +253,8 @@ def test_every_bad_file_gets_its_own_row(tmp_path, monkeypatch):
     assert "not a regular file" in errors["fifo"] and "folder" in errors["folder"]
     assert "Permission denied" in errors["locked.txt"] and "MiB" in errors["big.txt"]
     rows = list(csv.reader(io.StringIO(out.read_text(encoding="utf-8"))))
-    assert rows[0] == list(grade.GRADEBOOK_HEADER) and len(rows) == len(paths) + 1
-    assert len(grade.summary_text(grades).splitlines()) == len(paths) + 2
+    assert rows[0] == list(GRADEBOOK_HEADER) and len(rows) == len(paths) + 1
+    assert len(summary_text(grades).splitlines()) == len(paths) + 2
     assert len(list(reports.glob("*.md"))) == len(paths)
     # a path that does not exist is refused before any work, in one printable line
     with pytest.raises(grade.GradeError) as refused:
@@ -265,8 +269,8 @@ def test_any_name_gives_one_printable_row(tmp_path, name):
     g = grade.grade_file(None, tmp_path / name.replace("/", "_"))  # never reaches grading
     assert g.status == "error" and g.error and "\n" not in g.error
     assert g.submission.isprintable()
-    grade.gradebook_csv([g]).encode("utf-8")
-    grade.summary_text([g]).encode("utf-8")
+    gradebook_csv([g]).encode("utf-8")
+    summary_text([g]).encode("utf-8")
 
 
 @HYP
@@ -281,7 +285,7 @@ def test_any_byte_name_with_any_content_gives_one_row(tmp_path, pristine, raw):
         g = grade.grade_file(truth, given_as)
         assert g.status == "error" and g.error and "\n" not in g.error
         assert g.submission.isprintable()
-        grade.gradebook_csv([g]).encode("utf-8")
+        gradebook_csv([g]).encode("utf-8")
 
 
 # ------------------------------------------------------------- 3. never overwrite inputs
@@ -328,7 +332,7 @@ def test_out_that_is_not_a_gradebook_is_refused(tmp_path):
     grade.grade_files(CFG, [sub], out=tmp_path / "previous.csv", cache_dir=tmp_path)
     grade.grade_files(CFG, [sub], out=tmp_path / "empty.csv", cache_dir=tmp_path)
     grade.grade_files(CFG, [sub], out=tmp_path / "previous.csv", cache_dir=tmp_path)
-    assert (tmp_path / "previous.csv").read_text().startswith(",".join(grade.GRADEBOOK_HEADER))
+    assert (tmp_path / "previous.csv").read_text().startswith(",".join(GRADEBOOK_HEADER))
 
 
 def test_reports_never_replace_a_file_they_did_not_write(tmp_path):
@@ -339,7 +343,7 @@ def test_reports_never_replace_a_file_they_did_not_write(tmp_path):
     # A submission inside the reports folder: refused before any work, in one line.
     inside = reports / "bob.txt.md"
     inside.write_text("# Grade: `fake`\n" + submission_text(seed=6))
-    with pytest.raises(grade.GradeError, match=r"^--reports .*reports holds the submission .*"
+    with pytest.raises(grade.GradeError, match=r"^reports .*reports holds the submission .*"
                        r"bob\.txt\.md; give a folder outside what is graded$"):
         grade.grade_files(CFG, [bob, inside], out=tmp_path / "g.csv", reports=reports,
                           cache_dir=tmp_path)
@@ -393,7 +397,7 @@ def test_any_settings_are_accepted_or_refused_in_one_line(m, games, references, 
     except grade.GradeError as exc:
         assert str(exc).strip() and "\n" not in str(exc)
     else:
-        assert (cfg.references + cfg.calibration) * cfg.games <= grade.MAX_REFERENCE_GAMES
+        assert (cfg.references + cfg.calibration) * cfg.games <= MAX_REFERENCE_GAMES
 
 
 def test_cli_prints_a_recomputed_cache_as_one_note_line(tmp_path, capsys):
@@ -406,7 +410,7 @@ def test_cli_prints_a_recomputed_cache_as_one_note_line(tmp_path, capsys):
             "-m", "100", "--games", "300", "--references", "6", "--out",
             str(tmp_path / "g.csv"), "--cache", str(tmp_path / "cache")]
     assert main(args) == 1  # an unreadable file alone: nothing graded
-    grade.forget_references()
+    forget_references()
     for f in (tmp_path / "cache").glob("*.npz"):
         f.write_bytes(b"PK\x03\x04 damaged")
     capsys.readouterr()

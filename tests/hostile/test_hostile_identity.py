@@ -15,8 +15,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dicejack import grade
 from dicejack.cli import main
+from dicejack.grade.intake.inputs import Entry, collect
+from dicejack.grade.intake.lms_names import (
+    MAX_METADATA_BYTES,
+    MetadataError,
+    gradescope_students,
+    lms_student,
+)
+from dicejack.grade.outputs.lms import student_scores
+from dicejack.grade.outputs.writers import GRADEBOOK_HEADER
+from dicejack.grade.scoring.grading import grade_entry
+from dicejack.grade.scoring.rubric import FLAG_HINTS, REVIEW_FLAGS
 
 TEXT = "Best number of dice:\n1 2\n2 1\n\nWin probability:\n0.5 0.5\n0.5 0.5\n"
 HYP = settings(max_examples=60, deadline=None,
@@ -31,7 +41,7 @@ def zip_bytes(members: dict[str, bytes | str]) -> bytes:
     return buffer.getvalue()
 
 
-def students(entries: list[grade.Entry]) -> dict[str, str | None]:
+def students(entries: list[Entry]) -> dict[str, str | None]:
     """label tail (after the path given) -> student id, for the entries that are graded."""
     out = {}
     for e in entries:
@@ -48,7 +58,7 @@ def test_a_file_inside_a_canvas_zip_belongs_to_the_zip_owner(tmp_path):
     download = tmp_path / "submissions.zip"
     download.write_bytes(zip_bytes({"alice_111_222_sub.zip": inner,
                                     "carol_333_444_out.txt": TEXT}))
-    entries = grade.collect([download])
+    entries = collect([download])
     graded = [e for e in entries if not e.skipped]
     assert len(graded) == 4
     assert [e.student.id for e in graded] == ["111", "111", "111", "333"]
@@ -67,7 +77,7 @@ def test_a_canvas_name_that_also_looks_like_another_lms_is_read_as_canvas(tmp_pa
     for plain in ("dave_401_501_out.txt", "erin_402_502_out.txt"):
         (folder / plain).write_text(TEXT)
     (folder / name).write_text(TEXT)
-    found = students(grade.collect([folder]))
+    found = students(collect([folder]))
     assert found[name] == expected
     assert found["dave_401_501_out.txt"] == "401"
 
@@ -75,12 +85,12 @@ def test_a_canvas_name_that_also_looks_like_another_lms_is_read_as_canvas(tmp_pa
 def test_a_name_two_lmss_match_with_no_batch_to_decide_is_a_flagged_row(tmp_path):
     lone = tmp_path / "alice_111_222_HW_bob_attempt_2024-01-01-10-00-00_out.txt"
     lone.write_text(TEXT)
-    (entry,) = grade.collect([lone])
+    (entry,) = collect([lone])
     assert entry.student is None and entry.flags == ("identity-ambiguous",)
-    assert grade.lms_student([lone.name]) is None
-    g = grade.grade_entry(None, grade.Entry(label="x", error="unreadable", flags=entry.flags))
+    assert lms_student([lone.name]) is None
+    g = grade_entry(None, Entry(label="x", error="unreadable", flags=entry.flags))
     assert "identity-ambiguous" in g.flags and g.student == ""
-    assert "identity-ambiguous" in grade.REVIEW_FLAGS and grade.FLAG_HINTS["identity-ambiguous"]
+    assert "identity-ambiguous" in REVIEW_FLAGS and FLAG_HINTS["identity-ambiguous"]
 
 
 def test_moodle_folder_holds_only_its_own_student(tmp_path):
@@ -92,7 +102,7 @@ def test_moodle_folder_holds_only_its_own_student(tmp_path):
     bob = root / "Bob_222_assignsubmission_file_"
     bob.mkdir()
     (bob / "out.txt").write_text(TEXT)
-    found = [(e.label.split("/")[-2], e.student.id) for e in grade.collect([root])]
+    found = [(e.label.split("/")[-2], e.student.id) for e in collect([root])]
     assert found == [("Alice_111_assignsubmission_file_", "111")] * 2 + [
         ("Bob_222_assignsubmission_file_", "222")]
 
@@ -101,7 +111,7 @@ def test_folders_above_the_path_given_never_name_a_student(tmp_path):
     above = tmp_path / "Course_7_assignsubmission_file_" / "download"
     above.mkdir(parents=True)
     (above / "out.txt").write_text(TEXT)
-    (entry,) = grade.collect([above])
+    (entry,) = collect([above])
     assert entry.student is None
 
 
@@ -129,7 +139,7 @@ def test_gradescope_metadata_inside_a_submission_is_not_read(tmp_path):
     (export / "submission_1" / "bob_222_9_out.txt").write_text(TEXT)
     (export / "submission_1" / "Zed_5_assignsubmission_file_.txt").write_text(TEXT)
     (export / "submission_2" / "out.txt").write_text(TEXT)
-    entries = grade.collect([export])
+    entries = collect([export])
     found = {e.label.removeprefix(str(export) + "/"): e for e in entries}
     assert found["submission_1/bob_222_9_out.txt"].student.id == "111"
     assert found["submission_1/Zed_5_assignsubmission_file_.txt"].student.id == "111"
@@ -143,7 +153,7 @@ def test_gradescope_metadata_inside_a_submission_is_not_read(tmp_path):
         "export/submission_1/submission_metadata.yml": METADATA.replace("'111'", "'999'"),
         "export/submission_1/out.txt": TEXT,
     }))
-    (row,) = [e for e in grade.collect([archive]) if not e.skipped]
+    (row,) = [e for e in collect([archive]) if not e.skipped]
     assert row.student.id == "111"
 
 
@@ -157,21 +167,21 @@ def test_gradescope_metadata_inside_a_submission_is_not_read(tmp_path):
     ("submission_1:\n  :submitters:\n  - :sid: ''\n    :email: a@x.edu\n", "a@x.edu"),
 ])
 def test_gradescope_metadata_is_parsed_as_yaml(text, expected):
-    assert grade.gradescope_students(text)["submission_1"].id == expected
+    assert gradescope_students(text)["submission_1"].id == expected
 
 
 def test_gradescope_metadata_bombs_and_junk_are_refused_in_one_line():
     laughs = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
         f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]\n"
         for i in range(8))
-    students = grade.gradescope_students(laughs + METADATA)  # shared, never expanded
+    students = gradescope_students(laughs + METADATA)  # shared, never expanded
     assert students["submission_1"].id == "111" and students["submission_2"].id == "222"
-    for junk, reason in ((b"x" * (grade.MAX_METADATA_BYTES + 1), "MiB, over the 4 MiB limit"),
+    for junk, reason in ((b"x" * (MAX_METADATA_BYTES + 1), "MiB, over the 4 MiB limit"),
                          (b"submission_1: [unclosed", "not readable YAML"),
                          (b"[" * 100_000, "not readable YAML"),
                          (b"- a list\n", "not a mapping")):
-        with pytest.raises(grade.MetadataError, match=reason) as info:
-            grade.gradescope_students(junk)
+        with pytest.raises(MetadataError, match=reason) as info:
+            gradescope_students(junk)
         assert "\n" not in str(info.value)
 
 
@@ -180,7 +190,7 @@ def test_unreadable_metadata_is_a_row_and_the_submissions_keep_their_folder_name
     (export / "submission_7").mkdir(parents=True)
     (export / "submission_metadata.yml").write_text("submission_7: [unclosed\n")
     (export / "submission_7" / "out.txt").write_text(TEXT)
-    meta, sub = grade.collect([export])
+    meta, sub = collect([export])
     assert "metadata, not read: not readable YAML" in meta.skipped
     assert sub.student.id == "submission_7"
 
@@ -191,8 +201,8 @@ def test_the_lms_csv_gives_each_student_only_their_own_grade(tmp_path):
         "alice_111_222_sub.zip": zip_bytes({"bob_999_333_out.txt": TEXT}),
         "bob_999_444_out.txt": "nothing printed\n",
     }))
-    rows = [grade.grade_entry(None, e) for e in grade.collect([download])]
-    scores = grade.student_scores(rows)
+    rows = [grade_entry(None, e) for e in collect([download])]
+    scores = student_scores(rows)
     assert sorted((s.student, s.submissions) for s in scores) == [
         ("111", (f"{download}!alice_111_222_sub.zip!bob_999_333_out.txt",)),
         ("999", (f"{download}!bob_999_444_out.txt",))]
@@ -209,7 +219,7 @@ def test_nothing_inside_a_students_archive_changes_any_student(tmp_path, names):
                           "carol_555_666_out.txt": TEXT})
     path = tmp_path / "canvas.zip"
     path.write_bytes(download)
-    entries = grade.collect([path])  # skipped rows too (a hidden file still has its owner)
+    entries = collect([path])  # skipped rows too (a hidden file still has its owner)
     by_owner = {e.label.split("!")[1]: e.student.id if e.student else None for e in entries}
     assert by_owner == {"alice_111_222_sub.zip": "111", "bob_333_444_out.txt": "333",
                         "carol_555_666_out.txt": "555"}
@@ -239,7 +249,7 @@ def test_links_out_of_the_folder_given_are_not_followed(tmp_path):
     os.symlink(secret, folder / "alice" / "passwd.txt")
     os.symlink("/etc/passwd", folder / "alice" / "etc.txt")
     os.symlink(folder / "alice" / "out.txt", folder / "alice" / "inside.txt")
-    rows = {e.label.rsplit("/", 1)[-1]: e for e in grade.collect([folder])}
+    rows = {e.label.rsplit("/", 1)[-1]: e for e in collect([folder])}
     for name in ("passwd.txt", "etc.txt"):
         assert rows[name].skipped == "a symbolic link leading outside the folder given, not " \
                                      "followed" and rows[name].path is None
@@ -265,7 +275,7 @@ def test_malformed_members_are_rows_and_the_batch_goes_on(tmp_path):
     folder.mkdir()
     (folder / "bob_3_4_out.txt").write_text(TEXT)
     (folder / "nested.zip").write_bytes(bad.read_bytes())
-    entries = grade.collect([bad, empty, folder])
+    entries = collect([bad, empty, folder])
     errors = [e.error for e in entries if e.error]
     assert sum("empty name" in e for e in errors) == 2  # once in bad.zip, once nested
     assert sum("absolute path" in e for e in errors) == 4
@@ -289,7 +299,7 @@ def test_a_member_name_marked_utf8_but_not_is_a_row(tmp_path):
         data[name_at:name_at + 3] = b"\xff\xfe\xfd"
     path = tmp_path / "badname.zip"
     path.write_bytes(bytes(data))
-    (row,) = grade.collect([path])
+    (row,) = collect([path])
     assert "marked UTF-8 but is not" in row.error
 
 
@@ -305,4 +315,4 @@ def test_an_empty_zip_on_the_command_line_is_a_row(tmp_path):
     assert len(rows) == 2 and "empty archive" in rows[1][GRADEBOOK.index("error")]
 
 
-GRADEBOOK = list(grade.GRADEBOOK_HEADER)
+GRADEBOOK = list(GRADEBOOK_HEADER)

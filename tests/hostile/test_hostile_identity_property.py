@@ -17,6 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dicejack import grade
+from dicejack.grade.intake.inputs import Entry, collect
+from dicejack.grade.outputs.lms import lms_csv
+from dicejack.grade.scoring.students import mark_kept
 
 HYP = settings(max_examples=150, deadline=None,
                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
@@ -96,7 +99,7 @@ BOB_PREFIX = {"canvas": "bob_222_", "blackboard": "Lab3_bob_attempt_",
               "gradescope": "export/submission_2/"}
 
 
-def outcome(lms: str, entries: list[grade.Entry]) -> tuple[list, list]:
+def outcome(lms: str, entries: list[Entry]) -> tuple[list, list]:
     """(the gradebook rows of everything but bob's upload, the LMS CSV lines but bob's), with
     every entry graded by what it holds (alice 90, carol 80, anything else 10); and checks
     that every row of bob's upload is bob's or no one's."""
@@ -109,10 +112,10 @@ def outcome(lms: str, entries: list[grade.Entry]) -> tuple[list, list]:
             error=e.skipped or e.error, flags=e.flags, student=s.id if s else "",
             student_name=s.name if s else "", lms=s.lms if s else "",
             late=s.late if s else False, order=s.order if s else ""))
-    text = grade.lms_csv(grades, CSV_FORMAT[lms], now=NOW)
+    text = lms_csv(grades, CSV_FORMAT[lms], now=NOW)
     lines = [row for row in csv.reader(io.StringIO(text)) if BOB_LINE[lms] not in row[:2]]
     rows = []
-    for g in grade.mark_kept(grades):
+    for g in mark_kept(grades):
         name = g.submission.split("!", 1)[-1]
         if name.startswith(BOB_PREFIX[lms]):
             assert g.student in ("", BOB_ID[lms]), (name, g.student)
@@ -125,7 +128,7 @@ def outcome(lms: str, entries: list[grade.Entry]) -> tuple[list, list]:
 def run(tmp_path, lms: str, top: list[str], own: dict[str, bytes]) -> tuple[list, list]:
     path = tmp_path / f"{lms}.zip"
     path.write_bytes(_zip(download(lms, top, own)))
-    return outcome(lms, grade.collect([path]))
+    return outcome(lms, collect([path]))
 
 
 @pytest.mark.parametrize("lms", ["canvas", "blackboard", "moodle", "gradescope"])

@@ -15,6 +15,9 @@ import pytest
 
 from dicejack import grade
 from dicejack.cli import main
+from dicejack.grade.intake.inputs import display_name
+from dicejack.grade.outputs.lms import is_lms_csv
+from dicejack.grade.outputs.writers import summary_text
 from tests.games import SMALL as GAME
 from tests.hostile.support import submission_text
 
@@ -92,9 +95,9 @@ def test_terminal_table_gradebook_and_lms_csv_carry_no_control_character(batch, 
             assert not any(cell[:1] in "=+-@" and not _number(cell) for cell in row if cell), row
     students = {row["student"]: row for row in csv.DictReader(lms.open(encoding="utf-8"))}
     assert "7" in students and students["7"]["name"] == "Eve \\x1b[2J"
-    grades = [grade.Grade(submission=grade.display_name(n), status="error", error="x")
+    grades = [grade.Grade(submission=display_name(n), status="error", error="x")
               for n in HOSTILE]
-    assert no_controls(grade.summary_text(grades))
+    assert no_controls(summary_text(grades))
 
 
 # --------------------------------------------------------------- 4. outputs never collide
@@ -121,7 +124,7 @@ def test_an_output_inside_the_reports_folder_is_refused(tmp_path, option):
     sub.write_text(submission_text(seed=1))
     reports = tmp_path / "reports"
     other = {"out": tmp_path / "g.csv"} if option == "lms_csv" else {}
-    with pytest.raises(grade.GradeError, match="inside the --reports folder"):
+    with pytest.raises(grade.GradeError, match="inside the reports folder"):
         _grade(tmp_path, [sub], reports=reports, **{option: reports / "a.txt.md"}, **other)
     assert not reports.exists() or not any(reports.iterdir())
 
@@ -136,16 +139,16 @@ def test_a_rerun_recognises_its_own_lms_csv_whatever_the_assignment(tmp_path, as
     for _ in range(2):
         _grade(tmp_path, [sub], out=tmp_path / "g.csv", lms_csv=lms, lms_format=lms_format,
                lms_assignment=assignment)
-    assert grade.is_lms_csv(lms.read_bytes())
+    assert is_lms_csv(lms.read_bytes())
 
 
 def test_a_canvas_gradebook_export_is_never_taken_for_ours(tmp_path):
     export = ("Student,ID,SIS User ID,SIS Login ID,Section,Lab 1 (11),Lab 2 (12)\n"
               "    Points Possible,,,,,10,10\nAlice,111,,,S1,9,8\n")
-    assert not grade.is_lms_csv(export.encode())
+    assert not is_lms_csv(export.encode())
     ours = ("Student,ID,SIS User ID,SIS Login ID,Section,Lab 1 (11)\n"
             "Points Possible,,,,,100\nAlice,111,,,,90.0\n")
-    assert grade.is_lms_csv(ours.encode())
+    assert is_lms_csv(ours.encode())
     sub = tmp_path / "a.txt"
     sub.write_text(submission_text(seed=1))
     path = tmp_path / "canvas.csv"

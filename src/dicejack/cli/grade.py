@@ -3,6 +3,8 @@ Gradescope results.json); one file alone gets its report on the terminal."""
 
 import sys
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import typer
@@ -20,6 +22,25 @@ from dicejack.cli.common import (
     make_game,
     write_output,
 )
+
+#: The grade library's parameters as this command says them (the library's errors name the
+#: former: GradeError.naming).
+FLAGS = {"out": "--out", "reports": "--reports", "site": "--html", "lms_csv": "--lms-csv",
+         "lms_format": "--lms-format", "lms_hold": "--lms-hold", "keep": "--keep",
+         "gradescope": "--gradescope", "gradescope_visibility": "--gradescope-visibility"}
+
+
+@contextmanager
+def flag_names() -> Iterator[None]:
+    """Say the grade library's errors in this command's flags (`keep` -> `--keep`)."""
+    from dicejack.grade import GradeError
+
+    try:
+        yield
+    except GradeError as exc:
+        if not exc.parameters:
+            raise
+        raise GradeError(exc.naming(FLAGS)) from None
 
 
 @app.command("grade")
@@ -146,31 +167,36 @@ def grade_cmd(
         if dask is not None or gradescope is not None:
             raise typer.BadParameter("--dask and --gradescope do not go with --run")
 
-        return grade_run_cmd(
-            submissions=submissions, sides=sides, low=low, high=high, dice=dice, m=m,
-            games=games, out=out, reports=reports, html=html, lms_csv=lms_csv,
-            lms_format=lms_format, lms_hold=lms_hold, keep=keep, lms_assignment=lms_assignment,
-            references=references, seed=seed, workers=workers, cache=cache, plan=plan,
-            runs=runs, input_spec=input_spec, unsafe_no_sandbox=unsafe_no_sandbox,
-            timeout=run_timeout)
+        with flag_names():
+            return grade_run_cmd(
+                submissions=submissions, sides=sides, low=low, high=high, dice=dice, m=m,
+                games=games, out=out, reports=reports, html=html, lms_csv=lms_csv,
+                lms_format=lms_format, lms_hold=lms_hold, keep=keep,
+                lms_assignment=lms_assignment, references=references, seed=seed,
+                workers=workers, cache=cache, plan=plan, runs=runs, input_spec=input_spec,
+                unsafe_no_sandbox=unsafe_no_sandbox, timeout=run_timeout)
     if plan is not None or runs is not None or input_spec is not None or (
             unsafe_no_sandbox or run_timeout != 60.0):
         raise typer.BadParameter("--plan, --runs, --input, --timeout and --unsafe-no-sandbox "
                                  "go with --run")
     from dicejack import grade as gr
+    from dicejack.grade.batch import check_self_check_file
+    from dicejack.grade.intake.inputs import is_one_file
+    from dicejack.grade.outputs.writers import report_text, summary_text
+    from dicejack.grade.scoring.grading import batch_hint
 
     if workers is not None and workers < 1:
         raise gr.GradeError(f"--workers must be >= 1, got {workers}")
     config = gr.GradeConfig(make_game(sides, low, high, dice), m, games, references, seed)
-    single = gradescope is not None or gr.is_one_file(submissions)
+    single = gradescope is not None or is_one_file(submissions)
     if single and gradescope is None:
-        gr.check_self_check_file(submissions[0])
+        check_self_check_file(submissions[0])
     if out is None and not single:
         out = Path("gradebook.csv")
     show = sys.stderr.isatty()
     import warnings
 
-    with warnings.catch_warnings(record=True) as notices:
+    with warnings.catch_warnings(record=True) as notices, flag_names():
         warnings.simplefilter("always", gr.GradeWarning)
         refs, grades = gr.grade_files(
             config, submissions, out=out, reports=reports, site=html, lms_csv=lms_csv,
@@ -182,14 +208,14 @@ def grade_cmd(
     for notice in notices:  # the library's notices (cache recomputed, report renamed): one line
         typer.echo(f"note: {one_line(notice.message)}", err=True)
     graded = [g for g in grades if g.status != "skipped"]
-    hint = gr.batch_hint(refs, grades)
+    hint = batch_hint(refs, grades)
     if hint:
         typer.echo(f"hint: {hint}", err=True)
     if single and len(graded) <= 1:
         for g in graded or grades[:1]:
-            write_output(gr.report_text(refs, g), None)
+            write_output(report_text(refs, g), None)
     else:
-        write_output(gr.summary_text(grades), None)
+        write_output(summary_text(grades), None)
     named = Counter(g.lms for g in grades if g.lms)
     ambiguous = sum("identity-ambiguous" in g.flags for g in grades)
     if named or ambiguous:

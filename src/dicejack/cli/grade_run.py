@@ -30,6 +30,7 @@ def grade_run_cmd(
     from dicejack import grade as gr
     from dicejack.game import Game
     from dicejack.grade import programs as pg
+    from dicejack.grade.outputs.writers import summary_text
     from dicejack.runtime import sandbox as sb
 
     if workers is not None and workers < 1:
@@ -60,7 +61,7 @@ def grade_run_cmd(
     except KeyboardInterrupt:
         typer.echo("stopped: every run killed, nothing written", err=True)
         raise
-    write_output(gr.summary_text(batch.grades), None)
+    write_output(summary_text(batch.grades), None)
     for s in batch.students:
         typer.echo(f"{s.label}: {s.language or '?'}, input {s.convention or '-'}, "
                    f"{len(s.runs)} runs, {s.grade.verdict or s.grade.status}"

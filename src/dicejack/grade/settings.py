@@ -1,20 +1,23 @@
 """What the submissions were asked to do and how many runs grade them: :class:`GradeConfig`
-(game, M, NGAMES, R reference runs, C held-out calibration runs, first seed), and the package's
-error type. Every other grade module takes a GradeConfig; nothing here computes anything."""
+(game, M, NGAMES, R reference runs, C held-out calibration runs, first seed), the package's
+error type, and the words a grade is made of (:class:`Status`, :class:`Verdict`). Every other
+grade module takes a GradeConfig; nothing here computes anything."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import Enum
 
 import numpy as np
 
 from dicejack.game import DicejackError, Game
 from dicejack.learners import checks, formulas
 
-__all__ = ["GradeError", "GradeConfig", "DEFAULT_REFERENCES", "DEFAULT_CALIBRATION",
-           "REFERENCE_SEED", "MIN_REFERENCES", "MAX_REFERENCES", "CACHE_VERSION",
-           "MAX_REFERENCE_GAMES", "GradeWarning"]
+__all__ = ["GradeError", "Parameter", "GradeConfig", "Status", "Verdict", "DEFAULT_REFERENCES",
+           "DEFAULT_CALIBRATION", "REFERENCE_SEED", "MIN_REFERENCES", "MAX_REFERENCES",
+           "CACHE_VERSION", "MAX_REFERENCE_GAMES", "GradeWarning"]
 
 DEFAULT_REFERENCES = 30
 #: Held-out faithful runs that calibrate the statistic (scored against the references exactly as
@@ -33,8 +36,60 @@ CACHE_VERSION = 6
 MAX_REFERENCE_GAMES = 10**12
 
 
+class Parameter(str):
+    """The name of a Python parameter inside a :class:`GradeError`'s message (``keep``, ``out``)."""
+
+    __slots__ = ()
+
+
 class GradeError(DicejackError):
-    """Grading cannot start: bad settings, reports folder or gradebook path."""
+    """Grading cannot start: bad settings, reports folder or gradebook path.
+
+    The message is made of `parts`; those that are a :class:`Parameter` name the Python
+    parameter at fault (`keep`, `lms_hold`, `out`, ...), so that a command line can say them as
+    its own flags (:meth:`naming`), exactly where they stand and nowhere else (a path named
+    ``out/`` stays as it is)."""
+
+    def __init__(self, *parts: str) -> None:
+        super().__init__("".join(parts))
+        self.parts = parts
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        """The parameters the message names, in order."""
+        return tuple(str.__str__(p) for p in self.parts if isinstance(p, Parameter))
+
+    def naming(self, names: Mapping[str, str]) -> str:
+        """The message with each parameter said as `names` says it (unknown ones as they are)."""
+        return "".join(names.get(p, p) if isinstance(p, Parameter) else p for p in self.parts)
+
+
+class _Word(str, Enum):
+    """A str enum that is its value wherever text is made (str, format, CSV, JSON) and hashes as
+    it, so that ``"pass"`` and ``Verdict.PASS`` are one key (Python 3.10's enum has no StrEnum)."""
+
+    def __str__(self) -> str:
+        return str.__str__(self)
+
+    def __hash__(self) -> int:
+        return str.__hash__(self)
+
+
+class Status(_Word):
+    """What happened to a file of a batch: graded, unreadable, or skipped as not an output."""
+
+    OK = "ok"
+    ERROR = "error"
+    SKIPPED = "skipped"
+
+
+class Verdict(_Word):
+    """A graded file's verdict (docs/grading.md); NONE ("") for a skipped file."""
+
+    PASS = "pass"
+    REVIEW = "review"
+    FAIL = "fail"
+    NONE = ""
 
 
 class GradeWarning(UserWarning):

@@ -23,8 +23,17 @@ from pathlib import Path
 from dicejack import formats
 from dicejack.formats.escape import spreadsheet_cell as cell
 from dicejack.game import Game
-from dicejack.grade.lms import check_lms_path, write_lms_csv
-from dicejack.grade.lms_names import lms_student
+from dicejack.grade.evidence.references import References, reference_runs
+from dicejack.grade.intake.lms_names import lms_student
+from dicejack.grade.outputs.lms import check_lms_path, write_lms_csv
+from dicejack.grade.outputs.site import prepare_site, write_site
+from dicejack.grade.outputs.writers import (
+    check_gradebook_path,
+    check_output_path,
+    prepare_reports_folder,
+    write_gradebook,
+    write_reports,
+)
 from dicejack.grade.programs.collect import Source, collect_programs
 from dicejack.grade.programs.conventions import Convention
 from dicejack.grade.programs.diagnosis import M_FACTORS, scaled, wrong_m
@@ -33,18 +42,9 @@ from dicejack.grade.programs.languages import Language, Program, find_program
 from dicejack.grade.programs.pages import runs_html
 from dicejack.grade.programs.plan import PlannedSetting, RunPlan
 from dicejack.grade.programs.running import Build, Detection, Runner, build, detect, run_once
-from dicejack.grade.record import Grade
-from dicejack.grade.references import References, reference_runs
+from dicejack.grade.scoring.record import Grade
+from dicejack.grade.scoring.students import mark_held, mark_kept, parse_hold
 from dicejack.grade.settings import GradeConfig, GradeError
-from dicejack.grade.site import prepare_site, write_site
-from dicejack.grade.students import mark_held, mark_kept, parse_hold
-from dicejack.grade.writers import (
-    check_gradebook_path,
-    check_output_path,
-    prepare_reports_folder,
-    write_gradebook,
-    write_reports,
-)
 from dicejack.runtime import parallel
 
 __all__ = ["StudentResult", "ProgramBatch", "grade_programs", "runs_csv", "RUNS_HEADER",

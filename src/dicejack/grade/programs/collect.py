@@ -1,6 +1,7 @@
 """Student programs from what the instructor gives: a source file, a folder per student (or a
 folder of them), or an LMS zip of code; each becomes one folder of that student's files and the
-path it had in the download (for the LMS identity, as :mod:`dicejack.grade.lms_names` reads it).
+path it had in the download (for the LMS identity, as :mod:`dicejack.grade.intake.lms_names` reads
+it).
 Zip members are extracted within limits (count, size, no path leaving the folder, no links)."""
 
 from __future__ import annotations

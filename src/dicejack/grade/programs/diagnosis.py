@@ -1,6 +1,7 @@
 """Naming a wrong M: a program whose runs are inconsistent with the handout's algorithm at M may
 be consistent with it at another M (a units slip: M divided or multiplied by ten where it is
-read, as the power probes of :mod:`dicejack.grade.power` model). Each inconsistent run's output
+read, as the power probes of :mod:`dicejack.grade.evidence.power` model). Each inconsistent run's
+output
 is graded again against reference runs at M x 0.1 and M x 10 (computed and cached like any
 references); a factor under which every one of those runs is consistent, where the other is not,
 names the bug (flag ``m-tenth`` or ``m-tenfold``). A hint beside ``inconsistent``, never a
@@ -11,11 +12,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 
-from dicejack.grade.grading import grade_text
+from dicejack.grade.evidence.references import References
 from dicejack.grade.programs.joint import ProgramRun
 from dicejack.grade.programs.plan import PlannedSetting
-from dicejack.grade.references import References
-from dicejack.grade.rubric import P_INCONSISTENT
+from dicejack.grade.scoring.grading import grade_text
+from dicejack.grade.scoring.rubric import P_INCONSISTENT
 
 __all__ = ["M_FACTORS", "wrong_m", "scaled"]
 

@@ -29,11 +29,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from dicejack.grade.grading import grade_text
+from dicejack.grade.evidence.references import References
 from dicejack.grade.programs.plan import PlannedSetting
-from dicejack.grade.record import Grade
-from dicejack.grade.references import References
-from dicejack.grade.rubric import ALPHA_PRINT, P_INCONSISTENT
+from dicejack.grade.scoring.grading import grade_text
+from dicejack.grade.scoring.record import Grade
+from dicejack.grade.scoring.rubric import ALPHA_PRINT, P_INCONSISTENT
 from dicejack.runtime.sandbox import RunResult
 
 __all__ = ["ProgramRun", "Joint", "P_REVIEW", "grade_run", "holm", "print_flag_p", "joint_grade",

@@ -3,7 +3,8 @@ algorithm at these settings? This docstring is its specification (docs/grading.m
 
 For each *usable* state s (at least USABLE_SHARE of the R reference runs have data there and they
 visit it at least USABLE_VISITS times on average), with the tables as graded
-(:mod:`dicejack.grade.printed`: value v, 0 for "no data or estimate 0"; J only where v > 0):
+(:mod:`dicejack.grade.evidence.printed`: value v, 0 for "no data or estimate 0"; J only where v >
+0):
 
 * v is ranked among the R reference values (ties count half): u = (#below + #equal/2 + 1/2) /
   (R + 1), and w = Phi^-1(u) is its normal score (|w| <= 2.14 at R = 30: no state dominates);
@@ -29,49 +30,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from dicejack import compare
+from dicejack.grade.evidence.calibration import calibration
+from dicejack.grade.evidence.references import USABLE_SHARE, USABLE_VISITS, References
+from dicejack.grade.evidence.statistic import NULL_SD_FLOOR, p_value, statistic_terms
 
-if TYPE_CHECKING:  # pragma: no cover
-    from dicejack.grade.references import References
-
-__all__ = ["Consistency", "consistency", "statistic_terms", "rank_terms", "usable_states",
-           "p_value",
-           "looks_transposed", "looks_zero_based", "USABLE_SHARE", "USABLE_VISITS",
-           "POLICY_SMOOTHING", "POLICY_WEIGHT", "NULL_SD_FLOOR"]
-
-#: A state is usable when at least this share of the reference runs have data there ...
-USABLE_SHARE = 0.8
-#: ... and the reference runs visit it at least this often on average.
-USABLE_VISITS = 10.0
-#: Additive smoothing of the reference policy frequencies.
-POLICY_SMOOTHING = 0.5
-#: Weight of the policy surprisal against the estimate's w**2 / 2.
-POLICY_WEIGHT = 0.25
-#: Smallest standard deviation of log T under the null (all reference runs identical).
-NULL_SD_FLOOR = 0.02
-
-
-def usable_states(n_with_data: np.ndarray, visits_total: np.ndarray, n: int) -> np.ndarray:
-    need = max(3, math.ceil(USABLE_SHARE * n - 1e-9))
-    return (n_with_data >= need) & (visits_total >= USABLE_VISITS * n)
-
-
-def _contributions(
-    less: np.ndarray, equal: np.ndarray, agreeing: np.ndarray, has_estimate: np.ndarray, n: int
-) -> np.ndarray:
-    """Per-state w**2/2 + POLICY_WEIGHT * (-log f): w the normal score of the value's rank,
-    f = (agreeing + 1/2) / (n + 1) the smoothed share of runs the printed J agrees with; the
-    policy term only where the submission has an estimate above 0 (elsewhere any J is allowed)."""
-    from scipy.special import ndtri
-
-    u = (less + 0.5 * equal + 0.5) / (n + 1)
-    w = ndtri(u)
-    f = (agreeing + POLICY_SMOOTHING) / (n + 2 * POLICY_SMOOTHING)
-    return 0.5 * w * w - POLICY_WEIGHT * np.where(has_estimate, np.log(f), 0.0)
+__all__ = ["Consistency", "consistency", "looks_transposed", "looks_zero_based",
+           "USABLE_SHARE", "USABLE_VISITS"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -95,31 +63,6 @@ class Consistency:
     decimals: int | None = None
 
 
-def statistic_terms(
-    refs: References, policy: np.ndarray, value: np.ndarray, decimals: int | None
-) -> tuple[np.ndarray, np.ndarray]:
-    """(contribution c(s), normal score w) per state of graded tables against the R references
-    (every state; the statistic uses the usable ones). The one place the statistic is computed,
-    for submissions and for the calibration runs alike."""
-    return rank_terms(refs.values_at(decimals), refs.agree_counts(decimals), policy, value)
-
-
-def rank_terms(
-    values: np.ndarray, agree: np.ndarray, policy: np.ndarray, value: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """(c(s), w) per state of graded tables (policy: J, 0 = none; value: 0 = none) against any
-    family of n runs: `values` (n, L, L) their graded values, `agree` (L, L, K + 1) how many of
-    them each printed J agrees with. The statistic of the module docstring; the reference runs
-    are one such family."""
-    from scipy.special import ndtri
-
-    n = values.shape[0]
-    less = (values < value).sum(axis=0)
-    equal = (values == value).sum(axis=0)
-    agreeing = np.take_along_axis(agree, policy[..., None], axis=-1)[..., 0]
-    per = _contributions(less, equal, agreeing, value > 0, n)
-    return per, ndtri((less + 0.5 * equal + 0.5) / (n + 1))
-
 
 def consistency(
     refs: References, policy: np.ndarray, value: np.ndarray, decimals: int | None = None
@@ -135,13 +78,14 @@ def consistency(
     usable = refs.usable
     score = np.where(usable, score, np.nan)
     per = np.where(usable, per, np.nan)
-    null = refs.null_at(decimals)
+    cal = calibration(refs)
+    null = cal.null_at(decimals)
     null = null[np.isfinite(null)]
     if not usable.any() or null.size < 2:
         t = p = p_rank = math.nan
     else:
         t = float(np.nanmean(per))
-        p = p_value(t, refs.null_fit_at(decimals))
+        p = p_value(t, cal.null_fit_at(decimals))
         p_rank = float((1 + np.sum(null >= t)) / (null.size + 1))
     return Consistency(
         statistic=t, p_value=p, p_rank=p_rank, usable=int(usable.sum()),
@@ -150,15 +94,6 @@ def consistency(
         per_state=per, score=score, decimals=decimals,
     )
 
-
-def p_value(t: float, fit: tuple[float, float, int]) -> float:
-    """Student-t predictive tail of log T (module docstring)."""
-    from scipy import stats
-
-    mean, sd, n = fit
-    if not (np.isfinite(t) and t > 0 and n >= 2):
-        return math.nan
-    return float(stats.t.sf((math.log(t) - mean) / (sd * math.sqrt(1.0 + 1.0 / n)), n - 1))
 
 
 def looks_transposed(
@@ -210,3 +145,4 @@ def looks_zero_based(
                    consistency(refs, shifted.T, value.T, decimals).statistic)
         return _markedly_better(c, best)
     return compare.table_hints(refs.truth, pol, value, no_data=~has).zero_based
+

@@ -1,7 +1,8 @@
 """Collecting submissions as they arrive: files, folders (every subfolder, walked without
 recursion) and zip archives (the bulk
 downloads of Canvas, Moodle, Gradescope and Blackboard), each file with the student identifier
-its LMS put in the name (read by :mod:`dicejack.grade.lms_names`; docs/grading.md, "Submissions
+its LMS put in the name (read by :mod:`dicejack.grade.intake.lms_names`; docs/grading.md,
+"Submissions
 as they arrive").
 
 Archives are read in memory, never extracted, within limits: MAX_SUBMISSION_BYTES per member (as
@@ -27,26 +28,27 @@ from pathlib import Path
 from typing import BinaryIO
 
 from dicejack.formats.escape import safe_text
-from dicejack.grade.lms_names import (
+from dicejack.grade.intake.lms_names import (
     GRADESCOPE_METADATA,
     MAX_METADATA_BYTES,
     MetadataError,
     Student,
     batch_lms,
     deciding_name,
+    file_owner,
     gradescope_students,
     name_matches,
     receipt_reason,
     resolve,
 )
-from dicejack.grade.reading import (
+from dicejack.grade.intake.reading import (
     MAX_SUBMISSION_BYTES,
     NotRegularFile,
     html_text,
     open_regular,
     read_regular,
 )
-from dicejack.grade.skip_rules import (
+from dicejack.grade.intake.skip_rules import (
     METADATA_READ,
     REPORT_FIRST_BYTES,
     SITE_MARKER,
@@ -57,7 +59,6 @@ from dicejack.grade.skip_rules import (
     is_zip,
     skip_reason,
 )
-from dicejack.grade.students import file_owner
 
 __all__ = ["MAX_SUBMISSION_BYTES", "MAX_ARCHIVE_BYTES", "MAX_ARCHIVE_MEMBERS", "MAX_FOLDER_FILES",
            "MAX_NESTING", "SKIPPED_EXTENSIONS", "SKIPPED_FOLDERS", "SKIPPED_FILES",
@@ -197,8 +198,8 @@ class _Collector:
     # ---- who each entry belongs to
     def identify(self) -> list[Entry]:
         """The entries with their students: each decided by the outermost LMS name above it
-        (:func:`~dicejack.grade.lms_names.deciding_name`), names two LMSs match by the LMS of
-        the batch (:func:`~dicejack.grade.lms_names.batch_lms`), else flagged
+        (:func:`~dicejack.grade.intake.lms_names.deciding_name`), names two LMSs match by the LMS of
+        the batch (:func:`~dicejack.grade.intake.lms_names.batch_lms`), else flagged
         ``identity-ambiguous`` with no student; a file with no LMS name inside a folder or
         archive just below a path given belongs to that folder (its name, the archive's without
         .zip), unless the folder is an LMS download (an LMS name lies in it). Identifiers that
@@ -582,7 +583,8 @@ class _Collector:
 
 
 def _members(e: Entry) -> list[str]:
-    """The identifiers an entry counts for, as :func:`dicejack.grade.students.owner_ids` will
+    """The identifiers an entry counts for, as :func:`dicejack.grade.scoring.students.owner_ids`
+    will
     read them (a skipped file nobody named counts for no one)."""
     if e.student is not None:
         return e.student.id.split(";") if e.student.lms == "gradescope" else [e.student.id]

@@ -11,7 +11,7 @@ import numpy as np
 from dicejack import compare
 from dicejack.game import Game
 
-__all__ = ["graded_tables", "graded_learned", "printed_decimals"]
+__all__ = ["graded_tables", "graded_learned", "printed_decimals", "as_printed"]
 
 
 def graded_tables(
@@ -48,6 +48,20 @@ def graded_learned(game: Game, policy: np.ndarray, value: np.ndarray, source: st
     has = (policy >= 1) & (value > 0)
     return compare.learned_from_tables(game, np.where(has, policy, 0),
                                        np.where(has, value, -1.0), source=source)
+
+
+def as_printed(best: np.ndarray, probability: np.ndarray, decimals: int | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """A learned run's tables (lowest tied best J, 0 = no data; estimate, -1 = no data) printed
+    as dicejack prints them with `decimals` decimals (None: full precision), as graded:
+    (J, value), any leading axes kept. The one rule for the held-out calibration runs, the probe
+    runs and the bug models' runs alike: value is the estimate where a J was learned (rounded),
+    else 0; J only where the value is above 0 (:func:`graded_tables`)."""
+    best = np.asarray(best)
+    value = np.where(best >= 1, np.maximum(probability, 0.0), 0.0)
+    if decimals is not None:
+        value = np.round(value, decimals)
+    return np.where(value > 0, best, 0).astype(np.int64), value
 
 
 def printed_decimals(values: np.ndarray, limit: int = 10) -> int | None:

@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dicejack.grade.consistency import Consistency
-from dicejack.grade.print_rules import PrintCheck
+from dicejack.grade.evidence.consistency import Consistency
+from dicejack.grade.evidence.print_rules import PrintCheck
+from dicejack.grade.settings import Status, Verdict
 
 __all__ = ["Grade", "WorstState"]
 
@@ -40,16 +41,17 @@ class Grade:
     submissions of the batch it looks copied from or to (flag ``copied``). what_if: the score
     the tables would get if fixed (``"transposed back"``, ``"J shifted by one"``), when a flag
     suggests it. student, student_name, lms: who the file belongs to, from its LMS file name
-    (:func:`dicejack.grade.lms_names.lms_student`); late and order too. kept and held: which of
-    a student's files goes out and what is held back (:mod:`dicejack.grade.students`). A
+    (:func:`dicejack.grade.intake.lms_names.lms_student`); late and order too. kept and held:
+    which of a student's files goes out and what is held back
+    (:mod:`dicejack.grade.scoring.students`). A
     skipped file (status ``skipped``, verdict
     "") says why in `error`.
     """
 
     submission: str
-    status: str  # "ok" | "error" | "skipped" (found in a folder or archive, not an output)
+    status: Status  # OK | ERROR | SKIPPED (found in a folder or archive, not an output)
     score: float = 0.0
-    verdict: str = "fail"
+    verdict: Verdict = Verdict.FAIL
     consistency: Consistency | None = None
     metrics: dict[str, float] = field(default_factory=dict)
     points: dict[str, float] = field(default_factory=dict)
@@ -75,6 +77,11 @@ class Grade:
     print_check: PrintCheck | None = None  # the print-rule checks (grade.print_rules)
     cause: str = ""  # likely cause (grade.diagnosis): a bug model, "unusual", "" (not diagnosed)
     cause_text: str = ""  # the likely cause in words, with what to check
+
+    def __post_init__(self) -> None:
+        # the words as enums however they were given ("ok" and Status.OK are one value)
+        object.__setattr__(self, "status", Status(self.status))
+        object.__setattr__(self, "verdict", Verdict(self.verdict))
 
     @property
     def decimals(self) -> int | None:

@@ -36,19 +36,10 @@ import numpy as np
 
 from dicejack import compare, figures, formats
 from dicejack.formats import HtmlColumn, Markup, html_link, html_table, html_text
-from dicejack.grade.power import setting_power
-from dicejack.grade.record import Grade
-from dicejack.grade.references import References
-from dicejack.grade.rubric import (
-    CONSISTENCY_POINTS,
-    FLAG_HELP,
-    FORMAT_POINTS,
-    P_INCONSISTENT,
-    QUALITY_POINTS,
-)
-from dicejack.grade.settings import GradeError
-from dicejack.grade.skip_rules import SITE_MARKER
-from dicejack.grade.writers import (
+from dicejack.grade.evidence.power import setting_power
+from dicejack.grade.evidence.references import References
+from dicejack.grade.intake.skip_rules import SITE_MARKER
+from dicejack.grade.outputs.writers import (
     REVIEW_BELOW,
     flag_checklist,
     p_value_text,
@@ -56,6 +47,15 @@ from dicejack.grade.writers import (
     quality_rows,
     report_names,
 )
+from dicejack.grade.scoring.record import Grade
+from dicejack.grade.scoring.rubric import (
+    CONSISTENCY_POINTS,
+    FLAG_HELP,
+    FORMAT_POINTS,
+    P_INCONSISTENT,
+    QUALITY_POINTS,
+)
+from dicejack.grade.settings import GradeError
 from dicejack.runtime import parallel
 
 __all__ = ["prepare_site", "write_site", "index_html", "submission_html",

@@ -8,6 +8,10 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from dicejack.grade.evidence.levels import ALPHA_PRINT, P_INCONSISTENT, P_REVIEW
+from dicejack.grade.evidence.print_model import PRINT_RULES
+from dicejack.grade.settings import Verdict
+
 __all__ = ["FORMAT_POINTS", "QUALITY_POINTS", "CONSISTENCY_POINTS", "P_REVIEW", "ALPHA_PRINT",
            "P_INCONSISTENT", "PRINT_RULE_FLAGS", "EVIDENCE_FLAGS", "SCORE_STANDS",
            "P_FAIL", "SCORE_REVIEW", "QUALITY_METRICS", "FLAG_DEDUCTIONS", "REVIEW_FLAGS",
@@ -17,12 +21,6 @@ __all__ = ["FORMAT_POINTS", "QUALITY_POINTS", "CONSISTENCY_POINTS", "P_REVIEW", 
 FORMAT_POINTS = 10.0
 QUALITY_POINTS = 45.0
 CONSISTENCY_POINTS = 45.0
-P_REVIEW = 0.05
-#: The print-rule checks' share of the review level (:mod:`dicejack.grade.print_rules`): a
-#: faithful program is flagged by them with this chance (1 / 61: above all 60 held-out runs) ...
-ALPHA_PRINT = 1.0 / 61.0
-#: ... and by the consistency test with the rest: together the nominal P_REVIEW.
-P_INCONSISTENT = P_REVIEW - ALPHA_PRINT
 #: Only below this p-value is the algorithm judged different (fail, and the consistency points
 #: are lost): a faithful program essentially never gets there by chance (docs/grading.md,
 #: measured: 0 of 9,500+ faithful outputs).
@@ -45,8 +43,9 @@ FLAG_DEDUCTIONS: dict[str, float] = {
     "policy-not-integer": 4.0,
     "labels-swapped": 2.0,
 }
-#: The print-only slips' flags (:mod:`dicejack.grade.print_rules` tests them, in this order).
-PRINT_RULE_FLAGS = ("printed-by-wins", "printed-by-plays", "printed-prob-of-most-played")
+#: The print-only slips' flags (:mod:`dicejack.grade.evidence.print_rules` tests them, in this
+#: order).
+PRINT_RULE_FLAGS = PRINT_RULES
 #: Flags that send a submission to review even when everything else passes.
 REVIEW_FLAGS = frozenset(
     {"transposed", "zero-based-j", "prob-out-of-range", "policy-out-of-range",
@@ -167,7 +166,7 @@ def percentile_among(value: float, reference: np.ndarray, sign: int) -> float:
     return float(100.0 * np.mean(ref * sign <= value * sign))
 
 
-def verdict_for(score: float, p: float, flags: Iterable[str]) -> str:
+def verdict_for(score: float, p: float, flags: Iterable[str]) -> Verdict:
     """fail only on evidence: p < P_FAIL (a different algorithm) or a fail flag (no usable
     table); review: p < P_INCONSISTENT, score < SCORE_REVIEW or a review flag (among them the
     print-rule flags, which take the rest of the P_REVIEW level); else pass.
@@ -176,7 +175,7 @@ def verdict_for(score: float, p: float, flags: Iterable[str]) -> str:
     reference runs (e.g. settles on a wrong J at <0,0>), and chance must not fail anyone."""
     flags = set(flags)
     if (np.isfinite(p) and p < P_FAIL) or FAIL_FLAGS & flags:
-        return "fail"
+        return Verdict.FAIL
     if (np.isfinite(p) and p < P_INCONSISTENT) or score < SCORE_REVIEW or REVIEW_FLAGS & flags:
-        return "review"
-    return "pass"
+        return Verdict.REVIEW
+    return Verdict.PASS

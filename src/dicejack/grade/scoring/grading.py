@@ -1,63 +1,49 @@
 """Grading: one printed output (arrays, text or a file) into a :class:`Grade`, and a batch of
-submissions (files, folders, zip archives: :mod:`dicejack.grade.inputs`) into grades, the
+submissions (files, folders, zip archives: :mod:`dicejack.grade.intake.inputs`) into grades, the
 gradebook, the reports and the LMS outputs. Bad files become rows (status error), files that are
 not outputs rows that say why they were skipped, never exceptions; submissions are data, never
 code: read as text, at most MAX_SUBMISSION_BYTES."""
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import dataclasses
 import math
 import os
-import shutil
 import stat
 import warnings
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from dicejack import compare, formats, one_line
 from dicejack.game import DicejackError, Game
-from dicejack.grade.consistency import (
+from dicejack.grade.evidence.calibration import calibration
+from dicejack.grade.evidence.consistency import (
     Consistency,
     consistency,
     looks_transposed,
     looks_zero_based,
 )
-from dicejack.grade.copies import mark_copies
-from dicejack.grade.diagnosis import mark_diagnosis
-from dicejack.grade.inputs import (
+from dicejack.grade.evidence.power import setting_power
+from dicejack.grade.evidence.print_rules import print_check
+from dicejack.grade.evidence.printed import graded_learned, graded_tables, printed_decimals
+from dicejack.grade.evidence.references import References
+from dicejack.grade.intake.inputs import (
     MAX_SUBMISSION_BYTES,
     Entry,
-    InputLimits,
     NotRegularFile,
-    collect,
     display_name,
     html_text,
     read_regular,
-    resolved_path,
     too_large,
 )
-from dicejack.grade.lms import (
-    GRADESCOPE_VISIBILITY,
-    check_gradescope_path,
-    check_lms_path,
-    format_mismatch,
-    lms_format_name,
-    lms_hold_reasons,
-    write_gradescope,
-    write_lms_csv,
-)
-from dicejack.grade.power import setting_power
-from dicejack.grade.print_rules import print_check
-from dicejack.grade.printed import graded_learned, graded_tables, printed_decimals
-from dicejack.grade.record import Grade, WorstState
-from dicejack.grade.references import References, reference_runs
-from dicejack.grade.rubric import (
+from dicejack.grade.scoring.copied import mark_copies
+from dicejack.grade.scoring.diagnosis import mark_diagnosis
+from dicejack.grade.scoring.record import Grade, WorstState
+from dicejack.grade.scoring.rubric import (
     FLAG_DEDUCTIONS,
     FORMAT_POINTS,
     P_INCONSISTENT,
@@ -68,22 +54,12 @@ from dicejack.grade.rubric import (
     quality_fraction,
     verdict_for,
 )
-from dicejack.grade.settings import GradeConfig, GradeError, GradeWarning
-from dicejack.grade.site import prepare_site, write_site
-from dicejack.grade.skip_rules import SKIPPED_EXTENSIONS
-from dicejack.grade.students import KEEP, mark_held, mark_kept
-from dicejack.grade.writers import (
-    check_gradebook_path,
-    gradebook_records,
-    prepare_reports_folder,
-    write_gradebook,
-    write_reports,
-)
-from dicejack.runtime import frames, parallel
+from dicejack.grade.scoring.students import mark_held, mark_kept
+from dicejack.grade.settings import GradeError, GradeWarning, Status, Verdict
+from dicejack.runtime import parallel
 
-__all__ = ["Grade", "WorstState", "Gradebook", "grade_tables", "grade_text", "grade_file",
-           "grade_entry", "grade_files", "worst_states", "display_name", "MAX_SUBMISSION_BYTES",
-           "check_inputs_exist", "check_self_check_file"]
+__all__ = ["grade_tables", "grade_text", "grade_file", "grade_entry", "grade_batch",
+           "worst_states", "batch_hint"]
 
 
 def _as_table(game: Game, name: str, a: Any) -> np.ndarray:
@@ -236,7 +212,7 @@ def _grade(
         fixes["J shifted by one"] = grade_tables(
             refs, shifted, prob, no_data=mask, what_if=False, worst=0).score
     return Grade(
-        submission=submission, status="ok", score=score,
+        submission=submission, status=Status.OK, score=score,
         verdict=verdict_for(score, cons.p_value, flags_out), consistency=cons, metrics=metrics,
         points=points, percentiles=percentiles, layout=layout, flags=tuple(flags_out),
         notes=notes, worst=worst_states(refs, j, value, cons, worst), policy=j, probability=value,
@@ -277,7 +253,7 @@ def grade_file(refs: References, path: str | os.PathLike[str] | bytes, *,
     error). Only regular files of at most MAX_SUBMISSION_BYTES are read, and only as data: the
     file is opened without blocking and checked again once open (a FIFO or device swapped in
     after the first check is refused, never waited on). html: the file is a web page (an LMS
-    text entry); its text is graded (:func:`dicejack.grade.inputs.html_text`)."""
+    text entry); its text is graded (:func:`dicejack.grade.intake.inputs.html_text`)."""
     label = display_name(path if name is None else name)
     try:
         p = Path(os.fsdecode(path)) if isinstance(path, bytes) else Path(path)
@@ -330,7 +306,7 @@ def batch_hint(refs: References, grades: Sequence[Grade]) -> str:
     """One line for the top of a batch's output when most of its files point to other settings
     or one slip (the command to re-run when there is one), else "": tables of another size
     (another LTarget), tables that fit markedly better transposed, J printed 0-based."""
-    files = [g for g in grades if g.status != "skipped"]
+    files = [g for g in grades if g.status != Status.SKIPPED]
     if not files:
         return ""
     half = len(files) / 2
@@ -354,15 +330,15 @@ def batch_hint(refs: References, grades: Sequence[Grade]) -> str:
 
 
 def _error(label: str, message: str) -> Grade:
-    return Grade(submission=label, status="error", score=0.0, verdict="fail",
+    return Grade(submission=label, status=Status.ERROR, score=0.0, verdict=Verdict.FAIL,
                  error=one_line(message))
 
 
 def grade_entry(refs: References, entry: Entry) -> Grade:
-    """Grade one collected :class:`~dicejack.grade.inputs.Entry` (a file, an archive member, or
-    a skipped or unreadable one), with its student. Never raises for bad content."""
+    """Grade one collected :class:`~dicejack.grade.intake.inputs.Entry` (a file, an archive
+    member, or a skipped or unreadable one), with its student. Never raises for bad content."""
     if entry.skipped:
-        g = Grade(submission=entry.label, status="skipped", verdict="",
+        g = Grade(submission=entry.label, status=Status.SKIPPED, verdict=Verdict.NONE,
                   error=one_line(entry.skipped))
     elif entry.error:
         g = _error(entry.label, entry.error)
@@ -373,7 +349,7 @@ def grade_entry(refs: References, entry: Entry) -> Grade:
         g = grade_file(refs, entry.path if entry.path is not None else entry.label,
                        name=entry.label, html=entry.html)
     if entry.flags:
-        verdict = "review" if g.verdict == "pass" else g.verdict
+        verdict = Verdict.REVIEW if g.verdict == Verdict.PASS else g.verdict
         g = dataclasses.replace(g, flags=(*g.flags, *entry.flags), verdict=verdict)
     s = entry.student
     if s is None:
@@ -382,213 +358,44 @@ def grade_entry(refs: References, entry: Entry) -> Grade:
                                order=s.order)
 
 
-class Gradebook(NamedTuple):
-    """What :func:`grade_files` returns: the reference runs and one Grade per file found (in
-    order; skipped files included, status ``skipped``). Unpacks as ``refs, grades``."""
-
-    refs: References
-    grades: list[Grade]
-
-    @property
-    def graded(self) -> list[Grade]:
-        """The grades of the submissions (skipped files left out)."""
-        return [g for g in self.grades if g.status != "skipped"]
-
-    def to_frame(self) -> Any:
-        """A pandas DataFrame, one row per file: the gradebook's columns (numbers as numbers,
-        NaN where empty) and every compare metric (pandas is optional: a one-line error without
-        it)."""
-        return frames.to_frame(gradebook_records(self.grades, metrics=True))
-
-
-def grade_files(
-    config: GradeConfig,
-    paths: Sequence[str | os.PathLike[str] | bytes],
+def grade_batch(
+    refs: References,
+    entries: Sequence[Entry],
     *,
-    out: str | os.PathLike[str] | None = None,
-    reports: str | os.PathLike[str] | None = None,
-    site: str | os.PathLike[str] | None = None,
-    lms_csv: str | os.PathLike[str] | None = None,
-    lms_format: str = "generic",
-    lms_assignment: str = "dicejack",
-    gradescope: str | os.PathLike[str] | None = None,
-    gradescope_visibility: str = "visible",
     keep: str = "latest",
-    lms_hold: Sequence[str] | str | None = None,
-    cache_dir: str | os.PathLike[str] | None | bool = None,
-    workers: int | None = None,
-    dask: str | None = None,
-    executor: cf.Executor | None = None,
-    progress: bool = False,
-    limits: InputLimits | None = None,
+    hold: Sequence[str] = (),
     diagnose: bool = True,
-) -> Gradebook:
-    """Grade every submission of `paths`: files, folders (searched recursively) and zip archives
-    (:func:`dicejack.grade.inputs.collect`), in order; then write the gradebook to `out`, one
-    report per submission into `reports`, the HTML site into `site`
-    (:func:`dicejack.grade.site.write_site`), the LMS grades CSV (`lms_csv` in `lms_format`,
-    :func:`dicejack.grade.lms.lms_csv`) and the Gradescope results.json (`gradescope`: exactly
-    one submission), each when given. `keep` chooses which of a student's files goes out
-    (latest or best: :func:`dicejack.grade.students.mark_kept`), `lms_hold` which grades stay
-    out of the LMS CSV for a human look (:func:`dicejack.grade.students.mark_held`; by default
-    review, copied and unreadable: :data:`~dicejack.grade.lms.DEFAULT_LMS_HOLD`; ``"none"`` or
-    ``()`` sends every grade); the gradebook says both (`kept`, `held`). `diagnose`: name the
-    likely cause of every output that did not pass (:mod:`dicejack.grade.diagnosis`: bug models
-    played once per setting and cached beside the reference runs).
-
-    Bad settings or output paths raise GradeError before any work; bad files become rows.
-    Nothing given as a submission is ever written: an output naming a submission (by any
-    spelling or link) is refused, and so is an existing output file this tool did not write
-    (:func:`check_gradebook_path`); reports never replace a file they did not write
-    (:func:`write_reports`). Outputs found while searching the folders given are skipped.
-    """
-    if not paths:
-        raise GradeError("no submissions to grade")
-    check_inputs_exist(paths)
-    lms_format = lms_format_name(lms_format)
-    hold = lms_hold_reasons(lms_hold)
-    if keep not in KEEP:
-        raise GradeError(f"--keep must be one of {', '.join(KEEP)}, got {keep!r}")
-    if gradescope_visibility not in GRADESCOPE_VISIBILITY:
-        raise GradeError(f"--gradescope-visibility must be one of "
-                         f"{', '.join(GRADESCOPE_VISIBILITY)}, got {gradescope_visibility!r}")
-    targets = {"--out": out, "--lms-csv": lms_csv, "--gradescope": gradescope}
-    given = {k: Path(v) for k, v in targets.items() if v is not None}
-    _distinct_outputs(given)
-    out_path, lms_path, gs_path = (given.get(k) for k in targets)
-    report_dir = Path(reports) if reports is not None else None
-    site_dir = Path(site) if site is not None else None
-    _output_folder_apart(report_dir, given, paths)
-    _output_folder_apart(site_dir, given, paths, flag="--html")
-    if report_dir is not None and site_dir is not None and (
-            resolved_path(report_dir) == resolved_path(site_dir)):
-        raise GradeError(f"--reports and --html both name {display_name(site_dir)}; give each "
-                         "its own folder")
-    entries = collect(paths, limits=limits, outputs=list(given.values()),
-                      output_folders=[d for d in (report_dir, site_dir) if d is not None])
-    submissions = [e for e in entries if not e.skipped]
-    if gs_path is not None and len(submissions) > 1:
-        names = ", ".join(e.label for e in submissions[:3])
-        more = ", ..." if len(submissions) > 3 else ""
-        raise GradeError(f"--gradescope grades one submission; found {len(submissions)}: "
-                         f"{names}{more}")
-    inputs = [*paths, *(e.path for e in submissions if e.path is not None)]
-    check_gradebook_path(out_path, inputs=inputs)
-    check_lms_path(lms_path, inputs=inputs)
-    check_gradescope_path(gs_path, inputs=inputs)
-    prepare_reports_folder(report_dir)
-    site_tmp = prepare_site(site_dir) if site_dir is not None else None
+    cache_dir: str | os.PathLike[str] | None | bool = None,
+    progress: bool = False,
+) -> list[Grade]:
+    """Grade a batch's collected entries against `refs`, in order, and mark what depends on the
+    whole batch: the setting's power (``low-power``), copies, the likely cause of each non-pass
+    (`diagnose`), which of a student's files is kept (`keep`) and which grades are held from the
+    LMS (`hold`). Writes nothing (the bug models' runs may be cached beside the references in
+    `cache_dir`); warns once (GradeWarning) when the settings have low power."""
+    calibration(refs).null  # noqa: B018 - the null at full precision, once, before the batch
+    grades: list[Grade] = []
+    advance, stop = parallel.progress_bar("grading", len(entries), progress)
     try:
-        refs = reference_runs(config, cache_dir=cache_dir, workers=workers, dask=dask,
-                              executor=executor, progress=progress)
-        refs.null  # noqa: B018 - the null at full precision, once, before the batch
-        grades: list[Grade] = []
-        advance, stop = parallel.progress_bar("grading", len(entries), progress)
-        try:
-            for entry in entries:
-                grades.append(grade_entry(refs, entry))
-                advance()
-        finally:
-            stop()
-        grades = mark_copies(refs, _mark_power(refs, grades))
-        if diagnose:
-            grades = mark_diagnosis(refs, grades, cache_dir)
-        grades = mark_held(mark_kept(grades, keep), hold)
-        mismatch = format_mismatch(grades, lms_format) if lms_path is not None else ""
-        if mismatch:
-            warnings.warn(mismatch, GradeWarning, stacklevel=2)
-        if out_path is not None:
-            write_gradebook(out_path, grades)
-        if report_dir is not None:
-            write_reports(refs, grades, report_dir, progress=progress, inputs=inputs)
-        if site_dir is not None:
-            write_site(refs, grades, site_dir, progress=progress, tmp=site_tmp)
+        for entry in entries:
+            grades.append(grade_entry(refs, entry))
+            advance()
     finally:
-        if site_tmp is not None and site_tmp.exists():
-            shutil.rmtree(site_tmp, ignore_errors=True)
-    if lms_path is not None:
-        write_lms_csv(lms_path, grades, lms_format, assignment=lms_assignment, keep=keep)
-    if gs_path is not None:
-        write_gradescope(gs_path, refs, grades, visibility=gradescope_visibility)
-    return Gradebook(refs, grades)
+        stop()
+    grades = mark_copies(refs, _mark_power(refs, grades))
+    if diagnose:
+        grades = mark_diagnosis(refs, grades, cache_dir)
+    return mark_held(mark_kept(grades, keep), hold)
 
 
 def _mark_power(refs: References, grades: list[Grade]) -> list[Grade]:
     """Flag every graded file `low-power` and warn once when the probe runs show that these
-    settings hide bugs that matter (:mod:`dicejack.grade.power`)."""
-    if not any(g.status == "ok" for g in grades):
+    settings hide bugs that matter (:mod:`dicejack.grade.evidence.power`)."""
+    if not any(g.status == Status.OK for g in grades):
         return grades
     note = setting_power(refs).note()
     if not note:
         return grades
     warnings.warn(note, GradeWarning, stacklevel=3)
-    return [dataclasses.replace(g, flags=(*g.flags, "low-power")) if g.status == "ok" else g
+    return [dataclasses.replace(g, flags=(*g.flags, "low-power")) if g.status == Status.OK else g
             for g in grades]
-
-
-def check_inputs_exist(paths: Sequence[str | os.PathLike[str] | bytes]) -> None:
-    """Refuse, before any work, a path given that does not exist (a typo, or a pattern the
-    shell left as typed because it matched nothing): grading it would invent a 0 row."""
-    for raw in paths:
-        try:
-            os.lstat(raw)
-        except FileNotFoundError:
-            name = display_name(raw)
-            pattern = " (a pattern that matched nothing?)" if any(c in name for c in "*?[") else ""
-            raise GradeError(f"no such file or folder: {name}{pattern}") from None
-        except (OSError, ValueError, TypeError):
-            continue  # it exists but cannot be looked at: its row says why
-
-
-def check_self_check_file(path: str | os.PathLike[str] | bytes) -> None:
-    """Refuse, in one line, the one file of a student's self-check when its name says it is not
-    a printed output (source code, a document, an image, a binary: what a batch would skip,
-    :data:`~dicejack.grade.skip_rules.SKIPPED_EXTENSIONS`), saying what to give instead.
-    Reading a program's source as tables would only confuse (issue 32)."""
-    name = display_name(path)
-    suffix = Path(os.fsdecode(path) if isinstance(path, bytes) else os.fspath(path)).suffix
-    reason = SKIPPED_EXTENSIONS.get(suffix.lower(), "")
-    if not reason:
-        return
-    if reason.startswith("source code"):
-        raise GradeError(f"{name} is source code ({suffix} file), not what your program prints: "
-                         f"run the program and grade its output instead, e.g. save it with "
-                         f"`<run your program> > output.txt` and give output.txt")
-    raise GradeError(f"{name} is {reason}: give the text your program prints (the two "
-                     "tables), saved as a .txt file")
-
-
-def _output_folder_apart(folder: Path | None, given: dict[str, Path],
-                   paths: Sequence[str | os.PathLike[str] | bytes],
-                   flag: str = "--reports") -> None:
-    """Refuse a reports folder that is, or holds, a submission given (the run would skip every
-    submission as its own output), and an output file inside it (a report could replace it)."""
-    if folder is None:
-        return
-    where = resolved_path(folder)
-    if where is None:
-        return
-    for raw in paths:
-        path = resolved_path(raw)
-        if path is not None and (path == where or where in path.parents):
-            raise GradeError(f"{flag} {display_name(folder)} holds the submission "
-                             f"{display_name(raw)}; give a folder outside what is graded")
-    for option, out in given.items():
-        path = resolved_path(out)
-        if path is not None and where in path.parents:
-            raise GradeError(f"{option} {display_name(out)} is inside the {flag} folder, "
-                             "where a page could replace it; write it elsewhere")
-
-
-def _distinct_outputs(given: dict[str, Path]) -> None:
-    """Refuse two output options naming one file (one would silently replace the other)."""
-    seen: dict[Path, str] = {}
-    for option, path in given.items():
-        try:
-            key = path.resolve(strict=False)
-        except (OSError, RuntimeError, ValueError):
-            key = path
-        if key in seen:
-            raise GradeError(f"{option} {path} is also {seen[key]}; give each output its own "
-                             "file")
-        seen[key] = option

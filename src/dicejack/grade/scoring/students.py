@@ -7,11 +7,11 @@ detection (a student is never their own copy), the LMS grades and the gradebook'
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Iterable, Sequence
 
-from dicejack.grade.record import Grade
-from dicejack.grade.settings import GradeError
+from dicejack.grade.intake.lms_names import file_owner
+from dicejack.grade.scoring.record import Grade
+from dicejack.grade.settings import GradeError, Parameter, Status, Verdict
 
 __all__ = ["KEEP", "HOLD_REASONS", "student_ids", "file_owner", "owner_ids", "same_student",
            "mark_kept", "parse_hold", "mark_held"]
@@ -25,23 +25,12 @@ HOLD_REASONS = ("review", "fail", "copied", "late", "unreadable")
 def student_ids(g: Grade) -> tuple[str, ...]:
     """The identifiers of a file's students: its LMS identifier, a Gradescope group's members
     each (`;`-separated: only Gradescope names groups), or the per-student folder holding it
-    (:func:`dicejack.grade.inputs.collect`); () when nothing named it."""
+    (:func:`dicejack.grade.intake.inputs.collect`); () when nothing named it."""
     if not g.student:
         return ()
     if g.lms != "gradescope":
         return (g.student,)
     return tuple(s for s in g.student.split(";") if s)
-
-
-def file_owner(label: str) -> str:
-    """A file's own name without folder, archive and extension: whom a file no LMS or folder
-    named counts for. ``!`` separates archive members, ``/`` (and the system's separators)
-    folders; a ``\\`` is part of a name on POSIX."""
-    name = label.rsplit("!", 1)[-1]
-    for sep in {"/", os.sep, os.altsep or "/"}:
-        name = name.rsplit(sep, 1)[-1]
-    stem = name.rsplit(".", 1)[0] if "." in name.lstrip(".") else name
-    return stem or name or label
 
 
 def owner_ids(g: Grade) -> tuple[str, ...]:
@@ -57,8 +46,8 @@ def same_student(a: Grade, b: Grade) -> bool:
 
 def _chosen(files: Sequence[tuple[int, Grade]], keep: str) -> int:
     """The batch index of the file that goes out among one student's files."""
-    graded = [(i, g) for i, g in files if g.status == "ok"] or [
-        (i, g) for i, g in files if g.status == "error"]
+    graded = [(i, g) for i, g in files if g.status == Status.OK] or [
+        (i, g) for i, g in files if g.status == Status.ERROR]
     if keep == "best":
         return max(graded, key=lambda ig: (ig[1].score, ig[1].order, ig[0]))[0]
     return max(graded, key=lambda ig: (ig[1].order, ig[0]))[0]
@@ -70,19 +59,19 @@ def mark_kept(grades: Sequence[Grade], keep: str = "latest") -> list[Grade]:
     the best score), "no" on their other graded or unreadable files; skipped files unmarked.
     A group's file is kept when it is kept for any member."""
     if keep not in KEEP:
-        raise GradeError(f"--keep must be one of {', '.join(KEEP)}, got {keep!r}")
+        raise GradeError(Parameter("keep"), f" must be one of {', '.join(KEEP)}, got {keep!r}")
     by: dict[str, list[tuple[int, Grade]]] = {}
     for i, g in enumerate(grades):
-        if g.status != "skipped":
+        if g.status != Status.SKIPPED:
             for sid in owner_ids(g):
                 by.setdefault(sid, []).append((i, g))
     kept = {_chosen(files, keep) for files in by.values()}
-    return [g if g.status == "skipped" else dataclasses.replace(
+    return [g if g.status == Status.SKIPPED else dataclasses.replace(
         g, kept="yes" if i in kept else "no") for i, g in enumerate(grades)]
 
 
 def parse_hold(values: Iterable[str] | str | None) -> tuple[str, ...]:
-    """--lms-hold as a tuple of HOLD_REASONS: comma lists, any case; GradeError (one line)
+    """lms_hold as a tuple of HOLD_REASONS: comma lists, any case; GradeError (one line)
     naming the choices for anything else."""
     if values is None:
         return ()
@@ -94,19 +83,19 @@ def parse_hold(values: Iterable[str] | str | None) -> tuple[str, ...]:
             if not word:
                 continue
             if word not in HOLD_REASONS:
-                raise GradeError(f"--lms-hold takes {', '.join(HOLD_REASONS)} (comma-separated), "
-                                 f"got {word!r}")
+                raise GradeError(Parameter("lms_hold"), f" takes {', '.join(HOLD_REASONS)} "
+                                 f"(comma-separated), got {word!r}")
             if word not in out:
                 out.append(word)
     return tuple(out)
 
 
 def _hold_reason(g: Grade, hold: Sequence[str]) -> str:
-    if g.status == "error":
+    if g.status == Status.ERROR:
         return "unreadable" if "unreadable" in hold else ""
-    if g.status != "ok":
+    if g.status != Status.OK:
         return ""
-    reasons = [g.verdict] if g.verdict in ("review", "fail") else []
+    reasons = [g.verdict] if g.verdict in (Verdict.REVIEW, Verdict.FAIL) else []
     reasons += ["copied"] * ("copied" in g.flags) + ["late"] * g.late
     return ", ".join(r for r in reasons if r in hold)
 

@@ -12,30 +12,25 @@ any probe, every graded file gets the flag ``low-power`` and the batch a one-lin
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from dicejack.grade.consistency import consistency
-from dicejack.grade.print_rules import print_check
-from dicejack.grade.rubric import P_INCONSISTENT
-from dicejack.grade.settings import GradeConfig
+from dicejack.grade.evidence.calibration import Calibration, calibration
+from dicejack.grade.evidence.consistency import consistency
+from dicejack.grade.evidence.levels import P_INCONSISTENT
+from dicejack.grade.evidence.print_rules import print_check
+from dicejack.grade.evidence.printed import as_printed
+from dicejack.grade.evidence.probes import PROBE_RUNS, PROBES
+from dicejack.grade.evidence.references import References
 
-if TYPE_CHECKING:  # pragma: no cover
-    from dicejack.grade.references import References
+__all__ = ["PROBES", "PROBE_RUNS", "LOW_POWER", "SettingPower", "setting_power"]
 
-__all__ = ["PROBES", "PROBE_RUNS", "LOW_POWER", "SettingPower", "setting_power", "probe_plan",
-           "probe_count"]
-
-#: Probe name -> the factor on M that makes it (the bug classes of docs/grading.md).
-PROBES: dict[str, float] = {"m-tenfold": 10.0, "m-tenth": 0.1, "greedy": 0.0}
-#: Probe runs per bug.
-PROBE_RUNS = 5
 #: A probe caught in fewer than this share of its runs makes the setting low-power.
 LOW_POWER = 0.6
-#: The probe runs' seeds start this far after the calibration runs' last seed.
-PROBE_SEED_OFFSET = 1_000
+#: The power of each calibration, computed once (dropped with the calibration).
+_POWER: weakref.WeakKeyDictionary[Calibration, SettingPower] = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
@@ -61,21 +56,8 @@ class SettingPower:
                 "more games (--games) make them visible")
 
 
-def probe_count() -> int:
-    """How many probe runs a reference set holds."""
-    return len(PROBES) * PROBE_RUNS
-
-
-def probe_plan(config: GradeConfig) -> list[tuple[float, int]]:
-    """(M, seed) of every probe run, PROBE_RUNS per probe in PROBES order."""
-    first = config.seed + config.references + config.calibration + PROBE_SEED_OFFSET
-    return [(config.m * factor, first + PROBE_RUNS * i + r)
-            for i, factor in enumerate(PROBES.values()) for r in range(PROBE_RUNS)]
-
-
 def _caught(refs: References, best: np.ndarray, prob: np.ndarray) -> bool:
-    value = np.where(best >= 1, np.maximum(prob, 0.0), 0.0)
-    policy = np.where(value > 0, best, 0).astype(np.int64)
+    policy, value = as_printed(best, prob)
     p = consistency(refs, policy, value).p_value
     return bool((np.isfinite(p) and p < P_INCONSISTENT)
                 or print_check(refs, policy, value, None).flag)
@@ -83,12 +65,12 @@ def _caught(refs: References, best: np.ndarray, prob: np.ndarray) -> bool:
 
 def setting_power(refs: References) -> SettingPower:
     """The probes' catch rates at `refs`' settings (kept with `refs` once computed)."""
-    cache = refs.derived("power")
-    if "power" not in cache:
+    cal = calibration(refs)
+    if cal not in _POWER:
         caught = {}
         for i, name in enumerate(PROBES):
             rows = range(PROBE_RUNS * i, PROBE_RUNS * (i + 1))
             caught[name] = float(np.mean([
                 _caught(refs, refs.probe_best[k], refs.probe_probability[k]) for k in rows]))
-        cache["power"] = SettingPower(caught, PROBE_RUNS)
-    return cache["power"]
+        _POWER[cal] = SettingPower(caught, PROBE_RUNS)
+    return _POWER[cal]

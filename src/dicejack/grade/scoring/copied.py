@@ -1,89 +1,34 @@
-"""Copies within a batch: learned tables are random, so two independent runs never agree closely;
-submissions closer to each other than any two independent reference runs ever are get the flag
-`copied` and name each other (docs/grading.md, "Copies").
+"""Copies within a batch: submissions closer to each other than any two independent reference
+runs ever are get the flag `copied` and name each other (docs/grading.md, "Copies"); one
+student's files are never each other's copies.
 
 Hostile batches stay cheap: identical tables are compared once (by their bytes), at most
 COPY_MAX_PER_STUDENT of one student's files take part (the latest; a student is never their own
-copy anyway), distances are computed in blocks of rows (memory linear in the batch, never
+copy anyway), distances come from :func:`~dicejack.grade.evidence.copies.close_pairs` (never
 N x N), and a file names at most COPY_MAX_NAMED others."""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
 import numpy as np
 
-from dicejack.grade.record import Grade
-from dicejack.grade.rubric import verdict_for
-from dicejack.grade.students import same_student, student_ids
+from dicejack.grade.evidence.calibration import calibration
+from dicejack.grade.evidence.copies import COPY_DECIMALS, COPY_FACTOR, close_pairs
+from dicejack.grade.evidence.references import References
+from dicejack.grade.scoring.record import Grade
+from dicejack.grade.scoring.rubric import verdict_for
+from dicejack.grade.scoring.students import same_student, student_ids
+from dicejack.grade.settings import Status
 
-if TYPE_CHECKING:  # pragma: no cover
-    from dicejack.grade.references import References
-
-__all__ = ["pairwise_distances", "table_distance", "find_copies", "mark_copies",
-           "COPY_DECIMALS", "COPY_MIN_STATES", "COPY_FACTOR", "COPY_MAX_PER_STUDENT",
+__all__ = ["find_copies", "mark_copies", "copy_left_out", "COPY_MAX_PER_STUDENT",
            "COPY_MAX_NAMED"]
 
-#: Tables are compared with their estimates rounded to this many decimals ...
-COPY_DECIMALS = 3
-#: ... over at least this many states where either has an estimate above 0 ...
-COPY_MIN_STATES = 5
-#: ... and flagged `copied` when closer than this share of the closest two reference runs.
-COPY_FACTOR = 0.5
 #: Of one student's files, the latest this many take part (the others get a note).
 COPY_MAX_PER_STUDENT = 16
 #: A copied file names at most this many others (every one of them is flagged too).
 COPY_MAX_NAMED = 20
-#: Elements of the (rows, columns, states) block a distance computation holds at once.
-_BLOCK_ELEMENTS = 2_000_000
-
-
-def _distance_rows(rows: np.ndarray, flat: np.ndarray) -> np.ndarray:
-    """(len(rows), len(flat)) :func:`table_distance` of flattened tables."""
-    either = (rows[:, None, :] > 0) | (flat[None, :, :] > 0)
-    count = either.sum(axis=-1)
-    diff = np.where(either, np.abs(rows[:, None, :] - flat[None, :, :]), 0.0).sum(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(count >= COPY_MIN_STATES, diff / count, np.nan)
-
-
-def _row_blocks(n: int, states: int) -> Iterator[slice]:
-    step = max(1, _BLOCK_ELEMENTS // max(1, n * states))
-    for start in range(0, n, step):
-        yield slice(start, min(n, start + step))
-
-
-def pairwise_distances(values: np.ndarray) -> np.ndarray:
-    """(N, N) :func:`table_distance` between N graded value tables (N, L, L), in blocks (for a
-    few tables, such as the reference runs; a batch's copies never build this matrix)."""
-    n = values.shape[0]
-    flat = values.reshape(n, -1)
-    out = np.full((n, n), np.nan)
-    for rows in _row_blocks(n, flat.shape[1]):
-        out[rows] = _distance_rows(flat[rows], flat)
-    return out
-
-
-def close_pairs(values: np.ndarray, threshold: float) -> Iterator[tuple[int, int]]:
-    """The pairs (i, j), i <= j, of N tables (N, L, L) closer than `threshold` (i == j: a table
-    close to itself, which has enough states to compare), a block of rows at a time: memory
-    linear in N, never N x N."""
-    n = values.shape[0]
-    flat = values.reshape(n, -1)
-    for rows in _row_blocks(n, flat.shape[1]):
-        dist = _distance_rows(flat[rows], flat[rows.start:])  # columns from the block's first row
-        near = (dist < threshold) & (np.arange(dist.shape[1])[None, :]
-                                     >= np.arange(dist.shape[0])[:, None])
-        for a, b in zip(*np.nonzero(near), strict=True):
-            yield rows.start + int(a), rows.start + int(b)
-
-
-def table_distance(a: np.ndarray, b: np.ndarray) -> float:
-    """Mean |a - b| of two graded value tables over the states where either has an estimate
-    above 0 (NaN when fewer than COPY_MIN_STATES such states)."""
-    return float(pairwise_distances(np.stack([a, b]))[0, 1])
 
 
 def _owner_keys(g: Grade) -> tuple[str, ...]:
@@ -147,14 +92,15 @@ class _Partners:
 
 def find_copies(refs: References, grades: Sequence[Grade]) -> list[tuple[str, ...]]:
     """For each graded submission, the others whose tables are closer to it than any two
-    independent reference runs are to each other (COPY_FACTOR x refs.copy_distance), with the
-    estimates of both rounded to COPY_DECIMALS (or the coarser printed precision of the two);
-    at most COPY_MAX_NAMED of them, by batch order at the coarsest precision first. One
-    student's files (a resubmission, a second file) are never each other's copies, and of one
-    student's files only the latest COPY_MAX_PER_STUDENT take part (:func:`copy_left_out`)."""
+    independent reference runs are to each other (COPY_FACTOR x the calibration's
+    copy_distance), with the estimates of both rounded to COPY_DECIMALS (or the coarser printed
+    precision of the two); at most COPY_MAX_NAMED of them, by batch order at the coarsest
+    precision first. One student's files (a resubmission, a second file) are never each other's
+    copies, and of one student's files only the latest COPY_MAX_PER_STUDENT take part
+    (:func:`copy_left_out`)."""
     out: list[tuple[str, ...]] = [() for _ in grades]
-    ok = [i for i, g in enumerate(grades) if g.status == "ok" and g.probability is not None]
-    threshold = COPY_FACTOR * refs.copy_distance
+    ok = [i for i, g in enumerate(grades) if g.status == Status.OK and g.probability is not None]
+    threshold = COPY_FACTOR * calibration(refs).copy_distance
     if len(ok) < 2 or not np.isfinite(threshold) or threshold <= 0:
         return out
     ok, _ = _taking_part(grades, ok)
@@ -189,7 +135,7 @@ def find_copies(refs: References, grades: Sequence[Grade]) -> list[tuple[str, ..
 def copy_left_out(grades: Sequence[Grade]) -> list[int]:
     """The batch indexes of graded files left out of copy detection: beyond the latest
     COPY_MAX_PER_STUDENT of one student's files."""
-    ok = [i for i, g in enumerate(grades) if g.status == "ok" and g.probability is not None]
+    ok = [i for i, g in enumerate(grades) if g.status == Status.OK and g.probability is not None]
     return _taking_part(grades, ok)[1]
 
 

@@ -2,11 +2,13 @@
 folders in its bulk download (Canvas, Moodle, Gradescope, Blackboard): the :class:`Student`, the
 name patterns, the Gradescope export's metadata and the Blackboard receipt rule (docs/grading.md,
 "Student identifiers from LMS file names"). Names only: nothing here reads a file; collecting
-them is :mod:`dicejack.grade.inputs`, grades back to an LMS :mod:`dicejack.grade.lms`."""
+them is :mod:`dicejack.grade.intake.inputs`, grades back to an LMS
+:mod:`dicejack.grade.outputs.lms`."""
 
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 import unicodedata
 from collections import Counter
@@ -18,7 +20,7 @@ from dicejack.formats.escape import safe_text
 __all__ = ["Student", "LMS_NAMES", "MAX_METADATA_BYTES", "MAX_ID_CHARS", "MAX_SUBMITTERS",
            "MetadataError", "canvas_student", "moodle_student", "blackboard_match",
            "name_matches", "deciding_name", "batch_lms", "resolve", "lms_student",
-           "gradescope_students", "receipt_reason", "GRADESCOPE_METADATA"]
+           "gradescope_students", "receipt_reason", "GRADESCOPE_METADATA", "file_owner"]
 
 
 @dataclass(frozen=True)
@@ -335,3 +337,14 @@ def receipt_reason(name: str, siblings: Sequence[str]) -> str:
     if any(s.startswith(prefix) for s in siblings):
         return "the Blackboard receipt of an attempt whose files are graded"
     return ""
+
+
+def file_owner(label: str) -> str:
+    """A file's own name without folder, archive and extension: whom a file no LMS or folder
+    named counts for. ``!`` separates archive members, ``/`` (and the system's separators)
+    folders; a ``\\`` is part of a name on POSIX."""
+    name = label.rsplit("!", 1)[-1]
+    for sep in {"/", os.sep, os.altsep or "/"}:
+        name = name.rsplit(sep, 1)[-1]
+    stem = name.rsplit(".", 1)[0] if "." in name.lstrip(".") else name
+    return stem or name or label

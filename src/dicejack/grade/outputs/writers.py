@@ -21,11 +21,12 @@ import numpy as np
 
 from dicejack import compare, figures, formats
 from dicejack.formats.escape import markdown_code, markdown_text, safe_text, spreadsheet_cell
-from dicejack.grade.consistency import Consistency
-from dicejack.grade.inputs import resolved_path
-from dicejack.grade.record import Grade
-from dicejack.grade.references import References
-from dicejack.grade.rubric import (
+from dicejack.grade.evidence.consistency import Consistency
+from dicejack.grade.evidence.references import References
+from dicejack.grade.intake.inputs import resolved_path
+from dicejack.grade.intake.skip_rules import REPORT_FIRST_BYTES
+from dicejack.grade.scoring.record import Grade
+from dicejack.grade.scoring.rubric import (
     ALPHA_PRINT,
     CONSISTENCY_POINTS,
     FLAG_HELP,
@@ -38,8 +39,7 @@ from dicejack.grade.rubric import (
     QUALITY_POINTS,
     SCORE_STANDS,
 )
-from dicejack.grade.settings import GradeError, GradeWarning
-from dicejack.grade.skip_rules import REPORT_FIRST_BYTES
+from dicejack.grade.settings import GradeError, GradeWarning, Parameter, Status, Verdict
 from dicejack.runtime import parallel
 
 __all__ = ["GRADEBOOK_HEADER", "gradebook_csv", "gradebook_records", "write_gradebook",
@@ -133,11 +133,11 @@ def check_output_path(
     try:
         formats.check_output_file(out, option=option, hint=hint or None)
     except formats.FormatError as exc:
-        raise GradeError(str(exc)) from None
+        raise _named(option, str(exc)) from None
     clash = same_as_any(out, inputs)
     if clash is not None:
-        raise GradeError(f"{option} {out} is the submission {clash}; grading never replaces a "
-                         f"submission: give another {option}")
+        raise GradeError(Parameter(option), f" {out} is the submission {clash}; grading never "
+                         "replaces a submission: give another ", Parameter(option))
     try:
         st = out.stat() if out.exists() or out.is_symlink() else None
     except (OSError, ValueError):
@@ -145,21 +145,29 @@ def check_output_path(
     if st is None:
         return
     if not stat.S_ISREG(st.st_mode):
-        raise GradeError(f"{option} {out} exists and is not a regular file; give another "
-                         f"{option}")
+        raise GradeError(Parameter(option), f" {out} exists and is not a regular file; give "
+                         "another ", Parameter(option))
     if st.st_size and not any(_starts_with(out, first) for first in ours) and not (
             recognise is not None and recognise(_head(out, 2**16) or b"")):
-        raise GradeError(f"{option} {out} exists and is not {what}; move it away or give "
-                         f"another {option}")
+        raise GradeError(Parameter(option), f" {out} exists and is not {what}; move it away or "
+                         "give another ", Parameter(option))
+
+
+def _named(option: str, message: str) -> GradeError:
+    """A GradeError of `message` (formats' words for a path given as `option`), the option
+    marked as the parameter it is where the message names it first."""
+    if message.startswith(option + " "):
+        return GradeError(Parameter(option), message[len(option):])
+    return GradeError(message)
 
 
 def check_gradebook_path(
     out: Path | None, inputs: Sequence[str | os.PathLike[str] | bytes] = ()
 ) -> None:
-    """:func:`check_output_path` for the gradebook (`--out`): an existing file is replaced only
+    """:func:`check_output_path` for the gradebook (`out`): an existing file is replaced only
     when empty or a previous gradebook (its first line is :data:`GRADEBOOK_HEADER`, or an
     earlier version's)."""
-    check_output_path(out, option="--out", what="a dicejack gradebook",
+    check_output_path(out, option="out", what="a dicejack gradebook",
                       ours=_GRADEBOOK_FIRST_LINES, inputs=inputs,
                       hint="give a file name such as gradebook.csv")
 
@@ -168,9 +176,9 @@ def prepare_reports_folder(folder: Path | None) -> None:
     """Create the reports folder, or refuse it (:func:`dicejack.formats.ensure_output_folder`)."""
     if folder is not None:
         try:
-            formats.ensure_output_folder(folder, option="--reports", what="reports folder")
+            formats.ensure_output_folder(folder, option="reports", what="reports folder")
         except formats.FormatError as exc:
-            raise GradeError(str(exc)) from None
+            raise _named("reports", str(exc)) from None
 
 
 def _num(value: float, fmt: str) -> str:
@@ -201,10 +209,10 @@ def gradebook_records(grades: Iterable[Grade], metrics: bool = False) -> list[di
     with `metrics`, every compare metric after them and the student's name and LMS."""
     rows = []
     for g in grades:
-        ok = g.status == "ok"
+        ok = g.status == Status.OK
         row: dict[str, object] = {
             "submission": g.submission, "status": g.status,
-            "score": float(g.score) if g.status != "skipped" else math.nan,
+            "score": float(g.score) if g.status != Status.SKIPPED else math.nan,
             "verdict": g.verdict, "consistency_p": float(g.consistency_p) if ok else math.nan,
         }
         for name in ("agreement_decisive", "rmse_onpath", "score_vs_optimal"):
@@ -253,19 +261,19 @@ def summary_text(grades: Sequence[Grade]) -> str:
     lines = [f"{head}{'submission':<{width}}  {'score':>5}  {'verdict':<10}  {'p':>8}  "
              "flags / error"]
     for g, name, student in zip(grades, names, who, strict=True):
-        p = _num(g.consistency_p, ".2g") if g.status == "ok" else ""
+        p = _num(g.consistency_p, ".2g") if g.status == Status.OK else ""
         tail = (";".join([*g.flags, *([f"likely: {g.cause}"] if g.cause else [])])
-                if g.status == "ok" else
-                f"skipped: {g.error}" if g.status == "skipped" else f"error: {g.error}")
-        score = f"{g.score:5.1f}" if g.status != "skipped" else f"{'':5}"
-        verdict = "unreadable" if g.status == "error" else g.verdict
+                if g.status == Status.OK else
+                f"skipped: {g.error}" if g.status == Status.SKIPPED else f"error: {g.error}")
+        score = f"{g.score:5.1f}" if g.status != Status.SKIPPED else f"{'':5}"
+        verdict = "unreadable" if g.status == Status.ERROR else g.verdict
         first = f"{_middle(student, who_width):<{who_width}}  " if show_who else ""
         lines.append(f"{first}{_middle(name, width):<{width}}  {score}  {verdict:<10}  "
                      f"{p:>8}  {safe_text(tail)}")
-    counts = {v: sum(1 for g in grades if g.status == "ok" and g.verdict == v)
-              for v in ("pass", "review", "fail")}
-    errors = sum(1 for g in grades if g.status == "error")
-    skipped = sum(1 for g in grades if g.status == "skipped")
+    counts = {v: sum(1 for g in grades if g.status == Status.OK and g.verdict == v)
+              for v in (Verdict.PASS, Verdict.REVIEW, Verdict.FAIL)}
+    errors = sum(1 for g in grades if g.status == Status.ERROR)
+    skipped = sum(1 for g in grades if g.status == Status.SKIPPED)
     graded = len(grades) - skipped
     tail = f" ({_plural(skipped, 'other file')} skipped)" if skipped else ""
     lines.append(f"{_plural(graded, 'submission')}: {counts['pass']} pass, {counts['review']} "
@@ -311,11 +319,11 @@ def _fmt(v: float, spec: str = ".4f") -> str:
 
 #: What each verdict means, in a student's words.
 _VERDICT_MEANING = {
-    "pass": "Your tables look like what the handout's algorithm produces at these settings: "
-    "as good as it gets, and statistically consistent with it.",
-    "review": "Something deserves a human look (see the flags): a review is a question, not a "
-    "deduction.",
-    "fail": "The tables show evidence of a different algorithm or an unusable output "
+    Verdict.PASS: "Your tables look like what the handout's algorithm produces at these "
+    "settings: as good as it gets, and statistically consistent with it.",
+    Verdict.REVIEW: "Something deserves a human look (see the flags): a review is a question, "
+    "not a deduction.",
+    Verdict.FAIL: "The tables show evidence of a different algorithm or an unusable output "
     "(a consistency p-value a correct program essentially never reaches, or no usable table).",
 }
 
@@ -333,7 +341,7 @@ def plain_summary(g: Grade) -> str:
     if hinted:
         text += (" Check the flag below: it says what to look at." if len(hinted) == 1 else
                  f" Check the {len(hinted)} flags below, in order: each says what to look at.")
-    elif g.verdict != "pass" and g.worst:
+    elif g.verdict != Verdict.PASS and g.worst:
         w = g.worst[0]
         text += (f" Check first: state <{w.x},{w.y}>, where your estimate is least like the "
                  "reference runs (the worst states are listed below).")
@@ -343,7 +351,7 @@ def plain_summary(g: Grade) -> str:
 def evidence_reason(g: Grade) -> str:
     """Why statistical evidence below the fail level sent a graded output to review, in words
     ("" when none did): that evidence never costs points (rubric.EVIDENCE_FLAGS)."""
-    if g.status != "ok" or g.verdict != "review":
+    if g.status != Status.OK or g.verdict != Verdict.REVIEW:
         return ""
     reasons = []
     if "inconsistent" in g.flags:
@@ -399,7 +407,7 @@ def report_markdown(refs: References, g: Grade, image: str | None = None) -> str
     percentiles, the consistency test, the worst states and the heatmap."""
     cfg = refs.config
     lines = [f"# Grade: {markdown_code(g.submission)}", ""]
-    if g.status != "ok":
+    if g.status != Status.OK:
         lines += ["**Could not be graded: score 0 / 100, fail.**", "",
                   f"Reason: {markdown_text(g.error)}", ""]
         return "\n".join(lines)
@@ -486,9 +494,9 @@ def report_text(refs: References, g: Grade, worst: int = 5, width: int = 88) -> 
     lines = [f"dicejack grade: {g.submission}"]
     if g.student:
         lines.append(f"Student: {g.who}")
-    if g.status == "skipped":
+    if g.status == Status.SKIPPED:
         return "\n".join([*lines, f"Skipped: {g.error}."]) + "\n"
-    if g.status != "ok":
+    if g.status != Status.OK:
         lines += ["", "Could not be graded: score 0 / 100, fail.", *para(f"Reason: {g.error}"),
                   *para("Check that the file holds what your program printed: the two "
                         f"{refs.game.low}x{refs.game.low} arrays (best number of dice, win "
@@ -569,10 +577,10 @@ def write_reports(
     on, with a :class:`GradeWarning` saying so."""
     folder = Path(folder)
     prepare_reports_folder(folder)
-    grades = [g for g in grades if g.status != "skipped"]
+    grades = [g for g in grades if g.status != Status.SKIPPED]
     paths = []
     advance, stop = parallel.progress_bar("reports", len(grades), progress)
-    drawn = [g for g in grades if g.status == "ok" and g.consistency is not None]
+    drawn = [g for g in grades if g.status == Status.OK and g.consistency is not None]
     heatmaps = figures.SubmissionHeatmaps(refs.game) if drawn else None
     wanted = report_names([g.submission for g in grades])
     taken = {name.lower() for name in wanted}
@@ -587,7 +595,7 @@ def write_reports(
                               f"{wish}.png already exists and was not written by dicejack",
                               GradeWarning, stacklevel=2)
             image = None
-            if heatmaps is not None and g.status == "ok" and g.consistency is not None:
+            if heatmaps is not None and g.status == Status.OK and g.consistency is not None:
                 image = f"{stem}.png"
                 learned = compare.learned_from_tables(refs.game, g.policy, g.probability)
                 heatmaps.draw(compare.state_classes(refs.truth, learned), g.consistency.score,

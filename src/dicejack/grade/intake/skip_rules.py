@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-from dicejack.grade.lms_names import GRADESCOPE_METADATA
+from dicejack.grade.intake.lms_names import GRADESCOPE_METADATA
 
 __all__ = ["SKIPPED_EXTENSIONS", "SKIPPED_FOLDERS", "SKIPPED_FILES", "METADATA_READ",
            "SITE_MARKER", "REPORT_FIRST_BYTES", "skip_reason", "is_zip", "is_html"]
@@ -32,8 +32,8 @@ SKIPPED_EXTENSIONS: dict[str, str] = {
 }
 METADATA_READ = "the Gradescope export's metadata (read for the student identifiers)"
 #: dicejack's own earlier outputs, recognised when found among submissions (never graded): a
-#: site folder (--html) holds this file (grade.site writes it), a report (--reports) is a .md
-#: file beginning with these bytes (grade.writers writes them).
+#: site folder (--html) holds this file (grade.outputs.site writes it), a report (--reports) is a
+#: .md file beginning with these bytes (grade.outputs.writers writes them).
 SITE_MARKER = ".dicejack-site"
 REPORT_FIRST_BYTES = b"# Grade: `"
 #: Folders never searched (besides every folder whose name starts with a dot).

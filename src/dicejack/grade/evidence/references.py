@@ -1,7 +1,8 @@
 """The reference runs of the handout's learner that a submission is graded against, and the
 held-out calibration runs: computing them (through :mod:`dicejack.runtime.parallel`), caching them
-on disk and in memory, and what grading derives from them (usable states, agreement counts, the
-null)."""
+on disk and in memory, and what each run set gives directly (graded values, agreement counts,
+usable states). What is calibrated from the held-out runs (the nulls, the copy distance) is
+:class:`~dicejack.grade.evidence.calibration.Calibration`, an object of its own."""
 
 from __future__ import annotations
 
@@ -24,20 +25,30 @@ import numpy as np
 from dicejack import compare, formats, one_line
 from dicejack.compare import METRIC_NAMES, Truth, truth_for
 from dicejack.game import DicejackError, Game
-from dicejack.grade.consistency import NULL_SD_FLOOR, statistic_terms, usable_states
-from dicejack.grade.copies import COPY_DECIMALS, pairwise_distances
-from dicejack.grade.power import probe_count, probe_plan
-from dicejack.grade.printed import graded_learned, graded_tables
+from dicejack.grade.evidence.printed import graded_learned, graded_tables
+from dicejack.grade.evidence.probes import probe_count, probe_plan
 from dicejack.grade.settings import CACHE_VERSION, GradeConfig, GradeWarning
 from dicejack.learners import formulas, handout
 from dicejack.runtime import parallel
 
 __all__ = ["References", "reference_run", "reference_runs", "reference_tie_break",
            "compute_references", "forget_references",
-           "default_cache_dir", "INLINE_GAMES", "ROUNDING_MATTERS"]
+           "default_cache_dir", "INLINE_GAMES", "ROUNDING_MATTERS", "USABLE_SHARE",
+           "USABLE_VISITS", "usable_states"]
 
 #: Printed with more decimals than this, rounding does not move the quality metrics measurably.
 ROUNDING_MATTERS = 3
+#: A state is usable when at least this share of the reference runs have data there ...
+USABLE_SHARE = 0.8
+#: ... and the reference runs visit it at least this often on average.
+USABLE_VISITS = 10.0
+
+
+def usable_states(n_with_data: np.ndarray, visits_total: np.ndarray, n: int) -> np.ndarray:
+    """The states where enough of `n` runs have data and visit often enough for the statistics
+    (:mod:`dicejack.grade.evidence.consistency`)."""
+    need = max(3, math.ceil(USABLE_SHARE * n - 1e-9))
+    return (n_with_data >= need) & (visits_total >= USABLE_VISITS * n)
 
 
 def _policy_dtype(n_dice: int) -> np.dtype:
@@ -63,7 +74,7 @@ def reference_run(
     the tied set `tied` ((L, L, K + 1), :func:`formulas.tied_best`); visits[x, y] is T, the
     number of times any J was played in <x, y>; metrics follow compare.METRIC_NAMES, of the
     tables as graded (:func:`graded_tables`). The full counts are kept so that the run can be
-    printed by any rule (:mod:`dicejack.grade.print_rules`).
+    printed by any rule (:mod:`dicejack.grade.evidence.print_rules`).
     """
     t0 = time.thread_time()
     t = truth_for(tuple(params))
@@ -82,7 +93,8 @@ def reference_run(
 
 @dataclass(frozen=True, eq=False)
 class References:
-    """R reference runs of the handout's learner, and what grading derives from them.
+    """R reference runs of the handout's learner, and what each gives directly (values, agreement
+    counts, usable states, metrics at a printed precision).
 
     best (R, L, L): lowest best J per state, 0 where no data; probability (R, L, L): its
     estimate, -1 where no data; tied (R, L, L, K + 1): every J tied for best; visits (R, L, L):
@@ -91,7 +103,8 @@ class References:
     other rules). held_best and
     held_probability (C, L, L): the held-out calibration runs' tables, whose statistics against
     the R references are the null distribution. probe_best and probe_probability: the probe runs
-    with a wrong M of :mod:`dicejack.grade.power` (PROBE_RUNS per probe, in PROBES order), whose
+    with a wrong M of :mod:`dicejack.grade.evidence.probes` (PROBE_RUNS per probe, in PROBES
+    order), whose
     catch rate is the setting's power. source says where they came from ("computed",
     "disk cache" or "memory"); cpu_seconds is what computing them cost; notice, when not empty,
     is one line for the user (a cache file that was invalid and was recomputed).
@@ -146,11 +159,11 @@ class References:
     def _by_decimals(self) -> dict[tuple[str, int | None], Any]:
         return {}
 
-    def derived(self, what: str, key: int | None = None) -> dict[str, Any]:
-        """A scratch dict, one per (what, key: e.g. the printed precision), for what other grade
-        modules derive from these runs and keep as long as they live (the print-rule checks'
-        model, the setting's power)."""
-        return self._by_decimals.setdefault(("derived", what, key), {})
+    @cached_property
+    def run_set(self) -> object:
+        """A token naming this set of runs: shared by the copies :func:`reference_runs` serves
+        from memory (so they share one calibration), new for any other References."""
+        return object()
 
     @cached_property
     def has_data(self) -> np.ndarray:
@@ -194,41 +207,6 @@ class References:
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(n > 0, total / np.maximum(n, 1), np.nan)
 
-    @property
-    def null(self) -> np.ndarray:
-        """The null statistics at full precision; see :meth:`null_at`."""
-        return self.null_at(None)
-
-    def null_at(self, decimals: int | None) -> np.ndarray:
-        """T of each held-out calibration run, printed as dicejack prints (lowest tied J) with
-        `decimals` decimals, scored against the R references exactly as a submission is: draws
-        of T under "a faithful program", given this reference set."""
-        key = ("null", decimals)
-        if key not in self._by_decimals:
-            out = np.empty(self.held_best.shape[0])
-            for c in range(out.size):
-                value = np.where(self.held_best[c] >= 1, self.held_probability[c], 0.0)
-                if decimals is not None:
-                    value = np.round(value, decimals)
-                policy = np.where(value > 0, self.held_best[c], 0).astype(np.int64)
-                per, _ = statistic_terms(self, policy, value, decimals)
-                out[c] = per[self.usable].mean() if self.usable.any() else np.nan
-            self._by_decimals[key] = out
-        return self._by_decimals[key]
-
-    @property
-    def null_fit(self) -> tuple[float, float, int]:
-        return self.null_fit_at(None)
-
-    def null_fit_at(self, decimals: int | None) -> tuple[float, float, int]:
-        """(mean, sd, count) of log T over the finite null statistics."""
-        null = self.null_at(decimals)
-        null = null[np.isfinite(null) & (null > 0)]
-        if null.size < 2:
-            return (math.nan, math.nan, int(null.size))
-        logs = np.log(null)
-        return (float(logs.mean()), max(float(logs.std(ddof=1)), NULL_SD_FLOOR), int(null.size))
-
     def quantile(self, name: str, q: float | Sequence[float], decimals: int | None = None
                  ) -> np.ndarray:
         values = self.metric(name, decimals)
@@ -236,17 +214,6 @@ class References:
         if values.size == 0:
             return np.full(np.shape(q), np.nan)
         return np.quantile(values, q)
-
-    @cached_property
-    def copy_distance(self) -> float:
-        """The smallest :func:`table_distance` between two independent reference runs (their
-        estimates printed to 3 decimals): learned tables are random, so no two honest outputs
-        come closer than independent runs ever do."""
-        values = np.round(self.values, COPY_DECIMALS)
-        d = pairwise_distances(values)
-        upper = d[np.triu_indices(d.shape[0], 1)]
-        upper = upper[np.isfinite(upper)]
-        return float(upper.min()) if upper.size else math.nan
 
 
 def default_cache_dir() -> Path:
@@ -401,6 +368,7 @@ def reference_runs(
     key = config.key()
     if key in _MEMO and _MEMO[key].config == config:
         memo = _MEMO[key]
+        memo.run_set  # noqa: B018 - named before copying, so the copy shares it
         refs = References(config, *(getattr(memo, name) for name in _ARRAYS), source="memory")
         fields = {f.name for f in dataclasses.fields(References)}
         refs.__dict__.update({k: v for k, v in memo.__dict__.items() if k not in fields})

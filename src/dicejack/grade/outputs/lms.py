@@ -18,9 +18,10 @@ from typing import Any
 
 from dicejack import __version__, formats
 from dicejack.formats.escape import spreadsheet_cell
-from dicejack.grade.record import Grade
-from dicejack.grade.references import References
-from dicejack.grade.rubric import (
+from dicejack.grade.evidence.references import References
+from dicejack.grade.outputs.writers import check_output_path, plain_summary, report_text
+from dicejack.grade.scoring.record import Grade
+from dicejack.grade.scoring.rubric import (
     CONSISTENCY_POINTS,
     FLAG_HELP,
     FLAG_HINTS,
@@ -29,9 +30,8 @@ from dicejack.grade.rubric import (
     QUALITY_METRICS,
     QUALITY_POINTS,
 )
-from dicejack.grade.settings import GradeError
-from dicejack.grade.students import HOLD_REASONS, mark_kept, owner_ids, parse_hold
-from dicejack.grade.writers import check_output_path, plain_summary, report_text
+from dicejack.grade.scoring.students import HOLD_REASONS, mark_kept, owner_ids, parse_hold
+from dicejack.grade.settings import GradeError, Parameter, Status, Verdict
 
 __all__ = ["LMS_FORMATS", "GENERIC_HEADER", "CANVAS_HEADER", "MOODLE_HEADER", "MAX_SCORE",
            "BLACKBOARD_HEADER", "lms_format_name", "format_mismatch",
@@ -66,7 +66,7 @@ DEFAULT_LMS_HOLD = ("review", "copied", "unreadable")
 
 
 def lms_hold_reasons(values: Iterable[str] | str | None) -> tuple[str, ...]:
-    """--lms-hold as the reasons to hold back: None (not given) is :data:`DEFAULT_LMS_HOLD`,
+    """lms_hold as the reasons to hold back: None (not given) is :data:`DEFAULT_LMS_HOLD`,
     ``none`` alone sends every grade, else a comma list of HOLD_REASONS (any case); a bad word
     or ``none`` beside others is a one-line GradeError."""
     if values is None:
@@ -75,8 +75,8 @@ def lms_hold_reasons(values: Iterable[str] | str | None) -> tuple[str, ...]:
     words = [w.strip().lower() for item in items for w in str(item).split(",") if w.strip()]
     if "none" in words:
         if len(words) > 1:
-            raise GradeError("--lms-hold none sends every grade; give it alone, or a list of "
-                             f"{', '.join(HOLD_REASONS)}")
+            raise GradeError(Parameter("lms_hold"), " none sends every grade; give it alone, "
+                             f"or a list of {', '.join(HOLD_REASONS)}")
         return ()
     return parse_hold(words)
 
@@ -85,7 +85,7 @@ def lms_hold_reasons(values: Iterable[str] | str | None) -> tuple[str, ...]:
 class StudentScore:
     """One student's line of the LMS grades: `score` None when no file of theirs could be
     graded or read, or their grade is held back (the LMS cell stays empty), else the score of
-    their kept file (:func:`dicejack.grade.students.mark_kept`; 0 when unreadable)."""
+    their kept file (:func:`dicejack.grade.scoring.students.mark_kept`; 0 when unreadable)."""
 
     student: str
     name: str
@@ -101,17 +101,17 @@ def student_scores(grades: Iterable[Grade], keep: str = "latest") -> list[Studen
     """One line per student, in order of first appearance: the score of the file kept for them
     (`keep`: the latest or the best; grades not yet marked are marked here), 0 for an
     unreadable file (its reason in the note), no score when their grade is held back
-    (:func:`~dicejack.grade.students.mark_held`) or they have only skipped files. A group
+    (:func:`~dicejack.grade.scoring.students.mark_held`) or they have only skipped files. A group
     submission (ids `;`-separated) gives each member a line; a file with no LMS name is its own
     student, named by its file name (noted); a skipped file with no LMS name is nobody's and
     left out."""
     grades = list(grades)
-    if any(g.status != "skipped" and not g.kept for g in grades):
+    if any(g.status != Status.SKIPPED and not g.kept for g in grades):
         grades = mark_kept(grades, keep)
     by: dict[str, list[Grade]] = {}
     meta: dict[str, tuple[str, str]] = {}
     for g in grades:
-        if g.status == "skipped" and not g.student:
+        if g.status == Status.SKIPPED and not g.student:
             continue  # nobody's file (system files, an export's metadata)
         ids = owner_ids(g)
         names = [n.strip() for n in g.student_name.split(";")] if g.student_name else []
@@ -122,7 +122,7 @@ def student_scores(grades: Iterable[Grade], keep: str = "latest") -> list[Studen
                 meta[sid] = (name, g.lms)
     out = []
     for sid, rows in by.items():
-        graded = [g for g in rows if g.status in ("ok", "error")]
+        graded = [g for g in rows if g.status in (Status.OK, Status.ERROR)]
         notes = []
         if not any(g.student for g in rows):
             notes.append("no LMS identifier in the file name: identified by the file name")
@@ -131,12 +131,12 @@ def student_scores(grades: Iterable[Grade], keep: str = "latest") -> list[Studen
         held = ""
         if graded:
             chosen = next((g for g in graded if g.kept == "yes"), graded[-1])
-            score: float | None = chosen.score if chosen.status == "ok" else 0.0
-            verdict = chosen.verdict if chosen.status == "ok" else "fail"
+            score: float | None = chosen.score if chosen.status == Status.OK else 0.0
+            verdict = chosen.verdict if chosen.status == Status.OK else Verdict.FAIL
             if len(graded) > 1:
                 notes.append(f"{len(graded)} files: kept {chosen.submission} "
                              f"({'the best score' if keep == 'best' else 'the latest'})")
-            if chosen.status == "error":
+            if chosen.status == Status.ERROR:
                 notes.append(f"not graded: {chosen.error}")
             elif chosen.flags:
                 notes.append("flags: " + ";".join(chosen.flags))
@@ -160,11 +160,12 @@ def _score(value: float | None) -> str:
 
 
 def lms_format_name(name: str) -> str:
-    """--lms-format in any case (``Canvas``, ``MOODLE``) as one of LMS_FORMATS; GradeError (one
+    """lms_format in any case (``Canvas``, ``MOODLE``) as one of LMS_FORMATS; GradeError (one
     line) naming them otherwise."""
     key = str(name).strip().lower()
     if key not in LMS_FORMATS:
-        raise GradeError(f"--lms-format must be one of {', '.join(LMS_FORMATS)}, got {name!r}")
+        raise GradeError(Parameter("lms_format"),
+                         f" must be one of {', '.join(LMS_FORMATS)}, got {name!r}")
     return key
 
 
@@ -198,7 +199,7 @@ def lms_csv(grades: Iterable[Grade], lms_format: str = "generic", *,
     - ``blackboard``: :data:`BLACKBOARD_HEADER` + "`assignment` [Total Pts: 100 Score]", the
       Blackboard user name in Username.
 
-    A held-back grade (:func:`~dicejack.grade.students.mark_held`) leaves its cell empty.
+    A held-back grade (:func:`~dicejack.grade.scoring.students.mark_held`) leaves its cell empty.
     """
     lms_format = lms_format_name(lms_format)
     rows = student_scores(grades, keep)
@@ -266,10 +267,11 @@ def is_lms_csv(head: bytes) -> bool:
 
 def check_lms_path(path: Path | None, inputs: Sequence[str | os.PathLike[str] | bytes] = ()
                    ) -> None:
-    """Refuse --lms-csv before any work (:func:`~dicejack.grade.writers.check_output_path`): an
+    """Refuse --lms-csv before any work
+    (:func:`~dicejack.grade.outputs.writers.check_output_path`): an
     existing file is replaced only when empty or an earlier LMS CSV of this tool
     (:func:`is_lms_csv`, whatever the assignment was called)."""
-    check_output_path(path, option="--lms-csv", what="a dicejack LMS grades CSV",
+    check_output_path(path, option="lms_csv", what="a dicejack LMS grades CSV",
                       recognise=is_lms_csv, inputs=inputs,
                       hint="give a file name such as grades.csv")
 
@@ -309,9 +311,9 @@ def gradescope_results(refs: References | None, g: Grade, *, visibility: str = "
     it that were not graded (named in the output). An unreadable submission scores 0 in every
     test, the reason in the output."""
     if visibility not in GRADESCOPE_VISIBILITY:
-        raise GradeError(f"--gradescope-visibility must be one of "
+        raise GradeError(Parameter("gradescope_visibility"), " must be one of "
                          f"{', '.join(GRADESCOPE_VISIBILITY)}, got {visibility!r}")
-    ok = g.status == "ok" and g.consistency is not None
+    ok = g.status == Status.OK and g.consistency is not None
     per_metric = QUALITY_POINTS / len(QUALITY_METRICS)
 
     def test(name: str, score: float, max_score: float, output: str) -> dict[str, Any]:
@@ -354,7 +356,7 @@ def gradescope_results(refs: References | None, g: Grade, *, visibility: str = "
             tests.append(test(f"Quality: {name}", 0.0, per_metric, "not graded"))
         tests.append(test("Consistency with the handout's algorithm", 0.0, CONSISTENCY_POINTS,
                           "not graded"))
-        what = "was skipped" if g.status == "skipped" else "could not be graded"
+        what = "was skipped" if g.status == Status.SKIPPED else "could not be graded"
         output = (f"Your file {g.submission} {what}: {reason}.\nUpload one text file holding "
                   "exactly what your program printed: the two tables (best number of dice, win "
                   "probability; -1 where there is no data).")
@@ -368,7 +370,7 @@ def gradescope_results(refs: References | None, g: Grade, *, visibility: str = "
         "output_format": "text",
         "visibility": visibility,
         "tests": tests,
-        "extra_data": {"verdict": g.verdict or "fail", "flags": list(g.flags),
+        "extra_data": {"verdict": str(g.verdict or Verdict.FAIL), "flags": list(g.flags),
                        "consistency_p": _num(g.consistency_p) if ok else None,
                        "submission": g.submission, "student": g.student,
                        "dicejack": __version__},
@@ -379,7 +381,7 @@ def check_gradescope_path(path: Path | None,
                           inputs: Sequence[str | os.PathLike[str] | bytes] = ()) -> None:
     """Refuse --gradescope before any work: an existing file is replaced only when empty or an
     earlier results.json of this tool."""
-    check_output_path(path, option="--gradescope", what="a dicejack results.json",
+    check_output_path(path, option="gradescope", what="a dicejack results.json",
                       ours=(_GRADESCOPE_FIRST_BYTES,), inputs=inputs,
                       hint="give a file name such as /autograder/results/results.json")
 
@@ -388,12 +390,13 @@ def write_gradescope(path: str | os.PathLike[str], refs: References | None,
                      grades: Sequence[Grade], *, visibility: str = "visible") -> None:
     """Write :func:`gradescope_results` atomically, for the one submission among `grades` (the
     others must be skipped files; with none, the first skipped file is reported)."""
-    graded = [g for g in grades if g.status != "skipped"]
-    skipped = [g for g in grades if g.status == "skipped"]
+    graded = [g for g in grades if g.status != Status.SKIPPED]
+    skipped = [g for g in grades if g.status == Status.SKIPPED]
     if len(graded) > 1:
-        raise GradeError(f"--gradescope grades one submission; found {len(graded)}")
+        raise GradeError(Parameter("gradescope"),
+                         f" grades one submission; found {len(graded)}")
     if not graded and not skipped:
-        raise GradeError("--gradescope: no submission found")
+        raise GradeError(Parameter("gradescope"), ": no submission found")
     target = graded[0] if graded else skipped[0]
     others = [s for s in skipped if s is not target]
     text = json.dumps(gradescope_results(refs, target, visibility=visibility, skipped=others),

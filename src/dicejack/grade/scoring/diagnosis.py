@@ -5,19 +5,23 @@ A **bug model** (:data:`MODELS`) is a program the harness can run: a learner var
 handout's learner with one bug students make: a wrong M on a log grid, M = 0, too few games, x
 and y swapped in recording, f = 0 for an untried J, integer division, B by raw WinCount, the
 (1 - p_B) factor dropped) and a printer (as the handout prints, by another rule: the print-only
-slips of :mod:`dicejack.grade.print_rules`, the last J drawn, integer ratios). MODEL_RUNS runs of
-each are played (:func:`model_runs`; seeds after the probe runs of :mod:`dicejack.grade.power`),
+slips of :mod:`dicejack.grade.evidence.print_rules`, the last J drawn, integer ratios). MODEL_RUNS
+runs of
+each are played (:func:`model_runs`; seeds after the probe runs of
+:mod:`dicejack.grade.evidence.power`),
 cached on disk beside the reference runs and in memory with them. The print-only slips need no
 runs: they are the reference runs' own counts printed by the slip's rule.
 
 **How well a model explains an output**: the log likelihood of its graded tables (the graded
-values and J of :mod:`dicejack.grade.printed`, the model runs rounded to the output's decimals)
+values and J of :mod:`dicejack.grade.evidence.printed`, the model runs rounded to the output's
+decimals)
 under the model's runs, summed over the states: per state, a kernel density of the runs' values
 (Silverman's width, at least SD_FLOOR and the rounding) mixed with a uniform share
 POLICY_SMOOTHING / (n + 1) (a value no run came near costs a bounded amount: no single state
 decides), plus, where the output has an estimate, the log of the smoothed share of runs that may
 print its J. The handout's algorithm is one more model: the reference runs (its own runs scored:
-the held-out calibration runs). T itself (:mod:`dicejack.grade.consistency`) was tried first:
+the held-out calibration runs). T itself (:mod:`dicejack.grade.evidence.consistency`) was tried
+first:
 it measures distance from a family's centre, so a family with a wide spread (NGAMES / 100, the
 last sampled J) "explained" nearly everything; a likelihood pays for a family's spread.
 
@@ -37,18 +41,24 @@ import dataclasses
 import json
 import math
 import os
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numba import njit
 
 from dicejack import formats
-from dicejack.grade.print_rules import rule_tables
-from dicejack.grade.record import Grade
-from dicejack.grade.references import References, default_cache_dir
-from dicejack.grade.rubric import P_INCONSISTENT, PRINT_RULE_FLAGS
+from dicejack.grade.evidence.calibration import Calibration, calibration
+from dicejack.grade.evidence.levels import P_INCONSISTENT
+from dicejack.grade.evidence.print_model import rule_tables
+from dicejack.grade.evidence.printed import as_printed
+from dicejack.grade.evidence.references import References, default_cache_dir
+from dicejack.grade.scoring.record import Grade
+from dicejack.grade.scoring.rubric import PRINT_RULE_FLAGS
+from dicejack.grade.settings import Status, Verdict
 
 __all__ = ["BugModel", "MODELS", "MODEL_RUNS", "Z_FIT", "MARGIN_FAITHFUL", "MARGIN_RUNNER",
            "UNUSUAL", "Diagnosis", "diagnose", "model_runs", "mark_diagnosis", "cause_sentence",
@@ -341,12 +351,21 @@ def _meta(refs: References) -> dict[str, object]:
             "models": [m.name for m in MODELS]}
 
 
+#: What the diagnosis derives from a reference set (the models' runs, the fits by printed
+#: precision), kept as long as the set's calibration is.
+_MEMOS: weakref.WeakKeyDictionary[Calibration, dict[Any, Any]] = weakref.WeakKeyDictionary()
+
+
+def _memo(refs: References) -> dict[Any, Any]:
+    return _MEMOS.setdefault(calibration(refs), {})
+
+
 def model_runs(refs: References, cache_dir: str | os.PathLike[str] | None | bool = False
                ) -> dict[str, _Family]:
     """Every model's runs at `refs`' settings: from memory, from the disk cache beside the
-    reference runs' (`cache_dir` as :func:`~dicejack.grade.references.reference_runs` takes
+    reference runs' (`cache_dir` as :func:`~dicejack.grade.evidence.references.reference_runs` takes
     it; False: none), or played (and cached)."""
-    memo = refs.derived("diagnosis")
+    memo = _memo(refs)
     if "runs" in memo:
         return memo["runs"]
     path = _cache_path(refs, cache_dir)
@@ -443,21 +462,22 @@ def _fit(values: np.ndarray, sets: np.ndarray, decimals: int | None,
 
 
 def _faithful_fit(refs: References, decimals: int | None) -> _Fit:
-    memo = refs.derived("diagnosis-fit", decimals)
-    if "handout" not in memo:
+    memo = _memo(refs)
+    if ("handout", decimals) not in memo:
         held_sets = np.zeros((*refs.held_best.shape, refs.game.n_dice + 1), dtype=bool)
         np.put_along_axis(held_sets, refs.held_best.astype(np.int64)[..., None], True, axis=-1)
         held_sets[..., 0] = False
-        held_values = np.where(refs.held_best >= 1, refs.held_probability, 0.0)
-        memo["handout"] = _fit(refs.values, refs.tied, decimals, (held_values, held_sets))
-    return memo["handout"]
+        _, held_values = as_printed(refs.held_best, refs.held_probability)
+        memo["handout", decimals] = _fit(refs.values, refs.tied, decimals,
+                                         (held_values, held_sets))
+    return memo["handout", decimals]
 
 
 def _model_fit(refs: References, name: str, fam: _Family, decimals: int | None) -> _Fit:
-    memo = refs.derived("diagnosis-fit", decimals)
-    if name not in memo:
-        memo[name] = _fit(fam.values, fam.sets, decimals)
-    return memo[name]
+    memo = _memo(refs)
+    if (name, decimals) not in memo:
+        memo[name, decimals] = _fit(fam.values, fam.sets, decimals)
+    return memo[name, decimals]
 
 
 @dataclass(frozen=True)
@@ -493,10 +513,11 @@ def cause_sentence(refs: References, cause: str) -> str:
 
 
 def _needs_diagnosis(g: Grade) -> bool:
-    if g.status != "ok" or g.verdict == "pass" or g.policy is None or g.consistency is None:
+    if (g.status != Status.OK or g.verdict == Verdict.PASS or g.policy is None
+            or g.consistency is None):
         return False
     reasons = {"inconsistent", "low-quality", *PRINT_RULE_FLAGS, *_CORRECTED}
-    return g.verdict == "fail" or bool(reasons & set(g.flags))
+    return g.verdict == Verdict.FAIL or bool(reasons & set(g.flags))
 
 
 def diagnose(refs: References, g: Grade, cache_dir: str | os.PathLike[str] | None | bool = False
