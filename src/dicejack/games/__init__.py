@@ -3,11 +3,12 @@
 A game is any object with the members of :class:`FiniteGame` (one or two players, zero-sum;
 states, legal actions, chance outcomes with exact probabilities, terminal payoffs; enumerable).
 Bundled, one a module: :mod:`~dicejack.games.handout` (the handout's game through the protocol),
-:mod:`~dicejack.games.pig` (Pig, Piglet). :func:`enumerate_game` turns any of them into the
+:mod:`~dicejack.games.pig` (Pig, Piglet), :mod:`~dicejack.games.peeking_blackjack` (CS221's Peeking
+Blackjack: one player, a peek cost per action). :func:`enumerate_game` turns any of them into the
 arrays of a :class:`StateSpace` that the generic solver (:mod:`dicejack.solver.generic`) and the
 generic learners (:mod:`dicejack.learners.games`) use; :func:`make_game` builds a game from a name
-or the user's ``FILE.py:Class`` (``--game``). Modules, from the ground up: protocol, handout,
-pig, space, registry. May import :mod:`dicejack.game` and :mod:`dicejack.runtime`; nothing above.
+or the user's ``FILE.py:Class`` (``--game``). Modules, from the ground up: protocol, handout, pig,
+space, registry. May import :mod:`dicejack.game` and :mod:`dicejack.runtime`; nothing above.
 
 >>> from dicejack.games import Piglet, enumerate_game
 >>> enumerate_game(Piglet(goal=2)).n_states
@@ -17,6 +18,7 @@ pig, space, registry. May import :mod:`dicejack.game` and :mod:`dicejack.runtime
 from __future__ import annotations
 
 from dicejack.games.handout import HandoutGame
+from dicejack.games.peeking_blackjack import PeekingBlackjack
 from dicejack.games.pig import HOLD, ROLL, Pig, Piglet
 from dicejack.games.protocol import (
     FiniteGame,
@@ -37,6 +39,7 @@ __all__ = [
     "game_label",
     "game_params",
     "HandoutGame",
+    "PeekingBlackjack",
     "Pig",
     "Piglet",
     "ROLL",
