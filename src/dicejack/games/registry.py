@@ -2,10 +2,12 @@
 ``MODULE:Class``), with ``--game-param KEY=VALUE`` for its parameters.
 
 Bundled: ``handout`` (the handout's game: sides, low, high, dice), ``pig`` (goal, die), ``piglet``
-(goal) and ``peeking-blackjack`` (card_values, multiplicity, threshold, peek_cost). A user's game
-is a class (called with the parameters as keyword arguments) or an object already built (then no
-parameters), loaded by :mod:`dicejack.runtime.user_code`. Parameter values are read as whole
-numbers, then fractions (``1/6``, ``0.5`` exactly), else kept as text. """
+(goal), ``peeking-blackjack`` (card_values, multiplicity, threshold, peek_cost) and ``yamslam``
+(rerolls). A user's game is a class (called with the parameters as keyword arguments) or an
+object already built (then no parameters), loaded by :mod:`dicejack.runtime.user_code`.
+Parameter values are read as whole numbers, then fractions (``1/6``, ``0.5`` exactly), else
+kept as text.
+"""
 
 from __future__ import annotations
 
@@ -17,13 +19,14 @@ from dicejack.games.handout import HandoutGame
 from dicejack.games.peeking_blackjack import PeekingBlackjack
 from dicejack.games.pig import Pig, Piglet
 from dicejack.games.protocol import GameDefinitionError, check_game_object
+from dicejack.games.yamslam import Yamslam
 from dicejack.runtime.user_code import is_spec, load_object
 
 __all__ = ["GAMES", "make_game", "parse_game_params", "game_names"]
 
 #: The bundled games by name.
 GAMES: dict[str, type] = {"handout": HandoutGame, "pig": Pig, "piglet": Piglet,
-                          "peeking-blackjack": PeekingBlackjack}
+                          "peeking-blackjack": PeekingBlackjack, "yamslam": Yamslam}
 
 
 def game_names() -> str:
