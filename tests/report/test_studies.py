@@ -43,7 +43,7 @@ def test_blackjack_study_numbers():
     assert transfer["value"] == pytest.approx(41 / 6)
     readme, csv, figures = blackjack_report(result, "dicejack study peeking-blackjack --out X")
     assert "41/6 = 6.833333" in readme and csv.count("\n") == 7
-    assert figures[0][0] == "learning-large.png"
+    assert figures[0]["file"] == "learning-large.png"
 
 
 def test_vi_choice_breaks_ties_by_the_largest_name():
@@ -84,7 +84,7 @@ def test_yamslam_study_numbers():
     assert result["two_rerolls"]["value"] > result["two_rerolls"]["myopic_value"] > float(
         result["value"])
     readme, csv, figures = yamslam_report(result, "cmd")
-    assert "74375/3888" in readme and [f[0] for f in figures] == ["agreement.png", "rms.png"]
+    assert "74375/3888" in readme and [f["file"] for f in figures] == ["agreement.png", "rms.png"]
 
 
 @pytest.fixture

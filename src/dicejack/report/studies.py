@@ -71,9 +71,9 @@ def write_study(name: str, out: str | Path, seeds: int | None = None) -> list[Pa
         result, report = STUDIES[name](None if seeds is None else tuple(range(1, seeds + 1)))
         readme, csv, figures = report(result, study_command(name, out, seeds))
         files = {"README.md": readme, "runs.csv": csv, MARKER: f"dicejack study {name}\n"}
-        for file_name, curves, title, xlabel, ylabel, marks in figures:
-            files[file_name] = curves_figure(curves, title=title, xlabel=xlabel, ylabel=ylabel,
-                                             marks=marks)
+        for spec in figures:
+            args = {k: v for k, v in spec.items() if k != "file"}
+            files[spec["file"]] = curves_figure(**args)
         for file_name, data in files.items():
             write_atomic(tmp / file_name, data)
         swap_folder(tmp, out)

@@ -202,7 +202,8 @@ def _frac(x: Fraction) -> str:
 
 
 def blackjack_report(result: dict[str, Any], command: str) -> tuple[str, str, list[tuple]]:
-    """(README.md text, runs.csv text, figures as (file name, curves, title)) of a study."""
+    """(README.md text, runs.csv text, figures: dicts of :func:`~dicejack.figures.studies.
+    curves_figure`'s arguments and "file") of a study."""
     from dicejack.figures.studies import Curve
 
     cfg: BlackjackStudy = result["config"]
@@ -297,10 +298,10 @@ def blackjack_report(result: dict[str, Any], command: str) -> tuple[str, str, li
     xs, ident = result["curves"][("largeMDP", "identity")]
     _, feats = result["curves"][("largeMDP", "blackjack")]
     opt = float(result["mdps"]["largeMDP"]["value"])
-    figure = ("learning-large.png", [
+    figure = {"file": "learning-large.png", "curves": [
         Curve("identity features", xs, ident), Curve("blackjack features", xs, feats),
         Curve("optimum", xs, [[opt] * len(xs)], dashed=True)],
-        "largeMDP: exact expected reward of the greedy policy (median, band: all seeds)",
-        "trials", "expected reward", ())
+        "title": "largeMDP: exact value of the learned greedy policy (band: all seeds)",
+        "xlabel": "trials", "ylabel": "expected reward"}
     return "\n".join(lines) + "\n", "\n".join(csv) + "\n", [figure]
 

@@ -163,7 +163,8 @@ def _band(values: list[float], digits: int) -> str:
 
 
 def yamslam_report(result: dict[str, Any], command: str) -> tuple[str, str, list[tuple]]:
-    """(README.md text, runs.csv text, figures as (file name, curves, title, x, y labels))."""
+    """(README.md text, runs.csv text, figures: dicts of :func:`~dicejack.figures.studies.
+    curves_figure`'s arguments and "file")."""
     from dicejack.figures.studies import Curve
 
     cfg: YamslamStudy = result["config"]
@@ -239,18 +240,19 @@ def yamslam_report(result: dict[str, Any], command: str) -> tuple[str, str, list
                    f"{r['loss']:.9f}")
     marks = (800, 1600)
     figures = [
-        ("agreement.png", [
+        {"file": "agreement.png", "curves": [
             Curve("against exact truth (tie-aware)", ns, ae),
             Curve(f"against the {cfg.reference_trials:,}-trial reference (same mask)", ns, ar),
             Curve("against the reference (same dice held)", ns, ah)],
-         "Agreement on the best mask (252 rolls)", "trials per (roll, mask)",
-         "share of rolls", marks),
-        ("rms.png", [
+         "title": "Agreement on the best mask (252 rolls)", "xlabel": "trials per (roll, mask)",
+         "ylabel": "share of rolls", "marks": marks},
+        {"file": "rms.png", "curves": [
             Curve("against exact truth", ns, re_),
             Curve(f"against the {cfg.reference_trials:,}-trial reference", ns, rr),
             Curve("the reference's own RMS error", ns, [[ref["rms_exact"]] * len(ns)],
                   dashed=True)],
-         "RMS difference of the gain table (8,064 pairs)", "trials per (roll, mask)",
-         "RMS (points)", marks),
+         "title": "RMS difference of the gain table (8,064 pairs)",
+         "xlabel": "trials per (roll, mask)", "ylabel": "RMS (points)", "marks": marks,
+         "log_y": True},
     ]
     return "\n".join(lines) + "\n", "\n".join(csv) + "\n", figures
