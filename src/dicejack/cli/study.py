@@ -30,6 +30,9 @@ def study_cmd(
     Runs take minutes (peeking-blackjack: 40 Q-learning runs of 30,000 trials; yamslam: a
     10,000-trial reference table and 5 learners to 6,400 trials per pair, 340 million trials).
     The same command writes the same bytes.
+
+    Examples: dicejack study peeking-blackjack --out reports/studies-peeking-blackjack;
+    dicejack study yamslam --out reports/studies-yamslam --seeds 3.
     """
     from dicejack.report.studies import write_study
 
