@@ -27,8 +27,9 @@ def study_cmd(
 ) -> None:
     """Redo a classroom study against exact truth: README.md, runs.csv and figures in --out.
 
-    Runs take minutes (peeking-blackjack: 40 Q-learning runs of 30,000 trials; yamslam: a
-    10,000-trial reference table and 5 learners to 6,400 trials per pair, 340 million trials).
+    A run takes a minute or two (peeking-blackjack: 60 Q-learning runs of 30,000 trials;
+    yamslam: a 10,000-trial reference table and 5 learners to 6,400 trials per pair, 340
+    million trials).
     The same command writes the same bytes.
 
     Examples: dicejack study peeking-blackjack --out reports/studies-peeking-blackjack;
