@@ -150,7 +150,7 @@ def _help_texts(capsys, monkeypatch) -> dict[str, str]:
 
 def test_help_shows_what_it_says(capsys, monkeypatch):
     texts = _help_texts(capsys, monkeypatch)
-    assert set(texts) == {"dicejack", "solve", "learn", "compare", "report", "grade"}
+    assert set(texts) == {"dicejack", "solve", "learn", "compare", "report", "grade", "study"}
     for name in ("report", "grade"):  # the Dask option, word for word, square brackets too
         assert "pip install 'dicejack[cluster]'" in " ".join(texts[name].split()), texts[name]
     for name, text in texts.items():
@@ -189,7 +189,7 @@ def test_help_lists_commands_in_the_readmes_order_whole_with_real_metavars(capsy
         listing = texts["dicejack"].split("Commands:\n", 1)[1]
         rows = re.split(r"\n(?=  \S)", listing.rstrip("\n"))
         names = [row.split()[0] for row in rows]
-        assert names == ["solve", "learn", "compare", "report", "grade"], columns
+        assert names == ["solve", "learn", "compare", "report", "grade", "study"], columns
         readme = Path(__file__).resolve().parents[2].joinpath("README.md").read_text()
         order = [readme.index(f"| `dicejack {n}` |") for n in names]
         assert order == sorted(order)

@@ -3,11 +3,14 @@
 A game is any object with the members of :class:`FiniteGame` (one or two players, zero-sum;
 states, legal actions, chance outcomes with exact probabilities, terminal payoffs; enumerable).
 Bundled, one a module: :mod:`~dicejack.games.handout` (the handout's game through the protocol),
-:mod:`~dicejack.games.pig` (Pig, Piglet). :func:`enumerate_game` turns any of them into the
-arrays of a :class:`StateSpace` that the generic solver (:mod:`dicejack.solver.generic`) and the
-generic learners (:mod:`dicejack.learners.games`) use; :func:`make_game` builds a game from a name
-or the user's ``FILE.py:Class`` (``--game``). Modules, from the ground up: protocol, handout,
-pig, space, registry. May import :mod:`dicejack.game` and :mod:`dicejack.runtime`; nothing above.
+:mod:`~dicejack.games.pig` (Pig, Piglet), :mod:`~dicejack.games.peeking_blackjack` (CS221's Peeking
+Blackjack: one player, a peek cost per action), :mod:`~dicejack.games.yamslam` (Yamslam's re-roll
+decision). :func:`enumerate_game` turns any of them into the arrays of a :class:`StateSpace` that
+the generic solver (:mod:`dicejack.solver.generic`) and the generic learners
+(:mod:`dicejack.learners.games`) use; :func:`make_game` builds a game from a name or the user's
+``FILE.py:Class`` (``--game``). Modules, from the ground up: protocol, handout, pig,
+peeking_blackjack, yamslam, space, registry. May import :mod:`dicejack.game` and
+:mod:`dicejack.runtime`; nothing above.
 
 >>> from dicejack.games import Piglet, enumerate_game
 >>> enumerate_game(Piglet(goal=2)).n_states
@@ -17,6 +20,7 @@ pig, space, registry. May import :mod:`dicejack.game` and :mod:`dicejack.runtime
 from __future__ import annotations
 
 from dicejack.games.handout import HandoutGame
+from dicejack.games.peeking_blackjack import PeekingBlackjack
 from dicejack.games.pig import HOLD, ROLL, Pig, Piglet
 from dicejack.games.protocol import (
     FiniteGame,
@@ -28,6 +32,7 @@ from dicejack.games.protocol import (
 )
 from dicejack.games.registry import GAMES, game_names, make_game, parse_game_params
 from dicejack.games.space import STATES_LIMIT, StateSpace, enumerate_game
+from dicejack.games.yamslam import Yamslam
 
 __all__ = [
     "FiniteGame",
@@ -37,6 +42,8 @@ __all__ = [
     "game_label",
     "game_params",
     "HandoutGame",
+    "PeekingBlackjack",
+    "Yamslam",
     "Pig",
     "Piglet",
     "ROLL",

@@ -12,6 +12,11 @@ so a two-player game is zero-sum (a constant-sum game, like win = 1 and lose = 0
 game: the payoff is then player 0's win probability). The state graph may have cycles (Pig's two
 pig-outs in a row return to the same scores); under any pair of policies a game must end with
 probability 1, or the values are undefined (the solver reports a residual that does not fall).
+
+Optionally, a game may also pay player 0 a reward when an action is played (a cost is a
+negative reward): ``reward(state, action)``, a finite number (int, Fraction or float), 0 when
+the member is absent. A state's value is then the expected sum of the rewards on the way and
+the payoff at the end (Peeking Blackjack's peek cost is such a reward).
 """
 
 from __future__ import annotations
@@ -52,7 +57,9 @@ class FiniteGame(Protocol):
     actions(state): the legal actions at a non-terminal state (a non-empty sequence, no repeats).
     outcomes(state, action): the chance outcomes of playing `action`: (successor state, exact
     probability) pairs, each successor once, probabilities positive and summing to 1.
-    Optional: ``params()`` -> dict (shown in labels and outputs; a dataclass's fields otherwise).
+    Optional: ``params()`` -> dict (shown in labels and outputs; a dataclass's fields otherwise);
+    ``reward(state, action)`` -> player 0's reward for playing `action` at `state` (a cost is
+    negative; 0 when absent), added to the payoff at the end.
     """
 
     name: str

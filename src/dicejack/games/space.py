@@ -43,7 +43,10 @@ class StateSpace:
     row_start: int64 (n + 1,), the rows of state s are row_start[s]:row_start[s + 1];
     row_state: int64 per row, its state; actions: the action of each row;
     transitions: scipy.sparse CSR (rows x n) of the outcome probabilities;
-    exact_rows: per row, ((successor index, Fraction), ...) when enumerated with exact=True.
+    exact_rows: per row, ((successor index, Fraction), ...) when enumerated with exact=True;
+    reward: float64 per row, player 0's reward for playing it (the game's optional
+    ``reward(state, action)``; None when the game has no rewards: all 0); reward_exact: the
+    rewards per row as the game gave them (None when the game has none).
     """
 
     game: Any
@@ -57,6 +60,8 @@ class StateSpace:
     actions: list[Hashable]
     transitions: Any
     exact_rows: list[tuple[tuple[int, Fraction], ...]] | None = None
+    reward: np.ndarray | None = None
+    reward_exact: list[Any] | None = None
 
     @property
     def n_states(self) -> int:
@@ -116,6 +121,22 @@ def _probability(game: Any, state: Any, action: Any, p: Any, seen: dict[int, Any
     return value
 
 
+def _reward(game: Any, state: Any, action: Any) -> Any:
+    try:
+        value = game.reward(state, action)
+    except Exception as exc:  # the game's own code: say where it failed
+        raise GameDefinitionError(
+            f"game {game.name}: reward({state!r}, {action!r}) raised {type(exc).__name__}: {exc}"
+        ) from None
+    ok = isinstance(value, (Fraction, int, float)) and not isinstance(value, bool)
+    if not ok or not math.isfinite(value):
+        raise GameDefinitionError(
+            f"game {game.name}: reward at {state!r}, action {action!r} is {value!r}, not a "
+            "finite number"
+        )
+    return value
+
+
 def _payoff(game: Any, state: Any) -> Any:
     try:
         value = game.payoff(state)
@@ -160,6 +181,8 @@ def enumerate_game(game: Any, exact: bool = False, limit: int = STATES_LIMIT) ->
     indptr = [0]
     exact_rows: list[tuple[tuple[int, Fraction], ...]] | None = [] if exact else None
     checked: dict[int, Any] = {}
+    rewarded = callable(getattr(game, "reward", None))
+    rewards: list[Any] = []
     s = 0
     try:
         while s < len(states):
@@ -239,6 +262,8 @@ def enumerate_game(game: Any, exact: bool = False, limit: int = STATES_LIMIT) ->
                         f"game {game.name}: the probabilities at {state!r}, action {action!r} "
                         f"sum to {total!r}, not 1"
                     )
+                if rewarded:
+                    rewards.append(_reward(game, state, action))
                 actions.append(action)
                 row_state.append(s)
                 indptr.append(len(cols))
@@ -269,4 +294,6 @@ def enumerate_game(game: Any, exact: bool = False, limit: int = STATES_LIMIT) ->
         actions=actions,
         transitions=matrix,
         exact_rows=exact_rows,
+        reward=np.asarray([float(x) for x in rewards], dtype=np.float64) if rewarded else None,
+        reward_exact=rewards if rewarded else None,
     )

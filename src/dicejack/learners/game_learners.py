@@ -129,6 +129,10 @@ class GameLearner:
         self.params = check_params(self.NAME, self.PARAMS, params)
         self.space = game_space(game)
         space = self.space
+        if space.reward is not None and np.any(space.reward != 0):
+            raise LearnerError(f"{game_label(game)} pays rewards per action; the learner "
+                               f"{self.NAME} learns terminal payoffs only (see "
+                               "dicejack.learners.feature_q for one that takes rewards)")
         if space.terminal[0]:
             raise LearnerError(f"{game_label(game)}: the initial state is terminal; nothing to "
                                "learn")

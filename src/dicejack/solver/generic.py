@@ -14,10 +14,11 @@ levels and to itself, so the levels are solved one after another from the termin
   by a sparse linear solve, then improved; for two players Hoffman and Karp's, the minimiser's
   best response solved exactly inside every step of the maximiser).
 
-Values are player 0's expected payoff (player 1 minimises it). The residual reported is the
-largest Bellman residual ``|max_a Q(s, a) - V(s)|`` over all states after the solve, computed
-afresh. The specialised solver (:func:`dicejack.solver.solve`) stays the fast path for the
-handout's game; tests hold the two to 1e-12.
+Values are player 0's expected payoff (player 1 minimises it), plus the rewards on the way in a
+game that pays them per action (``reward(state, action)``: ``Q = R + T @ V``). The residual
+reported is the largest Bellman residual ``|max_a Q(s, a) - V(s)|`` over all states after the
+solve, computed afresh. The specialised solver (:func:`dicejack.solver.solve`) stays the fast path
+for the handout's game; tests hold the two to 1e-12.
 
 A policy is an array of weights over the space's rows (one row per state and legal action), each
 non-terminal state's weights summing to 1 (:func:`uniform_policy`, :func:`policy_from_actions`,
@@ -200,6 +201,13 @@ def policy_from_actions(
 
 
 # ------------------------------------------------------------------------------- the sweeps
+def _rewards(space: StateSpace, rows: np.ndarray | None = None) -> np.ndarray | float:
+    """Player 0's reward per row (of `rows`, or of every row); 0.0 for a game without."""
+    if space.reward is None:
+        return 0.0
+    return space.reward if rows is None else space.reward[rows]
+
+
 def _sweep_levels(
     space: StateSpace,
     levels: Levels,
@@ -232,8 +240,9 @@ def _sweep_levels_from(
         s_sign, r_sign = sign_state[members], sign_row[rows]
         fix = None if fixed is None else fixed[members]
         w = None if weights is None else weights[rows]
+        reward = _rewards(space, rows)
         for _ in range(MAX_SWEEPS):
-            q = matrix @ v
+            q = matrix @ v + reward
             new = s_sign * np.maximum.reduceat(r_sign * q, starts)
             if fix is not None and fix.any():
                 new = np.where(fix, np.add.reduceat(w * q, starts), new)
@@ -252,7 +261,7 @@ def _sweep_levels_from(
 
 def _bellman(space: StateSpace, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(q per row, the optimal backup of `v` per state; payoffs at terminal states)."""
-    q = space.transitions @ v
+    q = space.transitions @ v + _rewards(space)
     backed = space.payoff.copy()
     live = np.flatnonzero(~space.terminal)
     if len(live):
@@ -362,11 +371,13 @@ def _solve_exact(space: StateSpace, levels: Levels, started: float) -> GameSolut
     q_exact: list[Fraction] = [Fraction(0)] * space.n_rows
     rows_exact = space.exact_rows
     assert rows_exact is not None
+    paid = space.reward_exact
     for members in levels.states:
         for s in members.tolist():
             qs = []
             for r in space.rows(s):
-                value = sum((p * values[j] for j, p in rows_exact[r]), Fraction(0))
+                value = sum((p * values[j] for j, p in rows_exact[r]),
+                            Fraction(0) if paid is None else Fraction(paid[r]))
                 q_exact[r] = value
                 qs.append(value)
             values[s] = max(qs) if space.player[s] == 0 else min(qs)
@@ -430,7 +441,7 @@ def _policy_iteration(
             continue
         matrix, starts, rows = levels.matrices[h], levels.starts[h], levels.rows[h]
         if not levels.cyclic[h]:
-            q = matrix @ v
+            q = matrix @ v + _rewards(space, rows)
             new = sign_state[members] * np.maximum.reduceat(sign_row[rows] * q, starts)
             fix = fixed[members]
             if fix.any():
@@ -468,7 +479,7 @@ def _policy_iteration_level(space: StateSpace, levels: Levels, h: int, v: np.nda
                               shape=(len(rows), m))
     outside = np.asarray(sparse.csr_matrix(
         (coo.data[~inside], (coo.row[~inside], coo.col[~inside])), shape=(len(rows), len(v))
-    ) @ v)
+    ) @ v) + _rewards(space, rows)
     player = space.player[members]
     fix = fixed[members]
     owner = np.repeat(np.arange(m), counts)
