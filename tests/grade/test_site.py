@@ -16,6 +16,7 @@ from dicejack.cli import main
 from dicejack.figures.svg import MAP_WIDTH
 from dicejack.grade.outputs.site import (
     SITE_MARKER,
+    VERDICT_SEVERITY,
     copy_groups,
     index_html,
     page_names,
@@ -289,7 +290,7 @@ def test_the_class_table_leads_with_what_an_instructor_decides_by(refs):
                                 cause="xy-swapped", cause_text="X and Y swapped", held="review"),
             grade.Grade("subs.zip!a/x.txt", "error", error="submission is empty"),
             dataclasses.replace(good, submission="subs.zip!a/nolms.txt")]
-    index = grade.index_html(refs, rows)
+    index = index_html(refs, rows)
     heads = re.findall(r"<th([^>]*)>([^<]*)</th>",
                        index.split('id="submissions"')[1].split("</thead>")[0])
     assert [name for _, name in heads] == [
@@ -308,7 +309,7 @@ def test_the_class_table_leads_with_what_an_instructor_decides_by(refs):
     assert ">x.txt</a>" in broken[0] and "unreadable: submission is empty" in broken[4]
     assert ">nolms.txt</a>" in _row_cells(index, "nolms.txt")[0]  # no LMS: the file names it
     keys = re.findall(r'data-v="(\d)"><span class="verdict', index)
-    order = grade.site.VERDICT_SEVERITY
+    order = VERDICT_SEVERITY
     assert keys == [str(order.index(v)) for v in ("pass", "review", "unreadable", "pass")]
     assert order == ("unreadable", "fail", "review", "pass")
 
@@ -318,13 +319,13 @@ def test_a_one_file_site_is_the_students_page_with_no_class_page(tmp_path, refs)
     index.html, with no link to a class page that does not exist."""
     best, prob = tables(seed=3)
     g = grade.grade_tables(refs, best, prob, submission="mine.txt")
-    index = grade.write_site(refs, [g], tmp_path / "site")
-    assert sorted(p.name for p in (tmp_path / "site").iterdir()) == [grade.SITE_MARKER,
+    index = write_site(refs, [g], tmp_path / "site")
+    assert sorted(p.name for p in (tmp_path / "site").iterdir()) == [SITE_MARKER,
                                                                     "index.html"]
     page = index.read_text()
     assert "<h1>Grade: mine.txt</h1>" in page and elements(page).links == []
     with_skipped = [g, grade.Grade("notes.docx", "skipped", verdict="", error="a document")]
-    grade.write_site(refs, with_skipped, tmp_path / "two")
+    write_site(refs, with_skipped, tmp_path / "two")
     assert '<a href="index.html">' in (tmp_path / "two" / "mine.txt.html").read_text()
 
 
@@ -347,7 +348,8 @@ def test_a_student_page_shows_the_submission_escaped_with_the_rows_read_marked(r
     read = [n for n, line in enumerate(lines, 1) if line[:1].isdigit() or line[:2] == "-1"]
     assert len(read) == 2 * GAME.low
     g = grade.grade_text(refs, text, name="mine.txt")
-    page = grade.submission_html(refs, g, text=text, read=read)
+    assert g.lines_read == tuple(read)  # the reader says which lines it read
+    page = submission_html(refs, g, text=text, read=read)
     shown = page.split("<h2>The submission</h2>")[1].split("</pre>")[0]
     assert "</script><script>" not in page
     tab = f"{HOSTILE_NAME}\tdone".expandtabs(8)  # a tab as the spaces to its stop
@@ -357,13 +359,23 @@ def test_a_student_page_shows_the_submission_escaped_with_the_rows_read_marked(r
     assert int(first.group(1)) == read[0]
     assert f"As graded, {len(lines)} lines; the {len(read)} marked lines are the rows" in page
     long_text = "\n".join(f"line {k}" for k in range(1, 1001))
-    page = grade.submission_html(refs, g, text=long_text, read=[500])
+    page = submission_html(refs, g, text=long_text, read=[500])
     shown = page.split("<h2>The submission</h2>")[1].split("</pre>")[0]
     numbers = [int(n) for n in re.findall(r'<span class="no">\s*(\d+)</span>', shown)]
     assert numbers == [*range(1, 21), *range(497, 504)]
     assert "476 lines not shown" in shown and "497 lines not shown" in shown
     broken = grade.grade_text(refs, "hello\n", name="broken.txt")
-    assert "no line was read as a table" in grade.submission_html(refs, broken, text="hello\n")
-    assert "The submission" not in grade.submission_html(refs, g)  # no text given: none shown
-    index = grade.write_site(refs, [g], tmp_path / "site", texts={"mine.txt": (text, read)})
+    assert "no line was read as a table" in submission_html(refs, broken, text="hello\n")
+    assert "The submission" not in submission_html(refs, g)  # no text given: none shown
+    index = write_site(refs, [g], tmp_path / "site", texts={"mine.txt": (text, read)})
     assert index.read_text().count('class="ln read"') == len(read)
+
+
+def test_a_graded_batchs_pages_show_each_submission_with_the_rows_read(batch):
+    """grade_files --html: each student page shows its file as graded, rows read marked."""
+    book, site, _ = batch
+    alice = next(g for g in book.grades if g.submission.endswith("alice.txt"))
+    assert len(alice.lines_read) == 2 * GAME.low
+    page = (site / page_names(book.grades)[book.grades.index(alice)]).read_text()
+    assert "<h2>The submission</h2>" in page
+    assert page.count('class="ln read"') == 2 * GAME.low

@@ -61,7 +61,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
                "solution_text"),
     "submission": ("SUBMISSION_FLAGS", "SUBMISSION_LAYOUTS", "SUBMISSION_NO_DATA_WORDS",
                    "SUBMISSION_SIZE_LIMIT", "Submission", "find_table_size", "read_submission",
-                   "read_submission_text"),
+                   "read_submission_text", "submission_text"),
     "learner_runs": ("LEARNER_RUN_KIND", "LEARNER_RUN_VERSION", "save_learner_run",
                      "load_learner_run"),
     "replay": ("REPLAY_BYTES_LIMIT", "REPLAY_GAMES_LIMIT", "parse_replay", "read_replay"),

@@ -10,11 +10,13 @@ import concurrent.futures as cf
 import os
 import shutil
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from dicejack import formats
+from dicejack.formats import FormatError
 from dicejack.grade.evidence.references import References, reference_runs
 from dicejack.grade.intake.inputs import (
     Entry,
@@ -23,6 +25,7 @@ from dicejack.grade.intake.inputs import (
     display_name,
     resolved_path,
 )
+from dicejack.grade.intake.reading import NotRegularFile, html_text, read_regular
 from dicejack.grade.intake.skip_rules import SKIPPED_EXTENSIONS
 from dicejack.grade.outputs.lms import (
     GRADESCOPE_VISIBILITY,
@@ -160,11 +163,38 @@ def check_outputs(plan: OutputPlan, paths: Sequence[str | os.PathLike[str] | byt
     return inputs
 
 
+class _GradedTexts(Mapping[str, tuple[str, tuple[int, ...]]]):
+    """By submission, its text as graded and the lines its tables were read from, read from its
+    entry only when its page asks (a batch's texts are never all in memory at once)."""
+
+    def __init__(self, entries: Sequence[Entry], grades: Sequence[Grade]) -> None:
+        self._by_name = {g.submission: (e, g.lines_read)
+                         for e, g in zip(entries, grades, strict=True)
+                         if g.status == Status.OK and not e.skipped and not e.error}
+
+    def __getitem__(self, name: str) -> tuple[str, tuple[int, ...]]:
+        entry, lines = self._by_name[name]
+        try:
+            data = entry.data if entry.data is not None else read_regular(
+                entry.path if entry.path is not None else entry.label)
+            text = html_text(data) if entry.html else formats.submission_text(data)
+        except (OSError, NotRegularFile, FormatError):
+            raise KeyError(name) from None  # changed since it was graded: no text shown
+        return text, lines
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._by_name)
+
+    def __len__(self) -> int:
+        return len(self._by_name)
+
+
 def write_outputs(plan: OutputPlan, refs: References, grades: list[Grade], *,
                   inputs: Sequence[Any], progress: bool = False,
-                  site_tmp: Path | None = None) -> None:
+                  site_tmp: Path | None = None, entries: Sequence[Entry] | None = None) -> None:
     """Write the gradebook, the reports and the site of `plan` (those given); warn when the
-    grades' LMS names do not match the LMS CSV's format."""
+    grades' LMS names do not match the LMS CSV's format. `entries` (the batch's, one per grade):
+    each student page shows its submission's text, read again when its page is written."""
     mismatch = format_mismatch(grades, plan.lms_format) if plan.lms_csv is not None else ""
     if mismatch:
         warnings.warn(mismatch, GradeWarning, stacklevel=3)
@@ -173,7 +203,8 @@ def write_outputs(plan: OutputPlan, refs: References, grades: list[Grade], *,
     if plan.reports is not None:
         write_reports(refs, grades, plan.reports, progress=progress, inputs=inputs)
     if plan.site is not None:
-        write_site(refs, grades, plan.site, progress=progress, tmp=site_tmp)
+        write_site(refs, grades, plan.site, progress=progress, tmp=site_tmp,
+                   texts=_GradedTexts(entries, grades) if entries is not None else None)
 
 
 def write_lms_outputs(plan: OutputPlan, refs: References, grades: list[Grade]) -> None:
@@ -240,7 +271,8 @@ def grade_files(
                               executor=executor, progress=progress)
         grades = grade_batch(refs, entries, keep=plan.keep, hold=plan.hold, diagnose=diagnose,
                              cache_dir=cache_dir, progress=progress)
-        write_outputs(plan, refs, grades, inputs=inputs, progress=progress, site_tmp=site_tmp)
+        write_outputs(plan, refs, grades, inputs=inputs, progress=progress, site_tmp=site_tmp,
+                      entries=entries)
     finally:
         if site_tmp is not None and site_tmp.exists():
             shutil.rmtree(site_tmp, ignore_errors=True)

@@ -32,6 +32,7 @@ from dicejack.formats.submission.reader import (
     find_table_size,
     read_submission,
     read_submission_text,
+    submission_text,
 )
 from dicejack.formats.submission.record import (
     SUBMISSION_FLAGS,
@@ -50,4 +51,5 @@ __all__ = [
     "find_table_size",
     "read_submission",
     "read_submission_text",
+    "submission_text",
 ]

@@ -170,4 +170,6 @@ class Block:
     #: The same rows read as a combined table, if they also read so (`2:0.5 n/a n/a` is a
     #: labelled row of probabilities or a row of `d:p` cells); choose_arrays decides.
     alternative: Block | None = None
+    #: The 1-based lines of the text the block was read from (shown on the student's page).
+    lines: tuple[int, ...] = ()
 

@@ -70,7 +70,7 @@ def _read_text(text: str | bytes, low: int, n_dice: int) -> tuple[Submission, in
             f"{SUBMISSION_SIZE_LIMIT // 2**20} MiB limit"
         )
     if isinstance(text, (bytes, bytearray, memoryview)):
-        text = _decode(bytes(text))
+        text = submission_text(bytes(text))
     if not text.strip():
         raise FormatError("submission is empty")
     text = clean_text(text)
@@ -173,7 +173,7 @@ def find_table_size(text: str | bytes, n_dice: int) -> int | None:
     """
     try:
         if isinstance(text, (bytes, bytearray, memoryview)):
-            text = _decode(bytes(text[:SUBMISSION_SIZE_LIMIT]))
+            text = submission_text(bytes(text[:SUBMISSION_SIZE_LIMIT]))
         text = clean_text(text[:SUBMISSION_SIZE_LIMIT])
     except FormatError:
         return None
@@ -240,8 +240,9 @@ def _check_params(low: int, n_dice: int) -> None:
 
 
 
-def _decode(data: bytes) -> str:
-    """Text of a submission's bytes: BOMs honoured, utf-8, else latin-1; binary data refused."""
+def submission_text(data: bytes) -> str:
+    """Text of a submission's bytes as the reader reads it (its line numbers are the reader's):
+    BOMs honoured, utf-8, else latin-1; binary data refused (FormatError)."""
     if data.startswith(codecs.BOM_UTF8):
         return data[len(codecs.BOM_UTF8) :].decode("utf-8", "replace")
     if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
@@ -331,5 +332,7 @@ def _build_submission(
     for array in (policy, prob, no_data):
         array.setflags(write=False)
     ordered_flags = tuple(f for f in SUBMISSION_FLAGS if f in flags)
-    return Submission(policy, prob, no_data, layout, ordered_flags, "; ".join(dict.fromkeys(notes)))
+    lines = tuple(sorted({n for block in chosen for n in block.lines}))
+    return Submission(policy, prob, no_data, layout, ordered_flags,
+                      "; ".join(dict.fromkeys(notes)), lines)
 

@@ -64,6 +64,7 @@ class Submission:
       of 0 or "no data"; the grader decides.
     layout: one of SUBMISSION_LAYOUTS, or the policy's and the probability's joined by '+'.
     flags: words of SUBMISSION_FLAGS; notes: free text on what was skipped or assumed.
+    lines_read: the 1-based lines of the text the two arrays were read from, in order.
     """
 
     policy: np.ndarray
@@ -72,4 +73,5 @@ class Submission:
     layout: str
     flags: tuple[str, ...]
     notes: str
+    lines_read: tuple[int, ...] = ()  # the 1-based lines the two arrays were read from
 

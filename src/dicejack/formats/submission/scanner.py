@@ -87,6 +87,7 @@ class Scanner:
         self.narrow_widths = frozenset(range(1, 4)) - {low, low + 1, 2 * low} if low >= 2 \
             else frozenset()
         self.lines_tokenized = 0  # lines read token by token (the others were blank or narrow)
+        self.line_now = 0  # the number of the line being read
 
     def finish(self) -> None:
         """End of input: an unterminated bracketed array is dropped; the last run is closed."""
@@ -96,6 +97,7 @@ class Scanner:
     # ---------------------------------------------------------------------------- lines
     def feed_line(self, number: int, line: str) -> None:
         """Read one line: prose, a numeric row, or pieces of bracketed arrays."""
+        self.line_now = number
         if not line or line.isspace():
             if self.array is None:
                 self.paragraph += 1  # a blank line (does not end a run)
@@ -424,7 +426,8 @@ class Scanner:
         cells: list[list[Any]] = [[None] * low for _ in range(low)]
         for (x, y), row in zip(places, rows, strict=True):
             cells[x][y] = PairCell(row.cells[dice], row.cells[prob])
-        return Block(cells, True, "long", heading, rows[0].line)
+        return Block(cells, True, "long", heading, rows[0].line,
+                     lines=tuple(r.line for r in rows))
 
     def _table_block(
         self, rows: list[Row], labelled: bool, implicit: bool, combined: bool,
@@ -458,7 +461,8 @@ class Scanner:
             layout = f"labelled-{style}"
         else:
             layout = style
-        return Block(cells, combined, layout, heading, rows[0].line, tuple(flags), tuple(notes))
+        return Block(cells, combined, layout, heading, rows[0].line, tuple(flags), tuple(notes),
+                     lines=tuple(r.line for r in rows))
 
     def _add_block(self, block: Block) -> None:
         self.blocks.append(block)
@@ -508,7 +512,8 @@ class Scanner:
             rows, combined = read
             layout = "combined" if combined else style
             flags = ("prob-percent",) if array.percent else ()
-            self._add_block(Block(rows, combined, layout, heading, array.line, flags))
+            self._add_block(Block(rows, combined, layout, heading, array.line, flags,
+                                  lines=tuple(range(array.line, self.line_now + 1))))
             heading = None
 
     def _bracketed_rows(

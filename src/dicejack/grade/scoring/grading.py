@@ -284,10 +284,11 @@ def grade_text(refs: References, text: str | bytes, *, name: str = "submission")
     label = display_name(name)
     try:
         sub = formats.read_submission_text(text, refs.game.low, refs.game.n_dice)
-        return grade_tables(
+        g = grade_tables(
             refs, sub.policy, sub.probability, no_data=sub.no_data, layout=sub.layout,
             flags=sub.flags, submission=label, notes=sub.notes,
         )
+        return dataclasses.replace(g, lines_read=sub.lines_read)
     except DicejackError as exc:
         found = formats.find_table_size(text, refs.game.n_dice)
         if found is not None and found != refs.game.low:

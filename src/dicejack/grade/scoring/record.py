@@ -77,6 +77,7 @@ class Grade:
     print_check: PrintCheck | None = None  # the print-rule checks (grade.print_rules)
     cause: str = ""  # likely cause (grade.diagnosis): a bug model, "unusual", "" (not diagnosed)
     cause_text: str = ""  # the likely cause in words, with what to check
+    lines_read: tuple[int, ...] = ()  # the 1-based lines its tables were read from (its page)
 
     def __post_init__(self) -> None:
         # the words as enums however they were given ("ok" and Status.OK are one value)
