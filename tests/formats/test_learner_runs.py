@@ -1,5 +1,6 @@
-"""Runs of any bundled learner as .npz: round trip, exact resumption, the handout learner's own
-run files, and damaged or hostile files refused in one line before much is read."""
+"""Runs of any bundled learner as .npz, the one run-file kind: round trip, exact resumption, the
+handout learner's old layout read and converted, and damaged or hostile files refused in one line
+before much is read."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from dicejack.formats.learner_runs import load_learner_run, save_learner_run
 from dicejack.game import Game
 from dicejack.learners import handout
 from tests.games import HANDOUT
+from tests.learners.legacy_runs import legacy_run_file
 
 SMALL = Game(4, 9, 10, 2)
 
@@ -41,15 +43,22 @@ def test_round_trip_and_resume(tmp_path, name):
                                                             checkpoints=(0, 60, 600)))
 
 
-def test_the_handout_learners_own_run_file_loads(tmp_path):
-    own = handout.learn(HANDOUT, 20.0, 400, 2, checkpoints=(40,), tie_break="random")
+def test_the_handout_learners_old_run_file_loads_converted(tmp_path):
     path = tmp_path / "run.npz"
-    formats.save_run_npz(path, own)
+    own = legacy_run_file(path, HANDOUT, 20.0, 400, 2, checkpoints=(40,), tie_break="random")
     run = load_learner_run(path)
     assert run.name == "handout" and run.params == {"m": 20.0, "tie_break": "random"}
-    assert np.array_equal(run.tables[0], own.tables[0]) and sorted(run.snapshots) == [40]
+    assert same(run, own) and type(run) is handout.HandoutRun
     straight = learners.learn(HANDOUT, "handout", 900, 2, m=20.0, tie_break="random")
     assert learners.resume(run, 900).final.equals(straight.final)
+
+
+def test_the_old_names_are_the_one_writer_and_reader(tmp_path):
+    assert formats.save_run_npz is save_learner_run and formats.load_run_npz is load_learner_run
+    run = handout.learn(HANDOUT, 20.0, 100, 2)
+    formats.save_run_npz(tmp_path / "run.npz", run)
+    with np.load(tmp_path / "run.npz") as npz:
+        assert str(npz["kind"]) == formats.LEARNER_RUN_KIND == "dicejack-learner-run"
 
 
 def test_only_bundled_learners_are_saved(tmp_path):
