@@ -58,7 +58,7 @@ from dicejack.learners.base import (
     roll_guide,
     state_int,
 )
-from dicejack.learners.checks import check_table_sizes
+from dicejack.learners.checks import LearnerError, check_table_sizes
 from dicejack.learners.counting import check_counts, count_tables
 from dicejack.learners.formulas import check_m
 from dicejack.learners.handout.reference import self_play_python
@@ -111,7 +111,9 @@ class HandoutRun(Run):
         return generator_from_text(self._state("rng_state"))
 
     def _state(self, key: str) -> Any:
-        assert self.state is not None  # the handout's learner always exports its state
+        """state[key]; the handout's learner always exports its state (LearnerError if not)."""
+        if self.state is None or key not in self.state:
+            raise LearnerError(f"this handout run has no {key} in its state")
         return self.state[key]
 
 

@@ -7,6 +7,7 @@ and :func:`resume`, each a :class:`dicejack.learners.harness.Session` of
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import cast
 
 from dicejack.game import Game
 from dicejack.learners.handout.learner import ENGINES, TIE_BREAKS, Handout, HandoutRun
@@ -44,5 +45,4 @@ def resume(
 
 def _handout_run(run: object) -> HandoutRun:
     """`run`, typed: the harness gives a Handout learner's run as its RUN_TYPE."""
-    assert isinstance(run, HandoutRun)
-    return run
+    return cast(HandoutRun, run)
