@@ -17,13 +17,14 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from dicejack import one_line
+from dicejack import DicejackError, one_line
 from dicejack.formats import FormatError
 from dicejack.formats.atomic import savez_atomic
 from dicejack.formats.npz import SMALL_MEMBER_BYTES, NpzMembers, open_npz
@@ -46,6 +47,7 @@ LEGACY_RUN_VERSION = 1
 _SNAPSHOT_LIMIT = 100_000
 _LEGACY_SNAPSHOT_LIMIT = 1_000_000
 _STATE = "state__"
+T = TypeVar("T")
 #: The members of every run file besides the learner's state (``state__<key>``).
 _MEMBERS = ("kind", "version", "learner", "params", "game", "games", "seed", "moves",
             "snapshot_games", "snapshot_best", "snapshot_probability", "snapshot_visits")
@@ -156,7 +158,7 @@ def load_learner_run(path: str | os.PathLike[str]) -> Run:
     with open_npz(path) as archive:
         members = NpzMembers(archive)
         parts = _guarded(path, lambda: _read_parts(path, members))
-    return _guarded(path, lambda: _rebuild(parts))
+    return _guarded(path, lambda: _rebuild(parts), DicejackError)
 
 
 #: The old names of the one writer and reader (kept: many callers use them).
@@ -164,8 +166,11 @@ save_run_npz = save_learner_run
 load_run_npz = load_learner_run
 
 
-def _guarded(path: Path, read: Any) -> Any:
-    """read(), its failures as the one-line FormatError naming `path`."""
+def _guarded(path: Path, read: Callable[[], T],
+             failures: type[Exception] | tuple[type[Exception], ...] = Exception) -> T:
+    """read(), its `failures` (and _Bad) as the one-line FormatError naming `path`: while
+    reading members, any exception (zlib, zip, header, value, JSON, game and learner errors);
+    while the learner checks its state, its own errors (DicejackError) only."""
     try:
         return read()
     except FormatError:
@@ -174,7 +179,7 @@ def _guarded(path: Path, read: Any) -> Any:
         raise _bad(path, str(exc)) from None
     except KeyError as exc:
         raise _bad(path, f"missing {one_line(exc)}") from None
-    except Exception as exc:  # zlib, zip, header, value, JSON, game and learner errors
+    except failures as exc:
         raise _bad(path, one_line(exc)) from None
 
 
@@ -195,7 +200,7 @@ def _read_parts(path: Path, members: NpzMembers) -> _Parts:
     return _read_current(members) if kind == LEARNER_RUN_KIND else _read_legacy(members)
 
 
-def _refuse_unknown(members: NpzMembers, allowed: Any) -> None:
+def _refuse_unknown(members: NpzMembers, allowed: Callable[[str], bool]) -> None:
     """_Bad listing (the first three of) the members not allowed(key)."""
     unknown = sorted(k for k in members.infos if not allowed(k))
     if unknown:
