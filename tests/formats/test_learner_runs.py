@@ -4,11 +4,14 @@ before much is read."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import zipfile
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from dicejack import formats, learners
 from dicejack.formats import FormatError
@@ -156,3 +159,81 @@ def test_not_run_files(tmp_path):
     np.savez(empty, other=np.zeros(2))
     with pytest.raises(FormatError, match="missing kind"):
         load_learner_run(empty)
+
+
+# ------------------------------------------ hostile members of the one kind `learn --out` writes
+HANDOUT_MEMBERS = ("kind", "version", "learner", "params", "game", "games", "seed", "moves",
+                   "state__win", "state__lose", "state__games", "state__moves",
+                   "state__rng_state", "snapshot_games", "snapshot_best",
+                   "snapshot_probability", "snapshot_visits")
+
+
+@pytest.fixture(scope="module")
+def handout_file(tmp_path_factory):
+    """A handout run file of the one kind (as `learn --out` writes it), its members and run."""
+    path = tmp_path_factory.mktemp("one-kind") / "handout.npz"
+    run = handout.learn(SMALL, 3.0, 60, 4, checkpoints=(20,), tie_break="random")
+    save_learner_run(path, run)
+    with np.load(path) as npz:
+        return path, {k: npz[k] for k in npz.files}, run
+
+
+def reads_back(handout_file, load) -> None:
+    """The valid file still loads to its run exactly (a property that only says "an error or no
+    crash" would hold for a loader that refuses everything)."""
+    path, _, run = handout_file
+    back = load(path)
+    assert same(back, run) and back.rng_state == run.rng_state
+    assert np.array_equal(back.win, run.win) and np.array_equal(back.lose, run.lose)
+
+
+def one_run_or_one_line(path, load) -> None:
+    try:
+        load(path)
+    except FormatError as exc:
+        assert str(exc) and "\n" not in str(exc)
+
+
+@settings(max_examples=60, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(key=st.sampled_from(HANDOUT_MEMBERS),
+       dtype=st.sampled_from(["int8", "uint64", "int64", "float64", "bool", "U5", "S3", "V8"]),
+       shape=st.sampled_from([(), (0,), (1,), (9, 9), (9, 9, 3), (9, 9, 2), (1, 9, 9)]),
+       fill=st.sampled_from([0, 1, -1, 2**63 - 1, 2**64 - 1, float("nan"), float("inf")]),
+       drop=st.booleans())
+def test_any_member_of_a_handout_run_replaced(tmp_path, handout_file, key, dtype, shape, fill,
+                                               drop):
+    member_replaced(tmp_path, handout_file, key, dtype, shape, fill, drop, formats.load_run_npz)
+
+
+def member_replaced(tmp_path, handout_file, key, dtype, shape, fill, drop, load) -> None:
+    """Member `key` dropped or replaced by an array (`dtype`, `shape`, `fill`): `load` gives a
+    run or a one-line FormatError, and still reads the valid file back exactly."""
+    data = dict(handout_file[1])
+    if drop:
+        del data[key]
+    else:
+        try:
+            with np.errstate(all="ignore"):
+                data[key] = np.full(shape, fill).astype(dtype)
+        except (ValueError, TypeError, OverflowError):
+            data[key] = np.zeros(shape, dtype=dtype)
+    np.savez(tmp_path / "member.npz", **data)
+    one_run_or_one_line(tmp_path / "member.npz", load)
+    reads_back(handout_file, load)
+
+
+@pytest.mark.parametrize("broken", ["refuses everything", "swaps the counts"])
+def test_the_property_catches_a_broken_loader(tmp_path, handout_file, broken):
+    def refuses(path):
+        raise FormatError("not a run file")
+
+    def swaps(path):
+        run = load_learner_run(path)
+        state = {**run.state, "win": run.state["lose"], "lose": run.state["win"]}
+        return dataclasses.replace(run, state=state)
+
+    member_replaced(tmp_path, handout_file, "moves", "int64", (), 1, False, load_learner_run)
+    with pytest.raises((AssertionError, FormatError)):  # the property fails, loudly
+        member_replaced(tmp_path, handout_file, "moves", "int64", (), 1, False,
+                        refuses if broken == "refuses everything" else swaps)
