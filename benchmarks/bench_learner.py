@@ -38,12 +38,12 @@ TARGET_RATIO = 70.0
 def timed(game: Game, games: int, engine: str, repeats: int = 1) -> tuple[float, int, int]:
     """CPU seconds, games and moves of `repeats` runs of `games` games from empty tables.
 
-    Only the self-play loop is timed (Session.play), not setting up or copying the tables.
+    Only the self-play loop is timed (Handout.play), not setting up or copying the tables.
     """
     seconds = 0.0
     played = moves = 0
     for _ in range(repeats):
-        session = handout.Session(game, M, SEED, engine=engine)
+        session = handout.Handout(game, SEED, engine=engine, m=M)
         started = time.process_time()
         session.play(games)
         seconds += time.process_time() - started

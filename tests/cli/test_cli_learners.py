@@ -197,6 +197,24 @@ def test_a_handout_run_saved_by_the_library_resumes_on_the_command_line(capsys, 
     assert code == 2 and "--param m=6 disagrees" in err
 
 
+def test_an_old_handout_run_file_resumes_into_the_one_kind(capsys, tmp_path):
+    from tests.learners.legacy_runs import legacy_run_file
+
+    path = tmp_path / "old.npz"
+    legacy_run_file(path, SMALL, 5.0, 300, 6, checkpoints=(100,))
+    code, out, err = run(capsys, "learn", "--resume", path, "--games", 700, "--out", path,
+                         "--trace", 1)
+    assert code == 0 and f"wrote {path}" in err
+    straight = handout.learn(SMALL, 5.0, 700, 6)
+    head, printed = out.split("# learned", 1)
+    assert "# learned" + printed == formats.learn_text(straight) == formats.run_text(straight)
+    assert head.startswith("Game 301:")  # the trace follows the resumed run's next game
+    with np.load(path) as npz:
+        assert str(npz["kind"]) == "dicejack-learner-run"
+    back = formats.load_learner_run(path)
+    assert same_run(back, straight) and sorted(back.snapshots) == [100]
+
+
 def test_ctrl_c_saves_a_resumable_run_of_any_learner(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     real_play = learners.Session.play

@@ -1,13 +1,17 @@
-"""Runs of any bundled learner as .npz: round trip, exact resumption, the handout learner's own
-run files, and damaged or hostile files refused in one line before much is read."""
+"""Runs of any bundled learner as .npz, the one run-file kind: round trip, exact resumption, the
+handout learner's old layout read and converted, and damaged or hostile files refused in one line
+before much is read."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import zipfile
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from dicejack import formats, learners
 from dicejack.formats import FormatError
@@ -15,6 +19,7 @@ from dicejack.formats.learner_runs import load_learner_run, save_learner_run
 from dicejack.game import Game
 from dicejack.learners import handout
 from tests.games import HANDOUT
+from tests.learners.legacy_runs import legacy_run_file
 
 SMALL = Game(4, 9, 10, 2)
 
@@ -41,15 +46,22 @@ def test_round_trip_and_resume(tmp_path, name):
                                                             checkpoints=(0, 60, 600)))
 
 
-def test_the_handout_learners_own_run_file_loads(tmp_path):
-    own = handout.learn(HANDOUT, 20.0, 400, 2, checkpoints=(40,), tie_break="random")
+def test_the_handout_learners_old_run_file_loads_converted(tmp_path):
     path = tmp_path / "run.npz"
-    formats.save_run_npz(path, own)
+    own = legacy_run_file(path, HANDOUT, 20.0, 400, 2, checkpoints=(40,), tie_break="random")
     run = load_learner_run(path)
     assert run.name == "handout" and run.params == {"m": 20.0, "tie_break": "random"}
-    assert np.array_equal(run.tables[0], own.tables[0]) and sorted(run.snapshots) == [40]
+    assert same(run, own) and type(run) is handout.HandoutRun
     straight = learners.learn(HANDOUT, "handout", 900, 2, m=20.0, tie_break="random")
     assert learners.resume(run, 900).final.equals(straight.final)
+
+
+def test_the_old_names_are_the_one_writer_and_reader(tmp_path):
+    assert formats.save_run_npz is save_learner_run and formats.load_run_npz is load_learner_run
+    run = handout.learn(HANDOUT, 20.0, 100, 2)
+    formats.save_run_npz(tmp_path / "run.npz", run)
+    with np.load(tmp_path / "run.npz") as npz:
+        assert str(npz["kind"]) == formats.LEARNER_RUN_KIND == "dicejack-learner-run"
 
 
 def test_only_bundled_learners_are_saved(tmp_path):
@@ -147,3 +159,81 @@ def test_not_run_files(tmp_path):
     np.savez(empty, other=np.zeros(2))
     with pytest.raises(FormatError, match="missing kind"):
         load_learner_run(empty)
+
+
+# ------------------------------------------ hostile members of the one kind `learn --out` writes
+HANDOUT_MEMBERS = ("kind", "version", "learner", "params", "game", "games", "seed", "moves",
+                   "state__win", "state__lose", "state__games", "state__moves",
+                   "state__rng_state", "snapshot_games", "snapshot_best",
+                   "snapshot_probability", "snapshot_visits")
+
+
+@pytest.fixture(scope="module")
+def handout_file(tmp_path_factory):
+    """A handout run file of the one kind (as `learn --out` writes it), its members and run."""
+    path = tmp_path_factory.mktemp("one-kind") / "handout.npz"
+    run = handout.learn(SMALL, 3.0, 60, 4, checkpoints=(20,), tie_break="random")
+    save_learner_run(path, run)
+    with np.load(path) as npz:
+        return path, {k: npz[k] for k in npz.files}, run
+
+
+def reads_back(handout_file, load) -> None:
+    """The valid file still loads to its run exactly (a property that only says "an error or no
+    crash" would hold for a loader that refuses everything)."""
+    path, _, run = handout_file
+    back = load(path)
+    assert same(back, run) and back.rng_state == run.rng_state
+    assert np.array_equal(back.win, run.win) and np.array_equal(back.lose, run.lose)
+
+
+def one_run_or_one_line(path, load) -> None:
+    try:
+        load(path)
+    except FormatError as exc:
+        assert str(exc) and "\n" not in str(exc)
+
+
+@settings(max_examples=60, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(key=st.sampled_from(HANDOUT_MEMBERS),
+       dtype=st.sampled_from(["int8", "uint64", "int64", "float64", "bool", "U5", "S3", "V8"]),
+       shape=st.sampled_from([(), (0,), (1,), (9, 9), (9, 9, 3), (9, 9, 2), (1, 9, 9)]),
+       fill=st.sampled_from([0, 1, -1, 2**63 - 1, 2**64 - 1, float("nan"), float("inf")]),
+       drop=st.booleans())
+def test_any_member_of_a_handout_run_replaced(tmp_path, handout_file, key, dtype, shape, fill,
+                                               drop):
+    member_replaced(tmp_path, handout_file, key, dtype, shape, fill, drop, formats.load_run_npz)
+
+
+def member_replaced(tmp_path, handout_file, key, dtype, shape, fill, drop, load) -> None:
+    """Member `key` dropped or replaced by an array (`dtype`, `shape`, `fill`): `load` gives a
+    run or a one-line FormatError, and still reads the valid file back exactly."""
+    data = dict(handout_file[1])
+    if drop:
+        del data[key]
+    else:
+        try:
+            with np.errstate(all="ignore"):
+                data[key] = np.full(shape, fill).astype(dtype)
+        except (ValueError, TypeError, OverflowError):
+            data[key] = np.zeros(shape, dtype=dtype)
+    np.savez(tmp_path / "member.npz", **data)
+    one_run_or_one_line(tmp_path / "member.npz", load)
+    reads_back(handout_file, load)
+
+
+@pytest.mark.parametrize("broken", ["refuses everything", "swaps the counts"])
+def test_the_property_catches_a_broken_loader(tmp_path, handout_file, broken):
+    def refuses(path):
+        raise FormatError("not a run file")
+
+    def swaps(path):
+        run = load_learner_run(path)
+        state = {**run.state, "win": run.state["lose"], "lose": run.state["win"]}
+        return dataclasses.replace(run, state=state)
+
+    member_replaced(tmp_path, handout_file, "moves", "int64", (), 1, False, load_learner_run)
+    with pytest.raises((AssertionError, FormatError)):  # the property fails, loudly
+        member_replaced(tmp_path, handout_file, "moves", "int64", (), 1, False,
+                        refuses if broken == "refuses everything" else swaps)

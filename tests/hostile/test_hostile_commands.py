@@ -315,14 +315,14 @@ def test_early_ctrl_c_prints_no_traceback(tmp_path, delay):
 
 def test_ctrl_c_during_the_final_save_still_saves_the_finished_run(tmp_path, capsys,
                                                                    monkeypatch):
-    real_save = formats.save_run_npz
+    real_save = formats.save_learner_run
 
     def save_interrupted(path, run):
         os.kill(os.getpid(), signal.SIGINT)  # lands during the save
         time.sleep(0.05)
         real_save(path, run)
 
-    monkeypatch.setattr(formats, "save_run_npz", save_interrupted)
+    monkeypatch.setattr(formats, "save_learner_run", save_interrupted)
     out = tmp_path / "run.npz"
     code, _, err = run(capsys, "learn", "--games", 2000, "--out", out)
     assert code == 130 and "interrupted" in err, err

@@ -31,6 +31,7 @@ from dicejack import formats
 from dicejack.formats import FormatError
 from dicejack.learners import handout
 from tests.games import HANDOUT as GAME
+from tests.learners.legacy_runs import legacy_run_file
 
 FAST = settings(
     max_examples=60, deadline=None, database=None,
@@ -48,20 +49,19 @@ def one_line_error(excinfo: pytest.ExceptionInfo[FormatError]) -> str:
 
 @pytest.fixture(scope="module")
 def run_arrays(tmp_path_factory) -> dict[str, np.ndarray]:
-    """The members of a valid run file (with one checkpoint)."""
+    """The members of a valid run file of the old handout layout, the one with count tables to
+    craft (with one checkpoint)."""
     path = tmp_path_factory.mktemp("run") / "good.npz"
-    formats.save_run_npz(path, handout.learn(GAME, 2.0, 40, 3, checkpoints=(20,)))
+    legacy_run_file(path, GAME, 2.0, 40, 3, checkpoints=(20,))
     with np.load(path) as npz:
         return {key: npz[key] for key in npz.files}
 
 
 @pytest.fixture(scope="module")
-def good_run(tmp_path_factory) -> tuple[object, handout.LearnRun]:
-    """A valid run file and the run it holds."""
+def good_run(tmp_path_factory) -> tuple[object, handout.HandoutRun]:
+    """A valid run file (old layout) and the run it holds."""
     path = tmp_path_factory.mktemp("valid") / "valid.npz"
-    run = handout.learn(GAME, 2.0, 40, 3, checkpoints=(20,))
-    formats.save_run_npz(path, run)
-    return path, run
+    return path, legacy_run_file(path, GAME, 2.0, 40, 3, checkpoints=(20,))
 
 
 def still_reads_a_valid_file(good_run) -> None:
@@ -74,9 +74,8 @@ def still_reads_a_valid_file(good_run) -> None:
     assert np.array_equal(loaded.win, run.win) and np.array_equal(loaded.lose, run.lose)
     assert dict(loaded.rng_state) == dict(run.rng_state)
     assert sorted(loaded.snapshots) == sorted(run.snapshots)
-    for games, (win, lose) in run.snapshots.items():
-        assert np.array_equal(loaded.snapshots[games][0], win)
-        assert np.array_equal(loaded.snapshots[games][1], lose)
+    for games, tables in run.snapshots.items():
+        assert loaded.snapshots[games].equals(tables)
 
 
 def load_or_format_error(path) -> None:
@@ -243,7 +242,7 @@ def test_truncated_and_corrupted_bytes(tmp_path_factory, data):
     tmp = tmp_path_factory.mktemp("bytes")
     good = tmp / "good.npz"
     if not good.exists():
-        formats.save_run_npz(good, handout.learn(GAME, 2.0, 40, 3, checkpoints=(20,)))
+        legacy_run_file(good, GAME, 2.0, 40, 3, checkpoints=(20,))
     raw = bytearray(good.read_bytes())
     if data.draw(st.booleans()):
         raw = raw[: data.draw(st.integers(0, len(raw) - 1))]
@@ -269,7 +268,8 @@ def test_the_properties_catch_a_broken_loader(tmp_path, run_arrays, good_run, mo
 
     def misreads(path):
         run = real(path)
-        return dataclasses.replace(run, win=run.lose, lose=run.win)
+        swapped = {**run.state, "win": run.state["lose"], "lose": run.state["win"]}
+        return dataclasses.replace(run, state=swapped)
 
     monkeypatch.setattr(formats, "load_run_npz",
                         refuses if broken == "refuses everything" else misreads)

@@ -20,6 +20,7 @@ from dicejack.cli import main
 from dicejack.game import Game
 from dicejack.learners import handout
 from dicejack.runtime import parallel
+from tests.learners.legacy_runs import legacy_run_file
 
 CLI = "import sys; from dicejack.cli import main; sys.exit(main(sys.argv[1:]))"
 
@@ -93,10 +94,12 @@ def peak(fn, *args, **kw) -> tuple[object, int]:
 @pytest.fixture(scope="module")
 def real(tmp_path_factory):
     """A real handout run and a real UCB run of GAME with 12 checkpoints, saved, and the peak
-    memory each took to learn."""
+    memory each took to learn; the handout run also in the old layout (handout-old.npz, count
+    snapshots)."""
     folder = tmp_path_factory.mktemp("runs")
     handout_run, handout_peak = peak(handout.learn, GAME, 100.0, MARKS[-1], 1, checkpoints=MARKS)
-    formats.save_run_npz(folder / "handout.npz", handout_run)
+    formats.save_learner_run(folder / "handout.npz", handout_run)
+    legacy_run_file(folder / "handout-old.npz", GAME, 100.0, MARKS[-1], 1, checkpoints=MARKS)
     ucb, ucb_peak = peak(learners.learn, GAME, "ucb", MARKS[-1], seed=1, checkpoints=MARKS)
     formats.save_learner_run(folder / "ucb.npz", ucb)
     return folder, handout_peak, ucb_peak
@@ -110,11 +113,14 @@ def _members(path: Path) -> dict[str, np.ndarray]:
 def test_real_runs_load_within_twice_the_memory_of_learning_them(real):
     folder, handout_peak, ucb_peak = real
     for name, learned in (("handout", handout_peak), ("ucb", ucb_peak)):
-        for loader in (formats.load_learner_run, *(
-                (formats.load_run_npz,) if name == "handout" else ())):
-            run, used = peak(loader, folder / f"{name}.npz")
-            assert not isinstance(run, Exception), run
-            assert used <= 2 * learned, (name, loader.__name__, used, learned)
+        run, used = peak(formats.load_learner_run, folder / f"{name}.npz")
+        assert not isinstance(run, Exception), run
+        assert used <= 2 * learned, (name, used, learned)
+    # the old layout holds two count tables per checkpoint: it costs what the run cost to learn
+    # when it was written (win, lose, f cache and two count tables per snapshot)
+    run, used = peak(formats.load_learner_run, folder / "handout-old.npz")
+    assert not isinstance(run, Exception), run
+    assert used <= 2 * (3 + 2 * len(MARKS)) * GAME.table_bytes, (used, handout_peak)
 
 
 @pytest.mark.slow
@@ -130,7 +136,7 @@ def test_junk_members_are_refused_unread(real, tmp_path):
     assert "unknown members 'state__junk0', 'state__junk1', 'state__junk10' and 57 more" in str(
         result)
     assert used < 2**20  # nothing of the 120 MiB declared was read
-    handout = _members(folder / "handout.npz")
+    handout = _members(folder / "handout-old.npz")
     crafted = tmp_path / "junk-handout.npz"
     np.savez_compressed(crafted, **handout, extra=table)
     result, used = peak(formats.load_run_npz, crafted)
@@ -139,7 +145,7 @@ def test_junk_members_are_refused_unread(real, tmp_path):
 
 def test_snapshots_are_checked_before_they_are_read(real, tmp_path):
     folder, handout_peak, _ = real
-    data = _members(folder / "handout.npz")
+    data = _members(folder / "handout-old.npz")
     n = 40
     crafted = tmp_path / "many.npz"
     np.savez_compressed(crafted, **{
@@ -161,10 +167,11 @@ def test_snapshots_are_checked_before_they_are_read(real, tmp_path):
 
 def test_a_crafted_run_with_many_valid_snapshots_costs_what_that_real_run_costs(real, tmp_path):
     folder, handout_peak, _ = real
-    run = formats.load_run_npz(folder / "handout.npz")
-    learned, learning_peak = peak(handout.learn, GAME, 100.0, 1200, 2, checkpoints=range(
-        100, 1300, 100))
-    data = _members(folder / "handout.npz")
+    run = formats.load_run_npz(folder / "handout-old.npz")
+    # what learning that run cost when the old layout was written: win, lose, f cache and two
+    # count tables per checkpoint (the learner now keeps three LxL tables per checkpoint)
+    learning_peak = (3 + 2 * len(MARKS)) * GAME.table_bytes
+    data = _members(folder / "handout-old.npz")
     crafted = tmp_path / "twelve.npz"
     stacked = np.stack([run.win] * len(MARKS))
     np.savez_compressed(crafted, **{**data, "snapshot_win": stacked,

@@ -1,6 +1,6 @@
-"""The handout's learner behind the interface keeps every guarantee of its own session
-(dicejack.learners.handout.learn): the same tables for the same seed, the reference loop, exact
-resumption, its own run type."""
+"""The handout's learner is a learner of the harness like the others: handout.learn is
+learners.learn(game, "handout", ...), its run a learners.Run that also shows the counts, M and
+tie-break (HandoutRun); the reference loop, exact resumption, checked states."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from tests.games import HANDOUT
 from .support import same_state
 
 
-def same_learn_run(a: handout.LearnRun, b: handout.LearnRun) -> bool:
+def same_learn_run(a: handout.HandoutRun, b: handout.HandoutRun) -> bool:
     return (np.array_equal(a.win, b.win) and np.array_equal(a.lose, b.lose) and a.games == b.games
             and a.moves == b.moves and a.rng_state == b.rng_state)
 
@@ -30,20 +30,28 @@ def test_same_tables_as_the_handout_learner(engine, m, tie_break):
                          tie_break=tie_break, engine=engine)
     assert np.array_equal(run.tables[0], own.tables[0])
     assert np.array_equal(run.tables[1], own.tables[1])
-    assert run.final.equals(count_tables(own.win, own.lose))
-    assert run.snapshots[80].equals(count_tables(*own.snapshots[80]))
+    assert run.final.equals(count_tables(own.win, own.lose)) and run.final.equals(own.final)
+    assert run.snapshots[80].equals(own.snapshots[80])
+    assert type(run) is type(own) is handout.HandoutRun and isinstance(own, learners.Run)
+    assert (own.m, own.tie_break, own.label) == (m, tie_break, run.label)
     assert np.array_equal(run.state["win"], own.win) and run.moves == own.moves
     assert run.label == f"handout m={m:g} tie_break={tie_break} seed=6 games=800"
 
 
-def test_learn_run_and_from_learn_run():
+def test_one_session_one_run():
     obj = learners.make(HANDOUT, "handout", 2, m=10.0)
     obj.play(300)
-    assert same_learn_run(obj.learn_run(), handout.learn(HANDOUT, 10.0, 300, 2))
-    started = Handout.from_learn_run(handout.learn(HANDOUT, 10.0, 100, 2))
+    straight = handout.learn(HANDOUT, 10.0, 300, 2)
+    assert same_learn_run(learners.Session(obj).result(), straight)
+    started = Handout.at(handout.learn(HANDOUT, 10.0, 100, 2))
     started.play(200)
     assert same_state(started.state(), obj.state()) and started.params["m"] == 10.0
-    assert isinstance(obj.session, handout.Session)
+    resumed = handout.resume(handout.learn(HANDOUT, 10.0, 100, 2, checkpoints=(50,)), 300,
+                             checkpoints=(200,))
+    assert same_learn_run(resumed, straight) and sorted(resumed.snapshots) == [50, 200]
+    again = learners.resume(resumed, 300)
+    assert type(again) is handout.HandoutRun and same_learn_run(again, straight)
+    assert straight.generator().random() == started.rng.random()  # positioned where it stopped
 
 
 def test_state_restores_exactly():

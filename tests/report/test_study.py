@@ -35,8 +35,9 @@ def test_a_run_measures_every_metric_at_every_checkpoint():
     assert r.values.shape == (3, len(compare.METRIC_NAMES)) and r.games == (10, 30, 100)
     t = compare.truth_for((3, 6, 7, 2))
     run = handout.learn(TINY, 10.0, 100, 5, checkpoints=(10, 30))
-    win, lose = run.snapshots[30]
-    metrics = compare.metric_values(t, compare.learned_from_counts(TINY, win, lose))
+    snap = run.snapshots[30]
+    metrics = compare.metric_values(t, compare.learned_from_tables(TINY, snap.best,
+                                                                   snap.probability))
     np.testing.assert_array_equal(r.values[1], [metrics[n] for n in compare.METRIC_NAMES])
 
 

@@ -6,6 +6,7 @@ section that lists the bundled learners."""
 import signal
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,7 +32,6 @@ from dicejack.runtime import interrupts
 if TYPE_CHECKING:
     from dicejack.game import Game
     from dicejack.learners import Run
-    from dicejack.learners.handout.session import LearnRun
 
 
 class LearnFormat(str, Enum):
@@ -97,6 +97,7 @@ def learner_params(
     UsageError saying why; a bad --param is a LearnerError naming the key and valid values."""
     from dicejack import learners
     from dicejack.learners.base import format_value
+    from dicejack.learners.formulas import check_m
 
     learners.learner_class(name)  # an unknown name: the error lists the bundled ones
     params = learners.parse_params(name, items or [])
@@ -117,7 +118,7 @@ def learner_params(
                 f"{flag} {shown} and --param {key}={format_value(params[key])} disagree; "
                 "give it once"
             )
-        params[key] = value  # checked where the handout's learner checks it (check_m)
+        params[key] = check_m(value) if key == "m" else value  # NDice*M: with the game
     return params
 
 
@@ -150,19 +151,35 @@ GameParamOpt = typer.Option(
 )
 
 
-def load_run_file(path: Path) -> "LearnRun | Run":
-    """A saved run: the handout learner's own file (`learn --out` without --learner, or any
-    handout run file) as a :class:`dicejack.learners.handout.LearnRun`, or a run of any bundled
-    learner (:func:`dicejack.formats.save_learner_run`) as a :class:`dicejack.learners.Run`;
-    FormatError (one line) when it is neither."""
+TraceOpt = typer.Option(
+    0, "--trace", help="Print the first N games move by move (stderr unless --format text; "
+    "the handout's learner only)."
+)
+ExplainOpt = typer.Option(
+    False, "--explain", help="With --trace N: at every move the handout's computation "
+    "(WinCount, LoseCount, f_J, B, g, T, every p_J, the draw and the J chosen) and after "
+    "each game the counts it updates, with the numbers the learner used. Without --trace: "
+    "the first game (--trace 1)."
+)
+ReplayOpt = typer.Option(
+    None, "--replay", metavar="FILE", help="Replay games whose dice FILE gives and print "
+    "the handout's computation at every move, as --explain does (nothing is learnt or "
+    "saved): one game per line, each roll's faces separated by |, e.g. '3 4 | 1 4 | 2 5 | "
+    "3 5 | 1' (A, B, A, ...); a line 'WinCount[2,3,2] = 3' (or LoseCount) sets a count "
+    "before the next game; # starts a comment. The game from --sides/--low/--high/--dice, "
+    "M from -m."
+)
+TieBreakOpt = typer.Option(
+    None, "--tie-break", help="Best J among equal estimates: lowest (default) or random "
+    "(the handout's learner; the same as --param tie_break=...)."
+)
+
+
+def load_run_file(path: Path) -> "Run":
+    """A saved run of any bundled learner (:func:`dicejack.formats.load_learner_run`, which also
+    reads the handout's old layout); FormatError (one line) when it is not one."""
     from dicejack import formats
 
-    try:
-        return formats.load_run_npz(path)
-    except formats.FormatError:
-        pass
-    # Not the handout learner's own layout: any bundled learner's (this reader also reports
-    # a broken handout run file exactly as load_run_npz does, by reading it the same way).
     return formats.load_learner_run(path)
 
 
@@ -174,9 +191,8 @@ def play_saving_on_interrupt(
     save: Callable[[Path, Any], None],
     first: Callable[[], None] | None = None,
 ) -> Any:
-    """Play `session` (a handout :class:`dicejack.learners.handout.Session` or a
-    :class:`dicejack.learners.Session`) to `games` games under the progress bar, then
-    save(out, run) when --out is given; returns the run.
+    """Play `session` (a :class:`dicejack.learners.Session`) to `games` games under the progress
+    bar, then save(out, run) when --out is given; returns the run.
 
     `first` runs before the games (the trace). Ctrl-C or SIGTERM saves the partial run with
     `save` to --out (when it is new or the resumed file) or to a free INTERRUPTED_RUN name, says
@@ -241,28 +257,10 @@ def learn(
         "seed) to --games games."
     ),
     fmt: LearnFormat = typer.Option(LearnFormat.text, "--format", help="Output format."),
-    trace: int = typer.Option(
-        0, "--trace", help="Print the first N games move by move (stderr unless --format text; "
-        "the handout's learner only)."
-    ),
-    explain: bool = typer.Option(
-        False, "--explain", help="With --trace N: at every move the handout's computation "
-        "(WinCount, LoseCount, f_J, B, g, T, every p_J, the draw and the J chosen) and after "
-        "each game the counts it updates, with the numbers the learner used. Without --trace: "
-        "the first game (--trace 1)."
-    ),
-    replay: Path | None = typer.Option(
-        None, "--replay", metavar="FILE", help="Replay games whose dice FILE gives and print "
-        "the handout's computation at every move, as --explain does (nothing is learnt or "
-        "saved): one game per line, each roll's faces separated by |, e.g. '3 4 | 1 4 | 2 5 | "
-        "3 5 | 1' (A, B, A, ...); a line 'WinCount[2,3,2] = 3' (or LoseCount) sets a count "
-        "before the next game; # starts a comment. The game from --sides/--low/--high/--dice, "
-        "M from -m."
-    ),
-    tie_break: TieBreak | None = typer.Option(
-        None, "--tie-break", help="Best J among equal estimates: lowest (default) or random "
-        "(the handout's learner; the same as --param tie_break=...)."
-    ),
+    trace: int = TraceOpt,
+    explain: bool = ExplainOpt,
+    replay: Path | None = ReplayOpt,
+    tie_break: TieBreak | None = TieBreakOpt,
     learner_name: str | None = LearnOpt,
     param: list[str] | None = ParamOpt,
     force: bool = ForceOpt,
@@ -285,102 +283,135 @@ def learn(
     dicejack learn --learner q-learning --param alpha=0.1 --games 100000 --out q.npz;
     dicejack learn --resume q.npz --games 1000000 --out q.npz
     """
-    from dicejack import formats
-    from dicejack.learners import checks, handout
-    from dicejack.learners.handout import trace as handout_trace
-
+    opts = _LearnOptions(
+        sizes={"--sides": sides, "--low": low, "--high": high, "--dice": dice}, m=m,
+        tie_break=tie_break.value if tie_break else None, learner=learner_name, param=param,
+        games=games, seed=seed, out=out, resume=resume, fmt=fmt, trace=trace, explain=explain,
+        force=force)
     if game_spec is not None or game_param:
         _learn_protocol_game(game_spec, game_param, learner_name, param, games, seed, fmt,
-                             {"--sides": sides, "--low": low, "--high": high, "--dice": dice,
-                              "-m": m, "--out": out, "--resume": resume, "--trace": trace or None,
-                              "--explain": explain or None, "--replay": replay,
-                              "--tie-break": tie_break})
-        return
-    if learner_name in ("mc-exploring-starts", "counting"):
+                             {**opts.sizes, "-m": m, "--out": out, "--resume": resume,
+                              "--trace": trace or None, "--explain": explain or None,
+                              "--replay": replay, "--tie-break": tie_break})
+    elif learner_name in ("mc-exploring-starts", "counting"):
         raise UsageError(f"--learner {learner_name} learns protocol games: give --game NAME "
                          "(e.g. --game pig)")
-    if replay is not None:
-        _replay(replay, {"--sides": sides, "--low": low, "--high": high, "--dice": dice},
-                learner_params("handout", param, m, tie_break.value if tie_break else None),
+    elif replay is not None:
+        _replay(replay, opts.sizes, learner_params("handout", param, m, opts.tie_break),
                 {"--out": out, "--resume": resume, "--trace": trace or None,
                  "--learner": None if learner_name in (None, "handout") else learner_name,
                  "--seed": seed})
-        return
-    if games < 0:
-        raise UsageError(f"--games must be >= 0, got {games}")
-    checks.check_games_limit(games, "--games")
-    if trace < 0:
-        raise UsageError(f"--trace must be >= 0, got {trace}")
-    if explain and trace == 0:
-        trace = 1
-    check_out_path(out)
-    if learner_name is not None:
-        from dicejack import learners
-
-        learners.learner_class(learner_name)  # an unknown name is an error before any file
-    start = None
-    if resume is not None:
-        loaded = load_run_file(resume)
-        file_learner = "handout" if isinstance(loaded, handout.LearnRun) else loaded.name
-        if learner_name is not None and learner_name != file_learner:
-            raise UsageError(f"{resume} is a run of learner {file_learner}, not {learner_name}; "
-                             "omit --learner to resume it")
-        name = file_learner
-        start_any = None if isinstance(loaded, handout.LearnRun) else loaded
-        start = loaded if start_any is None else None
     else:
-        name, start_any = learner_name or DEFAULT_LEARNER, None
-    tie = tie_break.value if tie_break else None
-    params = learner_params(name, param, m, tie)
-    if name != "handout" or start_any is not None:
-        if trace:
-            why = (f"--learner {name}" if name != "handout"
-                   else f"{resume}, a run file of dicejack.learners")
-            raise UsageError(f"--trace and --explain follow the handout learner's own session; "
-                             f"they do not apply to {why}")
-        _learn_any(name, params, start_any, resume,
-                   {"--sides": sides, "--low": low, "--high": high, "--dice": dice},
-                   games, seed, out, fmt, force)
-        return
-    # The handout's learner on its own session and file layout (as before --learner existed).
-    labels = {"-m": "-m" if m is not None or "m" not in params else "--param m=",
-              "--tie-break": "--tie-break" if tie is not None or "tie_break" not in params
-              else "--param tie_break="}
-    given = {"--sides": sides, "--low": low, "--high": high, "--dice": dice,
-             "-m": params.get("m"), "--seed": seed, "--tie-break": params.get("tie_break")}
+        _learn_run(opts)
+
+
+@dataclass(frozen=True)
+class _LearnOptions:
+    """The options of `learn` that a learner run uses, as given (None: not given)."""
+
+    sizes: dict[str, int | None]  # --sides, --low, --high, --dice
+    m: float | None
+    tie_break: str | None
+    learner: str | None
+    param: list[str] | None
+    games: int
+    seed: int | None
+    out: Path | None
+    resume: Path | None
+    fmt: "LearnFormat"
+    trace: int
+    explain: bool
+    force: bool
+
+
+def _learn_run(o: _LearnOptions) -> None:
+    """`learn` with any bundled learner, the handout's included: a fresh run or the --resume
+    file continued, saved to --out (and on Ctrl-C), printed; --trace / --explain first."""
+    from dicejack import formats, learners
+
+    _check_counts(o)
+    check_out_path(o.out)
+    if o.learner is not None:
+        learners.learner_class(o.learner)  # an unknown name is an error before any file
+    start = _start_run(o)
+    name = start.name if start is not None else o.learner or DEFAULT_LEARNER
+    params = learner_params(name, o.param, o.m, o.tie_break)
+    traced = o.trace or (1 if o.explain else 0)
+    if traced and name != "handout":
+        raise UsageError(f"--trace and --explain follow the handout learner's games; they do "
+                         f"not apply to --learner {name}")
+    game = _run_game(o, start, params)
+    _confirm_run_outputs(name, game, o.fmt, o.games, o.out, start, o.force)
     if start is not None:
-        has = {"--sides": start.game.n_sides, "--low": start.game.low, "--high": start.game.high,
-               "--dice": start.game.n_dice, "-m": start.m, "--seed": start.seed,
-               "--tie-break": start.tie_break}
-        clash = [f"{labels.get(k, k)}{v}" if labels.get(k, k).endswith("=")
-                 else f"{labels.get(k, k)} {v}"
-                 for k, v in given.items() if v is not None and v != has[k]]
-        _check_resumable(resume, f"{start.game}, M={start.m:g}, seed {start.seed}, tie-break "
-                         f"{start.tie_break}", clash, games, start.games)
-        game = start.game
+        session = learners.Session(learners.restore(start), start.snapshots)
     else:
-        game = make_game(6 if sides is None else sides, 15 if low is None else low,
-                         17 if high is None else high, 2 if dice is None else dice)
-    _confirm_run_outputs(formats.run_bytes, game, fmt, games, out, start, force)
-    session = handout.Session(
-        game, 100.0 if given["-m"] is None else given["-m"], 1 if seed is None else seed,
-        tie_break=given["--tie-break"] or "lowest", start=start,
-    )
+        seed = 1 if o.seed is None else o.seed
+        session = learners.Session(learners.make(game, name, seed, **params))
+    first = (lambda: _show_trace(session, traced, o)) if traced else None
+    run = play_saving_on_interrupt(session, o.games, o.out, o.resume, formats.save_learner_run,
+                                   first)
+    _print_run(o.fmt, run)
 
-    def show_trace() -> None:
-        traced = handout_trace.trace(game, session.m, min(trace, games - session.played),
-                               session.seed, tie_break=session.tie_break, start=start)
-        if explain:
-            from dicejack.learners.handout.explain import explain_text
 
-            shown = explain_text(game, session.m, traced, tie_break=session.tie_break)
-        else:
-            shown = handout_trace.trace_text(traced)
-        typer.echo(shown, err=fmt is not LearnFormat.text, nl=False)
+def _check_counts(o: _LearnOptions) -> None:
+    """--games and --trace: whole numbers >= 0 within the limits."""
+    from dicejack.learners import checks
 
-    run = play_saving_on_interrupt(session, games, out, resume, formats.save_run_npz,
-                                   show_trace if trace else None)
-    _print_run(fmt, run, formats.learn_text, formats.learn_dict, formats.learn_csv)
+    if o.games < 0:
+        raise UsageError(f"--games must be >= 0, got {o.games}")
+    checks.check_games_limit(o.games, "--games")
+    if o.trace < 0:
+        raise UsageError(f"--trace must be >= 0, got {o.trace}")
+
+
+def _start_run(o: _LearnOptions) -> "Run | None":
+    """The --resume run (None without it); UsageError when --learner names another learner."""
+    if o.resume is None:
+        return None
+    start = load_run_file(o.resume)
+    if o.learner is not None and o.learner != start.name:
+        raise UsageError(f"{o.resume} is a run of learner {start.name}, not {o.learner}; "
+                         "omit --learner to resume it")
+    return start
+
+
+def _run_game(o: _LearnOptions, start: "Run | None", params: dict[str, Any]) -> "Game":
+    """The game to learn: the options' (defaults 6, 15, 17, 2), or the resumed run's, which
+    the options and parameters must not contradict."""
+    from dicejack.learners.base import format_value
+
+    if start is None:
+        defaults = {"--sides": 6, "--low": 15, "--high": 17, "--dice": 2}
+        return make_game(*(defaults[k] if v is None else v for k, v in o.sizes.items()))
+    g = start.game
+    has = {"--sides": g.n_sides, "--low": g.low, "--high": g.high, "--dice": g.n_dice,
+           "--seed": start.seed}
+    given = {**o.sizes, "--seed": o.seed}
+    clash = [f"{k} {v}" for k, v in given.items() if v is not None and v != has[k]]
+    clash += [f"--param {k}={format_value(v)}" for k, v in params.items()
+              if v != start.params.get(k)]
+    words = " ".join([start.name, *(f"{k}={format_value(v)}" for k, v in start.params.items())])
+    _check_resumable(o.resume, f"{g}, {words}, seed {start.seed}", clash, o.games, start.games)
+    return g
+
+
+def _show_trace(session: Any, games: int, o: _LearnOptions) -> None:
+    """The next `games` games of the handout's learner in `session`, move by move (explained
+    with --explain), on stdout for --format text, else stderr; the learner is untouched."""
+    from dicejack.learners.handout import trace
+
+    learner = session.learner
+    start = session.result() if learner.played else None
+    shown = min(games, o.games - learner.played)
+    traced = trace.trace(learner.game, learner.m, shown, learner.seed,
+                         tie_break=learner.tie_break, start=start)
+    if o.explain:
+        from dicejack.learners.handout.explain import explain_text
+
+        text = explain_text(learner.game, learner.m, traced, tie_break=learner.tie_break)
+    else:
+        text = trace.trace_text(traced)
+    typer.echo(text, err=o.fmt is not LearnFormat.text, nl=False)
 
 
 def _replay(path: Path, sizes: dict[str, int | None], params: dict[str, Any],
@@ -413,17 +444,18 @@ def _replay(path: Path, sizes: dict[str, int | None], params: dict[str, Any],
     write_output(explain.explain_text(game, m, traced), None)
 
 
-def _print_run(fmt: LearnFormat, run: Any, text: Callable[[Any], str],
-               as_dict: Callable[[Any], Any], as_csv: Callable[[Any], str]) -> None:
-    """Print the learned tables as --format asks; JSON streamed a row at a time (a large game's
-    JSON never needs many times its size in memory)."""
+def _print_run(fmt: LearnFormat, run: Any) -> None:
+    """Print the learned tables as --format asks (:func:`dicejack.formats.run_text` and its
+    JSON and CSV twins: the handout's learner in its own layout); JSON streamed a row at a time
+    (a large game's JSON never needs many times its size in memory)."""
     from dicejack import formats
 
     if fmt is LearnFormat.json:
-        formats.write_json(as_dict(run), sys.stdout)
+        formats.write_json(formats.run_dict(run), sys.stdout)
         sys.stdout.flush()
         return
-    write_output(formatted(fmt.value, run, text, as_dict, as_csv), None)
+    write_output(formatted(fmt.value, run, formats.run_text, formats.run_dict, formats.run_csv),
+                 None)
 
 
 def _check_resumable(resume: Path | None, run: str, clash: list[str], games: int, played: int
@@ -438,66 +470,22 @@ def _check_resumable(resume: Path | None, run: str, clash: list[str], games: int
         raise UsageError(f"{resume} already has {played} games; --games must be >= that")
 
 
-def _confirm_run_outputs(estimate: "Callable[..., int]", game: "Game", fmt: LearnFormat,
-                         games: int, out: Path | None, start: "LearnRun | Run | None",
-                         force: bool) -> None:
-    """Before playing: the printed tables and the --out run file (with `start`'s snapshots)
-    sized by `estimate` (a formats *_bytes function) go through --force, and the printed tables
-    must fit in the memory available (JSON is printed a row at a time)."""
+def _confirm_run_outputs(name: str, game: "Game", fmt: LearnFormat, games: int,
+                         out: Path | None, start: "Run | None", force: bool) -> None:
+    """Before playing: the printed tables (the handout's learner prints its counts too) and the
+    --out run file (with `start`'s snapshots) go through --force, and the printed tables must
+    fit in the memory available (JSON is printed a row at a time)."""
     from dicejack import formats
 
-    sizes = [("the printed tables", estimate(game, fmt.value, games))]
+    printed = formats.run_bytes if name == "handout" else formats.learner_run_bytes
+    sizes = [("the printed tables", printed(game, fmt.value, games))]
     if out is not None:
         snapshots = len(start.snapshots) if start is not None else 0
-        sizes.insert(0, (str(out), estimate(game, "npz", games, snapshots)))
+        sizes.insert(0, (str(out), formats.learner_run_bytes(game, "npz", games, snapshots)))
     confirm_large_outputs(sizes, force)
-    printed = sizes[-1][1]
     formats.check_output_memory(
-        "the printed tables", formats.output_memory_bytes(printed, fmt.value, streamed=True),
+        "the printed tables", formats.output_memory_bytes(sizes[-1][1], fmt.value, streamed=True),
         "--format json prints them a row at a time")
-
-
-def _learn_any(
-    name: str,
-    params: dict[str, Any],
-    start: "Run | None",
-    resume: Path | None,
-    game_options: dict[str, int | None],
-    games: int,
-    seed: int | None,
-    out: Path | None,
-    fmt: LearnFormat,
-    force: bool,
-) -> None:
-    """`learn` with any bundled learner through :mod:`dicejack.learners`: a fresh run of
-    `name` with `params`, or `start` (a saved run, whose learner, parameters, game and seed the
-    options must not contradict) continued; saved as a learner run file; printed."""
-    from dicejack import formats, learners
-    from dicejack.learners.base import format_value
-
-    if start is not None:
-        g = start.game
-        has = {"--sides": g.n_sides, "--low": g.low, "--high": g.high, "--dice": g.n_dice,
-               "--seed": start.seed}
-        given = {**game_options, "--seed": seed}
-        clash = [f"{k} {v}" for k, v in given.items() if v is not None and v != has[k]]
-        clash += [f"--param {k}={format_value(v)}" for k, v in params.items()
-                  if v != start.params.get(k)]
-        words = " ".join([start.name, *(f"{k}={format_value(v)}" for k, v in start.params.items())])
-        _check_resumable(resume, f"{g}, {words}, seed {start.seed}", clash, games, start.games)
-        game = start.game
-    else:
-        defaults = {"--sides": 6, "--low": 15, "--high": 17, "--dice": 2}
-        game = make_game(*(defaults[k] if v is None else v for k, v in game_options.items()))
-    _confirm_run_outputs(formats.learner_run_bytes, game, fmt, games, out, start, force)
-    if start is not None:
-        session = learners.Session(learners.restore(start), start.snapshots)
-    else:
-        session = learners.Session(
-            learners.make(game, name, 1 if seed is None else seed, **params)
-        )
-    run = play_saving_on_interrupt(session, games, out, resume, formats.save_learner_run)
-    _print_run(fmt, run, formats.run_text, formats.run_dict, formats.run_csv)
 
 
 def _learn_protocol_game(spec: str | None, items: list[str] | None, name: str | None,

@@ -17,12 +17,13 @@ Modules, each owning one thing:
   npz.py         reading .npz archives safely (open_npz, NpzMembers): member headers checked
                  against declared shapes and sizes before any data is read
   tables.py      what `solve` and `learn` write: the handout's text tables (format_table) and
-                 params header; solutions as text, JSON, CSV and .npz; learner runs as .npz
-                 (saved and loaded exactly, for resuming) and as text, JSON and CSV; traces
+                 params header; solutions as text, JSON, CSV and .npz; any learner's run as
+                 text, JSON and CSV (the handout's learner in its own layout)
   submission/    reading what a student program printed (read_submission, read_submission_text,
                  Submission, SUBMISSION_*), for `dicejack grade` and `dicejack compare`
-  learner_runs.py  runs of any bundled learner (dicejack.learners) as .npz: save_learner_run,
-                 load_learner_run (which also reads `learn --out` files as handout runs)
+  learner_runs.py  the run file of any bundled learner (dicejack.learners) as .npz:
+                 save_learner_run, load_learner_run (the one reader; it also reads the old
+                 handout layout, converted), save_run_npz / load_run_npz (the same, old names)
   replay.py      replay files, games whose dice a student gives (read_replay, parse_replay),
                  for `dicejack learn --replay`
 
@@ -54,16 +55,17 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
     "sizes": ("learner_run_bytes", "run_bytes", "solution_bytes", "available_memory_bytes",
               "check_output_memory", "output_memory_bytes"),
     "npz": ("SMALL_MEMBER_BYTES", "NpzMembers", "open_npz"),
-    "tables": ("RUN_NPZ_KIND", "RUN_NPZ_VERSION", "SOLUTION_NPZ_VERSION", "format_table",
-               "learn_csv", "learn_dict", "learn_json", "learn_text", "load_run_npz",
-               "read_params_header", "run_csv", "run_dict", "run_text", "save_run_npz",
+    "tables": ("SOLUTION_NPZ_VERSION", "format_table",
+               "learn_csv", "learn_dict", "learn_json", "learn_text",
+               "read_params_header", "run_csv", "run_dict", "run_text",
                "save_solution_npz", "solution_csv", "solution_dict", "solution_json",
                "solution_text"),
     "submission": ("SUBMISSION_FLAGS", "SUBMISSION_LAYOUTS", "SUBMISSION_NO_DATA_WORDS",
                    "SUBMISSION_SIZE_LIMIT", "Submission", "find_table_size", "read_submission",
                    "read_submission_text", "submission_text"),
-    "learner_runs": ("LEARNER_RUN_KIND", "LEARNER_RUN_VERSION", "save_learner_run",
-                     "load_learner_run"),
+    "learner_runs": ("LEARNER_RUN_KIND", "LEARNER_RUN_VERSION", "LEGACY_RUN_KIND",
+                     "LEGACY_RUN_VERSION", "save_learner_run", "load_learner_run",
+                     "save_run_npz", "load_run_npz"),
     "replay": ("REPLAY_BYTES_LIMIT", "REPLAY_GAMES_LIMIT", "parse_replay", "read_replay"),
 }
 #: Public name -> its module (the table above, turned around).

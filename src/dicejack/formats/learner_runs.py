@@ -17,8 +17,10 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -26,18 +28,26 @@ from dicejack import DicejackError, one_line
 from dicejack.formats import FormatError
 from dicejack.formats.atomic import savez_atomic
 from dicejack.formats.npz import SMALL_MEMBER_BYTES, NpzMembers, open_npz
+from dicejack.game import Game
 
 if TYPE_CHECKING:  # pragma: no cover
     from dicejack.learners import Run
 
-__all__ = ["LEARNER_RUN_KIND", "LEARNER_RUN_VERSION", "save_learner_run", "load_learner_run"]
+__all__ = ["LEARNER_RUN_KIND", "LEARNER_RUN_VERSION", "LEGACY_RUN_KIND", "LEGACY_RUN_VERSION",
+           "save_learner_run", "load_learner_run", "save_run_npz", "load_run_npz"]
 
 LEARNER_RUN_KIND = "dicejack-learner-run"
 LEARNER_RUN_VERSION = 1
+#: The old layout of the handout learner's runs, still read (converted on load), never written.
+LEGACY_RUN_KIND = "dicejack-learn-run"
+LEGACY_RUN_VERSION = 1
 
-#: Most checkpoints a run file may hold.
+#: Most checkpoints a run file may hold (the old layout allowed more; each costs two count
+#: tables there, so its memory check bounds them first).
 _SNAPSHOT_LIMIT = 100_000
+_LEGACY_SNAPSHOT_LIMIT = 1_000_000
 _STATE = "state__"
+T = TypeVar("T")
 #: The members of every run file besides the learner's state (``state__<key>``).
 _MEMBERS = ("kind", "version", "learner", "params", "game", "games", "seed", "moves",
             "snapshot_games", "snapshot_best", "snapshot_probability", "snapshot_visits")
@@ -105,116 +115,217 @@ def _scalar(members: NpzMembers, key: str, kinds: str) -> Any:
 
 
 def _json_object(key: str, text: str, depth: int = 1) -> dict[str, Any]:
-    """A flat JSON object (size and nesting checked before parsing)."""
+    """A small JSON object nested at most `depth` deep (size and brackets checked before
+    parsing: brackets inside strings count too, stricter, never looser)."""
     if len(text) > SMALL_MEMBER_BYTES or text.count("{") + text.count("[") > depth:
-        raise ValueError(f"{key} is not a small flat JSON object")
+        shape = "flat" if depth == 1 else f"nested at most {depth} deep"
+        raise ValueError(f"{key} is not a small {shape} JSON object")
     value = json.loads(text)
     if not isinstance(value, dict):
         raise ValueError(f"{key} is not a JSON object")
     return value
 
 
+@dataclass(frozen=True)
+class _Parts:
+    """What a run file holds, read and checked member by member, before the learner checks its
+    state: the learner's name, game, parameters, counts, state and the snapshots' tables."""
+
+    name: str
+    game: Game
+    params: dict[str, Any]
+    games: int
+    seed: int
+    moves: int
+    state: dict[str, Any]
+    marks: np.ndarray
+    snapshots: tuple[np.ndarray, np.ndarray, np.ndarray]  # best, probability, visits (n, L, L)
+
+
+class _Bad(Exception):
+    """A reason a file is not a run (becomes the one-line FormatError)."""
+
+
 def load_learner_run(path: str | os.PathLike[str]) -> Run:
-    """Read and check a run written by :func:`save_learner_run` (or a handout learner run file
-    from `dicejack learn --out`); FormatError (one line) if anything is off. Every member's
-    header is checked against the game before its data is read, members other than the learner's
-    own (:data:`_MEMBERS` and its STATE_KEYS) are refused unread, and so is a file whose arrays
-    would need more memory than a real run may
+    """Read and check a run written by :func:`save_learner_run` (or a handout run of the old
+    layout, :data:`LEGACY_RUN_KIND`, converted); FormatError (one line) if anything is off. Every
+    member's header is checked against the game before its data is read, members the layout does
+    not name (for a learner run, besides the fixed ones, its STATE_KEYS) are refused unread, and
+    so is a file whose arrays would need more memory than a real run may
     (:data:`dicejack.learners.checks.LEARNER_BYTES_LIMIT`); the state is checked by the learner's
     own restore."""
-    from dicejack import learners
-    from dicejack.formats.tables import RUN_NPZ_KIND, load_run_npz
-    from dicejack.game import Game
-    from dicejack.learners.checks import check_table_sizes
-
     path = Path(path)
-
-    def bad(why: str) -> FormatError:
-        return FormatError(f"run file {path} is corrupt or not a dicejack learner run: {why}")
-
     with open_npz(path) as archive:
         members = NpzMembers(archive)
-        try:
-            kind = _scalar(members, "kind", "U")
-        except Exception as exc:
-            raise bad(one_line(exc)) from None
-    if kind == RUN_NPZ_KIND:
-        return _from_learn_run(load_run_npz(path))
-    with open_npz(path) as archive:
-        members = NpzMembers(archive)
-        try:
-            if kind != LEARNER_RUN_KIND:
-                raise bad(f"kind is {kind!r}")
-            version = _scalar(members, "version", "iu")
-            if version > LEARNER_RUN_VERSION:
-                raise FormatError(
-                    f"run file {path} has format version {version}; this dicejack reads up to "
-                    f"{LEARNER_RUN_VERSION}"
-                )
-            name = _scalar(members, "learner", "U")
-            if name not in learners.NAMES:
-                raise bad(f"unknown learner {name!r} (bundled: {', '.join(learners.NAMES)})")
-            game = Game(**_json_object("game", _scalar(members, "game", "U")))
-            params = learners.check_learner_params(
-                name, _json_object("params", _scalar(members, "params", "U"))
-            )
-            games, seed, moves = (_scalar(members, k, "iu") for k in ("games", "seed", "moves"))
-            if games < 0 or seed < 0 or moves < -1:
-                raise bad("negative games, seed or moves")
-            keys = getattr(learners.learner_class(name), "STATE_KEYS", None)
-            allowed = set(_MEMBERS) | ({_STATE + k for k in keys} if keys is not None else set())
-            unknown = sorted(k for k in members.infos if k not in allowed and not (
-                keys is None and k.startswith(_STATE)))
-            if unknown:
-                more = f" and {len(unknown) - 3:,} more" if len(unknown) > 3 else ""
-                raise bad(f"unknown members {', '.join(map(repr, unknown[:3]))}{more}")
-            (n,), _ = members.header("snapshot_games")
-            if n > _SNAPSHOT_LIMIT:
-                raise bad(f"{n} snapshots, over the limit of {_SNAPSHOT_LIMIT}")
-            marks = _read(members, "snapshot_games", ((n,),), "iu")
-            if np.any(marks < 0) or np.any(marks > games) or np.any(np.diff(marks) <= 0):
-                raise bad(f"snapshots not at increasing game counts within 0..{games}")
-            table = game.table_shape
-            states = [k for k in members.infos if k.startswith(_STATE)]
-            declared = sum(math.prod(members.header(k)[0]) * 8 for k in states) + (
-                3 * n * math.prod(game.shape) * 8)
-            check_table_sizes(game, declared, f"the run file's learner {name}",
-                              "state and snapshots")
-            state = {}
-            for key in states:
-                value = _read(members, key, (None, table), "iufU")
-                state[key[len(_STATE):]] = value.item() if value.shape == () else value
-            best = _read(members, "snapshot_best", ((n, *game.shape),), "iu")
-            prob = _read(members, "snapshot_probability", ((n, *game.shape),), "f")
-            visits = _read(members, "snapshot_visits", ((n, *game.shape),), "iu")
-        except FormatError:
-            raise
-        except KeyError as exc:
-            raise bad(f"missing {one_line(exc)}") from None
-        except Exception as exc:  # a bad member, JSON, game or parameter
-            raise bad(one_line(exc)) from None
+        parts = _guarded(path, lambda: _read_parts(path, members))
+    return _guarded(path, lambda: _rebuild(parts), DicejackError)
+
+
+#: The old names of the one writer and reader (kept: many callers use them).
+save_run_npz = save_learner_run
+load_run_npz = load_learner_run
+
+
+def _guarded(path: Path, read: Callable[[], T],
+             failures: type[Exception] | tuple[type[Exception], ...] = Exception) -> T:
+    """read(), its `failures` (and _Bad) as the one-line FormatError naming `path`: while
+    reading members, any exception (zlib, zip, header, value, JSON, game and learner errors);
+    while the learner checks its state, its own errors (DicejackError) only."""
     try:
-        learner = learners.learner_class(name).restore(game, seed, params, state)
-        if learner.played != games or (moves != -1 and learner.moves != moves):
-            raise bad(f"its state records {learner.played} games, not {games}")
-        snapshots = {}
-        for i, g in enumerate(marks.tolist()):
-            if not 0 <= g <= games:
-                raise bad(f"snapshot at {g} games, beyond the run's {games}")
-            snapshots[int(g)] = learners.Tables.checked(game, (best[i], prob[i], visits[i]),
-                                                        copy=False)
+        return read()
     except FormatError:
         raise
-    except DicejackError as exc:
-        raise bad(one_line(exc)) from None
-    return learners.Session(learner, snapshots).result()
+    except _Bad as exc:
+        raise _bad(path, str(exc)) from None
+    except KeyError as exc:
+        raise _bad(path, f"missing {one_line(exc)}") from None
+    except failures as exc:
+        raise _bad(path, one_line(exc)) from None
 
 
-def _from_learn_run(run: Any) -> Run:
-    """A handout learner's LearnRun as a learners.Run (snapshots as tables)."""
+def _bad(path: Path, why: str) -> FormatError:
+    return FormatError(f"run file {path} is corrupt or not a dicejack learner run: {why}")
+
+
+def _read_parts(path: Path, members: NpzMembers) -> _Parts:
+    """The members of either layout, checked (kind and version first)."""
+    kind = _scalar(members, "kind", "U")
+    if kind not in (LEARNER_RUN_KIND, LEGACY_RUN_KIND):
+        raise _Bad(f"kind is {kind!r}")
+    newest = LEARNER_RUN_VERSION if kind == LEARNER_RUN_KIND else LEGACY_RUN_VERSION
+    version = _scalar(members, "version", "iu")
+    if version > newest:
+        raise FormatError(f"run file {path} has format version {version}; this dicejack reads "
+                          f"up to {newest}")
+    return _read_current(members) if kind == LEARNER_RUN_KIND else _read_legacy(members)
+
+
+def _refuse_unknown(members: NpzMembers, allowed: Callable[[str], bool]) -> None:
+    """_Bad listing (the first three of) the members not allowed(key)."""
+    unknown = sorted(k for k in members.infos if not allowed(k))
+    if unknown:
+        more = f" and {len(unknown) - 3:,} more" if len(unknown) > 3 else ""
+        raise _Bad(f"unknown members {', '.join(map(repr, unknown[:3]))}{more}")
+
+
+def _snapshot_marks(members: NpzMembers, games: int, limit: int) -> np.ndarray:
+    """snapshot_games (n,): at most `limit`, increasing, within 0..games (empty when absent)."""
+    if "snapshot_games" not in members.infos:
+        return np.zeros(0, dtype=np.int64)
+    (n,), _ = members.header("snapshot_games")
+    if n > limit:
+        raise _Bad(f"{n} snapshots, over the limit of {limit}")
+    marks = _read(members, "snapshot_games", ((n,),), "iu")
+    if np.any(marks < 0) or np.any(marks > games) or np.any(np.diff(marks) <= 0):
+        raise _Bad(f"snapshots not at increasing game counts within 0..{games}")
+    return marks
+
+
+def _read_current(members: NpzMembers) -> _Parts:
+    """A learner run file (:data:`LEARNER_RUN_KIND`)."""
     from dicejack import learners
+    from dicejack.learners.checks import check_table_sizes
+
+    name = _scalar(members, "learner", "U")
+    if name not in learners.NAMES:
+        raise _Bad(f"unknown learner {name!r} (bundled: {', '.join(learners.NAMES)})")
+    game = Game(**_json_object("game", _scalar(members, "game", "U")))
+    params = learners.check_learner_params(
+        name, _json_object("params", _scalar(members, "params", "U")))
+    games, seed, moves = (_scalar(members, k, "iu") for k in ("games", "seed", "moves"))
+    if games < 0 or seed < 0 or moves < -1:
+        raise _Bad("negative games, seed or moves")
+    keys = getattr(learners.learner_class(name), "STATE_KEYS", None)
+    allowed = set(_MEMBERS) | ({_STATE + k for k in keys} if keys is not None else set())
+    _refuse_unknown(members, lambda k: k in allowed or (keys is None and k.startswith(_STATE)))
+    if "snapshot_games" not in members.infos:
+        raise _Bad("missing snapshot_games")
+    marks = _snapshot_marks(members, games, _SNAPSHOT_LIMIT)
+    n = len(marks)
+    states = [k for k in members.infos if k.startswith(_STATE)]
+    declared = sum(math.prod(members.header(k)[0]) * 8 for k in states) + (
+        3 * n * math.prod(game.shape) * 8)
+    check_table_sizes(game, declared, f"the run file's learner {name}", "state and snapshots")
+    state = {}
+    for key in states:
+        value = _read(members, key, (None, game.table_shape), "iufU")
+        state[key[len(_STATE):]] = value.item() if value.shape == () else value
+    shape = (n, *game.shape)
+    tables = (_read(members, "snapshot_best", (shape,), "iu"),
+              _read(members, "snapshot_probability", (shape,), "f"),
+              _read(members, "snapshot_visits", (shape,), "iu"))
+    return _Parts(name, game, params, games, seed, moves, state, marks, tables)
+
+
+#: The members of the old layout (anything else is refused unread).
+_LEGACY_MEMBERS = frozenset({"kind", "version", "params", "m", "games", "moves", "seed",
+                             "tie_break", "rng_state", "win", "lose", "snapshot_games",
+                             "snapshot_win", "snapshot_lose"})
+_LEGACY_REQUIRED = ("kind", "version", "params", "m", "games", "seed", "rng_state", "win", "lose")
+
+
+def _read_legacy(members: NpzMembers) -> _Parts:
+    """A handout run of the old layout (:data:`LEGACY_RUN_KIND`), converted: m and tie_break
+    become the learner's params, the counts and generator its state, the count snapshots
+    tables."""
+    from dicejack import learners
+    from dicejack.learners.checks import check_table_sizes
     from dicejack.learners.counting import count_tables
 
-    learner = learners.Handout.from_learn_run(run)
-    snapshots = {g: count_tables(w, lo) for g, (w, lo) in run.snapshots.items()}
+    missing = [key for key in _LEGACY_REQUIRED if key not in members.infos]
+    if missing:
+        raise _Bad(f"missing {', '.join(missing)}")
+    game = Game(**_json_object("params", _scalar(members, "params", "U")))
+    tie_break = _scalar(members, "tie_break", "U") if "tie_break" in members.infos else "lowest"
+    params = learners.check_learner_params(
+        "handout", {"m": float(_scalar(members, "m", "iuf")), "tie_break": tie_break})
+    games, seed = _scalar(members, "games", "iu"), _scalar(members, "seed", "iu")
+    if games < 0 or seed < 0:
+        raise _Bad("negative games or seed")
+    rng_state = _json_object("rng_state", _scalar(members, "rng_state", "U"), depth=2)
+    _refuse_unknown(members, lambda k: k in _LEGACY_MEMBERS)
+    marks = _snapshot_marks(members, games, _LEGACY_SNAPSHOT_LIMIT)
+    n = len(marks)
+    # the memory a real run with these snapshots held (win, lose, f cache, count snapshots)
+    check_table_sizes(game, (3 + 2 * n) * game.table_bytes, "the run file's learner",
+                      "win/lose tables and snapshots")
+    win = _read(members, "win", (game.table_shape,), "iu").astype(np.int64, copy=False)
+    lose = _read(members, "lose", (game.table_shape,), "iu").astype(np.int64, copy=False)
+    moves = (_scalar(members, "moves", "iu") if "moves" in members.infos
+             else int(win.sum() + lose.sum()))
+    snap_win, snap_lose = (_legacy_counts(members, key, (n, *game.table_shape))
+                           for key in ("snapshot_win", "snapshot_lose"))
+    tables = [count_tables(snap_win[i], snap_lose[i]) for i in range(n)]
+    stacked = tuple(np.array([getattr(t, k) for t in tables]).reshape(n, *game.shape)
+                    for k in ("best", "probability", "visits"))
+    state = {"win": win, "lose": lose, "games": games, "moves": moves,
+             "rng_state": json.dumps(rng_state)}
+    return _Parts("handout", game, params, games, seed, moves, state, marks, stacked)
+
+
+def _legacy_counts(members: NpzMembers, key: str, shape: tuple[int, ...]) -> np.ndarray:
+    """Count snapshots `key` of the old layout ((n, L, L, K+1), empty when n = 0): >= 0, column
+    J = 0 zero."""
+    if not shape[0]:
+        return np.zeros(shape, dtype=np.int64)
+    table = _read(members, key, (shape,), "iu")
+    if table.min() < 0 or table[..., 0].any():
+        raise _Bad(f"{key} has negative counts or a non-zero column J=0")
+    return table.astype(np.int64, copy=False)
+
+
+def _rebuild(parts: _Parts) -> Run:
+    """The run the parts describe: the learner restored from its state (which checks it), its
+    games and moves as recorded, the snapshots as checked tables (read-only, no copy)."""
+    from dicejack import learners
+
+    learner = learners.learner_class(parts.name).restore(parts.game, parts.seed, parts.params,
+                                                         parts.state)
+    if learner.played != parts.games or (parts.moves != -1 and learner.moves != parts.moves):
+        raise _Bad(f"its state records {learner.played} games, not {parts.games}")
+    best, prob, visits = parts.snapshots
+    snapshots = {
+        int(g): learners.Tables.checked(parts.game, (best[i], prob[i], visits[i]), copy=False)
+        for i, g in enumerate(parts.marks.tolist())
+    }
     return learners.Session(learner, snapshots).result()

@@ -2,7 +2,7 @@
 any data is read.
 
 A hostile .npz can declare a 3 GiB array in a few kilobytes, hold pickled objects, or be a FIFO
-that blocks whoever opens it. The run readers (tables.load_run_npz, learner_runs.load_learner_run)
+that blocks whoever opens it. The run reader (learner_runs.load_learner_run, both layouts)
 therefore open a file only when it is a regular file (`open_npz`), and read a member only after
 its .npy header passed `NpzMembers.header` (plain numbers or text, and exactly as many bytes in
 the zip file as the header declares) and they found its shape right for the game.

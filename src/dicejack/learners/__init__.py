@@ -7,8 +7,8 @@ Any object with ``name, game, seed, played, play(games), tables()`` is a :class:
 checks a learner keeps that contract. Bundled, by name (:data:`NAMES`), each compiled, seeded,
 deterministic per seed however chunked, and held by tests to a plain reference loop:
 
-  handout     the handout's counting learner (:mod:`dicejack.learners.handout`), behind the
-              interface
+  handout     the handout's counting learner (:mod:`dicejack.learners.handout`); its run
+              (HandoutRun) also shows the counts
   q-learning  tabular Q-learning, target 1 - max Q of the opponent's next state
   mc-epsilon  the handout's counts and greedy B, explored epsilon-greedily
   ucb         per-state UCB1 on the counts' win rates
@@ -16,14 +16,16 @@ deterministic per seed however chunked, and held by tests to a plain reference l
 
 Modules, from the ground up (each imports only those before it): checks (LearnerError, limits),
 formulas (the handout's f_J, B, p_J), playing (playing to a target in chunks), moves (the compiled
-roll and count update every loop shares), base (protocol, Tables, Run, Param), reference and
-kernels (the other learners' plain rules and loops and their compiled twins), counting (what the
-counting learners share), handout/ (the handout's learner: session, kernel, reference, trace,
-explain), mc_epsilon, ucb, thompson, qlearning, registry (the learners by name), session (the
-generic harness), contract (check_learner); game_learners and game_session (q-learning and
-mc-exploring-starts for any protocol game of :mod:`dicejack.games`, their harness and
-contract check). May import :mod:`dicejack.game`, :mod:`dicejack.games`,
-:mod:`dicejack.solver` and :mod:`dicejack.runtime`; nothing above.
+roll and count update every loop shares), base (protocol, Tables, Run, Param), harness (the one
+Session every learner runs in), reference and kernels (the other learners' plain rules and loops
+and their compiled twins), counting (what the counting learners share), handout/ (the handout's
+learner and its run, learn/resume in the handout's terms, kernel, reference, and its extras trace
+and explain), mc_epsilon, ucb, thompson, qlearning, registry (the learners by name), session (learn
+and resume by name), contract (check_learner); game_learners and game_session (q-learning and
+mc-exploring-starts for any protocol game of :mod:`dicejack.games`, their harness and contract
+check).
+May import :mod:`dicejack.game`, :mod:`dicejack.games`, :mod:`dicejack.solver` and
+:mod:`dicejack.runtime`; nothing above.
 
 >>> from dicejack.game import Game
 >>> run = learn(Game(6, 15, 17, 2), "q-learning", games=1000, seed=1, epsilon=0.2)

@@ -1,5 +1,5 @@
-"""What the counting learners share (mc-epsilon, ucb, thompson; the handout's learner keeps its
-own :class:`dicejack.learners.handout.Session`): the handout's WinCount/LoseCount tables, their
+"""What the counting learners share (mc-epsilon, ucb, thompson, and in part the handout's own
+:class:`dicejack.learners.handout.Handout`): the handout's WinCount/LoseCount tables, their
 greedy tables, their state, and the checks of a state to restore.
 
 Each counting learner differs only in how it picks J in a state (its `play_compiled` and

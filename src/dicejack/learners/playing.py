@@ -1,7 +1,7 @@
-"""Playing a learner to a number of games in chunks, with the tables kept at checkpoints: the one
-loop both sessions (:class:`dicejack.learners.Session` and the handout's own
-:class:`dicejack.learners.handout.Session`) drive their learner with. Chunking never changes what
-is learnt; it only lets progress be shown and an interrupt land between whole games."""
+"""Playing a learner to a number of games in chunks, with the tables kept at checkpoints: the loop
+the harness (:class:`dicejack.learners.harness.Session`) drives every learner with. Chunking never
+changes what is learnt; it only lets progress be shown and an interrupt land between whole
+games."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The handout's counting learner: worked examples, corner cases, compiled vs reference loop,
-run files and `dicejack learn`."""
+run files (the old layout still read) and `dicejack learn`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from dicejack import formats
+from dicejack import formats, learners
 from dicejack.cli import app, main
 from dicejack.formats import FormatError
 from dicejack.game import Game, GameError
@@ -17,13 +17,14 @@ from dicejack.learners.checks import LearnerError
 from dicejack.learners.handout import reference as handout_reference
 from dicejack.learners.handout.trace import replay_game
 from tests.games import HANDOUT
+from tests.learners.legacy_runs import legacy_run_file, save_legacy_run
 
 
 def tables(game: Game) -> tuple[np.ndarray, np.ndarray]:
     return np.zeros(game.table_shape, np.int64), np.zeros(game.table_shape, np.int64)
 
 
-def same_run(a: handout.LearnRun, b: handout.LearnRun) -> bool:
+def same_run(a: handout.HandoutRun, b: handout.HandoutRun) -> bool:
     return (
         np.array_equal(a.win, b.win)
         and np.array_equal(a.lose, b.lose)
@@ -105,9 +106,9 @@ def test_table_size_limits_name_the_learner_and_its_tables():
     with pytest.raises(LearnerError, match=r"^game too large for ucb: its tables need 10\.0 GiB, "
                        r"over the 8 GiB limit$"):
         checks.check_table_sizes(big, 3 * big.table_bytes, "ucb")
-    with pytest.raises(LearnerError, match="the learner: its win/lose tables and snapshots need"):
-        handout.learn(Game(6, 1000, 1000, 6), 1.0, 100, 1, checkpoints=range(1, 101),
-                      engine="python")
+    with pytest.raises(LearnerError, match=r"^game too large for the learner: its win/lose "
+                       r"tables need 10\.0 GiB, over the 8 GiB limit$"):
+        handout.learn(Game(6, 8000, 8000, 6), 1.0, 100, 1)
     with pytest.raises(LearnerError, match=r"NDice=3000 is too large for ucb's exact dice-sum "
                        r"tables \(\(NDice\+1\)\*\(NDice\*NSides\+1\) = 54021001 entries"):
         checks.check_table_sizes(Game(6, 20, 20, 3000), 0, "ucb")
@@ -152,8 +153,7 @@ def test_compiled_equals_reference(game, m, games, tie_break):
                          engine="python")
     assert same_run(fast, slow)
     assert fast.moves > games
-    a, b = fast.snapshots[games // 3], slow.snapshots[games // 3]
-    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+    assert fast.snapshots[games // 3].equals(slow.snapshots[games // 3])
     # Bookkeeping: every game passes <0,0> once; every move is counted once.
     assert fast.win[0, 0].sum() + fast.lose[0, 0].sum() == games
     assert fast.win.sum() + fast.lose.sum() == fast.moves
@@ -161,9 +161,9 @@ def test_compiled_equals_reference(game, m, games, tie_break):
 
 
 def test_generator_state_is_shared_with_numba():
-    session = handout.Session(HANDOUT, 100.0, 5)
+    session = handout.Handout(HANDOUT, 5, m=100.0)
     session.play(10)
-    reference = handout.Session(HANDOUT, 100.0, 5, engine="python")
+    reference = handout.Handout(HANDOUT, 5, m=100.0, engine="python")
     reference.play(10)
     assert session.rng.bit_generator.state == reference.rng.bit_generator.state
     assert session.rng.random() == reference.rng.random()
@@ -172,16 +172,15 @@ def test_generator_state_is_shared_with_numba():
 @pytest.mark.parametrize("engine", ["numba", "python"])
 def test_chunks_checkpoints_and_resume_do_not_change_results(engine):
     straight = handout.learn(HANDOUT, 10.0, 600, 3, engine=engine)
-    session = handout.Session(HANDOUT, 10.0, 3, engine=engine)
+    session = learners.Session(handout.Handout(HANDOUT, 3, m=10.0, engine=engine))
     for n in (1, 0, 7, 92, 250, 250):
         session.play(n)
     assert same_run(session.result(), straight)
     marked = handout.learn(HANDOUT, 10.0, 600, 3, checkpoints=(600, 50, 0, 50), engine=engine)
     assert same_run(marked, straight) and sorted(marked.snapshots) == [0, 50, 600]
     short = handout.learn(HANDOUT, 10.0, 50, 3, engine=engine)
-    assert np.array_equal(marked.snapshots[50][0], short.win)
-    assert np.array_equal(marked.snapshots[50][1], short.lose)
-    assert not marked.snapshots[0][0].any()
+    assert marked.snapshots[50].equals(short.final)
+    assert not marked.snapshots[0].visits.any()
     resumed = handout.resume(short, 600, checkpoints=(100,), engine=engine)
     assert same_run(resumed, straight)
     assert sorted(resumed.snapshots) == [100]
@@ -223,9 +222,32 @@ def test_run_file_round_trip_and_resume(tmp_path):
     back = formats.load_run_npz(path)
     assert same_run(back, run) and back.game == HANDOUT and back.m == 7.5 and back.seed == 12
     assert back.tie_break == "random" and sorted(back.snapshots) == [100]
-    assert np.array_equal(back.snapshots[100][0], run.snapshots[100][0])
+    assert back.snapshots[100].equals(run.snapshots[100])
     straight = handout.learn(HANDOUT, 7.5, 900, 12, tie_break="random")
     assert same_run(handout.resume(back, 900), straight)
+
+
+def test_an_old_run_file_loads_converted(tmp_path):
+    path = tmp_path / "old.npz"
+    run = legacy_run_file(path, HANDOUT, 7.5, 300, 12, checkpoints=(40, 100), tie_break="random")
+    assert str(np.load(path)["kind"]) == formats.LEGACY_RUN_KIND
+    back = formats.load_learner_run(path)
+    assert type(back) is handout.HandoutRun and back.name == "handout"
+    assert same_run(back, run) and (back.m, back.seed, back.tie_break) == (7.5, 12, "random")
+    assert sorted(back.snapshots) == [40, 100]
+    assert all(back.snapshots[g].equals(run.snapshots[g]) for g in (40, 100))
+    assert back.label == run.label and back.params == run.params
+    # saved again, it is a run file of the one kind, and reads back the same
+    formats.save_learner_run(path, back)
+    assert str(np.load(path)["kind"]) == formats.LEARNER_RUN_KIND
+    again = formats.load_learner_run(path)
+    assert same_run(again, run) and again.snapshots[40].equals(run.snapshots[40])
+    # an old file without moves (the first layout) counts them from its tables
+    first = tmp_path / "first.npz"
+    save_legacy_run(first, run)
+    data = {k: v for k, v in np.load(first).items() if k != "moves"}
+    np.savez(first, **data)
+    assert formats.load_learner_run(first).moves == run.moves == int(run.win.sum() + run.lose.sum())
 
 
 def test_bad_run_files(tmp_path):
@@ -246,8 +268,23 @@ def test_bad_run_files(tmp_path):
     for key, value, why in [
         ("kind", np.array("dicejack-solution"), "kind"),
         ("version", np.array(99), "version 99"),
-        ("games", np.array(21), "record 20 games"),
-        ("m", np.array(-1.0), "M must"),
+        ("games", np.array(21), "records 20 games, not 21"),
+        ("params", np.array('{"m": -1.0}'), r"m must be in \[0, inf\)"),
+        ("state__rng_state", np.array("{}"), "PCG64"),
+        ("game", np.array('{"n_sides": 6}'), "corrupt"),
+        ("state__win", data["state__win"][:, :, :2], "shape"),
+    ]:
+        bad = tmp_path / f"bad-{key}.npz"
+        np.savez(bad, **{**data, key: value})
+        with pytest.raises(FormatError, match=why):
+            formats.load_run_npz(bad)
+    save_legacy_run(good, run)  # the old layout: the same checks, in its own members
+    data = dict(np.load(good))
+    for key, value, why in [
+        ("kind", np.array("dicejack-solution"), "kind"),
+        ("version", np.array(99), "version 99"),
+        ("games", np.array(21), "record a number of games other than 21"),
+        ("m", np.array(-1.0), r"m must be in \[0, inf\)"),
         ("rng_state", np.array("{}"), "corrupt"),
         ("params", np.array('{"n_sides": 6}'), "corrupt"),
         ("win", data["win"][:, :, :2], "shape"),
@@ -330,7 +367,7 @@ def test_cli_bad_input(args, message, capsys, tmp_path, monkeypatch):
 
 def test_cli_bad_resume_never_overwrites(tmp_path, capsys):
     path = tmp_path / "run.npz"
-    formats.save_run_npz(path, handout.learn(HANDOUT, 3.0, 100, 1))
+    save_legacy_run(path, handout.learn(HANDOUT, 3.0, 100, 1))  # an old file: resumed the same
     before = path.read_bytes()
     for args, message in [
         (["--dice", 3], "different run"),
@@ -348,7 +385,7 @@ def test_cli_bad_resume_never_overwrites(tmp_path, capsys):
 
 def test_cli_ctrl_c_saves_a_resumable_run(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    real_play = handout.Session.play
+    real_play = learners.Session.play
     calls = {"n": 0}
 
     def play_then_interrupt(self, games):
@@ -357,7 +394,7 @@ def test_cli_ctrl_c_saves_a_resumable_run(tmp_path, capsys, monkeypatch):
         if calls["n"] == 2:
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(handout.Session, "play", play_then_interrupt)
+    monkeypatch.setattr(learners.Session, "play", play_then_interrupt)
     # The command's own exit code (typer returns it in non-standalone mode).
     code = app(["learn", "--games", "200000", "--seed", "8"], standalone_mode=False,
                prog_name="dicejack")
@@ -368,7 +405,7 @@ def test_cli_ctrl_c_saves_a_resumable_run(tmp_path, capsys, monkeypatch):
     partial = formats.load_run_npz(saved)
     assert 0 < partial.games < 200_000
     assert same_run(partial, handout.learn(HANDOUT, 100.0, partial.games, 8))
-    monkeypatch.setattr(handout.Session, "play", real_play)
+    monkeypatch.setattr(learners.Session, "play", real_play)
     code, _, _ = cli(capsys, "--resume", saved, "--games", 200_000, "--out", saved)
     assert code == 0
     assert same_run(formats.load_run_npz(saved), handout.learn(HANDOUT, 100.0, 200_000, 8))

@@ -1,12 +1,13 @@
-"""The handout's counting learner, to the letter: one home for its session and runs
-(:mod:`.session`), its compiled self-play loop (:mod:`.kernel`), the plain reference loop tests hold
-that loop to (:mod:`.reference`), traces of single games (:mod:`.trace`), their plain-language
-explanation (:mod:`.explain`), and the adapter that puts it on the generic learner interface
-(:mod:`.adapter`, the learner ``handout``). Its formulas (f_J, B, p_J) are
+"""The handout's counting learner, to the letter: the learner and its run (:mod:`.learner`),
+learn and resume in the handout's terms (:mod:`.session`), its compiled self-play loop
+(:mod:`.kernel`), the plain reference loop tests hold that loop to (:mod:`.reference`), and its
+extras: traces of single games (:mod:`.trace`) and their plain-language explanation
+(:mod:`.explain`). It runs in the harness (:class:`dicejack.learners.harness.Session`) like every
+other learner; its run is a :class:`dicejack.learners.Run`. Its formulas (f_J, B, p_J) are
 :mod:`dicejack.learners.formulas`, shared with the other counting learners.
 
 May import: :mod:`dicejack.game` and the ground of :mod:`dicejack.learners` (checks, formulas,
-base, playing, moves, counting); nothing above the learners.
+base, playing, harness, moves, counting); nothing above the learners.
 
 >>> from dicejack.game import Game
 >>> run = learn(Game(6, 15, 17, 2), m=100.0, games=1000, seed=1)
@@ -16,16 +17,7 @@ base, playing, moves, counting); nothing above the learners.
 
 from __future__ import annotations
 
-from dicejack.learners.handout.adapter import Handout
-from dicejack.learners.handout.session import (
-    ENGINES,
-    TIE_BREAKS,
-    LearnRun,
-    Session,
-    frozen_counts,
-    learn,
-    resume,
-)
+from dicejack.learners.handout.learner import ENGINES, TIE_BREAKS, Handout, HandoutRun
+from dicejack.learners.handout.session import learn, resume
 
-__all__ = ["Handout", "LearnRun", "Session", "TIE_BREAKS", "ENGINES", "learn", "resume",
-           "frozen_counts"]
+__all__ = ["Handout", "HandoutRun", "TIE_BREAKS", "ENGINES", "learn", "resume"]

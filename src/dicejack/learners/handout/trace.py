@@ -27,8 +27,8 @@ from dicejack.learners.formulas import (
     move_probabilities,
     other_sum,
 )
+from dicejack.learners.handout.learner import Handout, HandoutRun
 from dicejack.learners.handout.reference import play_one_python, record_game, updated_counts
-from dicejack.learners.handout.session import LearnRun, Session
 
 __all__ = [
     "Choice",
@@ -196,7 +196,7 @@ def trace(
     seed: int | None = None,
     *,
     tie_break: str = "lowest",
-    start: LearnRun | None = None,
+    start: HandoutRun | None = None,
 ) -> list[TracedGame]:
     """The next `games` games of a run, move by move, replayed on copies (the run is untouched).
 
@@ -205,7 +205,7 @@ def trace(
     (seeded from the run's seed and game count), so tracing never changes what is learnt.
     """
     games = check_games_limit(check_count("games", games))
-    session = Session(game, m, seed, tie_break=tie_break, engine="python", start=start)
+    session = _learner_at(game, m, seed, tie_break, start)
     k, low, high = game.n_dice, game.low, game.high
     wl, ll = session.win.tolist(), session.lose.tolist()
     cdf_rows = game.sum_cdf_table.tolist()  # the float64 table the learner samples from
@@ -225,6 +225,17 @@ def trace(
         updates = _record_traced(wl, ll, [mv[:3] for mv in moves], winner)
         out.append(TracedGame(number, traced, winner, updates))
     return out
+
+
+def _learner_at(
+    game: Game, m: float, seed: int | None, tie_break: str, start: HandoutRun | None
+) -> Handout:
+    """The reference learner to trace from: fresh, or where `start` (of `game`) stopped."""
+    if start is None:
+        return Handout(game, seed, engine="python", m=m, tie_break=tie_break)
+    if start.game != game:
+        raise LearnerError(f"the run to resume is from a different game ({start.game})")
+    return Handout.at(start, engine="python")
 
 
 def _record_traced(
