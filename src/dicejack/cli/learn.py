@@ -499,6 +499,8 @@ def _learn_protocol_game(spec: str | None, items: list[str] | None, name: str | 
 
     if spec is None:
         raise UsageError("--game-param needs --game NAME")
+    others = dict(others)
+    out, resume = others.pop("--out", None), others.pop("--resume", None)
     given = [k for k, v in others.items() if v is not None]
     if given:
         verb = "does" if len(given) == 1 else "do"
@@ -516,14 +518,34 @@ def _learn_protocol_game(spec: str | None, items: list[str] | None, name: str | 
             raise UsageError(f"--param {item!r}: {cls.NAME} takes KEY=VALUE with KEY one of "
                              f"{', '.join(specs)}")
         params[key] = specs[key].parse(cls.NAME, value)
-    game = make_game(spec, parse_game_params(items))
+    check_out_path(out)
+    game_items = parse_game_params(items)
+    game = make_game(spec, game_items)
     space = enumerate_game(game)
-    learner = cls(game, 1 if seed is None else seed, **params)
-    update, close = parallel.games_progress_bar(games, 0)
+    if resume is not None:  # a saved run of this game (formats.game_runs), played on
+        from dicejack.formats.game_runs import load_game_run
+
+        loaded = load_game_run(resume, game)
+        if (name is not None and name != loaded.name) or param:
+            raise UsageError(f"{resume} is a run of {loaded.label}; resume it without "
+                             "--learner and --param (it keeps its own)")
+        if seed is not None and seed != loaded.seed:
+            raise UsageError(f"{resume} has seed {loaded.seed}; omit --seed to resume it")
+        if games < loaded.games:
+            raise UsageError(f"{resume} already has {loaded.games} games; --games must be >= "
+                             "that")
+        learner = loaded.learner_type.restore(game, loaded.seed, loaded.params, loaded.state)
+    else:
+        learner = cls(game, 1 if seed is None else seed, **params)
+    update, close = parallel.games_progress_bar(games, learner.played)
     try:
         run = GameSession(learner).run_to(games, progress=update, chunk_seconds=0.25)
     finally:
         close()
+    if out is not None:
+        from dicejack.formats.game_runs import save_game_run
+
+        save_game_run(out, run, spec, game_items)
     tables = run.final
     if fmt is LearnFormat.csv:
         buffer = io.StringIO()
