@@ -62,4 +62,4 @@ def test_the_report_command_writes_the_folder_the_doc_names(race_folder):
         assert (out / name).is_file(), name
     text = (out / "report.md").read_text()
     assert "race goal=10" in text and "| q-learning |" in text
-    assert not (out / "figures" / "policy_q-learning.png").exists()  # no score axes: tables
+    assert not (out / "figures" / "policy.png").exists()  # no score axes: tables

@@ -1,6 +1,6 @@
 """Figures of protocol games' reports (``dicejack report --game``): maps over two score axes.
 
-Owns drawing score maps, not computing them (:mod:`dicejack.report.game_shapes` does): a row
+Owns drawing score maps, not computing them (:mod:`dicejack.report.game_shapes` does): rows
 of square maps over (my score i, opponent's score j), rows i and columns j, (0, 0) top left as
 every heatmap of dicejack. A map is either turn totals (the turn total at which the mover stops
 rolling, Neller and Presser's roll/hold boundary in two dimensions; viridis from 0 to the goal)
@@ -42,45 +42,54 @@ class ScoreMap:
     top: float = 1.0
 
 
-def score_maps_figure(maps: Sequence[ScoreMap], *, suptitle: str = "") -> Any:
-    """A matplotlib Figure: the maps side by side, each with its colour bar."""
+def score_maps_figure(rows: Sequence[Sequence[ScoreMap | None]], *, suptitle: str = "") -> Any:
+    """A matplotlib Figure: the maps in rows (None leaves a cell empty), each with its colour
+    bar."""
     with default_style() as m:
-        n = len(maps)
-        width = n * (_LEFT + _SIDE + _GAP) + 0.2
-        height = _BOTTOM + _SIDE + _TOP
+        columns = max(len(r) for r in rows)
+        cell = _LEFT + _SIDE + _GAP
+        width = columns * cell + 0.2
+        row_height = _BOTTOM + _SIDE + 0.45
+        height = len(rows) * row_height + _TOP - 0.45
         fig = new_figure(m, width, height)
-        for c, smap in enumerate(maps):
-            x = 0.1 + c * (_LEFT + _SIDE + _GAP) + _LEFT
-            ax = axes_in_inches(fig, x, _BOTTOM, _SIDE, _SIDE)
-            cax = axes_in_inches(fig, x + _SIDE + 0.1, _BOTTOM, _BAR, _SIDE)
-            values = np.ma.masked_invalid(np.asarray(smap.values, dtype=float))
-            if smap.kind == "share":
-                cmap = m.cmap("RdYlGn").with_extremes(bad="#d9d9d9")
-                image = ax.imshow(values, cmap=cmap, vmin=0, vmax=1, interpolation="nearest")
-                label = "share (grey: no state)"
-            else:
-                cmap = m.cmap("viridis").with_extremes(bad="#d9d9d9")
-                image = ax.imshow(values, cmap=cmap, vmin=0, vmax=smap.top,
-                                  interpolation="nearest")
-                label = "turn total (grey: no data)"
-            bar = fig.colorbar(image, cax=cax)
-            bar.set_label(label, fontsize=8)
-            bar.ax.tick_params(labelsize=7)
-            goal = values.shape[0]
-            step = 1 if goal <= 20 else 5 if goal <= 60 else 10
-            ticks = m.ticker.FixedLocator(np.arange(0, goal, step))
-            ax.xaxis.set_major_locator(ticks)
-            ax.yaxis.set_major_locator(ticks)
-            ax.set_title(smap.title, fontsize=9, parse_math=False)
-            ax.set_xlabel("j (opponent's score)")
-            ax.set_ylabel("i (mover's score)")
-            flat_ticks(m, ax, labelsize=7)
+        for r, row in enumerate(rows):
+            bottom = height - _TOP - _SIDE - r * row_height
+            for c, smap in enumerate(row):
+                if smap is not None:
+                    _draw_map(m, fig, smap, 0.1 + c * cell + _LEFT, bottom)
         if suptitle:
             fig.suptitle(suptitle, fontsize=10, y=1 - 0.08 / height, va="top", parse_math=False)
     return fig
 
 
-def plot_score_maps(path: Path, maps: Sequence[ScoreMap], *, suptitle: str = "",
-                    fmts: Sequence[str] = ("png",)) -> None:
+def _draw_map(m: Any, fig: Any, smap: ScoreMap, x: float, bottom: float) -> None:
+    """One map with its colour bar, its lower left corner at (x, bottom) inches."""
+    ax = axes_in_inches(fig, x, bottom, _SIDE, _SIDE)
+    cax = axes_in_inches(fig, x + _SIDE + 0.1, bottom, _BAR, _SIDE)
+    values = np.ma.masked_invalid(np.asarray(smap.values, dtype=float))
+    if smap.kind == "share":
+        cmap = m.cmap("RdYlGn").with_extremes(bad="#d9d9d9")
+        image = ax.imshow(values, cmap=cmap, vmin=0, vmax=1, interpolation="nearest")
+        label = "share (grey: no state)"
+    else:
+        cmap = m.cmap("viridis").with_extremes(bad="#d9d9d9")
+        image = ax.imshow(values, cmap=cmap, vmin=0, vmax=smap.top, interpolation="nearest")
+        label = "turn total (grey: no data)"
+    bar = fig.colorbar(image, cax=cax)
+    bar.set_label(label, fontsize=8)
+    bar.ax.tick_params(labelsize=7)
+    goal = values.shape[0]
+    step = 1 if goal <= 20 else 5 if goal <= 60 else 10
+    ticks = m.ticker.FixedLocator(np.arange(0, goal, step))
+    ax.xaxis.set_major_locator(ticks)
+    ax.yaxis.set_major_locator(ticks)
+    ax.set_title(smap.title, fontsize=9, parse_math=False)
+    ax.set_xlabel("j (opponent's score)")
+    ax.set_ylabel("i (mover's score)")
+    flat_ticks(m, ax, labelsize=7)
+
+
+def plot_score_maps(path: Path, rows: Sequence[Sequence[ScoreMap | None]], *,
+                    suptitle: str = "", fmts: Sequence[str] = ("png",)) -> None:
     """Write :func:`score_maps_figure` to `path` in each format of `fmts`."""
-    save_figure(score_maps_figure(maps, suptitle=suptitle), path, fmts)
+    save_figure(score_maps_figure(rows, suptitle=suptitle), path, fmts)

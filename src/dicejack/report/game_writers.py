@@ -5,7 +5,7 @@ Owns the folder on disk for protocol games, beside :mod:`dicejack.report.writers
 handout's): :func:`write_game_report` draws the figures (``figures/agreement.png`` and
 ``figures/values.png``, curves over checkpoints with 95% bands and their numbers as CSV, by
 :func:`dicejack.figures.plot_curves`; for games with two score axes, Pig and Piglet, a policy
-map per series, ``figures/policy_<series>.png`` with its numbers as ``.csv``, by
+maps of every series, ``figures/policy.png`` with its numbers as ``policy.csv``, by
 :mod:`dicejack.figures.games`) and writes the files :mod:`dicejack.report.game_contents` builds,
 built in a temporary folder beside the destination and swapped in only when complete (the same
 marker as every report: only a dicejack report, or an empty folder, is replaced; a report of
@@ -42,7 +42,11 @@ from dicejack.report.game_shapes import hold_rows, mean_by_scores, score_axes, s
 from dicejack.report.game_study import GameReportConfig, GameStudy, run_game_study
 from dicejack.report.writers import MARKER, Report
 
-__all__ = ["GAME_PANELS", "game_default_out", "write_game_report", "make_game_report"]
+__all__ = ["GAME_PANELS", "MAP_SERIES_LIMIT", "game_default_out", "write_game_report",
+           "make_game_report"]
+
+#: Most series drawn on the score maps (one column each).
+MAP_SERIES_LIMIT = 4
 
 #: The curves figures of a game report: file stem, title and panels.
 GAME_PANELS = (
@@ -113,28 +117,34 @@ def _plot(study: GameStudy, folder: Path) -> list[tuple[str, str]]:
     optimal_hold = has_hold & sol.optimal[np.maximum(hold, 0)]
     live = ~sol.space.terminal
     optimal = stop_totals(axes, optimal_hold, live)
-    for s in cfg.series:
+    learned_row: list[ScoreMap | None] = [
+        ScoreMap("Optimal: turn total at which player 0 stops", optimal, top=axes.goal)]
+    share_row: list[ScoreMap | None] = [None]
+    names, columns = ["optimal_stop"], [optimal]
+    shown = cfg.series[:MAP_SERIES_LIMIT]
+    for s in shown:
         first = study.runs_for(s)[0]
         known = live & (first.best >= 0)
         learned = stop_totals(axes, has_hold & (first.best == hold), known)
         share = mean_by_scores(axes, study.optimal_share(s))
-        name = f"policy_{s.slug}"
-        maps = [ScoreMap("Optimal: turn total at which player 0 stops", optimal, top=axes.goal),
-                ScoreMap(f"Learned, seed {first.seed}: the same", learned, top=axes.goal),
-                ScoreMap(f"Optimal actions learned, share over {cfg.seeds} seeds", share,
-                         kind="share")]
-        plot_score_maps(folder / f"{name}.png", maps,
-                        suptitle=f"{s.label} after {cfg.games[-1]:,} games: {cfg.label}",
-                        fmts=cfg.figure_formats)
-        formats.write_atomic(folder / f"{name}.csv", _maps_csv(
-            axes.goal, ["optimal_stop", f"learned_stop_seed{first.seed}", "optimal_share"],
-            [optimal, learned, share]))
-        out.append((f"figures/{name}.png",
-                    f"{s.label}: the roll/hold boundary as Neller and Presser draw it, per "
-                    "(my score i, opponent's score j) the turn total at which the mover stops "
-                    "rolling (holds, or reaches the goal), optimal and learned (first seed, "
-                    "player 0), and the share of states at (i, j), both seats, where the "
-                    f"learned action is optimal over the seeds (numbers: figures/{name}.csv)"))
+        learned_row.append(ScoreMap(f"{s.label}, seed {first.seed}: the same", learned,
+                                    top=axes.goal))
+        share_row.append(ScoreMap(f"{s.label}: optimal action, share of {cfg.seeds} seeds",
+                                  share, kind="share"))
+        names += [f"{s.slug}_stop_seed{first.seed}", f"{s.slug}_optimal_share"]
+        columns += [learned, share]
+    plot_score_maps(folder / "policy.png", [learned_row, share_row],
+                    suptitle=f"The roll/hold boundary after {cfg.games[-1]:,} games: {cfg.label}",
+                    fmts=cfg.figure_formats)
+    formats.write_atomic(folder / "policy.csv", _maps_csv(axes.goal, names, columns))
+    more = (f" (the first {MAP_SERIES_LIMIT} series)" if len(cfg.series) > MAP_SERIES_LIMIT
+            else "")
+    out.append(("figures/policy.png",
+                "The roll/hold boundary as Neller and Presser draw it: per (my score i, "
+                "opponent's score j), the turn total at which the mover stops rolling (holds, "
+                "or reaches the goal), optimal and learned (first seed, player 0), and below, "
+                "the share of states at (i, j), both seats, where the learned action is "
+                f"optimal, over the seeds{more} (numbers: figures/policy.csv)"))
     return out
 
 
