@@ -2,7 +2,8 @@
 against a fixed opponent or itself; the ``gym`` extra) and :mod:`.dicejack_v0` (PettingZoo's AEC
 API, two agents, as PettingZoo's classic games; the ``pettingzoo`` extra):
 ``from dicejack.envs import dicejack_v0``; :mod:`.protocol_v0` (any protocol game of
-:mod:`dicejack.games`, e.g. Pig, as a PettingZoo AEC environment: :func:`protocol_env`). Importing this package loads none of them, so that it
+:mod:`dicejack.games`, e.g. Pig, as a PettingZoo AEC environment: :func:`protocol_env`).
+Importing this package loads none of them, so that it
 never needs an optional dependency; import the module you use. (The OpenSpiel game is
 :mod:`dicejack.openspiel`, beside this package in the same layer.)
 
