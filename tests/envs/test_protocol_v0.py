@@ -8,6 +8,7 @@ import pytest
 
 pytest.importorskip("pettingzoo")
 
+import numpy as np  # noqa: E402
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 
 from dicejack.envs import protocol_env, protocol_v0  # noqa: E402
@@ -61,3 +62,33 @@ def test_the_same_seed_plays_the_same_game():
 
     assert game_of(7) == game_of(7)
     assert any(game_of(7) != game_of(s) for s in range(8, 12))
+
+
+def test_one_agent_against_optimal_play_is_a_checked_gymnasium_env():
+    from gymnasium.utils.env_checker import check_env
+
+    from dicejack.envs import protocol_single_agent
+    from dicejack.solver.generic import solve_game
+
+    game = Pig(goal=8)
+    sol = solve_game(game)
+    for agent in ("player_0", "player_1"):
+        single = protocol_single_agent(protocol_env(game), agent, sol.policy())
+        check_env(single, skip_render_check=True)
+    # always rolling against optimal play: the mean reward is its exact value, within noise
+    single = protocol_single_agent(protocol_env(game), "player_0", sol.policy())
+    from dicejack.solver.generic import evaluate_policy, policy_from_actions
+
+    roll = policy_from_actions(sol.space, lambda s: "roll")
+    p0 = sol.space.player[sol.space.row_state] == 0
+    exact = evaluate_policy(sol.space, np.where(p0, roll, sol.policy()))[0]
+    rewards = []
+    for seed in range(400):
+        single.reset(seed=seed)
+        total, done = 0.0, False
+        while not done:
+            _, r, done, cut, _ = single.step(0)
+            total += r
+            done = done or cut
+        rewards.append(total)
+    assert abs(np.mean(rewards) - exact) < 4 * np.std(rewards) / np.sqrt(len(rewards))

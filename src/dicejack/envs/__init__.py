@@ -35,3 +35,12 @@ def protocol_env(game: Any, **kwargs: Any) -> Any:
     from dicejack.envs import protocol_v0
 
     return protocol_v0.env(game=game, **kwargs)
+
+
+def protocol_single_agent(env: Any, agent: str, opponent: Any) -> Any:
+    """`agent` of a :func:`protocol_env` environment against `opponent` (weights per (state,
+    action) row of the enumerated game, e.g. ``solve_game(game).policy()``) as a
+    ``gymnasium.Env`` with ``action_masks()`` (:mod:`dicejack.envs.protocol_single`)."""
+    from dicejack.envs.protocol_single import ProtocolSingleAgentEnv
+
+    return ProtocolSingleAgentEnv(env, agent, opponent)
