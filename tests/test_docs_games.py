@@ -58,7 +58,7 @@ def test_the_report_command_writes_the_folder_the_doc_names(race_folder):
     assert main(shlex.split(command)[1:] + ["--workers", "1"]) == 0
     out = race_folder / "reports" / "race-goal10-learners"
     for name in ("report.md", "report.html", "metrics.csv", "metrics.json", "timing.json",
-                 "figures/agreement.png", "figures/values.png"):
+                 "figures/convergence.png", "figures/convergence.csv"):
         assert (out / name).is_file(), name
     text = (out / "report.md").read_text()
     assert "race goal=10" in text and "| q-learning |" in text

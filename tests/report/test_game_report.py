@@ -131,7 +131,7 @@ def test_a_game_report_folder_is_complete_and_reproducible(tmp_path, config):
     a = make_game_report(config, tmp_path / "a", workers=1).path
     b = make_game_report(config, tmp_path / "b", workers=1).path
     names = sorted(p.relative_to(a).as_posix() for p in a.rglob("*") if p.is_file())
-    assert "figures/policy.png" in names and "figures/values.csv" in names
+    assert "figures/policy.png" in names and "figures/convergence.csv" in names
     for name in names:
         if name != "timing.json":
             assert (a / name).read_bytes() == (b / name).read_bytes(), name

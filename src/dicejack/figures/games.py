@@ -28,7 +28,7 @@ from dicejack.figures.base import (
 
 __all__ = ["ScoreMap", "score_maps_figure", "plot_score_maps"]
 
-_SIDE, _LEFT, _BOTTOM, _TOP, _BAR, _GAP = 2.9, 0.7, 0.6, 0.75, 0.15, 1.05
+_SIDE, _LEFT, _BOTTOM, _TOP, _BAR, _GAP = 2.5, 0.7, 0.6, 0.75, 0.15, 1.05
 
 
 @dataclass(frozen=True, eq=False)

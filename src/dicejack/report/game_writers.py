@@ -2,8 +2,8 @@
 whole, and running a study into it.
 
 Owns the folder on disk for protocol games, beside :mod:`dicejack.report.writers` (the
-handout's): :func:`write_game_report` draws the figures (``figures/agreement.png`` and
-``figures/values.png``, curves over checkpoints with 95% bands and their numbers as CSV, by
+handout's): :func:`write_game_report` draws the figures (``figures/convergence.png``,
+curves over checkpoints with 95% bands and their numbers as CSV, by
 :func:`dicejack.figures.plot_curves`; for games with two score axes, Pig and Piglet, a policy
 maps of every series, ``figures/policy.png`` with its numbers as ``policy.csv``, by
 :mod:`dicejack.figures.games`) and writes the files :mod:`dicejack.report.game_contents` builds,
@@ -50,16 +50,14 @@ MAP_SERIES_LIMIT = 4
 
 #: The curves figures of a game report: file stem, title and panels.
 GAME_PANELS = (
-    ("agreement", "Policy agreement with the exact solution", (
+    ("convergence", "Learned against exact", (
         figures.Panel("agreement_decisive", "Agreement, decisive states", "share",
                       ylim=(0, 1.02), hline=0.95),
-        figures.Panel("agreement_all", "Agreement, every state", "share", ylim=(0, 1.02)),
         figures.Panel("weighted_agreement", "Agreement weighted by optimal play's visits",
                       "share", ylim=(0, 1.02)),
-    )),
-    ("values", "Values and exploitability (exact)", (
         figures.Panel("value_rmse", "Value RMSE (states with data)", "RMSE"),
-        figures.Panel("exploitability", "Exploitability", "payoff", logy=True, zero=True),
+        figures.Panel("exploitability", "Exploitability (exact)", "payoff", logy=True,
+                      zero=True),
     )),
 )
 
@@ -91,7 +89,7 @@ def _maps_csv(goal: int, names: list[str], maps: list[np.ndarray]) -> str:
     w.writerow(["i", "j", *names])
     for i in range(goal):
         for j in range(goal):
-            w.writerow([i, j, *("" if not np.isfinite(m[i, j]) else f"{float(m[i, j]):.6g}"
+            w.writerow([i, j, *("" if not np.isfinite(m[i, j]) else f"{float(m[i, j]):.4g}"
                                 for m in maps)])
     return buf.getvalue()
 
