@@ -173,3 +173,53 @@ def test_cli_report_game(tmp_path, capsys):
 def test_cli_report_game_refusals(args, message, capsys):
     assert main(["report", "--game", "pig", *args]) == 2
     assert message in capsys.readouterr().err
+
+
+
+SOLO = """
+from dataclasses import dataclass
+from fractions import Fraction
+
+
+@dataclass(frozen=True)
+class Solo:
+    goal: int = 4
+    name = "solo"
+    num_players = 1
+
+    def initial_state(self):
+        return 0
+
+    def is_terminal(self, s):
+        return s in ("won", "lost")
+
+    def payoff(self, s):
+        return 1 if s == "won" else 0
+
+    def player(self, s):
+        return 0
+
+    def actions(self, s):
+        return ("step", "jump")
+
+    def outcomes(self, s, a):
+        if a == "step":
+            return [("won" if s + 1 >= self.goal else s + 1, Fraction(1))]
+        return [("won", Fraction(1, 4)), ("lost", Fraction(1, 4)), (s, Fraction(1, 2))]
+"""
+
+
+def test_a_one_player_games_report_has_no_seats(tmp_path, monkeypatch):
+    (tmp_path / "solo.py").write_text(SOLO)
+    monkeypatch.chdir(tmp_path)
+    cfg = GameReportConfig("solo.py:Solo", (), parse_game_series(["q-learning"]),
+                           games=(50, 100), seeds=2)
+    out = make_game_report(cfg, workers=1).path
+    assert out.as_posix() == "reports/solo-goal4-learners"
+    md = (out / "report.md").read_text()
+    assert "Exploitability: the optimal value minus the learned greedy policy's" in md
+    assert "value_first" not in md.split("## The metrics")[0]
+    assert not (out / "figures" / "policy.png").exists()
+    k = GAME_METRICS.index("value_first")
+    study = run_game_study(cfg, workers=1)
+    assert np.isnan(study.values(cfg.series[0])[:, :, k]).all()

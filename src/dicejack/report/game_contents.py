@@ -165,9 +165,11 @@ def game_report_markdown(study: GameStudy, figures: Sequence[tuple[str, str]]) -
         words = ", ".join(f"{k}={v}" for k, v in _all_params(s).items())
         lines.append(f"- `{_esc(s.label)}`: {GAME_LEARNERS[s.learner].SUMMARY} ({words})")
     lines += ["", f"## In numbers, after {cfg.games[-1]:,} games", "",
-              "Mean over seeds (95% interval). Exploitability: what best responses in both "
-              "seats win against the learned greedy policy beyond the game's value (0 = "
-              "unexploitable), computed exactly.", ""]
+              "Mean over seeds (95% interval). Exploitability: " + (
+                  "what best responses in both seats win against the learned greedy policy "
+                  "beyond the game's value (0 = unexploitable)" if two else
+                  "the optimal value minus the learned greedy policy's (one player)")
+              + ", computed exactly.", ""]
     cols = ["agreement_decisive", "agreement_all", "weighted_agreement", "value_rmse",
             "exploitability", "score_vs_optimal"]
     header = ["series", *cols, "games to 95% decisive (mean; seeds)"]
@@ -239,7 +241,8 @@ def game_report_markdown(study: GameStudy, figures: Sequence[tuple[str, str]]) -
               "- score_vs_optimal: what the learned policy gives away against optimal play, "
               "summed over both seats (0 = as good as optimal).",
               "- exploitability: what best responses in both seats win against it beyond the "
-              "game's value.",
+              "game's value." if two else "- exploitability: the optimal value minus its "
+              "value.",
               "", "Intervals: mean +- t(0.975, n-1) sd / sqrt(n) over the n seeds, cut at each "
               "metric's range; metrics.json keeps them raw, metrics.csv has every run's "
               "value."]
