@@ -93,3 +93,28 @@ def test_cli_learn_out_and_resume_equal_a_straight_run(tmp_path, capsys):
     assert "already has 100 games" in capsys.readouterr().err
     assert main(["learn", *game, "--games", "300", "--resume", b, "--learner", "counting"]) == 2
     assert "resume it without --learner" in capsys.readouterr().err
+
+
+def test_cli_ctrl_c_saves_the_partial_run_and_says_how_to_resume(tmp_path, capsys,
+                                                                  monkeypatch):
+    from dicejack.learners.game_session import GameSession
+
+    played = GameSession.play
+
+    def interrupted(self, games):
+        if self.played >= 100:
+            raise KeyboardInterrupt
+        played(self, min(games, 100 - self.played))
+
+    monkeypatch.setattr(GameSession, "play", interrupted)
+    out = tmp_path / "run.npz"
+    code = main(["learn", "--game", "piglet", "--game-param", "goal=5", "--games", "1000",
+                 "--seed", "2", "--out", str(out)])
+    assert code == 130
+    err = capsys.readouterr().err
+    assert "interrupted after 100 of 1,000 games" in err
+    assert (f"Resume with: dicejack learn --game piglet --game-param goal=5 --resume {out} "
+            f"--games 1000 --out {out}") in err
+    run = load_game_run(out)
+    assert run.games == 100
+    assert run.final.equals(learn_game(Piglet(goal=5), "q-learning", 100, seed=2).final)
