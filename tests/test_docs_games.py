@@ -50,3 +50,26 @@ def test_the_python_runs_and_prints_what_it_says(race_folder, capsys):
     said = [line.split("# ", 1)[1].strip() for line in code.splitlines()
             if line.startswith("print(") and "# " in line]
     assert printed == said
+
+
+def test_the_report_command_writes_the_folder_the_doc_names(race_folder):
+    """The doc's own game file with `dicejack report` (the issue's "works with report")."""
+    command = next(b.strip() for b in blocks("") if b.startswith("dicejack report --game race"))
+    assert main(shlex.split(command)[1:] + ["--workers", "1"]) == 0
+    out = race_folder / "reports" / "race-goal10-learners"
+    for name in ("report.md", "report.html", "metrics.csv", "metrics.json", "timing.json",
+                 "figures/convergence.png", "figures/convergence.csv"):
+        assert (out / name).is_file(), name
+    text = (out / "report.md").read_text()
+    assert "race goal=10" in text and "| q-learning |" in text
+    assert not (out / "figures" / "policy.png").exists()  # no score axes: tables
+
+
+def test_the_openspiel_and_pettingzoo_block_runs():
+    pytest.importorskip("pyspiel")
+    pytest.importorskip("pettingzoo")
+    code = next(b for b in blocks("python") if "protocol_game" in b)
+    namespace: dict = {}
+    exec(compile(code, str(DOC), "exec"), namespace)
+    assert namespace["game"].get_type().short_name == "python_dicejack_pig_goal_10_die_6"
+    assert namespace["env"].unwrapped.action_labels == ["roll", "hold"]

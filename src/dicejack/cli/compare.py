@@ -9,8 +9,15 @@ from typing import TYPE_CHECKING
 import typer
 
 from dicejack import formats, one_line
-from dicejack.cli.common import UsageError, app, count_parser, learner_name, write_output
-from dicejack.cli.learn import LearnerHelpCommand, ParamOpt, learner_params, load_run_file
+from dicejack.cli.common import UsageError, app, count_parser, write_output
+from dicejack.cli.learn import (
+    GameParamOpt,
+    LearnerHelpCommand,
+    ParamOpt,
+    learner_or_game_learner,
+    learner_params,
+    load_run_file,
+)
 
 if TYPE_CHECKING:
     from dicejack.game import Game
@@ -109,10 +116,11 @@ def compare_cmd(
     dice: int | None = typer.Option(None, "--dice", help="NDice, for text tables. Default 2."),
     fmt: CompareFormat = typer.Option(CompareFormat.text, "--format", help="Output format."),
     learner_name: str | None = typer.Option(
-        None, "--learner", metavar="NAME", parser=learner_name,
+        None, "--learner", metavar="NAME", parser=learner_or_game_learner,
         help="Instead of SOURCE: learn with this learner "
         "(handout, q-learning, mc-epsilon, ucb, thompson; listed under Learners below) on the "
-        "game of --sides/--low/--high/--dice, then compare."
+        "game of --sides/--low/--high/--dice, then compare. With --game: q-learning, "
+        "mc-exploring-starts or counting."
     ),
     param: list[str] | None = ParamOpt,
     m: float | None = typer.Option(
@@ -137,6 +145,14 @@ def compare_cmd(
         False, "--zero-based", help="With --policy: the policy gives actions 0..NDice-1 "
         "(J = action + 1), as PettingZoo, OpenSpiel and most RL code number them."
     ),
+    game_spec: str | None = typer.Option(
+        None, "--game", metavar="NAME|FILE.py:Class", help="A protocol game (pig, piglet, "
+        "handout, or your FILE.py:Class; docs/games.md): SOURCE is then a run of it "
+        "(`dicejack learn --game ... --out run.npz`), or --learner learns one; compared with "
+        "the game's exact solution (agreement, value error, the learned policy's exact value, "
+        "exploitability)."
+    ),
+    game_param: list[str] | None = GameParamOpt,
 ) -> None:
     """Compare learned tables with the exact solution.
 
@@ -155,6 +171,17 @@ def compare_cmd(
 
     given = {"sides": sides, "low": low, "high": high, "dice": dice}
     learning = {"--param": param or None, "-m": m, "--games": games, "--seed": seed}
+    if game_spec is not None or game_param:
+        _compare_game(source, game_spec, game_param, learner_name, param, games, seed, fmt,
+                      {"--sides": sides, "--low": low, "--high": high, "--dice": dice, "-m": m,
+                       "--policy": policy, "--zero-based": zero_based or None})
+        return
+    if learner_name is not None:
+        from dicejack import learners
+
+        if learner_name not in learners.NAMES:
+            raise UsageError(f"--learner {learner_name} learns protocol games: give --game "
+                             "NAME (e.g. --game pig)")
     sub = None
     if sum(x is not None for x in (source, learner_name, policy)) > 1:
         raise UsageError("give one of SOURCE, --learner NAME or --policy MODULE:NAME: SOURCE is "
@@ -255,3 +282,66 @@ def _learn_for_compare(
     finally:
         close()
     return game, run
+
+
+def _compare_game(source: Path | None, spec: str | None, items: list[str] | None,
+                  name: str | None, param: list[str] | None, games: int | None,
+                  seed: int | None, fmt: CompareFormat, others: dict[str, object]) -> None:
+    """`compare --game`: a saved run of a protocol game (formats.game_runs), or a run learned
+    now with --learner, against the game's exact solution (compare.games)."""
+    from dicejack.compare.games import compare_game
+    from dicejack.formats.game_runs import load_game_run
+    from dicejack.games import enumerate_game, game_label, make_game, parse_game_params
+    from dicejack.learners import checks
+    from dicejack.learners.game_session import GameSession, game_learner_class
+    from dicejack.runtime import parallel
+    from dicejack.solver import generic
+
+    if spec is None:
+        raise UsageError("--game-param needs --game NAME")
+    given = [k for k, v in others.items() if v is not None]
+    if given:
+        verb = "does" if len(given) == 1 else "do"
+        raise UsageError(f"{', '.join(given)} {verb} not apply to --game (give the game's "
+                         "parameters as --game-param KEY=VALUE)")
+    if (source is None) == (name is None):
+        raise UsageError("with --game, give SOURCE (a run of the game, from `dicejack learn "
+                         "--game ... --out run.npz`) or --learner NAME to learn one, not both")
+    game = make_game(spec, parse_game_params(items))
+    space = enumerate_game(game)
+    if source is not None:
+        extra = [k for k, v in {"--param": param or None, "--games": games, "--seed": seed
+                                }.items() if v is not None]
+        if extra:
+            raise UsageError(f"{', '.join(extra)}: only with --learner (to learn a run), not "
+                             "with SOURCE")
+        _check_input_file(source)
+        run = load_game_run(source, game)
+        label = f"{source}: {run.label}"
+    else:
+        cls = game_learner_class(name)
+        specs = {p.name: p for p in cls.PARAMS}
+        params = {}
+        for item in param or []:
+            key, sep, value = item.partition("=")
+            key = key.strip()
+            if not sep or key not in specs:
+                raise UsageError(f"--param {item!r}: {cls.NAME} takes KEY=VALUE with KEY one "
+                                 f"of {', '.join(specs)}")
+            params[key] = specs[key].parse(cls.NAME, value)
+        games = 100_000 if games is None else games
+        if games < 0:
+            raise UsageError(f"--games must be >= 0, got {games}")
+        checks.check_games_limit(games, "--games")
+        update, close = parallel.games_progress_bar(games, 0)
+        try:
+            run = GameSession(cls(game, 1 if seed is None else seed, **params)).run_to(
+                games, progress=update, chunk_seconds=0.25)
+        finally:
+            close()
+        label = f"{run.label} (learned now, not saved): {game_label(game)}"
+    result = compare_game(generic.solve_game(space), run.final, label)
+    if fmt is CompareFormat.json:
+        write_output(formats.json_text(result.as_dict()), None)
+    else:
+        write_output(result.text(), None)

@@ -190,11 +190,13 @@ def play_saving_on_interrupt(
     resume: Path | None,
     save: Callable[[Path, Any], None],
     first: Callable[[], None] | None = None,
+    resume_args: str = "",
 ) -> Any:
     """Play `session` (a :class:`dicejack.learners.Session`) to `games` games under the progress
     bar, then save(out, run) when --out is given; returns the run.
 
-    `first` runs before the games (the trace). Ctrl-C or SIGTERM saves the partial run with
+    `first` runs before the games (the trace); `resume_args` go before --resume in the hint
+    (``--game ...`` for a protocol game's run). Ctrl-C or SIGTERM saves the partial run with
     `save` to --out (when it is new or the resumed file) or to a free INTERRUPTED_RUN name, says
     how to resume, and exits 130 / 143; a signal during a save waits for the save to finish.
     """
@@ -217,7 +219,8 @@ def play_saving_on_interrupt(
             save(target, partial)
         typer.echo(
             f"interrupted after {partial.games:,} of {games:,} games; saved the run to {target}.\n"
-            f"Resume with: dicejack learn --resume {target} --games {games} --out {target}",
+            f"Resume with: dicejack learn{resume_args} --resume {target} --games {games} "
+            f"--out {target}",
             err=True,
         )
         raise typer.Exit(code) from None
@@ -501,11 +504,12 @@ def _learn_protocol_game(spec: str | None, items: list[str] | None, name: str | 
     from dicejack.formats.json_output import json_text
     from dicejack.games import enumerate_game, game_label, make_game, parse_game_params
     from dicejack.learners.game_session import GameSession, game_learner_class
-    from dicejack.runtime import parallel
     from dicejack.solver import generic, generic_metrics, generic_output
 
     if spec is None:
         raise UsageError("--game-param needs --game NAME")
+    others = dict(others)
+    out, resume = others.pop("--out", None), others.pop("--resume", None)
     given = [k for k, v in others.items() if v is not None]
     if given:
         verb = "does" if len(given) == 1 else "do"
@@ -523,14 +527,32 @@ def _learn_protocol_game(spec: str | None, items: list[str] | None, name: str | 
             raise UsageError(f"--param {item!r}: {cls.NAME} takes KEY=VALUE with KEY one of "
                              f"{', '.join(specs)}")
         params[key] = specs[key].parse(cls.NAME, value)
-    game = make_game(spec, parse_game_params(items))
+    check_out_path(out)
+    game_items = parse_game_params(items)
+    game = make_game(spec, game_items)
     space = enumerate_game(game)
-    learner = cls(game, 1 if seed is None else seed, **params)
-    update, close = parallel.games_progress_bar(games, 0)
-    try:
-        run = GameSession(learner).run_to(games, progress=update, chunk_seconds=0.25)
-    finally:
-        close()
+    if resume is not None:  # a saved run of this game (formats.game_runs), played on
+        from dicejack.formats.game_runs import load_game_run
+
+        loaded = load_game_run(resume, game)
+        if (name is not None and name != loaded.name) or param:
+            raise UsageError(f"{resume} is a run of {loaded.label}; resume it without "
+                             "--learner and --param (it keeps its own)")
+        if seed is not None and seed != loaded.seed:
+            raise UsageError(f"{resume} has seed {loaded.seed}; omit --seed to resume it")
+        if games < loaded.games:
+            raise UsageError(f"{resume} already has {loaded.games} games; --games must be >= "
+                             "that")
+        learner = loaded.learner_type.restore(game, loaded.seed, loaded.params, loaded.state)
+    else:
+        learner = cls(game, 1 if seed is None else seed, **params)
+    from dicejack.formats.game_runs import save_game_run
+
+    words = [f" --game {spec}", *(f" --game-param {item}" for item in items or ())]
+    run = play_saving_on_interrupt(
+        GameSession(learner), games, out, resume,
+        lambda path, done: save_game_run(path, done, spec, game_items),
+        resume_args="".join(words))
     tables = run.final
     if fmt is LearnFormat.csv:
         buffer = io.StringIO()

@@ -10,6 +10,7 @@ from dicejack.cli.common import (
     HighOpt,
     LowOpt,
     SidesOpt,
+    UsageError,
     WorkersOpt,
     app,
     count_parser,
@@ -19,6 +20,7 @@ from dicejack.cli.common import (
 
 @app.command("report")
 def report_cmd(
+    ctx: typer.Context,
     sides: int = SidesOpt,
     low: int = LowOpt,
     high: int = HighOpt,
@@ -72,6 +74,18 @@ def report_cmd(
     ),
     workers: int | None = WorkersOpt,
     dask: str | None = DaskOpt,
+    game_spec: str | None = typer.Option(
+        None, "--game", metavar="NAME|FILE.py:Class", help="Study another game through the game "
+        "protocol (pig, piglet, handout, or your FILE.py:Class; docs/games.md) with its learners "
+        "(--learner q-learning, mc-exploring-starts, counting; default the first two), every "
+        "checkpoint measured exactly against the game's solution (agreement, value error, the "
+        "learned policy's exact value, exploitability). Default --games 1000..100000, --seeds 5, "
+        "--out reports/<game>-learners."
+    ),
+    game_param: list[str] | None = typer.Option(
+        None, "--game-param", metavar="KEY=VALUE", help="A parameter of --game; repeat for more "
+        "(pig: goal, die; piglet: goal)."
+    ),
 ) -> None:
     """Convergence report: how learners approach optimal play as games accumulate.
 
@@ -93,6 +107,10 @@ def report_cmd(
     """
     from dicejack import report as rep
 
+    if game_spec is not None or game_param:
+        _report_game(ctx, game_spec, game_param, learner, param, m, games, seed, out,
+                     figure_format, workers, dask)
+        return
     game = make_game(sides, low, high, dice)
     config = rep.ReportConfig(
         game=game,
@@ -113,5 +131,52 @@ def report_cmd(
         f"learner runs {t['runs_wall']:.1f} s "
         f"(learning {t['learn_cpu']:.1f} s CPU, metrics {t['metrics_cpu']:.1f} s CPU), "
         f"figures {t['plot']:.1f} s",
+        err=True,
+    )
+
+
+def _report_game(ctx: typer.Context, spec: str | None, items: list[str] | None,
+                 learner: list[str] | None, param: list[str] | None, m: list[str] | None,
+                 games: str | None, seed: int, out: Path | None, figure_format: str,
+                 workers: int | None, dask: str | None) -> None:
+    """`report --game`: a convergence report of learners of a protocol game
+    (dicejack.report.game_writers)."""
+    from dicejack import report as rep
+    from dicejack.games import parse_game_params
+    from dicejack.report import game_study, game_writers
+
+    if spec is None:
+        raise UsageError("--game-param needs --game NAME")
+    def typed(name: str) -> bool:
+        return getattr(ctx.get_parameter_source(name), "name", "") == "COMMANDLINE"
+
+    given = [f"--{name}" for name in ("sides", "low", "high", "dice") if typed(name)]
+    if m:
+        given.append("-m")
+    if given:
+        verb = "does" if len(given) == 1 else "do"
+        raise UsageError(f"{', '.join(given)} {verb} not apply to --game (give the game's "
+                         "parameters as --game-param KEY=VALUE)")
+    seeds = ctx.params["seeds"] if typed("seeds") else game_study.GAME_DEFAULT_SEEDS
+    config = game_study.GameReportConfig(
+        game_spec=spec,
+        game_params=tuple(parse_game_params(items).items()),
+        series=game_study.parse_game_series(learner or (), param or ()),
+        games=rep.parse_games(games) if games is not None else game_study.GAME_DEFAULT_GAMES,
+        seeds=seeds,
+        first_seed=seed,
+        figure_formats=tuple(f for f in figure_format.split(",") if f.strip()),
+    )
+    if workers is not None and workers < 1:
+        raise rep.ReportError(f"--workers must be >= 1, got {workers}")
+    result = game_writers.make_game_report(config, out, workers=workers, dask=dask,
+                                           progress=True)
+    t = result.study.timing
+    typer.echo(
+        f"wrote {result.path}/ (report.md, report.html, figures/, metrics.csv, metrics.json; run "
+        f"times in {rep.TIMING_FILE}) in {t['total']:.1f} s: solve {t['solve']:.2f} s, "
+        f"compile/warm-up {t['warmup']:.2f} s, learner runs {t['runs_wall']:.1f} s (learning "
+        f"{t['learn_cpu']:.1f} s CPU, metrics {t['metrics_cpu']:.1f} s CPU), figures "
+        f"{t['plot']:.1f} s",
         err=True,
     )

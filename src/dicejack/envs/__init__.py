@@ -1,7 +1,9 @@
 """The game as environments for other libraries' agents: :mod:`.gym_env` (Gymnasium, one agent
 against a fixed opponent or itself; the ``gym`` extra) and :mod:`.dicejack_v0` (PettingZoo's AEC
 API, two agents, as PettingZoo's classic games; the ``pettingzoo`` extra):
-``from dicejack.envs import dicejack_v0``. Importing this package loads none of them, so that it
+``from dicejack.envs import dicejack_v0``; :mod:`.protocol_v0` (any protocol game of
+:mod:`dicejack.games`, e.g. Pig, as a PettingZoo AEC environment: :func:`protocol_env`).
+Importing this package loads none of them, so that it
 never needs an optional dependency; import the module you use. (The OpenSpiel game is
 :mod:`dicejack.openspiel`, beside this package in the same layer.)
 
@@ -25,3 +27,20 @@ def single_agent(env: Any, agent: str, opponent: Any) -> Any:
     from dicejack.envs.aec_single import SingleAgentEnv
 
     return SingleAgentEnv(env, agent, opponent)
+
+
+def protocol_env(game: Any, **kwargs: Any) -> Any:
+    """Protocol game `game` (Pig, Piglet, the user's) as a PettingZoo AEC environment, wrapped
+    as PettingZoo's classic games are (:mod:`dicejack.envs.protocol_v0`; needs pettingzoo)."""
+    from dicejack.envs import protocol_v0
+
+    return protocol_v0.env(game=game, **kwargs)
+
+
+def protocol_single_agent(env: Any, agent: str, opponent: Any) -> Any:
+    """`agent` of a :func:`protocol_env` environment against `opponent` (weights per (state,
+    action) row of the enumerated game, e.g. ``solve_game(game).policy()``) as a
+    ``gymnasium.Env`` with ``action_masks()`` (:mod:`dicejack.envs.protocol_single`)."""
+    from dicejack.envs.protocol_single import ProtocolSingleAgentEnv
+
+    return ProtocolSingleAgentEnv(env, agent, opponent)

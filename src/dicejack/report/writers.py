@@ -39,6 +39,7 @@ from dicejack.report.contents import (
     report_markdown,
     timing_json,
 )
+from dicejack.report.game_contents import GAME_REPORT_KIND
 from dicejack.report.study import Study, check_own_learners, run_study
 
 __all__ = [
@@ -78,6 +79,8 @@ def existing_kind(out: Path) -> str | None:
         data = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+    if isinstance(data, dict) and data.get("kind") == GAME_REPORT_KIND:
+        return "game report"
     return KINDS["series" in data] if isinstance(data, dict) else None
 
 

@@ -5,7 +5,7 @@ Two loops of one algorithm: :func:`learner_self_play` for any NDice and either t
 without loops over J, about 1.7x faster; both do the same float operations in the same order and
 draw the same numbers, so they give identical tables (a test holds them to each other and to the
 plain reference). The loops write into arrays their caller
-(:class:`dicejack.learners.handout.Session`) preallocates and validates; the roll and the count
+(:class:`dicejack.learners.handout.Handout`) preallocates and validates; the roll and the count
 update are the shared :mod:`dicejack.learners.moves` (on flat views of the tables); the random
 numbers are numpy's PCG64 stepped in place (:mod:`dicejack.learners.pcg`); the plain reference
 tests hold them to is :mod:`dicejack.learners.handout.reference`.

@@ -1,0 +1,225 @@
+"""Game reports (`dicejack report --game`): the study's numbers are the learners' exact metrics,
+the folder is complete and reproducible, Pig's maps read the roll/hold boundary right, and the
+command line refuses what does not apply."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from dicejack.cli import main
+from dicejack.games import Pig, Piglet, enumerate_game
+from dicejack.learners import learn_game
+from dicejack.report import ReportError, make_report
+from dicejack.report.game_contents import GAME_REPORT_KIND, top_states
+from dicejack.report.game_shapes import hold_rows, mean_by_scores, score_axes, stop_totals
+from dicejack.report.game_study import (
+    GAME_METRICS,
+    GameReportConfig,
+    GameSeries,
+    parse_game_series,
+    run_game_study,
+)
+from dicejack.report.game_writers import game_default_out, make_game_report
+from dicejack.solver.generic import solve_game
+from dicejack.solver.generic_metrics import learned_metrics
+
+GAMES = (50, 300)
+
+
+@pytest.fixture(scope="module")
+def config():
+    return GameReportConfig("pig", (("goal", 8),), parse_game_series(), games=GAMES, seeds=2)
+
+
+@pytest.fixture(scope="module")
+def study(config):
+    return run_game_study(config, workers=1)
+
+
+def test_series_parse_learners_and_parameter_lists():
+    series = parse_game_series(["q-learning,counting"], ["alpha=0.1,0.5", "counting.m=10"])
+    assert [s.label for s in series] == ["q-learning alpha=0.1", "q-learning alpha=0.5",
+                                         "counting m=10"]
+    assert [s.label for s in parse_game_series()] == ["q-learning", "mc-exploring-starts"]
+    with pytest.raises(ReportError, match="no learner 'ucb'"):
+        parse_game_series(["ucb"])
+    with pytest.raises(ReportError, match="no learner in --learner .* 'm'"):
+        parse_game_series(["q-learning"], ["m=3"])
+    with pytest.raises(ReportError, match="alpha must be"):
+        GameSeries("q-learning", (("alpha", 2.0),))
+
+
+def test_the_command_reads_back_as_the_same_config(config):
+    cfg = GameReportConfig("pig", (("goal", 8),), parse_game_series(
+        ["q-learning"], ["alpha=0.1,0.2"]), games=(100, 200, 500, 1000), seeds=3, first_seed=4)
+    assert cfg.command() == ("dicejack report --game pig --game-param goal=8 --learner "
+                             "q-learning --param q-learning.alpha=0.1,0.2 --games 100..1000 "
+                             "--seeds 3 --seed 4")
+    assert config.slug == "pig-goal8-die6"
+    assert str(game_default_out(config)) == "reports/pig-goal8-die6-learners"
+
+
+def test_every_checkpoint_is_the_exact_metric_of_a_plain_run(study, config):
+    sol = solve_game(enumerate_game(Pig(goal=8)))
+    for run in study.runs:
+        plain = learn_game(Pig(goal=8), run.series.learner, GAMES[-1], run.seed,
+                           checkpoints=GAMES)
+        for i, n in enumerate(GAMES):
+            t = plain.snapshots[n]
+            want = learned_metrics(sol, t.best, t.value)
+            for k, name in enumerate(GAME_METRICS):
+                got = run.values[i, k]
+                assert got == pytest.approx(want[name], nan_ok=True, abs=0), name
+        assert np.array_equal(run.best, plain.final.best)
+    assert [r.seed for r in study.runs] == [1, 2, 1, 2]
+
+
+def test_the_summary_is_mean_and_t_interval_over_seeds(study, config):
+    s = config.series[0]
+    k = GAME_METRICS.index("exploitability")
+    values = study.values(s)[:, -1, k]
+    mean, lo, hi = study.summary(s)
+    assert mean[-1, k] == pytest.approx(values.mean())
+    half = 12.706204736174698 * values.std(ddof=1) / math.sqrt(2)  # t(0.975, 1)
+    assert hi[-1, k] - mean[-1, k] == pytest.approx(half)
+    assert lo[-1, k] == pytest.approx(mean[-1, k] - half)
+
+
+def test_optimal_share_counts_seeds_with_an_optimal_action(study, config):
+    s = config.series[1]
+    runs = study.runs_for(s)
+    share = study.optimal_share(s)
+    sol = study.solution
+    s0 = int(np.flatnonzero(~sol.space.terminal)[5])
+    expected = np.mean([r.best[s0] >= 0 and bool(sol.optimal[r.best[s0]]) for r in runs])
+    assert share[s0] == expected
+    assert np.isnan(share[sol.space.terminal]).all()
+
+
+def test_top_states_start_with_the_initial_state(study):
+    rows = top_states(study, limit=3)
+    assert rows[0]["state"] == (0, 0, 0, 0) and rows[0]["visits"] > 1  # two pigs: back there
+    assert rows[0]["optimal"] == ["roll"]
+    assert [r["visits"] for r in rows] == sorted((r["visits"] for r in rows), reverse=True)
+
+
+def test_stop_totals_read_the_roll_hold_boundary():
+    """Piglet to 3: the boundary recomputed state by state from the solution."""
+    game = Piglet(goal=3)
+    space = enumerate_game(game)
+    sol = solve_game(space)
+    axes = score_axes(game, space)
+    hold = hold_rows(space)
+    holds = (hold >= 0) & sol.optimal[np.maximum(hold, 0)]
+    got = stop_totals(axes, holds, ~space.terminal)
+    for i in range(3):
+        for j in range(3):
+            ks = sorted(k for k in range(3 - i) if (i, j, k, 0) in space.index)
+            stops = [k for k in ks if k > 0 and holds[space.index[(i, j, k, 0)]]]
+            want = stops[0] if stops else 3 - i
+            assert got[i, j] == want, (i, j)
+    ones = mean_by_scores(axes, np.where(space.terminal, np.nan, 1.0))
+    assert np.nanmin(ones) == 1.0
+    assert score_axes(object(), space) is None
+
+
+def test_a_game_report_folder_is_complete_and_reproducible(tmp_path, config):
+    a = make_game_report(config, tmp_path / "a", workers=1).path
+    b = make_game_report(config, tmp_path / "b", workers=2).path  # the same bytes
+    names = sorted(p.relative_to(a).as_posix() for p in a.rglob("*") if p.is_file())
+    assert "figures/policy.png" in names and "figures/convergence.csv" in names
+    for name in names:
+        if name != "timing.json":
+            assert (a / name).read_bytes() == (b / name).read_bytes(), name
+    doc = json.loads((a / "metrics.json").read_text())
+    assert doc["kind"] == GAME_REPORT_KIND and doc["game_params"] == {"goal": 8, "die": 6}
+    assert doc["solution"]["value"] == pytest.approx(solve_game(Pig(goal=8)).value)
+    text = (a / "report.md").read_text()
+    assert config.command() in text and "exploitability" in text
+    with pytest.raises(ReportError, match="game report"):  # the handout's report refuses it
+        make_report(out=a)
+
+
+def test_a_game_report_never_replaces_a_handout_report(tmp_path, config):
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / ".dicejack-report").write_text("x")
+    (tmp_path / "old" / "metrics.json").write_text("{}")
+    with pytest.raises(ReportError, match="handout"):
+        make_game_report(config, tmp_path / "old", workers=1)
+    assert (tmp_path / "old" / "metrics.json").read_text() == "{}"
+
+
+def test_cli_report_game(tmp_path, capsys):
+    out = tmp_path / "r"
+    code = main(["report", "--game", "piglet", "--game-param", "goal=4", "--learner",
+                 "counting", "--games", "20,40", "--seeds", "2", "--workers", "1",
+                 "--out", str(out)])
+    assert code == 0
+    doc = json.loads((out / "metrics.json").read_text())
+    assert [s["label"] for s in doc["series"]] == ["counting"] and doc["seeds"] == [1, 2]
+    assert (out / "figures" / "policy.png").is_file()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--sides", "5"], "--sides does not apply to --game"),
+    (["-m", "10"], "-m does not apply"),
+    (["--learner", "ucb"], "no learner 'ucb'"),
+    (["--game-param", "goal=500"], "goal must be"),
+])
+def test_cli_report_game_refusals(args, message, capsys):
+    assert main(["report", "--game", "pig", *args]) == 2
+    assert message in capsys.readouterr().err
+
+
+
+SOLO = """
+from dataclasses import dataclass
+from fractions import Fraction
+
+
+@dataclass(frozen=True)
+class Solo:
+    goal: int = 4
+    name = "solo"
+    num_players = 1
+
+    def initial_state(self):
+        return 0
+
+    def is_terminal(self, s):
+        return s in ("won", "lost")
+
+    def payoff(self, s):
+        return 1 if s == "won" else 0
+
+    def player(self, s):
+        return 0
+
+    def actions(self, s):
+        return ("step", "jump")
+
+    def outcomes(self, s, a):
+        if a == "step":
+            return [("won" if s + 1 >= self.goal else s + 1, Fraction(1))]
+        return [("won", Fraction(1, 4)), ("lost", Fraction(1, 4)), (s, Fraction(1, 2))]
+"""
+
+
+def test_a_one_player_games_report_has_no_seats(tmp_path, monkeypatch):
+    (tmp_path / "solo.py").write_text(SOLO)
+    monkeypatch.chdir(tmp_path)
+    cfg = GameReportConfig("solo.py:Solo", (), parse_game_series(["q-learning"]),
+                           games=(50, 100), seeds=2)
+    out = make_game_report(cfg, workers=1).path
+    assert out.as_posix() == "reports/solo-goal4-learners"
+    md = (out / "report.md").read_text()
+    assert "Exploitability: the optimal value minus the learned greedy policy's" in md
+    assert "value_first" not in md.split("## The metrics")[0]
+    assert not (out / "figures" / "policy.png").exists()
+    k = GAME_METRICS.index("value_first")
+    study = run_game_study(cfg, workers=1)
+    assert np.isnan(study.values(cfg.series[0])[:, :, k]).all()
