@@ -24,7 +24,7 @@ import zipfile
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from dicejack import formats
@@ -159,6 +159,7 @@ def test_any_member_replaced_by_any_array(tmp_path, run_arrays, good_run, key, d
     still_reads_a_valid_file(good_run)
 
 
+@example(key="snapshot_win", where=(0, 0, 1), value=-1, unsigned=True)  # 2**64 - 1
 @FAST
 @given(
     key=st.sampled_from(["win", "lose", "snapshot_win"]),
@@ -281,9 +282,9 @@ def test_the_properties_catch_a_broken_loader(tmp_path, run_arrays, good_run, mo
         (test_bad_counts_are_refused, {"key": "win", "where": (1, 2, 1), "value": 5,
                                        "unsigned": False}),
     ]
-    for prop, example in examples:
+    for prop, one in examples:
         with pytest.raises((AssertionError, FormatError)):  # the property fails, loudly
-            prop.hypothesis.inner_test(**fixtures, **example)
+            prop.hypothesis.inner_test(**fixtures, **one)
 
 
 def fifo_path(tmp_path):

@@ -289,8 +289,8 @@ def _read_legacy(members: NpzMembers) -> _Parts:
     # the memory a real run with these snapshots held (win, lose, f cache, count snapshots)
     check_table_sizes(game, (3 + 2 * n) * game.table_bytes, "the run file's learner",
                       "win/lose tables and snapshots")
-    win = _read(members, "win", (game.table_shape,), "iu").astype(np.int64, copy=False)
-    lose = _read(members, "lose", (game.table_shape,), "iu").astype(np.int64, copy=False)
+    win, lose = (_int64_counts(_read(members, key, (game.table_shape,), "iu"), key)
+                 for key in ("win", "lose"))
     moves = (_scalar(members, "moves", "iu") if "moves" in members.infos
              else int(win.sum() + lose.sum()))
     snap_win, snap_lose = (_legacy_counts(members, key, (n, *game.table_shape))
@@ -303,14 +303,22 @@ def _read_legacy(members: NpzMembers) -> _Parts:
     return _Parts("handout", game, params, games, seed, moves, state, marks, stacked)
 
 
+def _int64_counts(table: np.ndarray, key: str) -> np.ndarray:
+    """`table` as int64, refused when an unsigned count does not fit (it would wrap negative)."""
+    if table.dtype.kind == "u" and table.size and table.max() > np.iinfo(np.int64).max:
+        raise _Bad(f"{key} has counts over 2**63 - 1")
+    return table.astype(np.int64, copy=False)
+
+
 def _legacy_counts(members: NpzMembers, key: str, shape: tuple[int, ...]) -> np.ndarray:
     """Count snapshots `key` of the old layout ((n, L, L, K+1), empty when n = 0): >= 0, column
     J = 0 zero."""
     if not shape[0]:
         return np.zeros(shape, dtype=np.int64)
     table = _read(members, key, (shape,), "iu")
-    if table.min() < 0 or table[..., 0].any():
-        raise _Bad(f"{key} has negative counts or a non-zero column J=0")
+    if table.min() < 0 or table[..., 0].any() or (
+            table.dtype.kind == "u" and table.max() > np.iinfo(np.int64).max):
+        raise _Bad(f"{key} has negative counts, counts over 2**63 - 1 or a non-zero column J=0")
     return table.astype(np.int64, copy=False)
 
 
