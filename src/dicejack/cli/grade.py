@@ -161,53 +161,86 @@ def grade_cmd(
 
     dicejack grade my_output.txt -m 100 --games 100000
     """
+    options = dict(locals())
     if run:  # programs, not printouts: cli/grade_run.py
-        from dicejack.cli.grade_run import grade_run_cmd
+        return _grade_run(options)
+    _refuse_run_flags(plan, runs, input_spec, unsafe_no_sandbox, run_timeout)
+    refs, grades, single, out = _grade_printouts(options)
+    graded = [g for g in grades if g.status != "skipped"]
+    hint = _say_grades(refs, grades, graded, single)
+    _say_students(grades)
+    _say_held(grades, lms_csv)
+    _say_written(refs, graded, (out, lms_csv, gradescope), reports, html)
+    if graded and not any(g.status == "ok" for g in graded):
+        n = len(graded)
+        typer.echo(f"error: none of the {n} file{'s' * (n != 1)} could be graded"
+                   + (f" ({hint})" if hint else ""), err=True)
+        raise typer.Exit(1)
 
-        if dask is not None or gradescope is not None:
-            raise typer.BadParameter("--dask and --gradescope do not go with --run")
 
-        with flag_names():
-            return grade_run_cmd(
-                submissions=submissions, sides=sides, low=low, high=high, dice=dice, m=m,
-                games=games, out=out, reports=reports, html=html, lms_csv=lms_csv,
-                lms_format=lms_format, lms_hold=lms_hold, keep=keep,
-                lms_assignment=lms_assignment, references=references, seed=seed,
-                workers=workers, cache=cache, plan=plan, runs=runs, input_spec=input_spec,
-                unsafe_no_sandbox=unsafe_no_sandbox, timeout=run_timeout)
+def _grade_run(options: dict) -> None:
+    """The --run branch: hand the options to cli/grade_run.py (no --dask, no --gradescope)."""
+    from dicejack.cli.grade_run import grade_run_cmd
+
+    if options["dask"] is not None or options["gradescope"] is not None:
+        raise typer.BadParameter("--dask and --gradescope do not go with --run")
+    dropped = ("run", "dask", "gradescope", "gradescope_visibility", "run_timeout")
+    given = {k: v for k, v in options.items() if k not in dropped}
+    with flag_names():
+        return grade_run_cmd(**given, timeout=options["run_timeout"])
+
+
+def _refuse_run_flags(plan: Path | None, runs: int | None, input_spec: str | None,
+                      unsafe_no_sandbox: bool, run_timeout: float) -> None:
+    """Refuse the options that only go with --run when grading printouts."""
     if plan is not None or runs is not None or input_spec is not None or (
             unsafe_no_sandbox or run_timeout != 60.0):
         raise typer.BadParameter("--plan, --runs, --input, --timeout and --unsafe-no-sandbox "
                                  "go with --run")
+
+
+def _grade_printouts(o: dict) -> tuple:
+    """Grade the printouts as the options say; the library's notices as one `note:` line each.
+
+    Returns the reference runs, the grades, whether one file was graded alone, and the
+    gradebook path (gradebook.csv by default for a batch)."""
+    import warnings
+
     from dicejack import grade as gr
     from dicejack.grade.batch import check_self_check_file
     from dicejack.grade.intake.inputs import is_one_file
-    from dicejack.grade.outputs.writers import report_text, summary_text
-    from dicejack.grade.scoring.grading import batch_hint
 
+    workers, gradescope, submissions, out = (o["workers"], o["gradescope"], o["submissions"],
+                                             o["out"])
     if workers is not None and workers < 1:
         raise gr.GradeError(f"--workers must be >= 1, got {workers}")
-    config = gr.GradeConfig(make_game(sides, low, high, dice), m, games, references, seed)
+    config = gr.GradeConfig(make_game(o["sides"], o["low"], o["high"], o["dice"]), o["m"],
+                            o["games"], o["references"], o["seed"])
     single = gradescope is not None or is_one_file(submissions)
     if single and gradescope is None:
         check_self_check_file(submissions[0])
     if out is None and not single:
         out = Path("gradebook.csv")
     show = sys.stderr.isatty()
-    import warnings
-
     with warnings.catch_warnings(record=True) as notices, flag_names():
         warnings.simplefilter("always", gr.GradeWarning)
         refs, grades = gr.grade_files(
-            config, submissions, out=out, reports=reports, site=html, lms_csv=lms_csv,
-            lms_format=lms_format, lms_assignment=lms_assignment, gradescope=gradescope,
-            keep=keep, lms_hold=lms_hold,
-            gradescope_visibility=gradescope_visibility, cache_dir=cache, workers=workers,
-            dask=dask, progress=show,
+            config, submissions, out=out, reports=o["reports"], site=o["html"],
+            lms_csv=o["lms_csv"], lms_format=o["lms_format"],
+            lms_assignment=o["lms_assignment"], gradescope=gradescope, keep=o["keep"],
+            lms_hold=o["lms_hold"], gradescope_visibility=o["gradescope_visibility"],
+            cache_dir=o["cache"], workers=workers, dask=o["dask"], progress=show,
         )
     for notice in notices:  # the library's notices (cache recomputed, report renamed): one line
         typer.echo(f"note: {one_line(notice.message)}", err=True)
-    graded = [g for g in grades if g.status != "skipped"]
+    return refs, grades, single, out
+
+
+def _say_grades(refs, grades: list, graded: list, single: bool) -> str:
+    """Print the batch hint, then one file's report or the batch's summary; return the hint."""
+    from dicejack.grade.outputs.writers import report_text, summary_text
+    from dicejack.grade.scoring.grading import batch_hint
+
     hint = batch_hint(refs, grades)
     if hint:
         typer.echo(f"hint: {hint}", err=True)
@@ -216,6 +249,11 @@ def grade_cmd(
             write_output(report_text(refs, g), None)
     else:
         write_output(summary_text(grades), None)
+    return hint
+
+
+def _say_students(grades: list) -> None:
+    """Say whose LMS names the files carried, and how many identities were ambiguous."""
     named = Counter(g.lms for g in grades if g.lms)
     ambiguous = sum("identity-ambiguous" in g.flags for g in grades)
     if named or ambiguous:
@@ -223,6 +261,10 @@ def grade_cmd(
                           named.most_common())
         doubt = f"; {ambiguous} ambiguous (flagged identity-ambiguous)" if ambiguous else ""
         typer.echo(f"students: {which or 'none'}{doubt}", err=True)
+
+
+def _say_held(grades: list, lms_csv: Path | None) -> None:
+    """List the kept grades held back from the LMS file, and how to send them after a look."""
     held = [g for g in grades if g.held and g.kept == "yes"]
     if held and lms_csv is not None:
         typer.echo(f"held back from {lms_csv} for a look first ({len(held)}; their cells are "
@@ -230,15 +272,15 @@ def grade_cmd(
                                           for g in held), err=True)
         typer.echo("after a look, re-run with --lms-hold none to send them too (or enter them "
                    "by hand)", err=True)
-    written = [str(p) for p in (out, lms_csv, gradescope) if p is not None]
+
+
+def _say_written(refs, graded: list, files: tuple, reports: Path | None,
+                 html: Path | None) -> None:
+    """Say what the run wrote and where the reference runs came from."""
+    written = [str(p) for p in files if p is not None]
     if reports is not None:
         written.append(f"{len(graded)} reports in {reports}/")
     if html is not None:
         written.append(f"the site {html}/index.html")
     what = f"wrote {', '.join(written)}; " if written else ""
     typer.echo(f"{what}reference runs: {refs.source}", err=True)
-    if graded and not any(g.status == "ok" for g in graded):
-        n = len(graded)
-        typer.echo(f"error: none of the {n} file{'s' * (n != 1)} could be graded"
-                   + (f" ({hint})" if hint else ""), err=True)
-        raise typer.Exit(1)
