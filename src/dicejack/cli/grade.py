@@ -43,105 +43,130 @@ def flag_names() -> Iterator[None]:
         raise GradeError(exc.naming(FLAGS)) from None
 
 
+# The command's arguments and options (its CLI), named so that its signature stays short.
+_SUBMISSIONS_OPT = typer.Argument(
+    ..., metavar="SUBMISSION",
+    help="What student programs printed (the two LxL arrays: best number of dice, win "
+    "probability; -1 = no data, in any common layout): files, folders (searched "
+    "recursively) and .zip archives such as the bulk downloads of Canvas, Moodle, "
+    "Gradescope and Blackboard (student identifiers read from the file names)."
+)
+_M_OPT = typer.Option(..., "-m", "--m", help="M the students were asked to use.")
+_GAMES_OPT = typer.Option(..., "--games", parser=count_parser("--games"),
+                          help="NGAMES the students were asked to play (100000, 1e5, ...).")
+_OUT_OPT = typer.Option(
+    None, "--out", help="Gradebook CSV, one row per file (default: gradebook.csv when "
+    "grading a batch; none for one file, whose report is printed instead)."
+)
+_REPORTS_OPT = typer.Option(
+    None, "--reports", help="Folder for one Markdown report (and heatmap) per submission."
+)
+_HTML_OPT = typer.Option(
+    None, "--html", help="Folder for a web site to open in a browser, from disk: index.html "
+    "(the class: verdicts, score histogram, copy groups, flags, a table to sort and filter) "
+    "and one page per submission. Replaces only an empty folder or an earlier site."
+)
+_LMS_CSV_OPT = typer.Option(
+    None, "--lms-csv", help="Also write the grades as a CSV a gradebook imports, one row "
+    "per student (columns: see --lms-format; docs/grading.md)."
+)
+_LMS_FORMAT_OPT = typer.Option(
+    "generic", "--lms-format", help="Columns of --lms-csv (any case): generic "
+    "(student,score,...), canvas (Student,ID,SIS User ID,SIS Login ID,Section,<assignment>), "
+    "moodle (the grading worksheet: Identifier,Full name,Grade,...) or blackboard (Grade "
+    "Center upload: Username,...,<assignment> [Total Pts: 100 Score])."
+)
+_LMS_HOLD_OPT = typer.Option(
+    None, "--lms-hold", metavar="VERDICT[,VERDICT...]",
+    help="Leave these grades out of --lms-csv for a look first (comma "
+    "list): review, fail, copied, late, unreadable; default review,copied,unreadable (only "
+    "decided grades go out); 'none' sends every grade (after a look). The gradebook's held "
+    "column and the terminal list them all."
+)
+_KEEP_OPT = typer.Option(
+    "latest", "--keep", help="Which of a student's files is graded for the LMS: latest "
+    "(the last submitted, as the LMS does) or best. The gradebook's kept column says which."
+)
+_LMS_ASSIGNMENT_OPT = typer.Option(
+    "dicejack", "--lms-assignment", help="Name of the grade column in --lms-format canvas "
+    "(an existing assignment's, e.g. 'Lab 3 (12345)', or a new one)."
+)
+_GRADESCOPE_OPT = typer.Option(
+    None, "--gradescope", help="Write a Gradescope autograder results.json for the one "
+    "submission given (docs/autograder.md)."
+)
+_GRADESCOPE_VISIBILITY_OPT = typer.Option(
+    "visible", "--gradescope-visibility", help="When students see the results: visible, "
+    "hidden, after_due_date or after_published."
+)
+_REFERENCES_OPT = typer.Option(
+    30, "--references", parser=count_parser("--references"),
+    help="Reference learner runs (R) that calibrate the grading."
+)
+_SEED_OPT = typer.Option(
+    1_000_000, "--seed", help="Seed of the first reference run; run i uses seed + i."
+)
+_CACHE_OPT = typer.Option(
+    None, "--cache", help="Reference-run cache folder (default: $DICEJACK_CACHE/grade or "
+    "~/.cache/dicejack/grade)."
+)
+_RUN_OPT = typer.Option(
+    False, "--run", help="The submissions are programs (Python, Java, C, C++): build and "
+    "run each in a sandbox on a run plan and grade every run (docs/running.md)."
+)
+_PLAN_OPT = typer.Option(
+    None, "--plan", help="With --run: the run plan as TOML (default: the assigned "
+    "settings and two probe settings)."
+)
+_RUNS_OPT = typer.Option(
+    None, "--runs", help="With --run: runs per setting (default 2)."
+)
+_INPUT_SPEC_OPT = typer.Option(
+    None, "--input", help="With --run: how programs take their settings, e.g. 'argv: "
+    "{sides} {low} {high} {dice} {m} {games}', 'stdin: ...', 'file input.txt: ...' "
+    "(default: detected per program)."
+)
+_UNSAFE_NO_SANDBOX_OPT = typer.Option(
+    False, "--unsafe-no-sandbox", help="With --run: allow running the programs with "
+    "resource limits only when no sandbox works on this machine."
+)
+_RUN_TIMEOUT_OPT = typer.Option(
+    60.0, "--timeout", help="With --run: seconds one run may take (wall clock; also its "
+    "CPU-time limit)."
+)
+
+
 @app.command("grade")
 def grade_cmd(
-    submissions: list[Path] = typer.Argument(
-        ..., metavar="SUBMISSION",
-        help="What student programs printed (the two LxL arrays: best number of dice, win "
-        "probability; -1 = no data, in any common layout): files, folders (searched "
-        "recursively) and .zip archives such as the bulk downloads of Canvas, Moodle, "
-        "Gradescope and Blackboard (student identifiers read from the file names)."
-    ),
+    submissions: list[Path] = _SUBMISSIONS_OPT,
     sides: int = SidesOpt,
     low: int = LowOpt,
     high: int = HighOpt,
     dice: int = DiceOpt,
-    m: float = typer.Option(..., "-m", "--m", help="M the students were asked to use."),
-    games: int = typer.Option(..., "--games", parser=count_parser("--games"),
-                              help="NGAMES the students were asked to play (100000, 1e5, ...)."),
-    out: Path | None = typer.Option(
-        None, "--out", help="Gradebook CSV, one row per file (default: gradebook.csv when "
-        "grading a batch; none for one file, whose report is printed instead)."
-    ),
-    reports: Path | None = typer.Option(
-        None, "--reports", help="Folder for one Markdown report (and heatmap) per submission."
-    ),
-    html: Path | None = typer.Option(
-        None, "--html", help="Folder for a web site to open in a browser, from disk: index.html "
-        "(the class: verdicts, score histogram, copy groups, flags, a table to sort and filter) "
-        "and one page per submission. Replaces only an empty folder or an earlier site."
-    ),
-    lms_csv: Path | None = typer.Option(
-        None, "--lms-csv", help="Also write the grades as a CSV a gradebook imports, one row "
-        "per student (columns: see --lms-format; docs/grading.md)."
-    ),
-    lms_format: str = typer.Option(
-        "generic", "--lms-format", help="Columns of --lms-csv (any case): generic "
-        "(student,score,...), canvas (Student,ID,SIS User ID,SIS Login ID,Section,<assignment>), "
-        "moodle (the grading worksheet: Identifier,Full name,Grade,...) or blackboard (Grade "
-        "Center upload: Username,...,<assignment> [Total Pts: 100 Score])."
-    ),
-    lms_hold: list[str] | None = typer.Option(
-        None, "--lms-hold", metavar="VERDICT[,VERDICT...]",
-        help="Leave these grades out of --lms-csv for a look first (comma "
-        "list): review, fail, copied, late, unreadable; default review,copied,unreadable (only "
-        "decided grades go out); 'none' sends every grade (after a look). The gradebook's held "
-        "column and the terminal list them all."
-    ),
-    keep: str = typer.Option(
-        "latest", "--keep", help="Which of a student's files is graded for the LMS: latest "
-        "(the last submitted, as the LMS does) or best. The gradebook's kept column says which."
-    ),
-    lms_assignment: str = typer.Option(
-        "dicejack", "--lms-assignment", help="Name of the grade column in --lms-format canvas "
-        "(an existing assignment's, e.g. 'Lab 3 (12345)', or a new one)."
-    ),
-    gradescope: Path | None = typer.Option(
-        None, "--gradescope", help="Write a Gradescope autograder results.json for the one "
-        "submission given (docs/autograder.md)."
-    ),
-    gradescope_visibility: str = typer.Option(
-        "visible", "--gradescope-visibility", help="When students see the results: visible, "
-        "hidden, after_due_date or after_published."
-    ),
-    references: int = typer.Option(
-        30, "--references", parser=count_parser("--references"),
-        help="Reference learner runs (R) that calibrate the grading."
-    ),
-    seed: int = typer.Option(
-        1_000_000, "--seed", help="Seed of the first reference run; run i uses seed + i."
-    ),
+    m: float = _M_OPT,
+    games: int = _GAMES_OPT,
+    out: Path | None = _OUT_OPT,
+    reports: Path | None = _REPORTS_OPT,
+    html: Path | None = _HTML_OPT,
+    lms_csv: Path | None = _LMS_CSV_OPT,
+    lms_format: str = _LMS_FORMAT_OPT,
+    lms_hold: list[str] | None = _LMS_HOLD_OPT,
+    keep: str = _KEEP_OPT,
+    lms_assignment: str = _LMS_ASSIGNMENT_OPT,
+    gradescope: Path | None = _GRADESCOPE_OPT,
+    gradescope_visibility: str = _GRADESCOPE_VISIBILITY_OPT,
+    references: int = _REFERENCES_OPT,
+    seed: int = _SEED_OPT,
     workers: int | None = WorkersOpt,
     dask: str | None = DaskOpt,
-    cache: Path | None = typer.Option(
-        None, "--cache", help="Reference-run cache folder (default: $DICEJACK_CACHE/grade or "
-        "~/.cache/dicejack/grade)."
-    ),
+    cache: Path | None = _CACHE_OPT,
     # grade --run (cli/grade_run.py, docs/running.md): the submissions are programs
-    run: bool = typer.Option(
-        False, "--run", help="The submissions are programs (Python, Java, C, C++): build and "
-        "run each in a sandbox on a run plan and grade every run (docs/running.md)."
-    ),
-    plan: Path | None = typer.Option(
-        None, "--plan", help="With --run: the run plan as TOML (default: the assigned "
-        "settings and two probe settings)."
-    ),
-    runs: int | None = typer.Option(
-        None, "--runs", help="With --run: runs per setting (default 2)."
-    ),
-    input_spec: str | None = typer.Option(
-        None, "--input", help="With --run: how programs take their settings, e.g. 'argv: "
-        "{sides} {low} {high} {dice} {m} {games}', 'stdin: ...', 'file input.txt: ...' "
-        "(default: detected per program)."
-    ),
-    unsafe_no_sandbox: bool = typer.Option(
-        False, "--unsafe-no-sandbox", help="With --run: allow running the programs with "
-        "resource limits only when no sandbox works on this machine."
-    ),
-    run_timeout: float = typer.Option(
-        60.0, "--timeout", help="With --run: seconds one run may take (wall clock; also its "
-        "CPU-time limit)."
-    ),
+    run: bool = _RUN_OPT,
+    plan: Path | None = _PLAN_OPT,
+    runs: int | None = _RUNS_OPT,
+    input_spec: str | None = _INPUT_SPEC_OPT,
+    unsafe_no_sandbox: bool = _UNSAFE_NO_SANDBOX_OPT,
+    run_timeout: float = _RUN_TIMEOUT_OPT,
 ) -> None:
     """Grade student outputs against the truth and against the handout's algorithm.
 
