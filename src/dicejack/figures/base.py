@@ -212,70 +212,99 @@ def flat_ticks(m: SimpleNamespace, ax: Any, *, labelsize: float | None = None,
     are matplotlib's own: its locators' positions and its formatters' labels at the final
     limits, with the default sizes, pads and colours. Call it once the axes' content, limits,
     scales, locators and formatters are final; the limits are frozen where they are."""
-    rc = m.mpl.rcParams
     ax.set_xlim(ax.get_xlim())
     ax.set_ylim(ax.get_ylim())
     for name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
-        lo, hi = sorted(axis.get_view_interval())
-        slack = (hi - lo) * 1e-10
-        size = labelsize if labelsize is not None else m.mpl.font_manager.FontProperties(
-            size=rc[f"{name}tick.labelsize"]).get_size_in_points()
-        out = rc[f"{name}tick.direction"] == "out"
-        color = rc[f"{name}tick.color"]
-        along = ax.get_xaxis_transform() if name == "x" else ax.get_yaxis_transform()
-        tall = wide = 0.0
-        for which in ("major", "minor"):
-            ticks = axis.major if which == "major" else axis.minor
-            locs = np.asarray(ticks.locator(), dtype=float)
-            if which == "minor":  # as matplotlib: no minor tick where a major one is
-                major = np.asarray(axis.major.locator(), dtype=float)
-                locs = locs[~np.isclose(locs[:, None], major[None, :]).any(axis=1)] if len(
-                    major) else locs
-            labels = ticks.formatter.format_ticks(locs) if len(locs) else []
-            keep = (locs >= lo - slack) & (locs <= hi + slack)
-            locs, labels = locs[keep], [t for t, k in zip(labels, keep, strict=True) if k]
-            if not len(locs):
-                continue
-            length = rc[f"{name}tick.{which}.size"]
-            away = (length if out else 0.0) + rc[f"{name}tick.{which}.pad"]
-            zeros = np.zeros(len(locs))
-            xy = (locs, zeros) if name == "x" else (zeros, locs)
-            marker = {("x", True): m.markers.TICKDOWN, ("x", False): m.markers.TICKUP,
-                      ("y", True): m.markers.TICKLEFT, ("y", False): m.markers.TICKRIGHT}[
-                name, out]
-            ax.plot(*xy, transform=along, marker=marker, linestyle="none", color=color,
-                    markersize=length, markeredgewidth=rc[f"{name}tick.{which}.width"],
-                    clip_on=False, scalex=False, scaley=False, zorder=2.5)
-            shown = [(i, t) for i, t in enumerate(labels) if t]
-            if shown:
-                text = (dict(ha="center", va="top", shift=(0.0, -away)) if name == "x" else
-                        dict(ha="right", va="center", shift=(-away, 0.0)))
-                glyphs = text_collection(m, [t for _, t in shown],
-                                         np.column_stack(xy)[[i for i, _ in shown]], along,
-                                         color, size=size, **text)
-                glyphs.set_clip_on(False)
-                ax.add_collection(glyphs, autolim=False)
-                boxes = [glyph_outline(t, size)[1] for _, t in shown]
-                tall = max(tall, away + max(y1 - y0 for _, y0, _, y1 in boxes))
-                wide = max(wide, away + max(x1 - x0 for x0, _, x1, _ in boxes))
-            if which == "major" and grid_alpha is not None:
-                ends = np.array([0.0, 1.0])
-                segments = [np.column_stack((np.full(2, v), ends)) if name == "x" else
-                            np.column_stack((ends, np.full(2, v))) for v in locs]
-                ax.add_collection(m.LineCollection(
-                    segments, transform=along, colors=rc["grid.color"], alpha=grid_alpha,
-                    linewidths=rc["grid.linewidth"], linestyles=rc["grid.linestyle"],
-                    zorder=1.5), autolim=False)
-        offset = axis.get_major_formatter().get_offset()
-        if offset:  # e.g. '1e-3' at the end of a ScalarFormatter axis, where matplotlib puts it
-            at = (1.0, -tall / 72) if name == "x" else (0.0, 1.0)
-            ax.annotate(offset, at, xycoords="axes fraction", fontsize=size, color=color,
-                        ha="right" if name == "x" else "left", va="top" if name == "x" else
-                        "bottom", xytext=(0, -4) if name == "x" else (0, 4),
-                        textcoords="offset points", annotation_clip=False)
-        axis.set_major_locator(m.ticker.NullLocator())
-        axis.set_minor_locator(m.ticker.NullLocator())
-        axis.labelpad = (tall if name == "x" else wide) + rc["axes.labelpad"]
+        _flat_axis_ticks(m, ax, name, axis, labelsize, grid_alpha)
+
+
+def _flat_axis_ticks(m: SimpleNamespace, ax: Any, name: str, axis: Any,
+                     labelsize: float | None, grid_alpha: float | None) -> None:
+    """:func:`flat_ticks` for one axis (`name` "x" or "y"): its major then minor ticks, the
+    offset text, no locators left, the label pad clear of the tick labels."""
+    rc = m.mpl.rcParams
+    lo, hi = sorted(axis.get_view_interval())
+    slack = (hi - lo) * 1e-10
+    size = labelsize if labelsize is not None else m.mpl.font_manager.FontProperties(
+        size=rc[f"{name}tick.labelsize"]).get_size_in_points()
+    out = rc[f"{name}tick.direction"] == "out"
+    color = rc[f"{name}tick.color"]
+    along = ax.get_xaxis_transform() if name == "x" else ax.get_yaxis_transform()
+    tall = wide = 0.0
+    for which in ("major", "minor"):
+        locs, labels = _tick_places(axis, which, lo - slack, hi + slack)
+        if not len(locs):
+            continue
+        length = rc[f"{name}tick.{which}.size"]
+        away = (length if out else 0.0) + rc[f"{name}tick.{which}.pad"]
+        zeros = np.zeros(len(locs))
+        xy = (locs, zeros) if name == "x" else (zeros, locs)
+        marker = {("x", True): m.markers.TICKDOWN, ("x", False): m.markers.TICKUP,
+                  ("y", True): m.markers.TICKLEFT, ("y", False): m.markers.TICKRIGHT}[
+            name, out]
+        ax.plot(*xy, transform=along, marker=marker, linestyle="none", color=color,
+                markersize=length, markeredgewidth=rc[f"{name}tick.{which}.width"],
+                clip_on=False, scalex=False, scaley=False, zorder=2.5)
+        label_tall, label_wide = _tick_labels(m, ax, name, labels, xy, along, color, size, away)
+        tall, wide = max(tall, label_tall), max(wide, label_wide)
+        if which == "major" and grid_alpha is not None:
+            _grid_lines(m, ax, name, locs, along, grid_alpha)
+    offset = axis.get_major_formatter().get_offset()
+    if offset:  # e.g. '1e-3' at the end of a ScalarFormatter axis, where matplotlib puts it
+        at = (1.0, -tall / 72) if name == "x" else (0.0, 1.0)
+        ax.annotate(offset, at, xycoords="axes fraction", fontsize=size, color=color,
+                    ha="right" if name == "x" else "left", va="top" if name == "x" else
+                    "bottom", xytext=(0, -4) if name == "x" else (0, 4),
+                    textcoords="offset points", annotation_clip=False)
+    axis.set_major_locator(m.ticker.NullLocator())
+    axis.set_minor_locator(m.ticker.NullLocator())
+    axis.labelpad = (tall if name == "x" else wide) + rc["axes.labelpad"]
+
+
+def _tick_places(axis: Any, which: str, lo: float, hi: float) -> tuple[Any, list[str]]:
+    """The `which` ("major" or "minor") tick positions of `axis` within [lo, hi] and their
+    labels, as matplotlib's locator and formatter give them (no minor tick on a major one)."""
+    ticks = axis.major if which == "major" else axis.minor
+    locs = np.asarray(ticks.locator(), dtype=float)
+    if which == "minor":  # as matplotlib: no minor tick where a major one is
+        major = np.asarray(axis.major.locator(), dtype=float)
+        locs = locs[~np.isclose(locs[:, None], major[None, :]).any(axis=1)] if len(
+            major) else locs
+    labels = ticks.formatter.format_ticks(locs) if len(locs) else []
+    keep = (locs >= lo) & (locs <= hi)
+    return locs[keep], [t for t, k in zip(labels, keep, strict=True) if k]
+
+
+def _tick_labels(m: SimpleNamespace, ax: Any, name: str, labels: Sequence[str], xy: tuple,
+                 along: Any, color: Any, size: float, away: float) -> tuple[float, float]:
+    """Draw the non-empty tick labels as one glyph collection, `away` points off the axis;
+    returns how tall and wide (points, with `away`) they reach (0, 0 when none)."""
+    shown = [(i, t) for i, t in enumerate(labels) if t]
+    if not shown:
+        return 0.0, 0.0
+    text = (dict(ha="center", va="top", shift=(0.0, -away)) if name == "x" else
+            dict(ha="right", va="center", shift=(-away, 0.0)))
+    glyphs = text_collection(m, [t for _, t in shown],
+                             np.column_stack(xy)[[i for i, _ in shown]], along,
+                             color, size=size, **text)
+    glyphs.set_clip_on(False)
+    ax.add_collection(glyphs, autolim=False)
+    boxes = [glyph_outline(t, size)[1] for _, t in shown]
+    return (away + max(y1 - y0 for _, y0, _, y1 in boxes),
+            away + max(x1 - x0 for x0, _, x1, _ in boxes))
+
+
+def _grid_lines(m: SimpleNamespace, ax: Any, name: str, locs: Any, along: Any,
+                grid_alpha: float) -> None:
+    """The major grid lines at `locs` as one line collection, under the content."""
+    rc = m.mpl.rcParams
+    ends = np.array([0.0, 1.0])
+    segments = [np.column_stack((np.full(2, v), ends)) if name == "x" else
+                np.column_stack((ends, np.full(2, v))) for v in locs]
+    ax.add_collection(m.LineCollection(
+        segments, transform=along, colors=rc["grid.color"], alpha=grid_alpha,
+        linewidths=rc["grid.linewidth"], linestyles=rc["grid.linestyle"],
+        zorder=1.5), autolim=False)
 
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076"

@@ -158,116 +158,22 @@ def enumerate_game(game: Any, exact: bool = False, limit: int = STATES_LIMIT) ->
     exact=True also keeps each row's outcomes as Fractions and checks that they sum to exactly
     1 (otherwise the float sum is checked to 1e-12). More than `limit` states is an error.
     """
-    from scipy import sparse
-
     check_game_object(game)
-    two = game.num_players == 2
     start = game.initial_state()
     try:
         hash(start)
     except TypeError:
         raise GameDefinitionError(f"game {game.name}: states must be hashable, got {start!r}")\
             from None
-    states: list[Hashable] = [start]
-    index: dict[Hashable, int] = {start: 0}
-    player: list[int] = []
-    payoff: list[float] = []
-    payoff_exact: list[Any] = []
-    row_start = [0]
-    row_state: list[int] = []
-    actions: list[Hashable] = []
-    cols: list[int] = []
-    data: list[float] = []
-    indptr = [0]
-    exact_rows: list[tuple[tuple[int, Fraction], ...]] | None = [] if exact else None
-    checked: dict[int, Any] = {}
-    rewarded = callable(getattr(game, "reward", None))
-    rewards: list[Any] = []
-    s = 0
+    walk = _Enumeration(game, start, exact, limit)
+    states, s = walk.states, 0
     try:
-        while s < len(states):
+        while s < len(states):  # breadth first: the states met are appended as they come
             state = states[s]
             if game.is_terminal(state):
-                value = _payoff(game, state)
-                player.append(-1)
-                payoff.append(float(value))
-                payoff_exact.append(value)
-                row_start.append(len(actions))
-                s += 1
-                continue
-            mover = game.player(state)
-            if mover not in ((0, 1) if two else (0,)):
-                raise GameDefinitionError(
-                    f"game {game.name}: player at {state!r} is {mover!r}, not "
-                    f"{'0 or 1' if two else '0 (a one-player game)'}"
-                )
-            legal = list(game.actions(state))
-            if not legal:
-                raise GameDefinitionError(
-                    f"game {game.name}: no legal action at the non-terminal state {state!r}"
-                )
-            if len(set(legal)) != len(legal):
-                raise GameDefinitionError(f"game {game.name}: an action repeats at {state!r}")
-            player.append(int(mover))
-            payoff.append(0.0)
-            payoff_exact.append(None)
-            for action in legal:
-                seen: set[int] = set()
-                total = 0.0
-                exact_row = []
-                for nxt, p in game.outcomes(state, action):
-                    known = checked.get(id(p))  # the fast path of _probability
-                    if known is not None and known[0] is p:
-                        q = known[1]
-                    else:
-                        q = _probability(game, state, action, p, checked)
-                    j = index.get(nxt)
-                    if j is None:
-                        try:
-                            j = index[nxt] = len(states)
-                        except TypeError:
-                            raise GameDefinitionError(
-                                f"game {game.name}: states must be hashable, got {nxt!r}"
-                            ) from None
-                        states.append(nxt)
-                        if len(states) > limit:
-                            raise GameDefinitionError(
-                                f"game {game.name}: more than {limit:,} reachable states; "
-                                "too large to enumerate"
-                            )
-                    if j in seen:
-                        raise GameDefinitionError(
-                            f"game {game.name}: successor {nxt!r} appears twice at {state!r}, "
-                            f"action {action!r} (give each once with its total probability)"
-                        )
-                    seen.add(j)
-                    cols.append(j)
-                    data.append(q)
-                    total += q
-                    if exact:
-                        exact_row.append((j, Fraction(p)))
-                if not seen:
-                    raise GameDefinitionError(
-                        f"game {game.name}: action {action!r} at {state!r} has no outcome"
-                    )
-                if exact:
-                    if sum(p for _, p in exact_row) != 1:
-                        raise GameDefinitionError(
-                            f"game {game.name}: the probabilities at {state!r}, action {action!r} "
-                            "sum to " + str(sum(p for _, p in exact_row)) + ", not 1"
-                        )
-                    exact_rows.append(tuple(exact_row))  # type: ignore[union-attr]
-                elif abs(total - 1.0) > SUM_TOLERANCE * len(seen):
-                    raise GameDefinitionError(
-                        f"game {game.name}: the probabilities at {state!r}, action {action!r} "
-                        f"sum to {total!r}, not 1"
-                    )
-                if rewarded:
-                    rewards.append(_reward(game, state, action))
-                actions.append(action)
-                row_state.append(s)
-                indptr.append(len(cols))
-            row_start.append(len(actions))
+                walk.add_terminal(state)
+            else:
+                walk.add_rows(s, state, walk.legal(state))
             s += 1
     except GameDefinitionError:
         raise
@@ -276,24 +182,164 @@ def enumerate_game(game: Any, exact: bool = False, limit: int = STATES_LIMIT) ->
             f"game {getattr(game, 'name', '?')}: {type(exc).__name__} at state "
             f"{states[s]!r}: {exc}"
         ) from None
-    n = len(states)
-    matrix = sparse.csr_matrix(
-        (np.asarray(data, dtype=np.float64), np.asarray(cols, dtype=np.int64),
-         np.asarray(indptr, dtype=np.int64)),
-        shape=(len(actions), n),
-    )
-    return StateSpace(
-        game=game,
-        states=states,
-        index=index,
-        player=np.asarray(player, dtype=np.int8),
-        payoff=np.asarray(payoff, dtype=np.float64),
-        payoff_exact=payoff_exact,
-        row_start=np.asarray(row_start, dtype=np.int64),
-        row_state=np.asarray(row_state, dtype=np.int64),
-        actions=actions,
-        transitions=matrix,
-        exact_rows=exact_rows,
-        reward=np.asarray([float(x) for x in rewards], dtype=np.float64) if rewarded else None,
-        reward_exact=rewards if rewarded else None,
-    )
+    return walk.space()
+
+
+class _Enumeration:
+    """The arrays of :func:`enumerate_game` as they grow, breadth first, one state at a time;
+    every promise of the protocol checked on the way."""
+
+    def __init__(self, game: Any, start: Hashable, exact: bool, limit: int) -> None:
+        self.game, self.exact, self.limit = game, exact, limit
+        self.two = game.num_players == 2
+        self.states: list[Hashable] = [start]
+        self.index: dict[Hashable, int] = {start: 0}
+        self.player: list[int] = []
+        self.payoff: list[float] = []
+        self.payoff_exact: list[Any] = []
+        self.row_start = [0]
+        self.row_state: list[int] = []
+        self.actions: list[Hashable] = []
+        self.cols: list[int] = []
+        self.data: list[float] = []
+        self.indptr = [0]
+        self.exact_rows: list[tuple[tuple[int, Fraction], ...]] | None = [] if exact else None
+        self.checked: dict[int, Any] = {}
+        self.rewarded = callable(getattr(game, "reward", None))
+        self.rewards: list[Any] = []
+
+    def add_terminal(self, state: Hashable) -> None:
+        """Add a terminal state: its payoff, no rows."""
+        value = _payoff(self.game, state)
+        self.player.append(-1)
+        self.payoff.append(float(value))
+        self.payoff_exact.append(value)
+        self.row_start.append(len(self.actions))
+
+    def legal(self, state: Hashable) -> list[Hashable]:
+        """The legal actions at a non-terminal state, its player (0, or 0/1 in a two-player
+        game) recorded; GameDefinitionError if either breaks the protocol."""
+        game = self.game
+        mover = game.player(state)
+        if mover not in ((0, 1) if self.two else (0,)):
+            raise GameDefinitionError(
+                f"game {game.name}: player at {state!r} is {mover!r}, not "
+                f"{'0 or 1' if self.two else '0 (a one-player game)'}"
+            )
+        legal = list(game.actions(state))
+        if not legal:
+            raise GameDefinitionError(
+                f"game {game.name}: no legal action at the non-terminal state {state!r}"
+            )
+        if len(set(legal)) != len(legal):
+            raise GameDefinitionError(f"game {game.name}: an action repeats at {state!r}")
+        self.player.append(int(mover))
+        self.payoff.append(0.0)
+        self.payoff_exact.append(None)
+        return legal
+
+    def add_rows(self, s: int, state: Hashable, legal: list[Hashable]) -> None:
+        """Add the rows of non-terminal state `s`, one per legal action: its outcomes (new
+        states queued), their sum checked, its reward if the game has rewards."""
+        game, exact, checked, index = self.game, self.exact, self.checked, self.index
+        cols, data, rewarded = self.cols, self.data, self.rewarded
+        actions, row_state, indptr = self.actions, self.row_state, self.indptr
+        for action in legal:
+            seen: set[int] = set()
+            total = 0.0
+            exact_row = []
+            for nxt, p in game.outcomes(state, action):
+                known = checked.get(id(p))  # the fast path of _probability
+                if known is not None and known[0] is p:
+                    q = known[1]
+                else:
+                    q = _probability(game, state, action, p, checked)
+                j = index.get(nxt)
+                if j is None:
+                    j = self._new_state(nxt)
+                if j in seen:
+                    raise GameDefinitionError(
+                        f"game {game.name}: successor {nxt!r} appears twice at {state!r}, "
+                        f"action {action!r} (give each once with its total probability)"
+                    )
+                seen.add(j)
+                cols.append(j)
+                data.append(q)
+                total += q
+                if exact:
+                    exact_row.append((j, Fraction(p)))
+            if exact or not seen or abs(total - 1.0) > SUM_TOLERANCE * len(seen):
+                self._check_sum(state, action, len(seen), total, exact_row)
+            if rewarded:
+                self.rewards.append(_reward(game, state, action))
+            actions.append(action)
+            row_state.append(s)
+            indptr.append(len(cols))
+        self.row_start.append(len(actions))
+
+    def _new_state(self, nxt: Any) -> int:
+        """Index a state met for the first time (queued to be expanded); GameDefinitionError if
+        it is not hashable or one too many."""
+        try:
+            j = self.index[nxt] = len(self.states)
+        except TypeError:
+            raise GameDefinitionError(
+                f"game {self.game.name}: states must be hashable, got {nxt!r}"
+            ) from None
+        self.states.append(nxt)
+        if len(self.states) > self.limit:
+            raise GameDefinitionError(
+                f"game {self.game.name}: more than {self.limit:,} reachable states; "
+                "too large to enumerate"
+            )
+        return j
+
+    def _check_sum(self, state: Hashable, action: Hashable, n: int, total: float,
+                   exact_row: list[tuple[int, Fraction]]) -> None:
+        """A row has outcomes, and its probabilities sum to 1 (exactly with `exact`, the exact
+        row kept; else within SUM_TOLERANCE per outcome): GameDefinitionError otherwise."""
+        game = self.game
+        if not n:
+            raise GameDefinitionError(
+                f"game {game.name}: action {action!r} at {state!r} has no outcome"
+            )
+        if self.exact:
+            if sum(p for _, p in exact_row) != 1:
+                raise GameDefinitionError(
+                    f"game {game.name}: the probabilities at {state!r}, action {action!r} "
+                    "sum to " + str(sum(p for _, p in exact_row)) + ", not 1"
+                )
+            self.exact_rows.append(tuple(exact_row))  # type: ignore[union-attr]
+        elif abs(total - 1.0) > SUM_TOLERANCE * n:
+            raise GameDefinitionError(
+                f"game {game.name}: the probabilities at {state!r}, action {action!r} "
+                f"sum to {total!r}, not 1"
+            )
+
+    def space(self) -> StateSpace:
+        """The finished enumeration as a :class:`StateSpace` (the transitions as CSR)."""
+        from scipy import sparse
+
+        n = len(self.states)
+        matrix = sparse.csr_matrix(
+            (np.asarray(self.data, dtype=np.float64), np.asarray(self.cols, dtype=np.int64),
+             np.asarray(self.indptr, dtype=np.int64)),
+            shape=(len(self.actions), n),
+        )
+        rewarded, rewards = self.rewarded, self.rewards
+        return StateSpace(
+            game=self.game,
+            states=self.states,
+            index=self.index,
+            player=np.asarray(self.player, dtype=np.int8),
+            payoff=np.asarray(self.payoff, dtype=np.float64),
+            payoff_exact=self.payoff_exact,
+            row_start=np.asarray(self.row_start, dtype=np.int64),
+            row_state=np.asarray(self.row_state, dtype=np.int64),
+            actions=self.actions,
+            transitions=matrix,
+            exact_rows=self.exact_rows,
+            reward=np.asarray([float(x) for x in rewards], dtype=np.float64) if rewarded
+            else None,
+            reward_exact=rewards if rewarded else None,
+        )

@@ -378,24 +378,38 @@ class Scanner:
         if implicit:
             rows = [replace(r, cells=r.cells[1:], label=int(r.cells[0].value)) for r in rows]
         for paragraph in _paragraphs(rows, low):
-            tables, extra = divmod(len(paragraph), low)
-            if extra and len(paragraph) > 1 and low > 1:
-                self._other_shape(f"{extra}x{low}")
-            for k in range(tables):  # blocks end-aligned: what precedes them is not the arrays
-                table = paragraph[extra + k * low : extra + (k + 1) * low]
-                halves = _halves(table, low) if side_by_side else [table]
-                for half in halves:
-                    block = self._table_block(half, labelled or implicit, implicit, combined,
-                                              heading)
-                    if block is not None and labelled and not combined:
-                        block = replace(block, alternative=self._as_combined(half, heading))
-                    heading = None  # only the first block of a run has the heading above it
-                    if block is None:
-                        self._other_shape(f"{low}x{width}")
-                    elif side_by_side:
-                        self._add_block(replace(block, notes=("arrays printed side by side",)))
-                    else:
-                        self._add_block(block)
+            heading = self._paragraph_blocks(paragraph, key, implicit, side_by_side, heading)
+
+    def _paragraph_blocks(self, paragraph: list[Row], key: RunKey, implicit: bool,
+                          side_by_side: bool, heading: str | None) -> str | None:
+        """The blocks of one paragraph of a run, end-aligned (what precedes them is not the
+        arrays); returns the heading still unused (only a run's first block has it)."""
+        low = self.low
+        tables, extra = divmod(len(paragraph), low)
+        if extra and len(paragraph) > 1 and low > 1:
+            self._other_shape(f"{extra}x{low}")
+        for k in range(tables):  # blocks end-aligned: what precedes them is not the arrays
+            table = paragraph[extra + k * low : extra + (k + 1) * low]
+            halves = _halves(table, low) if side_by_side else [table]
+            for half in halves:
+                self._half_block(half, key, implicit, side_by_side, heading)
+                heading = None  # only the first block of a run has the heading above it
+        return heading
+
+    def _half_block(self, half: list[Row], key: RunKey, implicit: bool, side_by_side: bool,
+                    heading: str | None) -> None:
+        """One L x L table of rows (or half of a side-by-side pair) as a block, or a note of its
+        shape when it is none."""
+        width, labelled, combined = key
+        block = self._table_block(half, labelled or implicit, implicit, combined, heading)
+        if block is not None and labelled and not combined:
+            block = replace(block, alternative=self._as_combined(half, heading))
+        if block is None:
+            self._other_shape(f"{self.low}x{width}")
+        elif side_by_side:
+            self._add_block(replace(block, notes=("arrays printed side by side",)))
+        else:
+            self._add_block(block)
 
     def _as_combined(self, rows: list[Row], heading: str | None) -> Block | None:
         """Labelled rows read instead as unlabelled rows of a combined table, if they all can."""

@@ -169,6 +169,49 @@ def _stem(name: str) -> str:
     return name.rsplit(".", 1)[0] if "." in name.lstrip(".") else name
 
 
+def _open_zip(fh: BinaryIO, label: str) -> tuple[zipfile.ZipFile | None, str]:
+    """The archive opened, or None and the one-line reason it cannot be read."""
+    try:
+        return zipfile.ZipFile(fh), ""
+    except UnicodeDecodeError:
+        return None, (f"cannot read {label}: a member's name is marked UTF-8 but is not "
+                      "(no member of it is read)")
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,
+            NotImplementedError, struct.error) as exc:
+        return None, f"cannot read {label}: not a readable zip archive ({_reason(exc)})"
+
+
+def _named_members(infos: Sequence[zipfile.ZipInfo]
+                   ) -> tuple[list[tuple[zipfile.ZipInfo, tuple[str, ...], str]],
+                              dict[tuple[str, ...], list[str]]]:
+    """Each member's name parts and the problem with its name ("" when none; a second member
+    of one name is one), and the file names in each folder (the members without a problem)."""
+    siblings: dict[tuple[str, ...], list[str]] = {}
+    named = []
+    seen: set[tuple[str, ...]] = set()
+    for info in infos:
+        member, problem = _member_parts(info.filename)
+        if not problem and member in seen:
+            problem = "a second member of the same name (the first is graded)"
+        seen.add(member)
+        named.append((info, member, problem))
+        if not problem:
+            siblings.setdefault(member[:-1], []).append(member[-1])
+    return named, siblings
+
+
+def _skipped_folder(member: tuple[str, ...], sites: set[tuple[str, ...]]
+                    ) -> tuple[int, str] | None:
+    """The first folder of `member` that is skipped (its index and reason): a folder skipped
+    by name, else one holding an earlier dicejack site; None when no folder is skipped."""
+    where = next(((k, r) for k in range(len(member) - 1)
+                  if (r := skip_reason(member[k], folder=True))), None)
+    if where is None and sites:
+        where = next(((k - 1, EARLIER_SITE) for k in range(len(member))
+                      if member[:k] in sites), None)
+    return where
+
+
 class _Collector:
     """Walks one batch of inputs into entries, within `limits`; who each belongs to is decided
     once the whole batch is known (:meth:`identify`)."""
@@ -454,14 +497,9 @@ class _Collector:
         if declared is not None and declared > self.limits.archive_members:
             return fail(f"refused {label}: {declared:,} members, over the "
                         f"{self.limits.archive_members:,} limit")
-        try:
-            zf = zipfile.ZipFile(fh)
-        except UnicodeDecodeError:
-            return fail(f"cannot read {label}: a member's name is marked UTF-8 but is not "
-                        "(no member of it is read)")
-        except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,
-                NotImplementedError, struct.error) as exc:
-            return fail(f"cannot read {label}: not a readable zip archive ({_reason(exc)})")
+        zf, problem = _open_zip(fh, label)
+        if zf is None:
+            return fail(problem)
         with zf:
             infos = [i for i in zf.infolist() if not i.filename.endswith(("/", "\\"))
                      or not i.filename.strip("/\\")]
@@ -470,38 +508,7 @@ class _Collector:
                             f"{self.limits.archive_members:,} limit")
             if not infos:
                 return fail(f"{label} is an empty archive: no file to grade")
-            plan: list[tuple[zipfile.ZipInfo, tuple[str, ...], str, bool]] = []
-            folders_skipped: dict[str, str] = {}
-            siblings: dict[tuple[str, ...], list[str]] = {}
-            named = []
-            seen: set[tuple[str, ...]] = set()
-            for info in infos:
-                member, problem = _member_parts(info.filename)
-                if not problem and member in seen:
-                    problem = "a second member of the same name (the first is graded)"
-                seen.add(member)
-                named.append((info, member, problem))
-                if not problem:
-                    siblings.setdefault(member[:-1], []).append(member[-1])
-            sites = {m[:-1] for _, m, problem in named if not problem and m[-1] == SITE_MARKER}
-            for info, member, problem in sorted(named, key=lambda t: t[1]):
-                if problem:
-                    plan.append((info, member, problem, True))
-                    continue
-                where = next(((k, r) for k in range(len(member) - 1)
-                              if (r := skip_reason(member[k], folder=True))), None)
-                if where is None and sites:
-                    where = next(((k - 1, EARLIER_SITE) for k in range(len(member))
-                                  if member[:k] in sites), None)
-                if where is not None:
-                    key = "/".join(member[:where[0] + 1]) + "/"
-                    folders_skipped.setdefault(key, where[1])
-                    continue
-                reason = skip_reason(member[-1]) or receipt_reason(
-                    member[-1], siblings[member[:-1]])
-                plan.append((info, member, reason, False))
-            for key, reason in folders_skipped.items():
-                self.note(f"{label}!{display_name(key)}", skipped=reason)
+            plan = self._archive_plan(infos, label)
             candidates = [i for i, _, r, bad in plan if not bad and r in ("", METADATA_READ)
                           and i.file_size <= MAX_SUBMISSION_BYTES]
             total = sum(i.file_size for i in candidates)
@@ -509,14 +516,45 @@ class _Collector:
                 return fail(f"refused {label}: would unpack to {total / 2**20:,.1f} MiB, "
                             f"over the {self.limits.archive_bytes / 2**20:,.1f} MiB limit "
                             "(a zip bomb?)")
-            for info, member, reason, refused in plan:
-                if refused:
-                    label_m = f"{label}!{display_name(info.filename or '(unnamed)')}"
-                    self.add(label_m, (*parts, *member), error=f"refused {label_m}: {reason}")
-                    continue
-                if not self.member(zf, info, member, reason, label, parts, depth, budget):
-                    return False
-            return True
+            return self._unpack(zf, plan, label, parts, depth, budget)
+
+    def _archive_plan(self, infos: Sequence[zipfile.ZipInfo], label: str
+                      ) -> list[tuple[zipfile.ZipInfo, tuple[str, ...], str, bool]]:
+        """What to do with each member, in name order: (info, parts, reason, refused); members
+        of skipped folders (and of an earlier site) left out, each folder noted once."""
+        named, siblings = _named_members(infos)
+        sites = {m[:-1] for _, m, problem in named if not problem and m[-1] == SITE_MARKER}
+        plan: list[tuple[zipfile.ZipInfo, tuple[str, ...], str, bool]] = []
+        folders_skipped: dict[str, str] = {}
+        for info, member, problem in sorted(named, key=lambda t: t[1]):
+            if problem:
+                plan.append((info, member, problem, True))
+                continue
+            where = _skipped_folder(member, sites)
+            if where is not None:
+                key = "/".join(member[:where[0] + 1]) + "/"
+                folders_skipped.setdefault(key, where[1])
+                continue
+            reason = skip_reason(member[-1]) or receipt_reason(
+                member[-1], siblings[member[:-1]])
+            plan.append((info, member, reason, False))
+        for key, reason in folders_skipped.items():
+            self.note(f"{label}!{display_name(key)}", skipped=reason)
+        return plan
+
+    def _unpack(self, zf: zipfile.ZipFile,
+                plan: Sequence[tuple[zipfile.ZipInfo, tuple[str, ...], str, bool]], label: str,
+                parts: Sequence[str], depth: int, budget: list[int]) -> bool:
+        """Add every planned member's entry (a refused one as an error); False when the
+        archive's unpacked budget is spent."""
+        for info, member, reason, refused in plan:
+            if refused:
+                label_m = f"{label}!{display_name(info.filename or '(unnamed)')}"
+                self.add(label_m, (*parts, *member), error=f"refused {label_m}: {reason}")
+                continue
+            if not self.member(zf, info, member, reason, label, parts, depth, budget):
+                return False
+        return True
 
     def _read_member(self, zf: zipfile.ZipFile, info: zipfile.ZipInfo, label: str
                      ) -> tuple[bytes | None, str]:

@@ -108,6 +108,21 @@ def student_scores(grades: Iterable[Grade], keep: str = "latest") -> list[Studen
     grades = list(grades)
     if any(g.status != Status.SKIPPED and not g.kept for g in grades):
         grades = mark_kept(grades, keep)
+    by, meta = _by_student(grades)
+    out = []
+    for sid, rows in by.items():
+        score, verdict, notes, held = _student_line(rows, keep)
+        name, lms = meta[sid]
+        out.append(StudentScore(sid, name, lms, score, verdict,
+                                tuple(g.submission for g in rows), "; ".join(notes), held))
+    return out
+
+
+def _by_student(grades: Sequence[Grade]) -> tuple[dict[str, list[Grade]],
+                                                   dict[str, tuple[str, str]]]:
+    """Each student's grades (a group's file under each member) in order of first appearance,
+    and each student's name and LMS (the first file that names them); skipped files with no
+    LMS name are nobody's."""
     by: dict[str, list[Grade]] = {}
     meta: dict[str, tuple[str, str]] = {}
     for g in grades:
@@ -120,39 +135,47 @@ def student_scores(grades: Iterable[Grade], keep: str = "latest") -> list[Studen
             name = names[k] if k < len(names) else ""
             if sid not in meta or (name and not meta[sid][0]):
                 meta[sid] = (name, g.lms)
-    out = []
-    for sid, rows in by.items():
-        graded = [g for g in rows if g.status in (Status.OK, Status.ERROR)]
-        notes = []
-        if not any(g.student for g in rows):
-            notes.append("no LMS identifier in the file name: identified by the file name")
-        elif not any(g.lms for g in rows):
-            notes.append("no LMS identifier in the file name: identified by its folder's name")
-        held = ""
-        if graded:
-            chosen = next((g for g in graded if g.kept == "yes"), graded[-1])
-            score: float | None = chosen.score if chosen.status == Status.OK else 0.0
-            verdict = chosen.verdict if chosen.status == Status.OK else Verdict.FAIL
-            if len(graded) > 1:
-                notes.append(f"{len(graded)} files: kept {chosen.submission} "
-                             f"({'the best score' if keep == 'best' else 'the latest'})")
-            if chosen.status == Status.ERROR:
-                notes.append(f"not graded: {chosen.error}")
-            elif chosen.flags:
-                notes.append("flags: " + ";".join(chosen.flags))
-            if chosen.late:
-                notes.append("late")
-            if chosen.held:
-                held, score = chosen.held, None
-                notes.append(f"held back for a look first: {chosen.held}")
-        else:
-            score, verdict = None, ""
-            notes.append("no output file: " + "; ".join(
-                f"{g.submission} skipped ({g.error})" for g in rows[:3]))
-        name, lms = meta[sid]
-        out.append(StudentScore(sid, name, lms, score, verdict,
-                                tuple(g.submission for g in rows), "; ".join(notes), held))
-    return out
+    return by, meta
+
+
+def _student_line(rows: Sequence[Grade],
+                  keep: str) -> tuple[float | None, str, list[str], str]:
+    """One student's score, verdict, notes and hold reason from their files (see
+    :func:`student_scores`)."""
+    graded = [g for g in rows if g.status in (Status.OK, Status.ERROR)]
+    notes = []
+    if not any(g.student for g in rows):
+        notes.append("no LMS identifier in the file name: identified by the file name")
+    elif not any(g.lms for g in rows):
+        notes.append("no LMS identifier in the file name: identified by its folder's name")
+    if not graded:
+        notes.append("no output file: " + "; ".join(
+            f"{g.submission} skipped ({g.error})" for g in rows[:3]))
+        return None, "", notes, ""
+    chosen = next((g for g in graded if g.kept == "yes"), graded[-1])
+    score: float | None = chosen.score if chosen.status == Status.OK else 0.0
+    verdict = chosen.verdict if chosen.status == Status.OK else Verdict.FAIL
+    if len(graded) > 1:
+        notes.append(f"{len(graded)} files: kept {chosen.submission} "
+                     f"({'the best score' if keep == 'best' else 'the latest'})")
+    notes += _chosen_notes(chosen)
+    held = ""
+    if chosen.held:
+        held, score = chosen.held, None
+        notes.append(f"held back for a look first: {chosen.held}")
+    return score, verdict, notes, held
+
+
+def _chosen_notes(chosen: Grade) -> list[str]:
+    """The notes on the kept file: why it was not graded or its flags, and lateness."""
+    notes = []
+    if chosen.status == Status.ERROR:
+        notes.append(f"not graded: {chosen.error}")
+    elif chosen.flags:
+        notes.append("flags: " + ";".join(chosen.flags))
+    if chosen.late:
+        notes.append("late")
+    return notes
 
 
 def _score(value: float | None) -> str:

@@ -199,6 +199,27 @@ def index_html(refs: References, grades: Sequence[Grade],
     # superseded attempts (kept "no") are listed apart
     counted = [(g, p) for g, p in shown if g.kept != "no"]
     superseded = [(g, p) for g, p in shown if g.kept == "no"]
+    n = len(counted)
+    body = _index_head(refs, counted, superseded, skipped)
+    folder, short = _short_labels([g.submission for g, _ in shown])
+    labels = dict(zip((g.submission for g, _ in shown), short, strict=True))
+    body += _copy_section(grades, page_of, labels)
+    body += _flag_section(grades)
+    body += _index_table(shown, folder, labels, page_of)
+    if superseded:
+        body += _superseded_section(superseded, labels)
+    if skipped:
+        body += [Markup("<h2>Skipped files</h2>"), html_table(
+            (HtmlColumn("student"), HtmlColumn("file"), HtmlColumn("reason")),
+            [(_student(g), g.submission, g.error) for g in skipped])]
+    body.append(Markup("</main>"))
+    return formats.html_page(f"Grades: {n} submissions", body, script=True)
+
+
+def _index_head(refs: References, counted: Sequence[tuple[Grade, str]],
+                superseded: Sequence[tuple[Grade, str]], skipped: Sequence[Grade]) -> list[str]:
+    """The class page's top: the headline, the verdict cards, the setting's power note, the
+    score summary and histogram (each student's kept file counted once)."""
     ok = [g for g, _ in counted if g.status == "ok"]
     counts = Counter(g.verdict for g in ok)
     unreadable = sum(g.status == "error" for g, _ in counted)
@@ -228,51 +249,54 @@ def index_html(refs: References, grades: Sequence[Grade],
     body += [Markup("<h2>Scores</h2>"), Markup("<figure>" + figures.histogram_svg(
         scores, np.arange(0, 101, 10), label="score histogram") + "<figcaption>Submissions per "
         "score band (each bar's tooltip gives its count).</figcaption></figure>")]
-    folder, short = _short_labels([g.submission for g, _ in shown])
-    labels = dict(zip((g.submission for g, _ in shown), short, strict=True))
-    body += _copy_section(grades, page_of, labels)
-    body += _flag_section(grades)
-    rows, search = [], []
-    for g, page in shown:
-        word = "unreadable" if g.status == "error" else g.verdict
-        notes = [*(["late"] if g.late else []), *(["not kept"] if g.kept == "no" else []),
-                 *([f"held: {g.held}"] if g.held else [])]
-        rows.append([
-            html_link(page, _student(g) or labels[g.submission]),
-            g.score, (_verdict(g), str(_SEVERITY.get(word, len(_SEVERITY)))), g.cause,
-            "; ".join([*g.flags, *notes] if g.status == "ok"
-                      else [f"unreadable: {g.error}", *notes]),
-            html_link(page, labels[g.submission]),
-            *(g.metrics.get(k, math.nan) for k in ("agreement_decisive", "rmse_onpath",
-                                                  "score_vs_optimal", "exploitability")),
-            g.consistency_p, _links(g.similar_to, page_of, labels)])
-        search.append(g.submission)  # the whole name, its folders and archive too
+    return body
+
+
+def _index_row(g: Grade, page: str, labels: dict[str, str], page_of: dict[str, str]) -> list:
+    """One submission's row of the class table (the cells of _INDEX_COLUMNS)."""
+    word = "unreadable" if g.status == "error" else g.verdict
+    notes = [*(["late"] if g.late else []), *(["not kept"] if g.kept == "no" else []),
+             *([f"held: {g.held}"] if g.held else [])]
+    return [
+        html_link(page, _student(g) or labels[g.submission]),
+        g.score, (_verdict(g), str(_SEVERITY.get(word, len(_SEVERITY)))), g.cause,
+        "; ".join([*g.flags, *notes] if g.status == "ok"
+                  else [f"unreadable: {g.error}", *notes]),
+        html_link(page, labels[g.submission]),
+        *(g.metrics.get(k, math.nan) for k in ("agreement_decisive", "rmse_onpath",
+                                              "score_vs_optimal", "exploitability")),
+        g.consistency_p, _links(g.similar_to, page_of, labels)]
+
+
+def _index_table(shown: Sequence[tuple[Grade, str]], folder: str, labels: dict[str, str],
+                 page_of: dict[str, str]) -> list[str]:
+    """The class page's sortable, filterable table of every submission with a page."""
+    rows = [_index_row(g, page, labels, page_of) for g, page in shown]
+    search = [g.submission for g, _ in shown]  # the whole name, its folders and archive too
     where = (Markup(f"<p>Every file's name starts with <code>{html_text(folder)}</code> "
                     "(left out of the rows).</p>") if folder else "")
-    body += [Markup('<h2 id="table">Submissions</h2>'), where,
-             Markup("<p>Click a column's header to sort by it (again to reverse; empty cells "
-                    "stay last; verdicts sort by severity: "
-                    f"{', '.join(VERDICT_SEVERITY)}); type to keep the rows holding every "
-                    "word, in any column; tick <i>More columns</i> for the file, the quality "
-                    "metrics, the consistency p-value and the similar submissions.</p>"),
-             html_table(_INDEX_COLUMNS, rows, table_id="submissions", sortable=True,
-                        search=search, filter_label="Filter:", cards=True)]
-    if superseded:
-        body += [Markup("<h2>Earlier attempts</h2>"),
-                 Markup("<p>Files of students with a later (or, with --keep best, better) file "
-                        "whose grade goes out instead: not counted above.</p>"),
-                 html_table((HtmlColumn("student"), HtmlColumn("file"),
-                             HtmlColumn("score", numeric=True, fmt=".1f"),
-                             HtmlColumn("verdict")),
-                            [(_student(g), html_link(page, labels[g.submission]),
-                              g.score, g.verdict if g.status == "ok" else "unreadable")
-                             for g, page in superseded])]
-    if skipped:
-        body += [Markup("<h2>Skipped files</h2>"), html_table(
-            (HtmlColumn("student"), HtmlColumn("file"), HtmlColumn("reason")),
-            [(_student(g), g.submission, g.error) for g in skipped])]
-    body.append(Markup("</main>"))
-    return formats.html_page(f"Grades: {n} submissions", body, script=True)
+    return [Markup('<h2 id="table">Submissions</h2>'), where,
+            Markup("<p>Click a column's header to sort by it (again to reverse; empty cells "
+                   "stay last; verdicts sort by severity: "
+                   f"{', '.join(VERDICT_SEVERITY)}); type to keep the rows holding every "
+                   "word, in any column; tick <i>More columns</i> for the file, the quality "
+                   "metrics, the consistency p-value and the similar submissions.</p>"),
+            html_table(_INDEX_COLUMNS, rows, table_id="submissions", sortable=True,
+                       search=search, filter_label="Filter:", cards=True)]
+
+
+def _superseded_section(superseded: Sequence[tuple[Grade, str]],
+                        labels: dict[str, str]) -> list[str]:
+    """The earlier attempts: files whose student has another file whose grade goes out."""
+    return [Markup("<h2>Earlier attempts</h2>"),
+            Markup("<p>Files of students with a later (or, with --keep best, better) file "
+                   "whose grade goes out instead: not counted above.</p>"),
+            html_table((HtmlColumn("student"), HtmlColumn("file"),
+                        HtmlColumn("score", numeric=True, fmt=".1f"),
+                        HtmlColumn("verdict")),
+                       [(_student(g), html_link(page, labels[g.submission]),
+                         g.score, g.verdict if g.status == "ok" else "unreadable")
+                        for g, page in superseded])]
 
 
 def _copy_section(grades: Sequence[Grade], page_of: dict[str, str],

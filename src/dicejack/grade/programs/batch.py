@@ -199,38 +199,14 @@ def grade_programs(
     from dicejack.grade.programs.conventions import CANDIDATES
 
     hold = parse_hold(lms_hold)
-    inputs = list(paths)
-    check_gradebook_path(out, inputs=inputs)
-    check_output_path(runs_out, option="--out", what="a dicejack runs CSV", inputs=inputs,
-                      ours=((",".join(RUNS_HEADER) + "\n").encode(),))
-    if runs_out is not None:
-        check_output_path(runs_out.with_suffix(".html"), option="--out",
-                          what="a dicejack runs page", inputs=inputs, ours=(b"<!DOCTYPE html>",))
-    check_lms_path(lms_csv, inputs=inputs)
-    prepare_reports_folder(reports)
+    _check_outputs(list(paths), out, runs_out, lms_csv, reports)
     site_tmp = prepare_site(site) if site is not None else None
     fixed = len(conventions) == 1
     candidates = tuple(conventions) or CANDIDATES
     say = notify or (lambda _: None)
-    refs_by: dict[str, References] = {}
-    for setting in plan.settings:
-        if setting.label not in refs_by:
-            say(f"reference runs: {setting.label}")
-            cfg = _config(setting, config.references, config.seed)
-            refs_by[setting.label] = reference_runs(cfg, cache_dir=cache_dir, workers=workers,
-                                                    progress=progress)
+    refs_by = _setting_references(plan, config, say, cache_dir, workers, progress)
     assigned = next(s for s in plan.settings if s.role == "assigned")
-    scaled_refs: dict[tuple[str, float], References] = {}
-
-    def refs_at(setting: PlannedSetting, factor: float) -> References:
-        key = (setting.label, factor)
-        if key not in scaled_refs:
-            say(f"reference runs for the wrong-M diagnosis: {setting.label}, M x {factor:g}")
-            scaled_refs[key] = reference_runs(
-                _config(scaled(setting, factor), config.references, config.seed),
-                cache_dir=cache_dir, workers=workers, progress=progress)
-        return scaled_refs[key]
-
+    refs_at = _scaled_references(config, say, cache_dir, workers, progress)
     n_workers = parallel.worker_count(workers)
     stop = _Stop(runner.cancel)
     work = Path(tempfile.mkdtemp(prefix="dicejack-programs-"))
@@ -239,70 +215,11 @@ def grade_programs(
         sources = collect_programs(paths, work, languages)
         if not sources:
             raise GradeError("no student program found (source files: .py .java .c .cpp ...)")
-        with cf.ThreadPoolExecutor(n_workers) as pool:
-            try:
-                advance, close = parallel.progress_bar("building", len(sources), progress)
-                futures = [pool.submit(_prepare, s, runner, candidates, fixed, languages, stop)
-                           for s in sources]
-                try:
-                    for fut in cf.as_completed(futures):
-                        fut.result()
-                        advance()
-                finally:
-                    close()
-                builds = [(s, *f.result()) for s, f in zip(sources, futures, strict=True)]
-                # run-major order: a student's runs of one setting start far apart, so that
-                # programs seeding from the clock in seconds do not print one table twice
-                tasks = []
-                for si, setting in enumerate(plan.settings):
-                    for i in range(setting.runs):
-                        for k, (_, built, found, error) in enumerate(builds):
-                            if error or built is None or found is None or (
-                                    found.convention is None):
-                                continue
-                            seed = (SEED_BASE + 1000 * si + i
-                                    if found.convention.takes_seed else None)
-                            tasks.append((k, setting, i, seed, found.convention))
-                advance, close = parallel.progress_bar("running", len(tasks), progress)
-                run_futures = [pool.submit(_one_run, builds[k][1], runner, conv, setting, i,
-                                           seed, refs_by[setting.label], stop)
-                               for k, setting, i, seed, conv in tasks]
-                try:
-                    for fut in cf.as_completed(run_futures):
-                        fut.result()
-                        advance()
-                finally:
-                    close()
-            except BaseException:
-                stop.event.set()
-                pool.shutdown(wait=True, cancel_futures=True)
-                raise
-        by_program: dict[int, list[ProgramRun]] = {}
-        for (k, *_), fut in zip(tasks, run_futures, strict=True):
-            by_program.setdefault(k, []).append(fut.result())
-        students: list[StudentResult] = []
-        for k, (source, built, found, error) in enumerate(builds):
-            program = built.program if built is not None else None
-            language = program.language.name if program is not None else ""
-            conv = found.convention.describe() if found and found.convention else ""
-            if error:
-                flags = (found.flag,) if found is not None and found.flag else ()
-                g, joint = failed_grade(source.label, error, flags), None
-            else:
-                g, joint = joint_grade(source.label, by_program.get(k, []), conv)
-                if "inconsistent" in g.flags:
-                    named = wrong_m(by_program.get(k, []), refs_at)
-                    if named:
-                        g = dataclasses.replace(
-                            g, flags=(*g.flags, named),
-                            notes=f"{g.notes}; every inconsistent run fits M x "
-                                  f"{M_FACTORS[named]:g} ({named})")
-            s = lms_student(source.parts) if source.parts else None
-            if s is not None:
-                g = dataclasses.replace(g, student=s.id, student_name=s.name, lms=s.lms,
-                                        late=s.late, order=s.order)
-            students.append(StudentResult(source.label, language, conv,
-                                          tuple(by_program.get(k, [])), g, joint))
+        by_program = _build_and_run(
+            sources, builds, plan, runner, refs_by, stop,
+            prepare=(candidates, fixed, languages), n_workers=n_workers, progress=progress)
+        students = [_student_result(source, built, found, error, by_program.get(k, []), refs_at)
+                    for k, (source, built, found, error) in enumerate(builds)]
     finally:
         for _, built, _, _ in builds:
             if built is not None:
@@ -320,10 +237,151 @@ def grade_programs(
         formats.write_atomic(runs_out, runs_csv(students))
         formats.write_atomic(runs_out.with_suffix(".html"), runs_html(
             students, runner.sandbox.description, plan.describe()))
+    _write_grade_outputs(refs, grades, reports=reports, site=site, lms_csv=lms_csv,
+                         lms=(lms_format, lms_assignment, keep), progress=progress)
+    return ProgramBatch(runner.sandbox.description, plan, refs, tuple(students))
+
+
+def _check_outputs(inputs: list[Path], out: Path | None, runs_out: Path | None,
+                   lms_csv: Path | None, reports: Path | None) -> None:
+    """Refuse, before any work, output paths that would overwrite what the run did not make."""
+    check_gradebook_path(out, inputs=inputs)
+    check_output_path(runs_out, option="--out", what="a dicejack runs CSV", inputs=inputs,
+                      ours=((",".join(RUNS_HEADER) + "\n").encode(),))
+    if runs_out is not None:
+        check_output_path(runs_out.with_suffix(".html"), option="--out",
+                          what="a dicejack runs page", inputs=inputs, ours=(b"<!DOCTYPE html>",))
+    check_lms_path(lms_csv, inputs=inputs)
+    prepare_reports_folder(reports)
+
+
+def _setting_references(plan: RunPlan, config: GradeConfig, say: Callable[[str], None],
+                        cache_dir: Path | None, workers: int | None,
+                        progress: bool) -> dict[str, References]:
+    """The reference runs of each of the plan's settings, by label (once per label)."""
+    refs_by: dict[str, References] = {}
+    for setting in plan.settings:
+        if setting.label not in refs_by:
+            say(f"reference runs: {setting.label}")
+            cfg = _config(setting, config.references, config.seed)
+            refs_by[setting.label] = reference_runs(cfg, cache_dir=cache_dir, workers=workers,
+                                                    progress=progress)
+    return refs_by
+
+
+def _scaled_references(config: GradeConfig, say: Callable[[str], None],
+                       cache_dir: Path | None, workers: int | None,
+                       progress: bool) -> Callable[[PlannedSetting, float], References]:
+    """A lookup of reference runs at a setting with M scaled (the wrong-M diagnosis), each
+    computed on first use only."""
+    scaled_refs: dict[tuple[str, float], References] = {}
+
+    def refs_at(setting: PlannedSetting, factor: float) -> References:
+        key = (setting.label, factor)
+        if key not in scaled_refs:
+            say(f"reference runs for the wrong-M diagnosis: {setting.label}, M x {factor:g}")
+            scaled_refs[key] = reference_runs(
+                _config(scaled(setting, factor), config.references, config.seed),
+                cache_dir=cache_dir, workers=workers, progress=progress)
+        return scaled_refs[key]
+
+    return refs_at
+
+
+def _wait_all(futures: Sequence[cf.Future], label: str, progress: bool) -> None:
+    """Wait for every future (raising the first error met), a progress bar ticking."""
+    advance, close = parallel.progress_bar(label, len(futures), progress)
+    try:
+        for fut in cf.as_completed(futures):
+            fut.result()
+            advance()
+    finally:
+        close()
+
+
+def _run_tasks(plan: RunPlan, builds: Sequence[tuple[Source, Build | None, Detection | None,
+                                                     str]]) -> list[tuple]:
+    """Every run to make, in run-major order: (program index, setting, run, seed, convention).
+
+    A student's runs of one setting start far apart, so that programs seeding from the clock
+    in seconds do not print one table twice."""
+    tasks = []
+    for si, setting in enumerate(plan.settings):
+        for i in range(setting.runs):
+            for k, (_, built, found, error) in enumerate(builds):
+                if error or built is None or found is None or found.convention is None:
+                    continue
+                seed = SEED_BASE + 1000 * si + i if found.convention.takes_seed else None
+                tasks.append((k, setting, i, seed, found.convention))
+    return tasks
+
+
+def _build_and_run(sources: Sequence[Source], builds: list, plan: RunPlan, runner: Runner,
+                   refs_by: Mapping[str, References], stop: _Stop, *,
+                   prepare: tuple, n_workers: int,
+                   progress: bool) -> dict[int, list[ProgramRun]]:
+    """Build every program and detect its convention, then make every run, in a thread pool;
+    `builds` gets the builds once all are done (for the caller to discard). On any error
+    (Ctrl-C too) pending work is cancelled and running programs stopped. Returns the graded
+    runs by program index."""
+    candidates, fixed, languages = prepare
+    with cf.ThreadPoolExecutor(n_workers) as pool:
+        try:
+            futures = [pool.submit(_prepare, s, runner, candidates, fixed, languages, stop)
+                       for s in sources]
+            _wait_all(futures, "building", progress)
+            builds.extend((s, *f.result()) for s, f in zip(sources, futures, strict=True))
+            tasks = _run_tasks(plan, builds)
+            run_futures = [pool.submit(_one_run, builds[k][1], runner, conv, setting, i,
+                                       seed, refs_by[setting.label], stop)
+                           for k, setting, i, seed, conv in tasks]
+            _wait_all(run_futures, "running", progress)
+        except BaseException:
+            stop.event.set()
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+    by_program: dict[int, list[ProgramRun]] = {}
+    for (k, *_), fut in zip(tasks, run_futures, strict=True):
+        by_program.setdefault(k, []).append(fut.result())
+    return by_program
+
+
+def _student_result(source: Source, built: Build | None, found: Detection | None, error: str,
+                    runs: list[ProgramRun],
+                    refs_at: Callable[[PlannedSetting, float], References]) -> StudentResult:
+    """One student's result: the failure if the program did not build or show a convention,
+    else its runs joined into one grade (with the wrong-M diagnosis when inconsistent); the
+    student named from the LMS-written part of the file name."""
+    program = built.program if built is not None else None
+    language = program.language.name if program is not None else ""
+    conv = found.convention.describe() if found and found.convention else ""
+    if error:
+        flags = (found.flag,) if found is not None and found.flag else ()
+        g, joint = failed_grade(source.label, error, flags), None
+    else:
+        g, joint = joint_grade(source.label, runs, conv)
+        if "inconsistent" in g.flags:
+            named = wrong_m(runs, refs_at)
+            if named:
+                g = dataclasses.replace(
+                    g, flags=(*g.flags, named),
+                    notes=f"{g.notes}; every inconsistent run fits M x "
+                          f"{M_FACTORS[named]:g} ({named})")
+    s = lms_student(source.parts) if source.parts else None
+    if s is not None:
+        g = dataclasses.replace(g, student=s.id, student_name=s.name, lms=s.lms,
+                                late=s.late, order=s.order)
+    return StudentResult(source.label, language, conv, tuple(runs), g, joint)
+
+
+def _write_grade_outputs(refs: References, grades: list[Grade], *, reports: Path | None,
+                         site: Path | None, lms_csv: Path | None, lms: tuple[str, str, str],
+                         progress: bool) -> None:
+    """Write the reports, the site and the LMS CSV asked for, through grading's own writers."""
+    lms_format, lms_assignment, keep = lms
     if reports is not None:
         write_reports(refs, grades, reports, progress=progress)
     if site is not None:
         write_site(refs, grades, site, progress=progress)
     if lms_csv is not None:
         write_lms_csv(lms_csv, grades, lms_format, assignment=lms_assignment, keep=keep)
-    return ProgramBatch(runner.sandbox.description, plan, refs, tuple(students))

@@ -188,18 +188,7 @@ def joint_grade(label: str, runs: Sequence[ProgramRun], convention: str) -> tupl
     failed = [r for r in runs if r.failed]
     assigned = [r for r in runs if r.setting.role == "assigned" and not r.failed]
     if failed:
-        r = failed[0]
-        more = f" (and {len(failed) - 1} more of {len(runs)} runs)" if len(failed) > 1 else ""
-        base = r.grade if r.grade is not None else failed_grade(label, "")
-        # tables of another size than the run's LTarget: the settings given were not followed
-        wrong = [x for x in runs if x.grade is not None and x.grade.table_size is not None
-                 and x.grade.table_size != x.setting.settings.low]
-        flags = (*base.flags, "ignores-settings") if wrong else base.flags
-        g = dataclasses.replace(
-            base, submission=label, status="error", score=0.0, verdict="fail", flags=flags,
-            error=f"{r.setting.role} run {r.index + 1} ({r.setting.settings.describe()}): "
-                  f"{r.failed}{more}")
-        return g, joint
+        return _failed_runs_grade(label, runs, failed), joint
     if not assigned:
         return failed_grade(label, "no assigned run"), joint
     first = assigned[0].grade
@@ -208,28 +197,12 @@ def joint_grade(label: str, runs: Sequence[ProgramRun], convention: str) -> tupl
     score = float(np.mean([g.score for g in grades]))
     flags: list[str] = [f for f in first.flags if f != "inconsistent"
                         and not f.startswith("printed-")]
-    verdict = "pass"
-    if any(g.verdict == "fail" for g in grades):
-        verdict = "fail"
-    elif any(g.verdict == "review" and not _statistical_review(g) for g in grades):
-        verdict = "review"
+    verdict = _runs_verdict(grades)
     notes: list[str] = []
-    for lab in joint.rejected:
-        if lab.startswith("print-rule"):
-            flags.append(joint.slip)
-            notes.append(f"print-only slip {joint.slip}: flagged in {joint.slip_flags} of "
-                         f"{joint.slip_checked} runs (joint p {joint.adjusted[-1]:.3g})")
-        elif "inconsistent" not in flags:
-            flags.append("inconsistent")
-            notes.append(f"inconsistent: {lab}")
+    _add_rejected(joint, flags, notes)
     if joint.rejected and verdict == "pass":
         verdict = "review"
-    by_setting: dict[str, list[Grade]] = {}
-    for r in runs:
-        if r.grade is not None:
-            by_setting.setdefault(r.setting.label, []).append(r.grade)
-    if any(_same_tables(a, b) for gs in by_setting.values() for i, a in enumerate(gs)
-           for b in gs[i + 1:]):
+    if _fixed_output(runs):
         flags.append("fixed-output")
         notes.append("two runs at one setting printed identical tables")
         verdict = "review" if verdict == "pass" else verdict
@@ -240,3 +213,53 @@ def joint_grade(label: str, runs: Sequence[ProgramRun], convention: str) -> tupl
         first, submission=label, score=score, verdict=verdict, flags=tuple(dict.fromkeys(flags)),
         layout=layout, notes="; ".join(n for n in (first.notes, *notes) if n))
     return g, joint
+
+
+def _failed_runs_grade(label: str, runs: Sequence[ProgramRun],
+                       failed: Sequence[ProgramRun]) -> Grade:
+    """The row of a student with a failed run: score 0, the first failure named (and how
+    many more), flagged ignores-settings when a table had another size than its run's."""
+    r = failed[0]
+    more = f" (and {len(failed) - 1} more of {len(runs)} runs)" if len(failed) > 1 else ""
+    base = r.grade if r.grade is not None else failed_grade(label, "")
+    # tables of another size than the run's LTarget: the settings given were not followed
+    wrong = [x for x in runs if x.grade is not None and x.grade.table_size is not None
+             and x.grade.table_size != x.setting.settings.low]
+    flags = (*base.flags, "ignores-settings") if wrong else base.flags
+    return dataclasses.replace(
+        base, submission=label, status="error", score=0.0, verdict="fail", flags=flags,
+        error=f"{r.setting.role} run {r.index + 1} ({r.setting.settings.describe()}): "
+              f"{r.failed}{more}")
+
+
+def _runs_verdict(grades: Sequence[Grade]) -> str:
+    """The assigned runs' verdict before the family: fail if any failed, review if any was
+    reviewed for more than its own p-values, else pass."""
+    if any(g.verdict == "fail" for g in grades):
+        return "fail"
+    if any(g.verdict == "review" and not _statistical_review(g) for g in grades):
+        return "review"
+    return "pass"
+
+
+def _add_rejected(joint: Joint, flags: list[str], notes: list[str]) -> None:
+    """Add to `flags` and `notes` what the family's rejected hypotheses say: a print-only
+    slip, or inconsistency (once)."""
+    for lab in joint.rejected:
+        if lab.startswith("print-rule"):
+            flags.append(joint.slip)
+            notes.append(f"print-only slip {joint.slip}: flagged in {joint.slip_flags} of "
+                         f"{joint.slip_checked} runs (joint p {joint.adjusted[-1]:.3g})")
+        elif "inconsistent" not in flags:
+            flags.append("inconsistent")
+            notes.append(f"inconsistent: {lab}")
+
+
+def _fixed_output(runs: Sequence[ProgramRun]) -> bool:
+    """Did two runs at one setting print identical tables (output not computed)?"""
+    by_setting: dict[str, list[Grade]] = {}
+    for r in runs:
+        if r.grade is not None:
+            by_setting.setdefault(r.setting.label, []).append(r.grade)
+    return any(_same_tables(a, b) for gs in by_setting.values() for i, a in enumerate(gs)
+               for b in gs[i + 1:])
