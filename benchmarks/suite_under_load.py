@@ -20,6 +20,7 @@ import argparse
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -27,14 +28,16 @@ ROOT = Path(__file__).resolve().parents[1]
 BURN = "while True:\n    pass\n"
 
 
-def run_suite(pytest_args: list[str]) -> tuple[int, float, str]:
-    """One run of pytest in the repository: (exit code, wall seconds, its last lines)."""
+def run_suite(pytest_args: list[str], log: Path) -> tuple[int, float, str]:
+    """One run of pytest in the repository, its whole output kept in `log`: (exit code, wall
+    seconds, its summary lines)."""
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "pytest", *pytest_args], cwd=ROOT,
                           capture_output=True, text=True)
     took = time.perf_counter() - started
+    log.write_text(done.stdout + done.stderr)
     tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
-    return done.returncode, took, tail
+    return done.returncode, took, f"{tail}\n(whole output: {log})"
 
 
 def main() -> int:
@@ -44,6 +47,8 @@ def main() -> int:
     parser.add_argument("--fast", action="store_true", help='only -m "not slow"')
     parser.add_argument("--no-baseline", action="store_true",
                         help="skip the quiet round measured first")
+    parser.add_argument("--logs", default=tempfile.gettempdir(),
+                        help="folder for each round's whole pytest output (default: temp)")
     parser.add_argument("pytest_args", nargs="*", help="instead of the README's pytest arguments")
     args = parser.parse_args()
     pytest_args = args.pytest_args or ["-q", "-n", "auto", "--dist", "loadfile", "-p",
@@ -55,7 +60,7 @@ def main() -> int:
     print(f"{'round':>10} {'load':>8} {'exit':>5} {'seconds':>9} {'vs quiet':>9}")
     quiet = None
     if not args.no_baseline:
-        code, quiet, tail = run_suite(pytest_args)
+        code, quiet, tail = run_suite(pytest_args, Path(args.logs) / "quiet.log")
         print(f"{'quiet':>10} {os.getloadavg()[0]:8.1f} {code:5d} {quiet:9.1f} {1:9.2f}")
         if code:
             print(tail)
@@ -64,7 +69,7 @@ def main() -> int:
     failed = 0
     try:
         for i in range(1, args.rounds + 1):
-            code, took, tail = run_suite(pytest_args)
+            code, took, tail = run_suite(pytest_args, Path(args.logs) / f"busy-{i}.log")
             ratio = f"{took / quiet:9.2f}" if quiet else f"{'-':>9}"
             print(f"{f'busy {i}':>10} {os.getloadavg()[0]:8.1f} {code:5d} {took:9.1f} {ratio}",
                   flush=True)
