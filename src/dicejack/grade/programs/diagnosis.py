@@ -3,9 +3,14 @@ be consistent with it at another M (a units slip: M divided or multiplied by ten
 read, as the power probes of :mod:`dicejack.grade.evidence.power` model). Each inconsistent run's
 output
 is graded again against reference runs at M x 0.1 and M x 10 (computed and cached like any
-references); a factor under which every one of those runs is consistent, where the other is not,
-names the bug (flag ``m-tenth`` or ``m-tenfold``). A hint beside ``inconsistent``, never a
-verdict of its own."""
+references); a factor under which every one of those runs fits (consistency p at least
+FIT_LEVEL), where the other does not, names the bug (flag ``m-tenth`` or ``m-tenfold``). A hint
+beside ``inconsistent``, never a verdict of its own.
+
+FIT_LEVEL is well below the review level: each regraded run of a program with that bug would
+miss the review level by chance 3.4% of the time (so a program with two inconsistent runs went
+unnamed about one time in six: measured on tests/students/programs/bugs/wrong_m.py), while a run
+at the wrong factor scores p far below it (1e-9 and less on that program)."""
 
 from __future__ import annotations
 
@@ -18,10 +23,12 @@ from dicejack.grade.programs.plan import PlannedSetting
 from dicejack.grade.scoring.grading import grade_text
 from dicejack.grade.scoring.rubric import P_INCONSISTENT
 
-__all__ = ["M_FACTORS", "wrong_m", "scaled"]
+__all__ = ["M_FACTORS", "FIT_LEVEL", "wrong_m", "scaled"]
 
 #: The wrong-M bugs named, by the factor on M they apply.
 M_FACTORS: dict[str, float] = {"m-tenth": 0.1, "m-tenfold": 10.0}
+#: A regraded run fits a factor when its consistency p is at least this.
+FIT_LEVEL = 1e-3
 
 
 def wrong_m(runs: Sequence[ProgramRun],
@@ -39,7 +46,7 @@ def wrong_m(runs: Sequence[ProgramRun],
         ok = True
         for r in bad:
             g = grade_text(refs_for(r.setting, factor), r.result.stdout)
-            if g.status != "ok" or not g.consistency_p >= P_INCONSISTENT:
+            if g.status != "ok" or not g.consistency_p >= FIT_LEVEL:
                 ok = False
                 break
         if ok:
