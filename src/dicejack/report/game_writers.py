@@ -28,9 +28,7 @@ import numpy as np
 
 from dicejack import figures, formats
 from dicejack.figures.games import ScoreMap, plot_score_maps
-from dicejack.formats.json_output import json_text
 from dicejack.report.config import ReportError
-from dicejack.report.contents import TIMING_FILE, report_html
 from dicejack.report.game_contents import (
     GAME_REPORT_KIND,
     game_metrics_csv,
@@ -40,7 +38,7 @@ from dicejack.report.game_contents import (
 )
 from dicejack.report.game_shapes import hold_rows, mean_by_scores, score_axes, stop_totals
 from dicejack.report.game_study import GameReportConfig, GameStudy, run_game_study
-from dicejack.report.writers import MARKER, Report
+from dicejack.report.writers import MARKER, Report, fill_report_folder
 
 __all__ = ["GAME_PANELS", "MAP_SERIES_LIMIT", "game_default_out", "write_game_report",
            "make_game_report"]
@@ -151,35 +149,12 @@ def write_game_report(study: GameStudy, out: str | os.PathLike[str], *,
     """Write the game report folder for `study` to `out`, atomically as a whole."""
     out = Path(out)
     tmp = tmp if tmp is not None else _temp_folder(out)
-    done = False
-    try:
-        t0 = time.perf_counter()
-        figs = _plot(study, tmp / "figures")
-        study.timing["plot"] = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        formats.write_atomic(
-            tmp / MARKER,
-            "This folder is a dicejack report; `dicejack report --out` replaces it as a whole.\n")
-        formats.write_atomic(tmp / "metrics.csv", game_metrics_csv(study))
-        markdown = game_report_markdown(study, figs)
-        formats.write_atomic(tmp / "report.md", markdown)
-        pictures = {f"figures/{p.name}": p.read_bytes()
-                    for p in sorted((tmp / "figures").glob("*.png"))}
-        formats.write_atomic(tmp / "report.html", report_html(markdown, pictures))
-        formats.write_atomic(tmp / "metrics.json", json_text(game_metrics_json(study), indent=1))
-        study.timing["write"] = time.perf_counter() - t0
-        if "start" in study.timing:
-            study.timing["total"] = time.perf_counter() - study.timing["start"]
-        formats.write_atomic(tmp / TIMING_FILE, json_text(game_timing_json(study), indent=1))
-        formats.swap_folder(tmp, out)
-        done = True
-    except OSError as exc:
-        raise ReportError(f"cannot write the report folder {out}: {formats.os_reason(exc)}"
-                          ) from None
-    finally:
-        if not done:
-            shutil.rmtree(tmp, ignore_errors=True)
-    return out
+    return fill_report_folder(
+        tmp, out, study.timing, plot=lambda folder: _plot(study, folder),
+        markdown=lambda figs: game_report_markdown(study, figs),
+        metrics_csv=lambda: game_metrics_csv(study),
+        metrics_json=lambda: game_metrics_json(study),
+        timing_json=lambda: game_timing_json(study))
 
 
 def make_game_report(config: GameReportConfig, out: str | os.PathLike[str] | None = None, *,

@@ -23,8 +23,10 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from dicejack import figures, formats
 from dicejack.compare import METRIC_NAMES
@@ -142,34 +144,39 @@ def _plot(study: Study, folder: Path) -> list[tuple[str, str]]:
                                 learned_figures(study), study.config.figure_formats)
 
 
-def write_report(study: Study, out: str | os.PathLike[str], *, tmp: Path | None = None) -> Path:
-    """Write the report folder for `study` to `out`, atomically as a whole; returns `out`."""
-    out = Path(out)
-    tmp = tmp if tmp is not None else _temp_folder(out, study.config)
+def fill_report_folder(tmp: Path, out: Path, timing: dict[str, float], *,
+                       plot: Callable[[Path], list[tuple[str, str]]],
+                       markdown: Callable[[list[tuple[str, str]]], str],
+                       metrics_csv: Callable[[], str], metrics_json: Callable[[], Any],
+                       timing_json: Callable[[], Any],
+                       before: Callable[[], None] | None = None) -> Path:
+    """Write a report's files into `tmp` and swap it into `out` (the one layout of every report
+    folder: the marker, figures/, metrics.csv, report.md, report.html with the figures inline,
+    metrics.json, timing.json); `timing` gets each step's seconds. `before` runs first (e.g. the
+    statistics over seeds). `tmp` is removed when anything fails; returns `out`."""
     done = False
     try:
+        if before is not None:
+            before()
         t0 = time.perf_counter()
-        study.summary(study.config.series[0])  # statistics over seeds, once, for every file
-        study.timing["statistics"] = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        figs = _plot(study, tmp / "figures")
-        study.timing["plot"] = time.perf_counter() - t0
+        figs = plot(tmp / "figures")
+        timing["plot"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         formats.write_atomic(
             tmp / MARKER,
             "This folder is a dicejack report; `dicejack report --out` replaces it as a whole.\n",
         )
-        formats.write_atomic(tmp / "metrics.csv", metrics_csv(study))
-        markdown = report_markdown(study, figs)
-        formats.write_atomic(tmp / "report.md", markdown)
+        formats.write_atomic(tmp / "metrics.csv", metrics_csv())
+        text = markdown(figs)
+        formats.write_atomic(tmp / "report.md", text)
         pictures = {f"figures/{p.name}": p.read_bytes()
                     for p in sorted((tmp / "figures").glob("*.png"))}
-        formats.write_atomic(tmp / "report.html", report_html(markdown, pictures))
-        formats.write_atomic(tmp / "metrics.json", json_text(metrics_json(study), indent=1))
-        study.timing["write"] = time.perf_counter() - t0
-        if "start" in study.timing:
-            study.timing["total"] = time.perf_counter() - study.timing["start"]
-        formats.write_atomic(tmp / TIMING_FILE, json_text(timing_json(study), indent=1))
+        formats.write_atomic(tmp / "report.html", report_html(text, pictures))
+        formats.write_atomic(tmp / "metrics.json", json_text(metrics_json(), indent=1))
+        timing["write"] = time.perf_counter() - t0
+        if "start" in timing:
+            timing["total"] = time.perf_counter() - timing["start"]
+        formats.write_atomic(tmp / TIMING_FILE, json_text(timing_json(), indent=1))
         formats.swap_folder(tmp, out)
         done = True
     except OSError as exc:
@@ -179,6 +186,23 @@ def write_report(study: Study, out: str | os.PathLike[str], *, tmp: Path | None 
         if not done:
             shutil.rmtree(tmp, ignore_errors=True)
     return out
+
+
+def write_report(study: Study, out: str | os.PathLike[str], *, tmp: Path | None = None) -> Path:
+    """Write the report folder for `study` to `out`, atomically as a whole; returns `out`."""
+    out = Path(out)
+    tmp = tmp if tmp is not None else _temp_folder(out, study.config)
+
+    def statistics() -> None:  # statistics over seeds, once, for every file
+        t0 = time.perf_counter()
+        study.summary(study.config.series[0])
+        study.timing["statistics"] = time.perf_counter() - t0
+
+    return fill_report_folder(
+        tmp, out, study.timing, before=statistics, plot=lambda folder: _plot(study, folder),
+        markdown=lambda figs: report_markdown(study, figs),
+        metrics_csv=lambda: metrics_csv(study), metrics_json=lambda: metrics_json(study),
+        timing_json=lambda: timing_json(study))
 
 
 @dataclass(frozen=True, eq=False)
