@@ -286,6 +286,52 @@ def _param_values(name: str, key: str, text: str, item: str) -> list[Any]:
     return values
 
 
+def _split_param(item: str) -> tuple[str | None, str, str]:
+    """``--param`` text `item` as (scope, key, values text); scope is None without a dot."""
+    key, sep, text = item.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise ReportError(f"--param must be key=value or learner.key=value, got {item!r}")
+    scope, dot, pname = key.rpartition(".")
+    return (scope if dot else None), pname, text
+
+
+def _param_targets(names: tuple[str, ...], item: str, scope: str | None, pname: str
+                   ) -> list[str]:
+    """The learners of `names` that ``--param`` `item` sets: its scope, else every listed
+    learner with a parameter `pname` (an error, with a hint, if none has)."""
+    if scope is not None:
+        try:
+            learners.learner_class(scope)
+        except learners.LearnerError as exc:
+            raise ReportError(f"--param {item}: {exc}") from None
+        if scope not in names:
+            raise ReportError(f"--param {item}: {scope} is not in --learner "
+                              f"{','.join(names)}")
+        return [scope]
+    targets = [n for n in names if any(p.name == pname for p in learners.parameters(n))]
+    if not targets:
+        others = [n for n in learners.NAMES
+                  if any(p.name == pname for p in learners.parameters(n))]
+        hint = (f" ({', '.join(others)} has it)" if others else
+                " (no bundled learner has it)")
+        raise ReportError(f"--param {item}: no learner in --learner {','.join(names)} "
+                          f"has a parameter {pname!r}{hint}")
+    return targets
+
+
+def _check_series_count(names: tuple[str, ...], settings: dict[str, dict[str, list[Any]]]
+                        ) -> None:
+    """Refuse settings that combine into more than :data:`SERIES_LIMIT` series."""
+    counts = {n: math.prod(len(v) for v in settings[n].values()) for n in names}
+    total = sum(counts.values())
+    if total > SERIES_LIMIT:
+        shown = " + ".join(f"{n} {' x '.join(str(len(v)) for v in settings[n].values()) or 1}"
+                           for n in names)
+        raise ReportError(f"--param and -m ask for {total:,} series ({shown}); the limit is "
+                          f"{SERIES_LIMIT:,} series in one report")
+
+
 def parse_series(
     learner_names: Iterable[str] = (), params: Iterable[str] = (), ms: Iterable[str] = ()
 ) -> tuple[SeriesSpec, ...]:
@@ -308,41 +354,13 @@ def parse_series(
         settings["handout"]["m"] = list(parse_ms(ms))
     for item in params:
         item = str(item)
-        key, sep, text = item.partition("=")
-        key = key.strip()
-        if not sep or not key:
-            raise ReportError(f"--param must be key=value or learner.key=value, got {item!r}")
-        scope, dot, pname = key.rpartition(".")
-        if dot:
-            try:
-                learners.learner_class(scope)
-            except learners.LearnerError as exc:
-                raise ReportError(f"--param {item}: {exc}") from None
-            if scope not in names:
-                raise ReportError(f"--param {item}: {scope} is not in --learner "
-                                  f"{','.join(names)}")
-            targets = [scope]
-        else:
-            targets = [n for n in names if any(p.name == pname for p in learners.parameters(n))]
-            if not targets:
-                others = [n for n in learners.NAMES
-                          if any(p.name == pname for p in learners.parameters(n))]
-                hint = (f" ({', '.join(others)} has it)" if others else
-                        " (no bundled learner has it)")
-                raise ReportError(f"--param {item}: no learner in --learner {','.join(names)} "
-                                  f"has a parameter {pname!r}{hint}")
-        for name in targets:
+        scope, pname, text = _split_param(item)
+        for name in _param_targets(names, item, scope, pname):
             if pname in settings[name]:
                 what = "M (-m and --param m)" if (name, pname) == ("handout", "m") else pname
                 raise ReportError(f"{name} parameter {what} given twice")
             settings[name][pname] = _param_values(name, pname, text, item)
-    counts = {n: math.prod(len(v) for v in settings[n].values()) for n in names}
-    total = sum(counts.values())
-    if total > SERIES_LIMIT:
-        shown = " + ".join(f"{n} {' x '.join(str(len(v)) for v in settings[n].values()) or 1}"
-                           for n in names)
-        raise ReportError(f"--param and -m ask for {total:,} series ({shown}); the limit is "
-                          f"{SERIES_LIMIT:,} series in one report")
+    _check_series_count(names, settings)
     out: list[SeriesSpec] = []
     for name in names:
         keys = [p.name for p in learners.parameters(name) if p.name in settings[name]]
@@ -384,30 +402,7 @@ class ReportConfig:
             ms = check_ms(tuple(self.ms if self.ms is not None else DEFAULT_M))
             series = tuple(SeriesSpec.handout(m) for m in ms)
         else:
-            if self.ms is not None:
-                raise ReportError("give ms or series, not both (the handout's M is the series "
-                                  "parameter m: SeriesSpec.handout(M))")
-            series = tuple(self.series)
-            if not series:
-                raise ReportError("no series given")
-            if len(series) > SERIES_LIMIT:
-                raise ReportError(f"{len(series):,} series; the limit is {SERIES_LIMIT:,} series "
-                                  "in one report")
-            bad = [s for s in series if not isinstance(s, SeriesSpec)]
-            if bad:
-                raise ReportError(f"series must be SeriesSpec, got {type(bad[0]).__name__}")
-            for kind, values in (("series", series), ("series labels", [s.label for s in series]),
-                                 ("series file names", [s.slug for s in series])):
-                twice = [v for i, v in enumerate(values) if v in values[:i]]
-                if twice:
-                    shown = twice[0].label if isinstance(twice[0], SeriesSpec) else twice[0]
-                    raise ReportError(f"{kind} must be distinct: {shown} twice")
-            ms = tuple(dict.fromkeys(s.m for s in series if s.m is not None))
-            try:
-                for m in ms:
-                    formulas.check_m(m, self.game.n_dice)
-            except checks.LearnerError as exc:
-                raise ReportError(str(exc)) from None
+            series, ms = self._checked_series()
         object.__setattr__(self, "ms", ms)
         object.__setattr__(self, "series", series)
         object.__setattr__(self, "games", check_games(self.games))
@@ -416,6 +411,41 @@ class ReportConfig:
         except ValueError as exc:
             raise ReportError(f"--figure-format: {exc}") from None
         object.__setattr__(self, "figure_formats", fmts)
+        self._check_seeds()
+
+    def _checked_series(self) -> tuple[tuple[SeriesSpec, ...], tuple[float, ...]]:
+        """The given `series` checked (SeriesSpec each, not too many, distinct in value, label
+        and file name), and the M values of its handout series checked for the game."""
+        if self.ms is not None:
+            raise ReportError("give ms or series, not both (the handout's M is the series "
+                              "parameter m: SeriesSpec.handout(M))")
+        series = tuple(self.series or ())
+        if not series:
+            raise ReportError("no series given")
+        if len(series) > SERIES_LIMIT:
+            raise ReportError(f"{len(series):,} series; the limit is {SERIES_LIMIT:,} series "
+                              "in one report")
+        bad = [s for s in series if not isinstance(s, SeriesSpec)]
+        if bad:
+            raise ReportError(f"series must be SeriesSpec, got {type(bad[0]).__name__}")
+        for kind, values in (("series", series), ("series labels", [s.label for s in series]),
+                             ("series file names", [s.slug for s in series])):
+            twice = [v for i, v in enumerate(values) if v in values[:i]]
+            if twice:
+                shown = twice[0].label if isinstance(twice[0], SeriesSpec) else twice[0]
+                raise ReportError(f"{kind} must be distinct: {shown} twice")
+        ms = tuple(dict.fromkeys(s.m for s in series if s.m is not None))
+        try:
+            for m in ms:
+                formulas.check_m(m, self.game.n_dice)
+        except checks.LearnerError as exc:
+            raise ReportError(str(exc)) from None
+        return series, ms
+
+    def _check_seeds(self) -> None:
+        """Refuse a seed count that is not a whole number in 1..SEEDS_LIMIT, a study of more
+        than TOTAL_GAMES_LIMIT games, or a first seed out of range (run after the series and
+        games are set)."""
         if isinstance(self.seeds, bool) or not isinstance(self.seeds, (int, np.integer)):
             raise ReportError(f"seeds must be a whole number, got {self.seeds!r}")
         if self.seeds < 1:
@@ -423,13 +453,13 @@ class ReportConfig:
         if self.seeds > SEEDS_LIMIT:
             raise ReportError(f"--seeds {self.seeds} is more than the limit of {SEEDS_LIMIT:,} "
                               "learner runs per series")
-        total = self.seeds * len(series) * self.games[-1]
+        total = self.seeds * len(self.series) * self.games[-1]
         what = "M" if not self.comparison else "series"
         try:
             checks.check_games_limit(total, limit=TOTAL_GAMES_LIMIT)
         except checks.LearnerError as exc:
             raise ReportError(
-                f"the study plays {self.seeds} seeds x {len(series)} {what} x "
+                f"the study plays {self.seeds} seeds x {len(self.series)} {what} x "
                 f"{self.games[-1]:,} games: {exc}"
             ) from None
         if not 0 <= self.first_seed < 2**63 - self.seeds:
