@@ -132,12 +132,9 @@ class GameSeries:
         return dict(self.params)
 
 
-def parse_game_series(learner_names: Iterable[str] = (), params: Iterable[str] = ()
-                      ) -> tuple[GameSeries, ...]:
-    """The series of ``--learner`` and ``--param`` for a game report: learners of protocol
-    games (comma lists or repeats; default :data:`GAME_DEFAULT_LEARNERS`); ``key=v[,v...]`` for
-    every listed learner with `key` (an error if none has it), ``learner.key=...`` for one; a
-    comma list gives one series per value, parameters combined in every way."""
+def _game_learner_names(learner_names: Iterable[str]) -> list[str]:
+    """The learners of protocol games in ``--learner`` (comma lists or repeats), canonical and
+    none twice; :data:`GAME_DEFAULT_LEARNERS` when none is given."""
     names: list[str] = []
     for item in learner_names:
         for part in str(item).split(","):
@@ -150,43 +147,66 @@ def parse_game_series(learner_names: Iterable[str] = (), params: Iterable[str] =
             if name in names:
                 raise ReportError(f"--learner names {name} twice")
             names.append(name)
-    names = names or list(GAME_DEFAULT_LEARNERS)
+    return names or list(GAME_DEFAULT_LEARNERS)
+
+
+def _game_param_targets(names: list[str], item: Any, scope: str | None, pname: str
+                        ) -> list[str]:
+    """The learners of `names` that ``--param`` `item` sets: its scope (None without a dot),
+    else every listed learner with a parameter `pname` (an error if none has)."""
+    if scope is not None:
+        scope = scope.strip().lower().replace("_", "-")
+        if scope not in names:
+            raise ReportError(f"--param {item}: {scope} is not in --learner "
+                              f"{','.join(names)}")
+        return [scope]
+    targets = [n for n in names if any(p.name == pname for p in GAME_LEARNERS[n].PARAMS)]
+    if not targets:
+        raise ReportError(f"--param {item}: no learner in --learner {','.join(names)} "
+                          f"has a parameter {pname!r}")
+    return targets
+
+
+def _game_param_values(name: str, pname: str, text: str, item: Any,
+                       already: dict[str, list[Any]]) -> list[Any]:
+    """The comma list `text` of values of learner `name`'s parameter `pname`, each parsed and
+    checked, at most :data:`SERIES_LIMIT`, none twice; an error if `already` (the learner's
+    settings so far) has `pname`."""
+    spec = next((p for p in GAME_LEARNERS[name].PARAMS if p.name == pname), None)
+    if spec is None:
+        valid = ", ".join(p.name for p in GAME_LEARNERS[name].PARAMS)
+        raise ReportError(f"--param {item}: learner {name} has no parameter {pname!r}; "
+                          f"its parameters: {valid}")
+    if pname in already:
+        raise ReportError(f"{name} parameter {pname} given twice")
+    parts = [p.strip() for p in text.split(",")]
+    if not all(parts) or len(parts) > SERIES_LIMIT:
+        raise ReportError(f"--param {item}: give a value, or a comma list of at most "
+                          f"{SERIES_LIMIT} values, after '='")
+    try:
+        values = [spec.parse(name, p) for p in parts]
+    except checks.LearnerError as exc:
+        raise ReportError(f"--param {item}: {exc}") from None
+    if len({repr(v) for v in values}) != len(values):
+        raise ReportError(f"--param {item}: the values must be distinct")
+    return values
+
+
+def parse_game_series(learner_names: Iterable[str] = (), params: Iterable[str] = ()
+                      ) -> tuple[GameSeries, ...]:
+    """The series of ``--learner`` and ``--param`` for a game report: learners of protocol
+    games (comma lists or repeats; default :data:`GAME_DEFAULT_LEARNERS`); ``key=v[,v...]`` for
+    every listed learner with `key` (an error if none has it), ``learner.key=...`` for one; a
+    comma list gives one series per value, parameters combined in every way."""
+    names = _game_learner_names(learner_names)
     settings: dict[str, dict[str, list[Any]]] = {n: {} for n in names}
     for item in params:
         key, sep, text = str(item).partition("=")
         scope, dot, pname = key.strip().rpartition(".")
         if not sep or not pname:
             raise ReportError(f"--param must be key=value or learner.key=value, got {item!r}")
-        if dot:
-            scope = scope.strip().lower().replace("_", "-")
-            if scope not in names:
-                raise ReportError(f"--param {item}: {scope} is not in --learner "
-                                  f"{','.join(names)}")
-            targets = [scope]
-        else:
-            targets = [n for n in names if any(p.name == pname for p in GAME_LEARNERS[n].PARAMS)]
-            if not targets:
-                raise ReportError(f"--param {item}: no learner in --learner {','.join(names)} "
-                                  f"has a parameter {pname!r}")
-        for name in targets:
-            spec = next((p for p in GAME_LEARNERS[name].PARAMS if p.name == pname), None)
-            if spec is None:
-                valid = ", ".join(p.name for p in GAME_LEARNERS[name].PARAMS)
-                raise ReportError(f"--param {item}: learner {name} has no parameter {pname!r}; "
-                                  f"its parameters: {valid}")
-            if pname in settings[name]:
-                raise ReportError(f"{name} parameter {pname} given twice")
-            parts = [p.strip() for p in text.split(",")]
-            if not all(parts) or len(parts) > SERIES_LIMIT:
-                raise ReportError(f"--param {item}: give a value, or a comma list of at most "
-                                  f"{SERIES_LIMIT} values, after '='")
-            try:
-                values = [spec.parse(name, p) for p in parts]
-            except checks.LearnerError as exc:
-                raise ReportError(f"--param {item}: {exc}") from None
-            if len({repr(v) for v in values}) != len(values):
-                raise ReportError(f"--param {item}: the values must be distinct")
-            settings[name][pname] = values
+        for name in _game_param_targets(names, item, scope if dot else None, pname):
+            settings[name][pname] = _game_param_values(name, pname, text, item, settings[name])
     total = sum(math.prod(len(v) for v in settings[n].values()) for n in names)
     if total > SERIES_LIMIT:
         raise ReportError(f"--param asks for {total:,} series; the limit is {SERIES_LIMIT:,} "
