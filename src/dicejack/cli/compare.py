@@ -4,7 +4,7 @@ import contextlib
 import dataclasses
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -101,57 +101,73 @@ def _check_input_file(path: Path) -> None:
         raise cmp.CompareError(f"cannot read {path}: it is {kind}, not a regular file")
 
 
+# compare's arguments and options (module constants keep compare_cmd short).
+_SOURCE_ARG = typer.Argument(
+    None, metavar="[SOURCE]", help="A learner run (.npz from `dicejack learn --out`, any "
+    "learner) or a text file with the two printed LxL arrays (best number of dice, then win "
+    "probability; -1 = no data). Without it: --learner."
+)
+_SIDES_OPT = typer.Option(
+    None, "--sides", help="NSides, for text tables (a run file carries its game). Default 6."
+)
+_LOW_OPT = typer.Option(None, "--low", help="LTarget, for text tables. Default 15.")
+_HIGH_OPT = typer.Option(None, "--high", help="UTarget, for text tables. Default 17.")
+_DICE_OPT = typer.Option(None, "--dice", help="NDice, for text tables. Default 2.")
+_FMT_OPT = typer.Option(CompareFormat.text, "--format", help="Output format.")
+_LEARNER_NAME_OPT = typer.Option(
+    None, "--learner", metavar="NAME", parser=learner_or_game_learner,
+    help="Instead of SOURCE: learn with this learner "
+    "(handout, q-learning, mc-epsilon, ucb, thompson; listed under Learners below) on the "
+    "game of --sides/--low/--high/--dice, then compare. With --game: q-learning, "
+    "mc-exploring-starts or counting."
+)
+_M_OPT = typer.Option(
+    None, "-m", "--m", help="With --learner handout: M (default 100; = --param m=M)."
+)
+_GAMES_OPT = typer.Option(
+    None, "--games", parser=count_parser("--games"),
+    help="With --learner: games of self-play (default "
+    "100000; 1e5 and 100_000 work too)."
+)
+_SEED_OPT = typer.Option(None, "--seed", help="With --learner: seed (default 1).")
+_POLICY_OPT = typer.Option(
+    None, "--policy", metavar="MODULE:NAME", help="Instead of SOURCE: a policy in Python. "
+    "NAME in MODULE (a module importable from the current folder, or a file.py) is a "
+    "callable (x, y) -> J (x the mover's score, y the opponent's; J 1..NDice) or a policy "
+    "object (a table of J, an OpenSpiel policy); compared on the game of "
+    "--sides/--low/--high/--dice, with no estimates (probability metrics n/a). "
+    "E.g. --policy my_agent:policy or --policy agent.py:choose. J counts from 1: a policy "
+    "that plays 0 is refused, unless --zero-based."
+)
+_ZERO_BASED_OPT = typer.Option(
+    False, "--zero-based", help="With --policy: the policy gives actions 0..NDice-1 "
+    "(J = action + 1), as PettingZoo, OpenSpiel and most RL code number them."
+)
+_GAME_SPEC_OPT = typer.Option(
+    None, "--game", metavar="NAME|FILE.py:Class", help="A protocol game (pig, piglet, "
+    "handout, or your FILE.py:Class; docs/games.md): SOURCE is then a run of it "
+    "(`dicejack learn --game ... --out run.npz`), or --learner learns one; compared with "
+    "the game's exact solution (agreement, value error, the learned policy's exact value, "
+    "exploitability)."
+)
+
+
 @app.command("compare", cls=LearnerHelpCommand)
 def compare_cmd(
-    source: Path | None = typer.Argument(
-        None, metavar="[SOURCE]", help="A learner run (.npz from `dicejack learn --out`, any "
-        "learner) or a text file with the two printed LxL arrays (best number of dice, then win "
-        "probability; -1 = no data). Without it: --learner."
-    ),
-    sides: int | None = typer.Option(
-        None, "--sides", help="NSides, for text tables (a run file carries its game). Default 6."
-    ),
-    low: int | None = typer.Option(None, "--low", help="LTarget, for text tables. Default 15."),
-    high: int | None = typer.Option(None, "--high", help="UTarget, for text tables. Default 17."),
-    dice: int | None = typer.Option(None, "--dice", help="NDice, for text tables. Default 2."),
-    fmt: CompareFormat = typer.Option(CompareFormat.text, "--format", help="Output format."),
-    learner_name: str | None = typer.Option(
-        None, "--learner", metavar="NAME", parser=learner_or_game_learner,
-        help="Instead of SOURCE: learn with this learner "
-        "(handout, q-learning, mc-epsilon, ucb, thompson; listed under Learners below) on the "
-        "game of --sides/--low/--high/--dice, then compare. With --game: q-learning, "
-        "mc-exploring-starts or counting."
-    ),
+    source: Path | None = _SOURCE_ARG,
+    sides: int | None = _SIDES_OPT,
+    low: int | None = _LOW_OPT,
+    high: int | None = _HIGH_OPT,
+    dice: int | None = _DICE_OPT,
+    fmt: CompareFormat = _FMT_OPT,
+    learner_name: str | None = _LEARNER_NAME_OPT,
     param: list[str] | None = ParamOpt,
-    m: float | None = typer.Option(
-        None, "-m", "--m", help="With --learner handout: M (default 100; = --param m=M)."
-    ),
-    games: int | None = typer.Option(
-        None, "--games", parser=count_parser("--games"),
-        help="With --learner: games of self-play (default "
-        "100000; 1e5 and 100_000 work too)."
-    ),
-    seed: int | None = typer.Option(None, "--seed", help="With --learner: seed (default 1)."),
-    policy: str | None = typer.Option(
-        None, "--policy", metavar="MODULE:NAME", help="Instead of SOURCE: a policy in Python. "
-        "NAME in MODULE (a module importable from the current folder, or a file.py) is a "
-        "callable (x, y) -> J (x the mover's score, y the opponent's; J 1..NDice) or a policy "
-        "object (a table of J, an OpenSpiel policy); compared on the game of "
-        "--sides/--low/--high/--dice, with no estimates (probability metrics n/a). "
-        "E.g. --policy my_agent:policy or --policy agent.py:choose. J counts from 1: a policy "
-        "that plays 0 is refused, unless --zero-based."
-    ),
-    zero_based: bool = typer.Option(
-        False, "--zero-based", help="With --policy: the policy gives actions 0..NDice-1 "
-        "(J = action + 1), as PettingZoo, OpenSpiel and most RL code number them."
-    ),
-    game_spec: str | None = typer.Option(
-        None, "--game", metavar="NAME|FILE.py:Class", help="A protocol game (pig, piglet, "
-        "handout, or your FILE.py:Class; docs/games.md): SOURCE is then a run of it "
-        "(`dicejack learn --game ... --out run.npz`), or --learner learns one; compared with "
-        "the game's exact solution (agreement, value error, the learned policy's exact value, "
-        "exploitability)."
-    ),
+    m: float | None = _M_OPT,
+    games: int | None = _GAMES_OPT,
+    seed: int | None = _SEED_OPT,
+    policy: str | None = _POLICY_OPT,
+    zero_based: bool = _ZERO_BASED_OPT,
+    game_spec: str | None = _GAME_SPEC_OPT,
     game_param: list[str] | None = GameParamOpt,
 ) -> None:
     """Compare learned tables with the exact solution.
@@ -202,20 +218,7 @@ def compare_cmd(
         raise UsageError("give SOURCE (a run file or printed tables), --learner NAME to learn "
                          "a run, or --policy MODULE:NAME, and compare it")
     else:
-        extra = [k for k, v in learning.items() if v is not None]
-        if extra:
-            raise UsageError(f"{', '.join(extra)}: only with --learner (to learn a run), not "
-                             "with SOURCE")
-        _check_input_file(source)
-        if source.suffix.lower() == ".npz":
-            run = load_run_file(source)
-            game = _game_from_options(given, run.game)
-            if game != run.game:
-                raise cmp.CompareError(f"{source} is a run of {run.game}, not of {game}")
-            from_run = cmp.as_learned(game, run)  # labelled by the run: learner, seed, games
-            learned: object = dataclasses.replace(from_run, source=f"{source}: {from_run.source}")
-        else:
-            game, learned, sub = _read_text_tables(source, given)
+        game, learned, sub = _learned_from_source(source, given, learning)
     truth = cmp.truth(game)
     result = cmp.compare(game, truth, learned, hints=False)
     if fmt is CompareFormat.json:
@@ -226,6 +229,28 @@ def compare_cmd(
         hints = cmp.table_hints(truth, sub.policy, sub.probability, no_data=sub.no_data)
         for line in hints.messages(game.n_dice):
             typer.echo(f"hint: {line}", err=True)
+
+
+def _learned_from_source(source: Path, given: dict[str, int | None],
+                         learning: dict[str, Any]) -> "tuple[Game, object, object]":
+    """(game, learned, text tables or None) of compare's SOURCE: a run file (.npz) or
+    printed tables; an error if a learning option (`learning`) is given with it."""
+    from dicejack import compare as cmp
+
+    extra = [k for k, v in learning.items() if v is not None]
+    if extra:
+        raise UsageError(f"{', '.join(extra)}: only with --learner (to learn a run), not "
+                         "with SOURCE")
+    _check_input_file(source)
+    if source.suffix.lower() == ".npz":
+        run = load_run_file(source)
+        game = _game_from_options(given, run.game)
+        if game != run.game:
+            raise cmp.CompareError(f"{source} is a run of {run.game}, not of {game}")
+        from_run = cmp.as_learned(game, run)  # labelled by the run: learner, seed, games
+        learned = dataclasses.replace(from_run, source=f"{source}: {from_run.source}")
+        return game, learned, None
+    return _read_text_tables(source, given)
 
 
 def _policy_learned(game: "Game", spec: str, zero_based: bool) -> object:
