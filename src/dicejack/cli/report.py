@@ -1,6 +1,7 @@
 """`dicejack report`: a convergence study written as a report folder."""
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -17,6 +18,71 @@ from dicejack.cli.common import (
     make_game,
 )
 
+if TYPE_CHECKING:
+    from dicejack.report import Report
+
+
+# report's options (module constants keep report_cmd short).
+_LEARNER_OPT = typer.Option(
+    None, "--learner", metavar="NAME[,NAME...]",
+    help="Learners to compare, a comma list or repeated: handout, "
+    "q-learning, mc-epsilon, ucb, thompson, or your own class as MODULE:Class (a module "
+    "importable from the current folder, or a file.py; built as Class(game, seed, "
+    "**params), checked against the learner contract first) (one curve each; default "
+    "handout). E.g. --learner handout,q-learning,ucb or --learner handout,agent.py:MyLearner."
+)
+_PARAM_OPT = typer.Option(
+    None, "--param", metavar="KEY=VALUE[,VALUE...]",
+    help="A learner parameter, repeatable: key=value sets it for every "
+    "listed learner that has it (an error if none has), learner.key=value for that learner "
+    "only; a comma list of values gives one curve per value. E.g. --param epsilon_min=0.05,0.1 "
+    "--param q-learning.alpha=0.1. Parameters: handout: m, tie_break; q-learning: epsilon, "
+    "epsilon_min, epsilon_decay, alpha (a number or 1/n), q_init; mc-epsilon: epsilon, "
+    "epsilon_min, epsilon_decay; ucb: c; thompson: none; your MODULE:Class: its PARAMS, "
+    "else the keyword arguments of its __init__ with a number as default "
+    "(MODULE:Class.key=value for it alone)."
+)
+_M_OPT = typer.Option(
+    None, "-m", "--m", metavar="M[,M...]",
+    help="M, the handout learner's explore/exploit hyperparameter; repeat "
+    "the option or give a comma list for one curve per M. Default 100."
+)
+_GAMES_OPT = typer.Option(
+    None, "--games", help="Checkpoints (NGAMES): a strictly increasing comma list, e.g. "
+    "100,1000,10000, or A..B for 1-2-5 steps from A to B. Default 100..1000000. At most "
+    "10^12 games per run, and 10^12 in all (seeds x curves x the last count)."
+)
+_SEEDS_OPT = typer.Option(
+    10, "--seeds", parser=count_parser("--seeds"),
+    help="Learner runs (seeds) per curve: per M or learner (at most 10000)."
+)
+_SEED_OPT = typer.Option(1, "--seed", help="First seed; run i uses seed + i.")
+_OUT_OPT = typer.Option(
+    None, "--out", help="Report folder (replaced as a whole when complete; an existing folder "
+    "only if dicejack wrote it, i.e. it holds .dicejack-report, or it is empty). "
+    "Default reports/<game> for a study of M (e.g. reports/s6-l15-h17-d2), "
+    "reports/learners-<game> for a comparison of learners; a report of the other kind is "
+    "never replaced."
+)
+_FIGURE_FORMAT_OPT = typer.Option(
+    "png", "--figure-format", metavar="FMT[,FMT...]",
+    help="Formats of every figure, a comma list of png, svg, pdf (e.g. png,svg,pdf for a "
+    "paper: SVG and PDF are vector). PNG is always written: report.md and report.html "
+    "show it."
+)
+_GAME_SPEC_OPT = typer.Option(
+    None, "--game", metavar="NAME|FILE.py:Class", help="Study another game through the game "
+    "protocol (pig, piglet, handout, or your FILE.py:Class; docs/games.md) with its learners "
+    "(--learner q-learning, mc-exploring-starts, counting; default the first two), every "
+    "checkpoint measured exactly against the game's solution (agreement, value error, the "
+    "learned policy's exact value, exploitability). Default --games 1000..100000, --seeds 5, "
+    "--out reports/<game>-learners."
+)
+_GAME_PARAM_OPT = typer.Option(
+    None, "--game-param", metavar="KEY=VALUE", help="A parameter of --game; repeat for more "
+    "(pig: goal, die; piglet: goal)."
+)
+
 
 @app.command("report")
 def report_cmd(
@@ -25,67 +91,18 @@ def report_cmd(
     low: int = LowOpt,
     high: int = HighOpt,
     dice: int = DiceOpt,
-    learner: list[str] | None = typer.Option(
-        None, "--learner", metavar="NAME[,NAME...]",
-        help="Learners to compare, a comma list or repeated: handout, "
-        "q-learning, mc-epsilon, ucb, thompson, or your own class as MODULE:Class (a module "
-        "importable from the current folder, or a file.py; built as Class(game, seed, "
-        "**params), checked against the learner contract first) (one curve each; default "
-        "handout). E.g. --learner handout,q-learning,ucb or --learner handout,agent.py:MyLearner."
-    ),
-    param: list[str] | None = typer.Option(
-        None, "--param", metavar="KEY=VALUE[,VALUE...]",
-        help="A learner parameter, repeatable: key=value sets it for every "
-        "listed learner that has it (an error if none has), learner.key=value for that learner "
-        "only; a comma list of values gives one curve per value. E.g. --param epsilon_min=0.05,0.1 "
-        "--param q-learning.alpha=0.1. Parameters: handout: m, tie_break; q-learning: epsilon, "
-        "epsilon_min, epsilon_decay, alpha (a number or 1/n), q_init; mc-epsilon: epsilon, "
-        "epsilon_min, epsilon_decay; ucb: c; thompson: none; your MODULE:Class: its PARAMS, "
-        "else the keyword arguments of its __init__ with a number as default "
-        "(MODULE:Class.key=value for it alone)."
-    ),
-    m: list[str] | None = typer.Option(
-        None, "-m", "--m", metavar="M[,M...]",
-        help="M, the handout learner's explore/exploit hyperparameter; repeat "
-        "the option or give a comma list for one curve per M. Default 100."
-    ),
-    games: str | None = typer.Option(
-        None, "--games", help="Checkpoints (NGAMES): a strictly increasing comma list, e.g. "
-        "100,1000,10000, or A..B for 1-2-5 steps from A to B. Default 100..1000000. At most "
-        "10^12 games per run, and 10^12 in all (seeds x curves x the last count)."
-    ),
-    seeds: int = typer.Option(
-        10, "--seeds", parser=count_parser("--seeds"),
-        help="Learner runs (seeds) per curve: per M or learner (at most 10000)."
-    ),
-    seed: int = typer.Option(1, "--seed", help="First seed; run i uses seed + i."),
-    out: Path | None = typer.Option(
-        None, "--out", help="Report folder (replaced as a whole when complete; an existing folder "
-        "only if dicejack wrote it, i.e. it holds .dicejack-report, or it is empty). "
-        "Default reports/<game> for a study of M (e.g. reports/s6-l15-h17-d2), "
-        "reports/learners-<game> for a comparison of learners; a report of the other kind is "
-        "never replaced."
-    ),
-    figure_format: str = typer.Option(
-        "png", "--figure-format", metavar="FMT[,FMT...]",
-        help="Formats of every figure, a comma list of png, svg, pdf (e.g. png,svg,pdf for a "
-        "paper: SVG and PDF are vector). PNG is always written: report.md and report.html "
-        "show it."
-    ),
+    learner: list[str] | None = _LEARNER_OPT,
+    param: list[str] | None = _PARAM_OPT,
+    m: list[str] | None = _M_OPT,
+    games: str | None = _GAMES_OPT,
+    seeds: int = _SEEDS_OPT,
+    seed: int = _SEED_OPT,
+    out: Path | None = _OUT_OPT,
+    figure_format: str = _FIGURE_FORMAT_OPT,
     workers: int | None = WorkersOpt,
     dask: str | None = DaskOpt,
-    game_spec: str | None = typer.Option(
-        None, "--game", metavar="NAME|FILE.py:Class", help="Study another game through the game "
-        "protocol (pig, piglet, handout, or your FILE.py:Class; docs/games.md) with its learners "
-        "(--learner q-learning, mc-exploring-starts, counting; default the first two), every "
-        "checkpoint measured exactly against the game's solution (agreement, value error, the "
-        "learned policy's exact value, exploitability). Default --games 1000..100000, --seeds 5, "
-        "--out reports/<game>-learners."
-    ),
-    game_param: list[str] | None = typer.Option(
-        None, "--game-param", metavar="KEY=VALUE", help="A parameter of --game; repeat for more "
-        "(pig: goal, die; piglet: goal)."
-    ),
+    game_spec: str | None = _GAME_SPEC_OPT,
+    game_param: list[str] | None = _GAME_PARAM_OPT,
 ) -> None:
     """Convergence report: how learners approach optimal play as games accumulate.
 
@@ -123,6 +140,13 @@ def report_cmd(
     if workers is not None and workers < 1:
         raise rep.ReportError(f"--workers must be >= 1, got {workers}")
     result = rep.make_report(config, out, workers=workers, dask=dask, progress=True)
+    _echo_wrote(result)
+
+
+def _echo_wrote(result: "Report") -> None:
+    """On stderr: the folder written and where the run's time went."""
+    from dicejack import report as rep
+
     t = result.study.timing
     typer.echo(
         f"wrote {result.path}/ (report.md, report.html, figures/, metrics.csv, metrics.json; run "
