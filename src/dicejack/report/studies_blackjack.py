@@ -201,13 +201,8 @@ def _frac(x: Fraction) -> str:
     return f"{x.numerator}/{x.denominator}" if x.denominator != 1 else str(x.numerator)
 
 
-def blackjack_report(result: dict[str, Any], command: str) -> tuple[str, str, list[tuple]]:
-    """(README.md text, runs.csv text, figures: dicts of :func:`~dicejack.figures.studies.
-    curves_figure`'s arguments and "file") of a study."""
-    from dicejack.figures.studies import Curve
-
-    cfg: BlackjackStudy = result["config"]
-    seeds = cfg.seeds
+def _bj_mdp_lines(result: dict[str, Any], command: str) -> list[str]:
+    """The README's title and its table of the starter code's MDPs, solved exactly."""
     lines = [
         "# Peeking Blackjack (CS221's \"blackjack\" assignment) against exact truth",
         "",
@@ -224,7 +219,13 @@ def blackjack_report(result: dict[str, Any], command: str) -> tuple[str, str, li
         lines.append(f"| {name} | {list(v)} | {mult} | {thr} | {cost} | {m['states']:,} "
                      f"({m['decision_states']:,}) | {_frac(m['value'])} = "
                      f"{float(m['value']):.6f} | {m['start']} |")
-    lines += [
+    return lines
+
+
+def _bj_qlearning_lines(result: dict[str, Any], cfg: BlackjackStudy) -> list[str]:
+    """The README's section on Q-learning: one row per MDP and features, bands over the seeds."""
+    seeds = cfg.seeds
+    lines = [
         "",
         "States as the assignment counts them (its `computeStates`: every state reachable under "
         "any actions, end states included); decisions: the states that are not an end.",
@@ -255,8 +256,13 @@ def blackjack_report(result: dict[str, Any], command: str) -> tuple[str, str, li
                 f"{_band([r['differ_onpath'] for r in rs], 0)} of {rs[0]['onpath']} | "
                 f"{_band([r['value'] for r in rs], 4)} | {float(m['value']):.4f} | "
                 f"{_band([r['mean_reward'] for r in rs], 4)} |")
+    return lines
+
+
+def _bj_transfer_lines(result: dict[str, Any]) -> list[str]:
+    """The README's figure link and its section on the threshold-10 policy played at 15."""
     t = result["transfer"]
-    lines += [
+    return [
         "",
         "![exact value of the greedy policy while learning](learning-large.png)",
         "",
@@ -273,9 +279,13 @@ def blackjack_report(result: dict[str, Any], command: str) -> tuple[str, str, li
         "- Q-learning on the threshold-15 game: the newThresholdMDP rows above",
         "",
     ]
+
+
+def _bj_deck_lines(result: dict[str, Any]) -> list[str]:
+    """The README's section on the deck on which the optimal policy peeks."""
     d = result["deck"]
     g = d["game"]
-    lines += [
+    return [
         "## A deck on which the optimal policy peeks (threshold 20, peek cost 1)",
         "",
         f"The first deck of a small search (multiplicity 1..3, then 2 or 3 face values, then "
@@ -290,11 +300,22 @@ def blackjack_report(result: dict[str, Any], command: str) -> tuple[str, str, li
         *[f"- {s}" for s in d["peek_states"]],
         "",
     ]
+
+
+def _bj_runs_csv(runs: list[dict[str, Any]]) -> str:
+    """runs.csv: one row per MDP, features and seed."""
     csv = ["mdp,features,seed,differ,differ_vi,differ_onpath,onpath,value,optimum,mean_reward"]
     for r in runs:
         csv.append(f"{r['mdp']},{r['features']},{r['seed']},{r['differ']},{r['differ_vi']},"
                    f"{r['differ_onpath']},{r['onpath']},{r['value']:.12f},{r['optimum']:.12f},"
                    f"{r['mean_reward']:.12f}")
+    return "\n".join(csv) + "\n"
+
+
+def _bj_figure(result: dict[str, Any]) -> dict[str, Any]:
+    """The figure of the exact value of the learned greedy policy on largeMDP while learning."""
+    from dicejack.figures.studies import Curve
+
     xs, ident = result["curves"][("largeMDP", "identity")]
     _, feats = result["curves"][("largeMDP", "blackjack")]
     opt = float(result["mdps"]["largeMDP"]["value"])
@@ -303,5 +324,14 @@ def blackjack_report(result: dict[str, Any], command: str) -> tuple[str, str, li
         Curve("optimum", xs, [[opt] * len(xs)], dashed=True)],
         "title": "largeMDP: exact value of the learned greedy policy (band: all seeds)",
         "xlabel": "trials", "ylabel": "expected reward"}
-    return "\n".join(lines) + "\n", "\n".join(csv) + "\n", [figure]
+    return figure
+
+
+def blackjack_report(result: dict[str, Any], command: str) -> tuple[str, str, list[tuple]]:
+    """(README.md text, runs.csv text, figures: dicts of :func:`~dicejack.figures.studies.
+    curves_figure`'s arguments and "file") of a study."""
+    cfg: BlackjackStudy = result["config"]
+    lines = [*_bj_mdp_lines(result, command), *_bj_qlearning_lines(result, cfg),
+             *_bj_transfer_lines(result), *_bj_deck_lines(result)]
+    return "\n".join(lines) + "\n", _bj_runs_csv(result["runs"]), [_bj_figure(result)]
 
