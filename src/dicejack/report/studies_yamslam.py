@@ -162,19 +162,18 @@ def _band(values: list[float], digits: int) -> str:
     return f"{f.format(np.median(a))} [{f.format(a.min())}, {f.format(a.max())}]"
 
 
-def yamslam_report(result: dict[str, Any], command: str) -> tuple[str, str, list[tuple]]:
-    """(README.md text, runs.csv text, figures: dicts of :func:`~dicejack.figures.studies.
-    curves_figure`'s arguments and "file")."""
-    from dicejack.figures.studies import Curve
-
+def _grid(result: dict[str, Any], key: str) -> np.ndarray:
+    """The runs' `key` as an array: one row per seed, one column per trial count."""
     cfg: YamslamStudy = result["config"]
     runs = result["runs"]
-    ns = list(cfg.trials)
+    return np.array([[next(r[key] for r in runs if r["seed"] == s and r["trials"] == n)
+                      for n in cfg.trials] for s in cfg.seeds])
 
-    def grid(key: str) -> np.ndarray:
-        return np.array([[next(r[key] for r in runs if r["seed"] == s and r["trials"] == n)
-                          for n in ns] for s in cfg.seeds])
 
+def _ys_head_lines(result: dict[str, Any], command: str) -> list[str]:
+    """The README up to the learner's table header: the game solved exactly and the
+    reference table."""
+    cfg: YamslamStudy = result["config"]
     ref, ties, value = result["reference"], result["ties"], result["value"]
     lines = [
         "# The Yamslam re-roll study against exact truth",
@@ -214,8 +213,17 @@ def yamslam_report(result: dict[str, Any], command: str) -> tuple[str, str, list
         "the reference | share of RMS² vs the reference from its noise | points lost a game |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    ae, ar, ah = grid("agree_exact"), grid("agree_ref"), grid("agree_ref_held")
-    re_, rr, loss = grid("rms_exact"), grid("rms_ref"), grid("loss")
+    return lines
+
+
+def _ys_table_lines(result: dict[str, Any], grids: dict[str, np.ndarray]) -> list[str]:
+    """The learner's table rows (one per trial count), the figure links and the note on the
+    reference's noise."""
+    ns = list(result["config"].trials)
+    ref = result["reference"]
+    ae, ar, ah = grids["agree_exact"], grids["agree_ref"], grids["agree_ref_held"]
+    re_, rr, loss = grids["rms_exact"], grids["rms_ref"], grids["loss"]
+    lines: list[str] = []
     for j, n in enumerate(ns):
         share = ref["rms_exact"] ** 2 / np.median(rr[:, j]) ** 2
         lines.append(
@@ -233,11 +241,28 @@ def yamslam_report(result: dict[str, Any], command: str) -> tuple[str, str, list
         "tables are independent, so their squared errors add.",
         "",
     ]
+    return lines
+
+
+def _ys_runs_csv(runs: list[dict[str, Any]]) -> str:
+    """runs.csv: one row per seed and trial count."""
     csv = ["seed,trials,agree_exact,agree_ref,agree_ref_held,rms_exact,rms_ref,loss"]
     for r in runs:
         csv.append(f"{r['seed']},{r['trials']},{r['agree_exact']:.6f},{r['agree_ref']:.6f},"
                    f"{r['agree_ref_held']:.6f},{r['rms_exact']:.9f},{r['rms_ref']:.9f},"
                    f"{r['loss']:.9f}")
+    return "\n".join(csv) + "\n"
+
+
+def _ys_figures(result: dict[str, Any], grids: dict[str, np.ndarray]) -> list[dict[str, Any]]:
+    """The agreement and RMS figures' arguments."""
+    from dicejack.figures.studies import Curve
+
+    cfg: YamslamStudy = result["config"]
+    ns = list(cfg.trials)
+    ref = result["reference"]
+    ae, ar, ah = grids["agree_exact"], grids["agree_ref"], grids["agree_ref_held"]
+    re_, rr = grids["rms_exact"], grids["rms_ref"]
     marks = (800, 1600)
     figures = [
         {"file": "agreement.png", "curves": [
@@ -255,4 +280,13 @@ def yamslam_report(result: dict[str, Any], command: str) -> tuple[str, str, list
          "xlabel": "trials per (roll, mask)", "ylabel": "RMS (points)", "marks": marks,
          "log_y": True},
     ]
-    return "\n".join(lines) + "\n", "\n".join(csv) + "\n", figures
+    return figures
+
+
+def yamslam_report(result: dict[str, Any], command: str) -> tuple[str, str, list[tuple]]:
+    """(README.md text, runs.csv text, figures: dicts of :func:`~dicejack.figures.studies.
+    curves_figure`'s arguments and "file")."""
+    grids = {key: _grid(result, key) for key in
+             ("agree_exact", "agree_ref", "agree_ref_held", "rms_exact", "rms_ref", "loss")}
+    lines = [*_ys_head_lines(result, command), *_ys_table_lines(result, grids)]
+    return "\n".join(lines) + "\n", _ys_runs_csv(result["runs"]), _ys_figures(result, grids)
