@@ -125,6 +125,44 @@ def _corrected(back: Grade, printed_flags: Sequence[str], flag: str, what_if: bo
     )
 
 
+def _table_flags(pol: np.ndarray, prob: np.ndarray, mask: np.ndarray, j: np.ndarray,
+                 value: np.ndarray, valid_j: np.ndarray) -> list[str]:
+    """The format flags the tables earn, in order: a probability out of [0, 1], a J out of
+    range, data without a policy, no data at all."""
+    names = []
+    if np.any(~mask & ~np.isnan(prob) & ((prob < 0) | (prob > 1))) or np.any(
+        ~mask & np.isnan(prob)
+    ):
+        names.append("prob-out-of-range")
+    no_policy = np.isfinite(pol) & ((pol == 0) | (pol == -1))
+    if np.any(~valid_j & ~no_policy):
+        names.append("policy-out-of-range")
+    if np.any((value > 0) & ~valid_j):
+        names.append("data-without-policy")
+    if not np.any(j >= 1):
+        names.append("no-data")
+    return names
+
+
+def _quality(refs: References, metrics: dict[str, Any], decimals: int | None
+             ) -> tuple[float, dict[str, float], dict[str, float], bool]:
+    """(quality points, points per metric, percentile per metric among the references, whether
+    a metric earned under half its points) of the QUALITY_METRICS."""
+    quality = 0.0
+    percentiles: dict[str, float] = {}
+    metric_points: dict[str, float] = {}
+    low = False
+    per_metric = QUALITY_POINTS / len(QUALITY_METRICS)
+    for name, sign, floor in QUALITY_METRICS:
+        reference = refs.metric(name, decimals)
+        frac = quality_fraction(metrics[name], reference, sign, floor)
+        metric_points[name] = per_metric * frac
+        quality += metric_points[name]
+        percentiles[name] = percentile_among(metrics[name], reference, sign)
+        low = low or frac < 0.5
+    return quality, metric_points, percentiles, low
+
+
 def _grade(
     refs: References,
     policy: Any,
@@ -154,17 +192,8 @@ def _grade(
             flags_out.append(name)
 
     j, value, valid_j = graded_tables(game, pol, prob, mask)
-    if np.any(~mask & ~np.isnan(prob) & ((prob < 0) | (prob > 1))) or np.any(
-        ~mask & np.isnan(prob)
-    ):
-        flag("prob-out-of-range")
-    no_policy = np.isfinite(pol) & ((pol == 0) | (pol == -1))
-    if np.any(~valid_j & ~no_policy):
-        flag("policy-out-of-range")
-    if np.any((value > 0) & ~valid_j):
-        flag("data-without-policy")
-    if not np.any(j >= 1):
-        flag("no-data")
+    for name in _table_flags(pol, prob, mask, j, value, valid_j):
+        flag(name)
 
     decimals = printed_decimals(value[value > 0])
     cons = consistency(refs, j, value, decimals)
@@ -190,18 +219,9 @@ def _grade(
         flag(printing.flag)
 
     metrics = compare.metric_values(refs.truth, graded_learned(game, j, value, submission))
-    quality = 0.0
-    percentiles: dict[str, float] = {}
-    metric_points: dict[str, float] = {}
-    per_metric = QUALITY_POINTS / len(QUALITY_METRICS)
-    for name, sign, floor in QUALITY_METRICS:
-        reference = refs.metric(name, decimals)
-        frac = quality_fraction(metrics[name], reference, sign, floor)
-        metric_points[name] = per_metric * frac
-        quality += metric_points[name]
-        percentiles[name] = percentile_among(metrics[name], reference, sign)
-        if frac < 0.5:
-            flag("low-quality")
+    quality, metric_points, percentiles, low = _quality(refs, metrics, decimals)
+    if low:
+        flag("low-quality")
     fmt = max(0.0, FORMAT_POINTS - sum(FLAG_DEDUCTIONS.get(f, 0.0) for f in flags_out))
     cpoints = consistency_points(cons.p_value)
     score = round(fmt + quality + cpoints, 1)
