@@ -301,6 +301,39 @@ def _kill_group(proc: subprocess.Popen) -> None:
         pass
 
 
+def _pump(proc: subprocess.Popen, sel: selectors.BaseSelector, out: bytearray,
+          err: bytearray, limits: Limits, deadline: float,
+          cancel: threading.Event | None) -> tuple[str, bool]:
+    """Read the program's stdout into `out` and stderr into `err` until both close, the
+    deadline passes, `cancel` is set or stdout passes its limit; (reason to kill it or '',
+    whether stderr was cut)."""
+    reason = ""
+    err_cut = False
+    while sel.get_map():
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return "timeout", err_cut
+        if cancel is not None and cancel.is_set():
+            return "cancelled", err_cut
+        for key, _ in sel.select(timeout=min(left, 0.2)):
+            chunk = os.read(key.fd, 65536)
+            if not chunk:
+                sel.unregister(key.fileobj)
+                continue
+            if key.fileobj is proc.stdout:
+                out += chunk
+                if len(out) > limits.output_bytes:
+                    del out[limits.output_bytes:]
+                    reason = "output-limit"
+            elif len(err) < limits.stderr_bytes:
+                err += chunk[: limits.stderr_bytes - len(err)]
+            else:
+                err_cut = True
+        if reason:
+            break
+    return reason, err_cut
+
+
 def run_jailed(
     sandbox: Sandbox,
     folder: Path,
@@ -340,30 +373,7 @@ def run_jailed(
             os.set_blocking(stream.fileno(), False)
             sel.register(stream, selectors.EVENT_READ)
         deadline = began + limits.wall_seconds
-        while sel.get_map():
-            left = deadline - time.monotonic()
-            if left <= 0:
-                reason = "timeout"
-                break
-            if cancel is not None and cancel.is_set():
-                reason = "cancelled"
-                break
-            for key, _ in sel.select(timeout=min(left, 0.2)):
-                chunk = os.read(key.fd, 65536)
-                if not chunk:
-                    sel.unregister(key.fileobj)
-                    continue
-                if key.fileobj is proc.stdout:
-                    out += chunk
-                    if len(out) > limits.output_bytes:
-                        del out[limits.output_bytes:]
-                        reason = "output-limit"
-                elif len(err) < limits.stderr_bytes:
-                    err += chunk[: limits.stderr_bytes - len(err)]
-                else:
-                    err_cut = True
-            if reason:
-                break
+        reason, err_cut = _pump(proc, sel, out, err, limits, deadline, cancel)
         if reason:
             _kill_group(proc)
         # output closed: the program is ending; wait for it within what is left of the deadline
