@@ -454,6 +454,26 @@ def _policy_iteration(
     return v, evaluations
 
 
+def _level_split(space: StateSpace, members: np.ndarray, matrix: Any, rows: np.ndarray,
+                 v: np.ndarray) -> tuple[Any, np.ndarray]:
+    """Level `members`' rows (`matrix`, one row per action) split into (the part that stays
+    on the level, as a sparse matrix over its states; the rest with the rewards, as a number
+    per row from the values `v` of the lower levels)."""
+    from scipy import sparse
+
+    m = len(members)
+    local = np.full(space.n_states, -1, dtype=np.int64)
+    local[members] = np.arange(m)
+    coo = matrix.tocoo()
+    inside = local[coo.col] >= 0
+    inner = sparse.csr_matrix((coo.data[inside], (coo.row[inside], local[coo.col[inside]])),
+                              shape=(len(rows), m))
+    outside = np.asarray(sparse.csr_matrix(
+        (coo.data[~inside], (coo.row[~inside], coo.col[~inside])), shape=(len(rows), len(v))
+    ) @ v) + _rewards(space, rows)
+    return inner, outside
+
+
 def _policy_iteration_level(space: StateSpace, levels: Levels, h: int, v: np.ndarray,
                             sign_state: np.ndarray, sign_row: np.ndarray,
                             weights: np.ndarray | None, fixed: np.ndarray,
@@ -471,15 +491,7 @@ def _policy_iteration_level(space: StateSpace, levels: Levels, h: int, v: np.nda
     rows = levels.rows[h]
     m = len(members)
     counts = np.diff(np.append(starts, len(rows)))
-    local = np.full(space.n_states, -1, dtype=np.int64)
-    local[members] = np.arange(m)
-    coo = matrix.tocoo()
-    inside = local[coo.col] >= 0
-    inner = sparse.csr_matrix((coo.data[inside], (coo.row[inside], local[coo.col[inside]])),
-                              shape=(len(rows), m))
-    outside = np.asarray(sparse.csr_matrix(
-        (coo.data[~inside], (coo.row[~inside], coo.col[~inside])), shape=(len(rows), len(v))
-    ) @ v) + _rewards(space, rows)
+    inner, outside = _level_split(space, members, matrix, rows, v)
     player = space.player[members]
     fix = fixed[members]
     owner = np.repeat(np.arange(m), counts)
