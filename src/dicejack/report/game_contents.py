@@ -139,31 +139,12 @@ def _esc(text: str) -> str:
     return str(text).replace("|", "\\|")
 
 
-def game_report_markdown(study: GameStudy, figures: Sequence[tuple[str, str]]) -> str:
-    """report.md: the game and its solution, the conclusions in numbers at the last checkpoint,
-    exploitability and decisive agreement per checkpoint (mean and 95% interval over seeds),
-    the figures (`figures`: (path, caption) pairs), the states optimal play visits most, and
-    what each metric means."""
+def _game_numbers_lines(study: GameStudy, two: bool) -> list[str]:
+    """The section on the last checkpoint: every series' metrics and games to the decisive
+    agreement target; for two players, the learned policy's exact value in either seat."""
     cfg, sol = study.config, study.solution
-    space = sol.space
-    two = space.num_players == 2
     last = len(cfg.games) - 1
-    lines = [f"# Convergence report: {cfg.label}", "",
-             f"Command: `{cfg.command()}`", ""]
-    who = ("two players, zero-sum; values are player 0's payoff (for win/lose games, player "
-           "0's win probability)") if two else "one player"
-    lines += [
-        f"The game: {cfg.label} ({who}), {int((~space.terminal).sum()):,} non-terminal "
-        f"reachable states and {space.n_rows:,} (state, action) pairs. Its exact solution "
-        f"({sol.method}, Bellman residual {sol.residual:.2g}): value of the initial state "
-        f"{sol.value:.6f}.", "",
-        f"Learners (one series each, {cfg.seeds} seeds {cfg.seed_list[0]}.."
-        f"{cfg.seed_list[-1]}, checkpoints {', '.join(f'{g:,}' for g in cfg.games)} games):",
-        "",
-    ]
-    for s in cfg.series:
-        words = ", ".join(f"{k}={v}" for k, v in _all_params(s).items())
-        lines.append(f"- `{_esc(s.label)}`: {GAME_LEARNERS[s.learner].SUMMARY} ({words})")
+    lines: list[str] = []
     lines += ["", f"## In numbers, after {cfg.games[-1]:,} games", "",
               "Mean over seeds (95% interval). Exploitability: " + (
                   "what best responses in both seats win against the learned greedy policy "
@@ -197,6 +178,13 @@ def game_report_markdown(study: GameStudy, figures: Sequence[tuple[str, str]]) -
                                           for c in ("value_first", "value_second",
                                                     "value_self_play"))])
         lines += _table(["series", "value_first", "value_second", "value_self_play"], rows)
+    return lines
+
+
+def _game_checkpoint_lines(study: GameStudy) -> list[str]:
+    """The exploitability and decisive agreement tables, one row per checkpoint."""
+    cfg = study.config
+    lines: list[str] = []
     for metric, title in (("exploitability", "Exploitability per checkpoint"),
                           ("agreement_decisive", "Decisive agreement per checkpoint")):
         lines += ["", f"## {title}", ""]
@@ -208,9 +196,13 @@ def game_report_markdown(study: GameStudy, figures: Sequence[tuple[str, str]]) -
                 row.append(_cell(mean[i], lo[i], hi[i]))
             rows.append(row)
         lines += _table(["games", *(_esc(s.label) for s in cfg.series)], rows)
-    lines += ["", "## Figures", ""]
-    for path, caption in figures:
-        lines += [f"![{caption}]({path})", "", f"*{caption}*", ""]
+    return lines
+
+
+def _game_top_states_lines(study: GameStudy) -> list[str]:
+    """The section on the states optimal play visits most."""
+    cfg = study.config
+    lines: list[str] = []
     lines += ["## The states optimal play visits most", "",
               "Expected visits per game between optimal players (ties split evenly); per "
               "series, the share of seeds whose greedy action there is optimal after "
@@ -225,6 +217,12 @@ def game_report_markdown(study: GameStudy, figures: Sequence[tuple[str, str]]) -
                      *(f"{100 * v:.0f}%" for v in t["shares"].values())])
     lines += _table(["state", "mover", "optimal", "gap", "visits",
                      *(_esc(s.label) for s in cfg.series)], rows)
+    return lines
+
+
+def _game_metrics_lines(two: bool) -> list[str]:
+    """The section on what each metric means."""
+    lines: list[str] = []
     lines += ["", "## The metrics", "",
               "- agreement_all: the share of non-terminal states where the learned greedy "
               "action is optimal (no data counts as wrong).",
@@ -246,4 +244,38 @@ def game_report_markdown(study: GameStudy, figures: Sequence[tuple[str, str]]) -
               "", "Intervals: mean +- t(0.975, n-1) sd / sqrt(n) over the n seeds, cut at each "
               "metric's range; metrics.json keeps them raw, metrics.csv has every run's "
               "value."]
+    return lines
+
+
+def game_report_markdown(study: GameStudy, figures: Sequence[tuple[str, str]]) -> str:
+    """report.md: the game and its solution, the conclusions in numbers at the last checkpoint,
+    exploitability and decisive agreement per checkpoint (mean and 95% interval over seeds),
+    the figures (`figures`: (path, caption) pairs), the states optimal play visits most, and
+    what each metric means."""
+    cfg, sol = study.config, study.solution
+    space = sol.space
+    two = space.num_players == 2
+    lines = [f"# Convergence report: {cfg.label}", "",
+             f"Command: `{cfg.command()}`", ""]
+    who = ("two players, zero-sum; values are player 0's payoff (for win/lose games, player "
+           "0's win probability)") if two else "one player"
+    lines += [
+        f"The game: {cfg.label} ({who}), {int((~space.terminal).sum()):,} non-terminal "
+        f"reachable states and {space.n_rows:,} (state, action) pairs. Its exact solution "
+        f"({sol.method}, Bellman residual {sol.residual:.2g}): value of the initial state "
+        f"{sol.value:.6f}.", "",
+        f"Learners (one series each, {cfg.seeds} seeds {cfg.seed_list[0]}.."
+        f"{cfg.seed_list[-1]}, checkpoints {', '.join(f'{g:,}' for g in cfg.games)} games):",
+        "",
+    ]
+    for s in cfg.series:
+        words = ", ".join(f"{k}={v}" for k, v in _all_params(s).items())
+        lines.append(f"- `{_esc(s.label)}`: {GAME_LEARNERS[s.learner].SUMMARY} ({words})")
+    lines += _game_numbers_lines(study, two)
+    lines += _game_checkpoint_lines(study)
+    lines += ["", "## Figures", ""]
+    for path, caption in figures:
+        lines += [f"![{caption}]({path})", "", f"*{caption}*", ""]
+    lines += _game_top_states_lines(study)
+    lines += _game_metrics_lines(two)
     return "\n".join(lines) + "\n"
