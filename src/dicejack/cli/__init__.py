@@ -37,7 +37,7 @@ import typer  # noqa: E402
 from dicejack import DicejackError, one_line  # noqa: E402
 from dicejack.cli import compare, grade, learn, report, solve, study  # noqa: E402,F401  (registers commands)
 from dicejack.cli.common import UsageError, app  # noqa: E402,F401
-from dicejack.cli.learn import INTERRUPTED_RUN  # noqa: E402,F401
+from dicejack.cli.playing import INTERRUPTED_RUN  # noqa: E402,F401
 from dicejack.runtime import interrupts  # noqa: E402
 
 
