@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import io
 import os
-import re
 import stat
 import struct
 import unicodedata
@@ -28,6 +27,12 @@ from pathlib import Path
 from typing import BinaryIO
 
 from dicejack.formats.escape import safe_text
+from dicejack.grade.intake.archives import (
+    declared_members,
+    error_reason,
+    named_members,
+    open_zip,
+)
 from dicejack.grade.intake.lms_names import (
     GRADESCOPE_METADATA,
     MAX_METADATA_BYTES,
@@ -169,37 +174,6 @@ def _stem(name: str) -> str:
     return name.rsplit(".", 1)[0] if "." in name.lstrip(".") else name
 
 
-def _open_zip(fh: BinaryIO, label: str) -> tuple[zipfile.ZipFile | None, str]:
-    """The archive opened, or None and the one-line reason it cannot be read."""
-    try:
-        return zipfile.ZipFile(fh), ""
-    except UnicodeDecodeError:
-        return None, (f"cannot read {label}: a member's name is marked UTF-8 but is not "
-                      "(no member of it is read)")
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,
-            NotImplementedError, struct.error) as exc:
-        return None, f"cannot read {label}: not a readable zip archive ({_reason(exc)})"
-
-
-def _named_members(infos: Sequence[zipfile.ZipInfo]
-                   ) -> tuple[list[tuple[zipfile.ZipInfo, tuple[str, ...], str]],
-                              dict[tuple[str, ...], list[str]]]:
-    """Each member's name parts and the problem with its name ("" when none; a second member
-    of one name is one), and the file names in each folder (the members without a problem)."""
-    siblings: dict[tuple[str, ...], list[str]] = {}
-    named = []
-    seen: set[tuple[str, ...]] = set()
-    for info in infos:
-        member, problem = _member_parts(info.filename)
-        if not problem and member in seen:
-            problem = "a second member of the same name (the first is graded)"
-        seen.add(member)
-        named.append((info, member, problem))
-        if not problem:
-            siblings.setdefault(member[:-1], []).append(member[-1])
-    return named, siblings
-
-
 def _skipped_folder(member: tuple[str, ...], sites: set[tuple[str, ...]]
                     ) -> tuple[int, str] | None:
     """The first folder of `member` that is skipped (its index and reason): a folder skipped
@@ -308,7 +282,7 @@ class _Collector:
                     try:
                         source = read_regular(source, MAX_METADATA_BYTES)
                     except (OSError, NotRegularFile, ValueError) as exc:
-                        problem = _reason(exc)
+                        problem = error_reason(exc)
                 problems: list[str] = []
                 if not problem and isinstance(source, bytes):
                     try:
@@ -493,11 +467,11 @@ class _Collector:
             self.add(label, parts, error=message)
             return True
 
-        declared = _declared_members(fh)
+        declared = declared_members(fh)
         if declared is not None and declared > self.limits.archive_members:
             return fail(f"refused {label}: {declared:,} members, over the "
                         f"{self.limits.archive_members:,} limit")
-        zf, problem = _open_zip(fh, label)
+        zf, problem = open_zip(fh, label)
         if zf is None:
             return fail(problem)
         with zf:
@@ -522,7 +496,7 @@ class _Collector:
                       ) -> list[tuple[zipfile.ZipInfo, tuple[str, ...], str, bool]]:
         """What to do with each member, in name order: (info, parts, reason, refused); members
         of skipped folders (and of an earlier site) left out, each folder noted once."""
-        named, siblings = _named_members(infos)
+        named, siblings = named_members(infos)
         sites = {m[:-1] for _, m, problem in named if not problem and m[-1] == SITE_MARKER}
         plan: list[tuple[zipfile.ZipInfo, tuple[str, ...], str, bool]] = []
         folders_skipped: dict[str, str] = {}
@@ -563,7 +537,7 @@ class _Collector:
                 return fh.read(MAX_SUBMISSION_BYTES + 1), ""
         except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, ValueError,
                 NotImplementedError, zlib.error, struct.error) as exc:
-            return None, f"cannot read {label}: damaged ({_reason(exc)})"
+            return None, f"cannot read {label}: damaged ({error_reason(exc)})"
 
     def member(self, zf: zipfile.ZipFile, info: zipfile.ZipInfo, member: tuple[str, ...],
                reason: str, archive: str, archive_parts: Sequence[str], depth: int,
@@ -663,11 +637,6 @@ def _one_spelling(entries: list[Entry], keys: Sequence[_Key | None]) -> list[Ent
     return out
 
 
-def _reason(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return text[:200] if text else type(exc).__name__
-
-
 def resolved_path(path: str | bytes | os.PathLike[str]) -> Path | None:
     """`path` made absolute with links followed (it need not exist); None when it cannot be (a
     NUL in it, a link loop): the one way inputs and outputs are compared."""
@@ -676,13 +645,6 @@ def resolved_path(path: str | bytes | os.PathLike[str]) -> Path | None:
         return Path(raw).resolve(strict=False)
     except (OSError, ValueError, TypeError, RuntimeError):
         return None
-
-
-def _parts(path: str, separators: str = "/") -> tuple[str, ...]:
-    """The names of `path` split at `separators` only: a zip member's names at ``/`` (the zip
-    format's one separator); ``\\`` is part of a name (a POSIX file name may hold it)."""
-    pattern = "[" + re.escape(separators) + "]+"
-    return tuple(p for p in re.split(pattern, path) if p not in ("", "."))
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:
@@ -718,60 +680,6 @@ def _base_name(path: str) -> tuple[str, ...]:
     except (ValueError, TypeError):
         name = os.path.basename(path)
     return (name,) if name else ()
-
-
-_DRIVE = re.compile(r"^[A-Za-z]:")
-
-
-def _member_parts(name: str) -> tuple[tuple[str, ...], str]:
-    """An archive member's path parts and what is wrong with its name ("" when nothing):
-    an empty name, an absolute path or one that climbs out with ".." is its own error row."""
-    if not name.strip("/\\"):
-        return ("(unnamed)",), "a member with an empty name"
-    if name[:1] in ("/", "\\") or _DRIVE.match(name):
-        return _parts(_DRIVE.sub("", name)) or ("(unnamed)",), "a member with an absolute path"
-    parts = _parts(name)
-    if ".." in parts:
-        return parts, "a member whose path climbs out with '..'"
-    if name.rsplit("/", 1)[-1] == ".":  # `folder/.`: no name of its own
-        return (*parts, "(unnamed)"), "a member with an empty name"
-    return parts or ("(unnamed)",), ""
-
-
-_EOCD = b"PK\x05\x06"
-_EOCD64_LOCATOR = b"PK\x06\x07"
-_EOCD64 = b"PK\x06\x06"
-
-
-def _declared_members(fh: BinaryIO) -> int | None:
-    """The member count an archive's end record declares (ZIP64 included), read from its last
-    64 KiB before anything else; None when it cannot be found (zipfile then says why)."""
-    try:
-        fh.seek(0, os.SEEK_END)
-        size = fh.tell()
-        start = max(0, size - (2**16 + 22 + 20))
-        fh.seek(start)
-        tail = fh.read()
-        at = tail.rfind(_EOCD)
-        if at < 0 or len(tail) < at + 22:
-            return None
-        count = struct.unpack("<H", tail[at + 10:at + 12])[0]
-        loc = at - 20
-        if count == 0xFFFF and loc >= 0 and tail[loc:loc + 4] == _EOCD64_LOCATOR:
-            offset = struct.unpack("<Q", tail[loc + 8:loc + 16])[0]
-            if 0 <= offset <= size - 56:
-                fh.seek(offset)
-                record = fh.read(56)
-                if record[:4] == _EOCD64:
-                    count = struct.unpack("<Q", record[32:40])[0]
-        return int(count)
-    except (OSError, ValueError, struct.error):
-        return None
-    finally:
-        try:
-            fh.seek(0)
-        except (OSError, ValueError):
-            pass
 
 
 def collect(
