@@ -33,6 +33,7 @@ from dicejack.learners.checks import (
 )
 
 __all__ = [
+    "Counted",
     "Tables",
     "Learner",
     "ResumableLearner",
@@ -457,14 +458,12 @@ class Bundled:
 
 
 
-class SelfPlaying(Bundled):
-    """A bundled learner with its own self-play loops: `counters` = [games, moves] (bumped by
-    the loops after each whole game), and play() running the compiled loop (engine "numba") or
-    the plain reference (engine "python"), which subclasses implement as play_compiled and
-    play_reference."""
+class Counted:
+    """A learner whose `counters` array holds [games, moves, ...] (bumped by its loops after each
+    whole game): `played` and `moves` read from it (every self-playing learner, of the handout's
+    game or of a protocol game)."""
 
     counters: np.ndarray
-    rng: np.random.Generator
 
     @property
     def played(self) -> int:
@@ -475,6 +474,15 @@ class SelfPlaying(Bundled):
     def moves(self) -> int:
         """Moves played so far."""
         return int(self.counters[1])
+
+
+class SelfPlaying(Counted, Bundled):
+    """A bundled learner with its own self-play loops: `counters` = [games, moves] (bumped by
+    the loops after each whole game), and play() running the compiled loop (engine "numba") or
+    the plain reference (engine "python"), which subclasses implement as play_compiled and
+    play_reference."""
+
+    rng: np.random.Generator
 
     def progress_state(self) -> dict[str, Any]:
         """The part of :meth:`state` every self-playing learner shares, after its own tables:

@@ -34,6 +34,7 @@ import numpy as np
 
 from dicejack.games import StateSpace, game_label
 from dicejack.learners.base import (
+    Counted,
     Param,
     check_params,
     format_value,
@@ -107,7 +108,7 @@ def _tie_order(space: StateSpace) -> list[int]:
     return rank
 
 
-class FeatureQLearning:
+class FeatureQLearning(Counted):
     """Q-learning with features, the assignment's (module docstring)."""
 
     NAME: ClassVar[str] = "feature-q-learning"
@@ -166,13 +167,6 @@ class FeatureQLearning:
         words = " ".join(f"{k}={format_value(v)}" for k, v in self.params.items())
         return f"<{type(self).__name__} {words} seed={self.seed} played={self.played}>"
 
-    @property
-    def played(self) -> int:
-        return int(self.counters[0])
-
-    @property
-    def moves(self) -> int:
-        return int(self.counters[1])
 
     def _q(self, w: list[float], r: int) -> float:
         return sum(w[f] * v for f, v in zip(self._fid[r], self._fval[r], strict=True))

@@ -36,6 +36,7 @@ import numpy as np
 from dicejack.games import StateSpace, enumerate_game, game_label
 from dicejack.learners.base import (
     EPSILON_PARAMS,
+    Counted,
     Param,
     check_params,
     format_value,
@@ -106,7 +107,7 @@ class GameTables:
         return w
 
 
-class GameLearner:
+class GameLearner(Counted):
     """What the two learners share: the game, its rows as Python lists, Q, counts, the
     generator, and the contract (``name, game, seed, params, played, moves, play(games),
     tables(), state(), restore``)."""
@@ -148,13 +149,6 @@ class GameLearner:
         words = " ".join(f"{k}={format_value(v)}" for k, v in self.params.items())
         return f"<{type(self).__name__} {self.name} {words} seed={self.seed} played={self.played}>"
 
-    @property
-    def played(self) -> int:
-        return int(self.counters[0])
-
-    @property
-    def moves(self) -> int:
-        return int(self.counters[1])
 
     def lists(self) -> dict[str, list[Any]]:
         """The row arrays as Python lists, for the plain loops (made on first use)."""
