@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
+import json
 import re
 import sys
 import time
@@ -28,6 +29,7 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(1, str(Path(__file__).resolve().parent))
 
 from tests import students  # noqa: E402  (the independent corpus)
 
@@ -58,6 +60,18 @@ SEED = 8_000_000
 PLAIN_PYTHON_GAMES = 20_000
 #: printing slips made from a faithful output (the grader corrects them; diagnosis names them)
 MADE = ("transposed", "zero-based-j")
+
+
+def _grid_games(layers: str) -> list[str]:
+    """The calibration grid's settings (benchmarks/bench_calibration_grid.py), added to GAMES."""
+    from bench_calibration_grid import settings
+
+    names = []
+    for dice, low, m, n_games in settings(layers):
+        name = f"n{dice}-l{low}-m{m:g}-g{n_games // 1000}k"
+        GAMES[name] = (Game(6, low, low + 2, dice), m, n_games)
+        names.append(name)
+    return names
 
 
 def _transposed(text: str) -> str:
@@ -118,6 +132,67 @@ def grade_game(name: str, set_index: int, runs: int) -> list[tuple[str, str, str
     return rows
 
 
+def _counts(rows: list[tuple[str, str, str, str, str]]) -> dict[str, int]:
+    """caught, right (exact), family (right or a neighbour of its family), named (not
+    unusual) among bug outputs; faithful outputs and those with a bug named."""
+    out = defaultdict(int)
+    for _game, kind, program, verdict, cause in rows:
+        if kind == "faithful":
+            out["faithful"] += 1
+            out["blamed"] += cause not in ("", diagnosis.UNUSUAL)
+        elif verdict != "pass":
+            out["caught"] += 1
+            out["right"] += cause == program
+            out["family"] += _family(cause) == _family(program)
+            out["named"] += cause != diagnosis.UNUSUAL
+    return out
+
+
+def _per_setting(rows: list[tuple[str, str, str, str, str]], names: list[str],
+                 args: argparse.Namespace) -> None:
+    """The grid's table: one row per setting, then per bug pooled over the settings."""
+    print(f"# diagnosis over {len(names)} settings: {args.runs} runs per program, "
+          f"{args.sets} reference set(s) each\n")
+    print("| setting | caught | right | right (family) | named | right when named | "
+          "faithful: bug named |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    low_family, low_named, high_blamed = [], [], []
+    for n in names:
+        c = _counts([r for r in rows if r[0] == n])
+        print(f"| {n} | {c['caught']} | {_pct(c['right'], c['caught'])} | "
+              f"{_pct(c['family'], c['caught'])} | {c['named']} | "
+              f"{_pct(c['family'], c['named'])} | {c['blamed']} of {c['faithful']} |")
+        if c["caught"] and c["family"] < 0.8 * c["caught"]:
+            low_family.append(n)
+        if c["named"] and c["family"] < 0.8 * c["named"]:
+            low_named.append(n)
+        if c["faithful"] and c["blamed"] > 0.03 * c["faithful"]:
+            high_blamed.append(n)
+    print("\n| bug | caught | right | right (family) | unusual | another bug |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for bug in [*students.BUGS, *students.SLIPS, *MADE]:
+        mine = [r for r in rows if r[2] == bug and r[1] != "faithful"]
+        caught = [r for r in mine if r[3] != "pass"]
+        right = sum(r[4] == bug for r in caught)
+        fam = sum(_family(r[4]) == _family(bug) for r in caught)
+        unusual = sum(r[4] == diagnosis.UNUSUAL for r in caught)
+        print(f"| {bug} | {_pct(len(caught), len(mine))} of {len(mine)} | "
+              f"{_pct(right, len(caught))} | {_pct(fam, len(caught))} | "
+              f"{_pct(unusual, len(caught))} | {_pct(len(caught) - fam - unusual, len(caught))} |")
+    c = _counts(rows)
+    print(f"\nPooled: caught {c['caught']}; right cause {c['right']} "
+          f"({_pct(c['right'], c['caught'])}), right family {c['family']} "
+          f"({_pct(c['family'], c['caught'])}); named {c['named']}, right when named "
+          f"{_pct(c['family'], c['named'])}; faithful outputs with a bug named: {c['blamed']} of "
+          f"{c['faithful']} ({_pct(c['blamed'], c['faithful'])}).")
+    print(f"Settings below 80% right (family) among the caught: {len(low_family)} of "
+          f"{len(names)} ({', '.join(low_family) or 'none'}).")
+    print(f"Settings below 80% right among the named: {len(low_named)} of {len(names)} "
+          f"({', '.join(low_named) or 'none'}).")
+    print(f"Settings with a bug named for more than 3% of faithful outputs: {len(high_blamed)} "
+          f"of {len(names)} ({', '.join(high_blamed) or 'none'}).")
+
+
 def _pct(a: int, b: int) -> str:
     return f"{100.0 * a / b:.0f}%" if b else "-"
 
@@ -125,23 +200,49 @@ def _pct(a: int, b: int) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--games", default=",".join(DEFAULT_GAMES),
-                        help="comma list of GAMES, or 'grid' for the grid corners")
+                        help="comma list of GAMES, 'grid' for the grid corners, 'grid-a', "
+                             "'grid-b' or 'grid-ab' for the calibration grid's layers (per "
+                             "setting rows)")
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--sets", type=int, default=1)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--rows", help="JSON lines file of graded rows: appended per setting, "
+                                       "and settings already in it are not graded again")
     args = parser.parse_args()
-    names = list(GRID_GAMES) if args.games == "grid" else args.games.split(",")
+    grid = _grid_games("ab")  # every grid setting can also be named alone
+    if args.games == "grid":
+        names = list(GRID_GAMES)
+    elif args.games.startswith("grid-"):
+        layers = args.games.removeprefix("grid-")
+        names = [n for n in grid if ("a" in layers and not n.endswith("g1000k"))
+                 or ("b" in layers and n.endswith("g1000k"))]
+    else:
+        names = args.games.split(",")
     t0 = time.perf_counter()
     jobs = [(n, s) for n in names for s in range(args.sets)]
     rows: list[tuple[str, str, str, str, str]] = []
-    if args.workers > 1:
-        with cf.ProcessPoolExecutor(args.workers) as pool:
-            for part in pool.map(grade_game, *zip(*jobs, strict=True),
-                                 [args.runs] * len(jobs)):
-                rows += part
-    else:
-        for n, s in jobs:
-            rows += grade_game(n, s, args.runs)
+    done: set[tuple[str, int]] = set()
+    if args.rows and Path(args.rows).is_file():  # resume: settings already graded are kept
+        for line in Path(args.rows).read_text().splitlines():
+            record = json.loads(line)
+            if record["runs"] == args.runs and (record["game"], record["set"]) in jobs:
+                done.add((record["game"], record["set"]))
+                rows += [tuple(r) for r in record["rows"]]
+    todo = [job for job in jobs if job not in done]
+    with cf.ProcessPoolExecutor(max(1, args.workers)) as pool:
+        futures = {pool.submit(grade_game, n, s, args.runs): (n, s) for n, s in todo}
+        for count, future in enumerate(cf.as_completed(futures), 1):
+            (n, s), part = futures[future], future.result()
+            rows += part
+            if args.rows:
+                with open(args.rows, "a") as out:
+                    out.write(json.dumps({"game": n, "set": s, "runs": args.runs,
+                                          "rows": part}) + "\n")
+            print(f"[{count + len(done)}/{len(jobs)}] {n} set {s} "
+                  f"({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
+    if len(names) > 6:
+        _per_setting(rows, names, args)
+        return
     print(f"# diagnosis on the student corpus: {args.runs} runs per program and set, "
           f"{args.sets} set(s) per game ({time.perf_counter() - t0:.0f} s)\n")
     print("**Bug outputs**: caught (not pass) / among the caught: right cause / same family / "
@@ -164,6 +265,9 @@ def main() -> None:
             pooled["family"] += fam
             pooled[f"caught-{n}"] += len(caught)
             pooled[f"right-{n}"] += right
+            pooled[f"family-{n}"] += right + fam
+            pooled[f"named-{n}"] += len(caught) - unusual
+            pooled["named"] += len(caught) - unusual
             cells.append(f"{_pct(len(caught), len(mine))} / {_pct(right, len(caught))} / "
                          f"{_pct(fam, len(caught))} / {_pct(unusual, len(caught))} / "
                          f"{_pct(other, len(caught))}" if mine else "-")
@@ -171,6 +275,11 @@ def main() -> None:
     print("| all caught | " + " | ".join(
         f"right {_pct(pooled[f'right-{n}'], pooled[f'caught-{n}'])} of "
         f"{pooled[f'caught-{n}']}" for n in names) + " |")
+    print("| cause right (family) | " + " | ".join(
+        f"{_pct(pooled[f'family-{n}'], pooled[f'caught-{n}'])}" for n in names) + " |")
+    print("| right when named | " + " | ".join(
+        f"{_pct(pooled[f'family-{n}'], pooled[f'named-{n}'])} of {pooled[f'named-{n}']}"
+        for n in names) + " |")
     print("\n**Faithful outputs**: a bug named / of all outputs; (not passing)\n")
     print("| game | named | of all | not passing |")
     print("|---|---:|---:|---:|")
@@ -183,7 +292,9 @@ def main() -> None:
         print(f"| {n} | {len(named)} | {_pct(len(named), len(mine))} of {len(mine)} | "
               f"{sum(r[3] != 'pass' for r in mine)} |")
     print(f"\nPooled: right cause for {pooled['right']} of {pooled['caught']} caught bug outputs "
-          f"({_pct(pooled['right'], pooled['caught'])}; same family {pooled['family']}); a bug "
+          f"({_pct(pooled['right'], pooled['caught'])}; same family {pooled['family']}; "
+          f"right when a cause is named: {pooled['right'] + pooled['family']} of "
+          f"{pooled['named']}, {_pct(pooled['right'] + pooled['family'], pooled['named'])}); a bug "
           f"named for {total_named} of {total} faithful outputs ({_pct(total_named, total)}).")
 
 

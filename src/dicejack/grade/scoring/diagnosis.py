@@ -25,14 +25,19 @@ first:
 it measures distance from a family's centre, so a family with a wide spread (NGAMES / 100, the
 last sampled J) "explained" nearly everything; a likelihood pays for a family's spread.
 
-**Naming a cause**: the model of highest likelihood is named when it beats the handout's
-algorithm by MARGIN_FAITHFUL and the best model of another family (M values of one grid are one
-family) by MARGIN_RUNNER, and the output is at most Z_FIT sd below that model's own runs (each
-scored against the others); otherwise the cause is :data:`UNUSUAL`: no known bug explains it.
-A print-only slip flagged by the print-rule checks is named when its model fits best (the checks
-are the more powerful test for it). Tables graded transposed or with J shifted back (flags
-`transposed`, `zero-based-j`) are diagnosed as corrected; when no bug is named and they are
-consistent with the handout's algorithm, that printing slip is the cause.
+**Naming a cause**: the model of highest likelihood (a print-only slip only when its own
+print-rule check flagged it) is named when it beats every model of another family (the handout's
+algorithm included; M values of one grid are one family, the three print-only slips another) by
+more than it ever beat that model on that model's own runs (each scored as an output is: the
+handout's held-out runs, the other models' runs each left out of its fit; at least
+MARGIN_FAITHFUL over the handout's algorithm, MARGIN_RUNNER over the others), and the output is at
+most Z_FIT sd below its own runs; otherwise the cause is :data:`UNUSUAL`: no known bug explains it.
+These margins are calibrated per setting: where two bugs play alike, neither is named. Every
+family is fitted from the same number of runs (MODEL_RUNS, the reference runs' count): a kernel
+density from fewer runs scores lower, which once let the handout's 30 runs outscore a bug's 12 on
+the bug's own outputs. Tables graded transposed or with J shifted back (flags `transposed`,
+`zero-based-j`) are diagnosed as corrected; when no bug is named and they are consistent with
+the handout's algorithm, that printing slip is the cause.
 """
 
 from __future__ import annotations
@@ -64,8 +69,9 @@ __all__ = ["BugModel", "MODELS", "MODEL_RUNS", "Z_FIT", "MARGIN_FAITHFUL", "MARG
            "UNUSUAL", "Diagnosis", "diagnose", "model_runs", "mark_diagnosis", "cause_sentence",
            "bug_learn"]
 
-#: Runs per bug model.
-MODEL_RUNS = 12
+#: Runs per bug model: as many as the reference runs (grade.settings.DEFAULT_REFERENCES), so
+#: that every family's density is estimated alike.
+MODEL_RUNS = 30
 #: The model runs' seeds start this far after the calibration runs' last seed (the probe runs
 #: of grade.power take the seeds from 1,000 on).
 MODEL_SEED_OFFSET = 5_000
@@ -142,18 +148,19 @@ MODELS: tuple[BugModel, ...] = (
              "p_J), not the best estimate", "print, per state, the J with the highest "
              "WinCount / (WinCount + LoseCount) after learning, and that ratio",
              printer="last-sampled"),
-    BugModel("printed-by-wins", "printed-by-wins", "learned right, but printed the J with the "
+    BugModel("printed-by-wins", "print-rule", "learned right, but printed the J with the "
              "most wins", "print the J with the highest WinCount / (WinCount + LoseCount)",
              printer="printed-by-wins", from_references=True),
-    BugModel("printed-by-plays", "printed-by-plays", "learned right, but printed the J played "
+    BugModel("printed-by-plays", "print-rule", "learned right, but printed the J played "
              "most", "print the best estimate's J, not the most played",
              printer="printed-by-plays", from_references=True),
-    BugModel("printed-prob-of-most-played", "printed-prob-of-most-played", "learned right, but "
+    BugModel("printed-prob-of-most-played", "print-rule", "learned right, but "
              "printed the most-played J's estimate beside the best J", "print the probability "
              "of the same J you print as best", printer="printed-prob-of-most-played",
              from_references=True),
 )
 _BY_NAME = {m.name: m for m in MODELS}
+_SLIPS = frozenset(m.name for m in MODELS if m.from_references)
 #: Printing slips the grader corrects itself (rubric flags), named when the corrected tables
 #: are consistent with the handout's algorithm.
 _CORRECTED = {"transposed": "the tables printed transposed (rows Y, columns X)",
@@ -404,6 +411,8 @@ class _Fit:
     width: np.ndarray
     log_share: np.ndarray
     own: np.ndarray
+    own_values: np.ndarray
+    own_policies: np.ndarray
 
 
 def _floor(decimals: int | None) -> float:
@@ -448,17 +457,22 @@ def _fit(values: np.ndarray, sets: np.ndarray, decimals: int | None,
     floor = _floor(decimals)
     each = sets | (values == 0)[..., None]
     width, share = _stats(values, each, floor)
-    own = []
+    own, own_values, own_policies = [], [], []
     if held is not None:
         for v, s in zip(*held, strict=True):
             v = _rounded(v, decimals)
-            own.append(_loglik(values, width, share, _first_j(s, v), v))
+            own_values.append(v)
+            own_policies.append(_first_j(s, v))
+            own.append(_loglik(values, width, share, own_policies[-1], v))
     else:
         for i in range(values.shape[0]):
             rest = np.delete(values, i, axis=0)
             w_i, s_i = _stats(rest, np.delete(each, i, axis=0), floor)
-            own.append(_loglik(rest, w_i, s_i, _first_j(sets[i], values[i]), values[i]))
-    return _Fit(values, width, share, np.array(own))
+            own_values.append(values[i])
+            own_policies.append(_first_j(sets[i], values[i]))
+            own.append(_loglik(rest, w_i, s_i, own_policies[-1], values[i]))
+    return _Fit(values, width, share, np.array(own), np.stack(own_values),
+                np.stack(own_policies))
 
 
 def _faithful_fit(refs: References, decimals: int | None) -> _Fit:
@@ -480,6 +494,35 @@ def _model_fit(refs: References, name: str, fam: _Family, decimals: int | None) 
     return memo[name, decimals]
 
 
+def _fits(refs: References, decimals: int | None, cache_dir: str | os.PathLike[str] | None | bool
+          ) -> dict[str, _Fit]:
+    """Every model's fit at one printed precision, the handout's algorithm first."""
+    runs = model_runs(refs, cache_dir)
+    fits = {"handout": _faithful_fit(refs, decimals)}
+    fits.update({name: _model_fit(refs, name, fam, decimals) for name, fam in runs.items()})
+    return fits
+
+
+def _margins(refs: References, decimals: int | None, fits: dict[str, _Fit]
+             ) -> dict[tuple[str, str], float]:
+    """(B, A) -> how far A's likelihood ever rose above B's on B's own runs (each scored as an
+    output is; the handout's: its held-out runs): a margin A must beat B by, so that an output
+    B made is named A no more often than B's own runs would be."""
+    memo = _memo(refs)
+    if ("margins", decimals) not in memo:
+        out = {}
+        for b, fb in fits.items():
+            for a, fa in fits.items():
+                if _family(a) == _family(b):
+                    continue
+                gain = [_loglik(fa.values, fa.width, fa.log_share, pol, v) - own
+                        for v, pol, own in zip(fb.own_values, fb.own_policies, fb.own,
+                                               strict=True)]
+                out[b, a] = float(max(gain))
+        memo["margins", decimals] = out
+    return memo["margins", decimals]
+
+
 @dataclass(frozen=True)
 class Diagnosis:
     """cause: a model's name, a corrected printing slip's flag, :data:`UNUSUAL`, or "" (nothing
@@ -496,8 +539,9 @@ def _m_value(refs: References, model: BugModel) -> str:
     return f"{refs.config.m * model.m_factor:g}"
 
 
-def cause_sentence(refs: References, cause: str) -> str:
-    """The likely cause in words, with what to check (a student's page and report)."""
+def cause_sentence(refs: References, cause: str, alike: Sequence[str] = ()) -> str:
+    """The likely cause in words, with what to check (a student's page and report); `alike`:
+    other M of the same grid that explain the output nearly as well (said as a range)."""
     if cause == UNUSUAL:
         return ("unusual: no known bug explains these tables better than the handout's "
                 "algorithm; compare your program with the handout step by step.")
@@ -508,7 +552,8 @@ def cause_sentence(refs: References, cause: str) -> str:
         return ""
     what = model.cause
     if model.family == "wrong-m":
-        what = f"looks like M = {_m_value(refs, model)}, asked {refs.config.m:g} ({what})"
+        values = " or ".join(_m_value(refs, _BY_NAME[n]) for n in (cause, *alike))
+        what = f"looks like M = {values}, asked {refs.config.m:g} ({what})"
     return f"{what}. {model.hint[:1].upper()}{model.hint[1:]}."
 
 
@@ -530,33 +575,47 @@ def diagnose(refs: References, g: Grade, cache_dir: str | os.PathLike[str] | Non
     policy = np.asarray(g.policy, dtype=np.int64)
     value = np.asarray(g.probability, dtype=np.float64)
     decimals = g.consistency.decimals
-    runs = model_runs(refs, cache_dir)
-    fits = {"handout": _faithful_fit(refs, decimals)}
-    fits.update({name: _model_fit(refs, name, fam, decimals) for name, fam in runs.items()})
+    fits = _fits(refs, decimals, cache_dir)
     ll = {name: _loglik(f.values, f.width, f.log_share, policy, value)
           for name, f in fits.items()}
     ranked = dict(sorted(ll.items(), key=lambda kv: -kv[1]))
-    best = next(iter(ranked))
+    best = _best(g, ranked)
     own = fits[best].own
     z = float((own.mean() - ll[best]) / max(own.std(ddof=1), 1.0)) if own.size > 2 else math.nan
-    cause = _decide(g, ranked, z)
-    return Diagnosis(cause, ranked, z, cause_sentence(refs, cause))
+    cause = _decide(g, ranked, best, z, _margins(refs, decimals, fits))
+    alike = tuple(k for k, v in ranked.items() if k != cause and cause in _BY_NAME
+                  and _family(k) == _family(cause) and ranked[cause] - v < MARGIN_RUNNER)
+    return Diagnosis(cause, ranked, z, cause_sentence(refs, cause, alike))
 
 
 def _family(name: str) -> str:
     return _BY_NAME[name].family if name in _BY_NAME else name
 
 
-def _decide(g: Grade, ranked: dict[str, float], z: float) -> str:
+def _slip_flag(g: Grade) -> str:
+    return g.print_check.flag if g.print_check is not None else ""
+
+
+def _best(g: Grade, ranked: dict[str, float]) -> str:
+    """The model of highest likelihood that may be named: a print-only slip only when its own
+    print-rule check flagged it (that check is the more powerful test for it; unflagged, a
+    slip model fits any output that exploits early nearly as well)."""
+    slip = _slip_flag(g)
+    return next(k for k in ranked if k not in _SLIPS or k == slip)
+
+
+def _decide(g: Grade, ranked: dict[str, float], best: str, z: float,
+            margins: dict[tuple[str, str], float]) -> str:
     consistent = g.consistency_p >= P_INCONSISTENT if np.isfinite(g.consistency_p) else False
     corrected = [f for f in _CORRECTED if f in g.flags]
-    names = list(ranked)
-    best = names[0]
-    runner = next((ranked[k] for k in names[1:] if _family(k) != _family(best)), -math.inf)
-    if (best != "handout" and z <= Z_FIT and ranked[best] - ranked["handout"] >= MARGIN_FAITHFUL
-            and ranked[best] - runner >= MARGIN_RUNNER):
+    slip = _slip_flag(g)
+    # every model of another family (print-only slips included) must be beaten by more than
+    # the best model ever beat it on that model's own runs
+    clear = all(ranked[best] - v >= max(margins[b, best],
+                                        MARGIN_FAITHFUL if b == "handout" else MARGIN_RUNNER)
+                for b, v in ranked.items() if _family(b) != _family(best))
+    if best != "handout" and z <= Z_FIT and clear:
         return best
-    slip = g.print_check.flag if g.print_check is not None else ""
     if slip and slip == best:
         return slip
     if corrected and consistent:
