@@ -51,6 +51,9 @@ def run_ci(log: Path) -> tuple[int, float, str]:
     with tempfile.TemporaryDirectory(prefix="ci-round-") as folder:
         clone = Path(folder) / "repo"
         subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=clone, text=True,
+                                capture_output=True).stdout.strip()
+        print(f"{'':>10} (a fresh clone of {commit})", flush=True)
         done = subprocess.run(["bash", ".ci/run"], cwd=clone, capture_output=True, text=True,
                               env={**os.environ, "CI": "true"})
     took = time.perf_counter() - started
