@@ -51,6 +51,8 @@ except ImportError:
     ) from None
 
 from dicejack import compare, solver  # noqa: E402  (after the OpenSpiel check, on purpose)
+from dicejack.solver.best_response import SeatValues  # noqa: E402
+from dicejack.solver.solution import policy_distribution  # noqa: E402
 
 __all__ = [
     "SHORT_NAME",
@@ -335,9 +337,9 @@ def openspiel_policy(
     form) in player 1's -- a seat pair, as two learners trained apart. No-data states (-1, NaN)
     play a uniformly random J."""
     game = game_of(os_game)
-    dists = [solver.policy_distribution(game, policy, zero_based=zero_based)]
+    dists = [policy_distribution(game, policy, zero_based=zero_based)]
     dists.append(dists[0] if second is None
-                 else solver.policy_distribution(game, second, zero_based=zero_based))
+                 else policy_distribution(game, second, zero_based=zero_based))
     table = tabular_policy(os_game)
     for key, index in table.state_lookup.items():
         state = decision_state(key)
@@ -349,9 +351,10 @@ def openspiel_policy(
     return table
 
 
-def seat_values(os_game: Any, policy: Any) -> solver.SeatValues:
+def seat_values(os_game: Any, policy: Any) -> SeatValues:
     """What a best response wins against any OpenSpiel policy, each seat read as it plays
-    (:func:`policy_table` with seat=0 and seat=1): a :class:`dicejack.solver.SeatValues`, whose
+    (:func:`policy_table` with seat=0 and seat=1): a
+    :class:`dicejack.solver.best_response.SeatValues`, whose
     ``exploitability`` is OpenSpiel's ``exploitability(os_game, policy)`` and ``nash_conv`` its
     ``nash_conv``, exactly and in milliseconds where OpenSpiel walks every history."""
     game = game_of(os_game)
