@@ -273,6 +273,7 @@ def _learn_run(o: _LearnOptions) -> None:
     """`learn` with any bundled learner, the handout's included: a fresh run or the --resume
     file continued, saved to --out (and on Ctrl-C), printed; --trace / --explain first."""
     from dicejack import formats, learners
+    from dicejack.learners.registry import restore
 
     _check_counts(o)
     check_out_path(o.out)
@@ -288,7 +289,7 @@ def _learn_run(o: _LearnOptions) -> None:
     game = _run_game(o, start, params)
     _confirm_run_outputs(name, game, o.fmt, o.games, o.out, start, o.force)
     if start is not None:
-        session = learners.Session(learners.restore(start), start.snapshots)
+        session = learners.Session(restore(start), start.snapshots)
     else:
         seed = 1 if o.seed is None else o.seed
         session = learners.Session(learners.make(game, name, seed, **params))
