@@ -51,6 +51,7 @@ except ImportError:
     ) from None
 
 from dicejack import compare, solver  # noqa: E402  (after the OpenSpiel check, on purpose)
+from dicejack.compare.learned import register_policy_reader  # noqa: E402
 from dicejack.solver.best_response import SeatValues  # noqa: E402
 from dicejack.solver.solution import policy_distribution  # noqa: E402
 
@@ -400,7 +401,7 @@ def _read_openspiel_policy(game: Game, policy: Any) -> np.ndarray:
         raise compare.CompareError(str(exc)) from None
 
 
-compare.register_policy_reader(_is_openspiel_policy, _read_openspiel_policy)
+register_policy_reader(_is_openspiel_policy, _read_openspiel_policy)
 
 
 # ------------------------------------------------------------------------ protocol games

@@ -10,6 +10,7 @@ import pytest
 
 from dicejack import compare, formats, solver
 from dicejack.cli import main
+from dicejack.compare.metrics import STATE_CLASSES, state_classes
 from dicejack.game import Game
 from dicejack.learners import formulas, handout
 from tests.games import HANDOUT
@@ -101,8 +102,8 @@ def test_a_state_without_data_is_wrong_with_the_regret_of_a_random_j(tiny_truth)
     (w,) = c.wrong_decisive
     assert (w.x, w.y, w.learned, w.optimal, w.estimate) == (0, 0, 0, (1,), -1.0)
     assert w.regret == pytest.approx(3 / 16)
-    classes = compare.state_classes(tiny_truth, compare.as_learned(TINY, (best, prob)))
-    names = [[compare.STATE_CLASSES[c] for c in row] for row in classes]
+    classes = state_classes(tiny_truth, compare.as_learned(TINY, (best, prob)))
+    names = [[STATE_CLASSES[c] for c in row] for row in classes]
     assert names[0][0] == "no data" and names[1][0].startswith("unreachable")
 
 

@@ -10,6 +10,7 @@ import pytest
 from PIL import Image
 
 from dicejack import compare, figures
+from dicejack.compare.metrics import STATE_CLASSES, state_classes
 from dicejack.game import Game
 from dicejack.learners import handout
 from tests.games import TINY
@@ -257,7 +258,7 @@ def test_seeds_figure_averages_the_seeds():
     share, p = (ax for ax in fig.axes if ax.get_title())
     assert share.get_title() == "Learned J optimal, share of 2 seeds"
     assert p.get_title() == "Learned estimate, mean over 2 seeds"
-    agree = np.mean([compare.state_classes(t, r) == 0 for r in runs], axis=0)
+    agree = np.mean([state_classes(t, r) == 0 for r in runs], axis=0)
     shown = share.get_images()[0].get_array()
     live = ~(t.lost | ~t.reachable)
     np.testing.assert_allclose(shown[live], agree[live])
@@ -296,10 +297,10 @@ def test_learned_figure_panels_numbers_and_legend():
     numbers = [c for c in maps[0].collections if type(c).__name__ == "PathCollection"
                and len(c.get_paths()) not in (TINY.low,)]
     assert len(numbers) == 1 and len(numbers[0].get_paths()) == int(learned.has_data.sum())
-    codes = compare.state_classes(t, learned)
+    codes = state_classes(t, learned)
     legend = maps[2].get_legend()
     assert [x.get_text() for x in legend.get_texts()] == [
-        compare.STATE_CLASSES[c] for c in np.unique(codes)]
+        STATE_CLASSES[c] for c in np.unique(codes)]
     bars = [ax for ax in fig.axes if not ax.get_title()]
     assert len(bars) == 2 and "win probability" in bars[1].get_ylabel()
 
@@ -317,7 +318,7 @@ def test_large_boards_are_not_numbered_and_ticks_step_by_five():
 def test_submission_heatmaps_draw_the_data_they_are_given(tmp_path):
     t = compare.truth(TINY)
     run = handout.learn(TINY, 10.0, 200, seed=1)
-    classes = compare.state_classes(t, compare.as_learned(TINY, run))
+    classes = state_classes(t, compare.as_learned(TINY, run))
     rng = np.random.default_rng(0)
     scores = rng.normal(size=TINY.shape)
     scores[0, 0] = np.nan

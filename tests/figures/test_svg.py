@@ -8,7 +8,8 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from dicejack import compare, figures
+from dicejack import figures
+from dicejack.compare.metrics import STATE_CLASSES
 from dicejack.figures import svg
 
 NS = "{http://www.w3.org/2000/svg}"
@@ -24,7 +25,7 @@ def test_score_colours_run_from_blue_to_red_through_white_and_grey_when_unknown(
 
 
 def maps(n=4, name="alice <img src=x onerror=alert(1)>"):
-    classes = np.arange(n * n).reshape(n, n) % len(compare.STATE_CLASSES)
+    classes = np.arange(n * n).reshape(n, n) % len(STATE_CLASSES)
     scores = np.linspace(-3, 3, n * n).reshape(n, n)
     scores[0, 1] = np.nan
     policy = np.ones((n, n), dtype=int)

@@ -53,6 +53,7 @@ def _read_text_tables(
     size give an error that names the LTarget they fit.
     """
     from dicejack import compare as cmp
+    from dicejack.compare.hints import size_hint
     from dicejack.formats.submission import find_table_size
     from dicejack.game import HANDOUT_GAME, Game
 
@@ -68,7 +69,7 @@ def _read_text_tables(
     try:
         sub = formats.read_submission(path, game.low, game.n_dice)
     except formats.FormatError as exc:
-        hint = cmp.size_hint(game, find_table_size(text, game.n_dice))
+        hint = size_hint(game, find_table_size(text, game.n_dice))
         raise cmp.CompareError(
             f"cannot read two {game.low}x{game.low} tables from {path}: {exc}"
             + (f"; {hint}" if hint else "")
@@ -184,6 +185,7 @@ def compare_cmd(
     dicejack compare --policy agent.py:choose --sides 4 --low 8 --high 9
     """
     from dicejack import compare as cmp
+    from dicejack.compare.hints import table_hints
 
     given = {"sides": sides, "low": low, "high": high, "dice": dice}
     learning = {"--param": param or None, "-m": m, "--games": games, "--seed": seed}
@@ -226,7 +228,7 @@ def compare_cmd(
     else:
         write_output(cmp.format_comparison(result, more="--format json"), None)
     if sub is not None:
-        hints = cmp.table_hints(truth, sub.policy, sub.probability, no_data=sub.no_data)
+        hints = table_hints(truth, sub.policy, sub.probability, no_data=sub.no_data)
         for line in hints.messages(game.n_dice):
             typer.echo(f"hint: {line}", err=True)
 

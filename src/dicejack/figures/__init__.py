@@ -36,8 +36,9 @@ from typing import Any
 
 import numpy as np
 
-from dicejack import compare, formats
+from dicejack import formats
 from dicejack.compare import Learned, Truth
+from dicejack.compare.metrics import STATE_CLASSES, state_classes
 from dicejack.figures.base import (
     CLASS_COLORS,
     FIGURE_FORMATS,
@@ -195,7 +196,7 @@ def _class_image(ax: Any, codes: np.ndarray, legend: Sequence[int]) -> Any:
     norm = m.colors.BoundaryNorm(np.arange(-0.5, len(CLASS_COLORS) + 0.5), cmap.N)
     image = ax.imshow(codes, cmap=cmap, norm=norm, interpolation="nearest")
     ax.legend(
-        handles=[m.patches.Patch(color=CLASS_COLORS[c], label=compare.STATE_CLASSES[c])
+        handles=[m.patches.Patch(color=CLASS_COLORS[c], label=STATE_CLASSES[c])
                  for c in legend],
         loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8, frameon=False,
     )
@@ -443,7 +444,7 @@ def learned_figure(t: Truth, learned: Learned, title: str) -> Any:
         _state_axes(policy, low, title)
         _probability_image(p, p_bar, learned.probability)
         _state_axes(p, low, "Learned estimate of the win probability")
-        codes = compare.state_classes(t, learned)
+        codes = state_classes(t, learned)
         _class_image(classes, codes, np.unique(codes).tolist())
         _state_axes(classes, low, "Learned vs optimal policy")
     return fig
@@ -460,7 +461,7 @@ def seeds_figure(t: Truth, runs: Sequence[Learned]) -> Any:
     with default_style() as m:
         low = t.game.low
         n = len(runs)
-        agree = np.mean([compare.state_classes(t, r) == 0 for r in runs], axis=0)
+        agree = np.mean([state_classes(t, r) == 0 for r in runs], axis=0)
         agree = np.where(t.lost | ~t.reachable, np.nan, agree)
         counts = np.sum([r.has_estimate for r in runs], axis=0)
         total = np.sum([np.where(r.has_estimate, r.probability, 0.0) for r in runs], axis=0)

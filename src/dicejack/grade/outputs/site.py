@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from dicejack import compare, figures, formats
+from dicejack.compare.metrics import state_classes
 from dicejack.formats import HtmlColumn, Markup, html_link, html_table, html_text
 from dicejack.grade.evidence.power import setting_power
 from dicejack.grade.evidence.references import References
@@ -447,7 +448,7 @@ def _maps(refs: References, g: Grade) -> list[str]:
         return []
     learned = compare.learned_from_tables(refs.game, g.policy, g.probability)
     svg = figures.submission_heatmaps_svg(
-        compare.state_classes(refs.truth, learned), g.consistency.score, g.policy,
+        state_classes(refs.truth, learned), g.consistency.score, g.policy,
         refs.truth.solution.optimal, label=f"state maps of {g.submission}")
     return [Markup("<h2>Where it differs</h2>"), Markup(
         "<figure>" + svg + "<figcaption>Left: the printed policy against the optimal one (with "

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from dicejack import compare, figures, formats
+from dicejack.compare.metrics import state_classes
 from dicejack.formats.escape import markdown_code, markdown_text, safe_text, spreadsheet_cell
 from dicejack.grade.evidence.consistency import Consistency
 from dicejack.grade.evidence.references import References
@@ -598,7 +599,7 @@ def write_reports(
             if heatmaps is not None and g.status == Status.OK and g.consistency is not None:
                 image = f"{stem}.png"
                 learned = compare.learned_from_tables(refs.game, g.policy, g.probability)
-                heatmaps.draw(compare.state_classes(refs.truth, learned), g.consistency.score,
+                heatmaps.draw(state_classes(refs.truth, learned), g.consistency.score,
                               f"{g.submission}: {g.score:.1f} / 100, {g.verdict}", folder / image)
             md = folder / f"{stem}.md"
             formats.write_atomic(md, report_markdown(refs, g, image))
