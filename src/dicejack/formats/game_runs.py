@@ -51,8 +51,9 @@ def save_game_run(path: str | os.PathLike[str], run: GameRun, game_spec: str | N
     """Write `run` atomically. `game_spec` is how ``--game`` names its game (default: the
     bundled game of that name, when the run's game is one); `game_params` its parameters
     (default: the game's own, :func:`dicejack.games.game_params`)."""
-    from dicejack.games import GAMES, game_label
+    from dicejack.games import game_label
     from dicejack.games import game_params as params_of
+    from dicejack.games.registry import GAMES
     from dicejack.learners.game_learners import GAME_LEARNERS
 
     if run.name not in GAME_LEARNERS or run.state is None:
