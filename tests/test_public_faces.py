@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 DESIGN = Path(__file__).resolve().parents[1] / "DESIGN.md"
-PACKAGES = ["dicejack.solver", "dicejack.learners", "dicejack.compare", "dicejack.games",
-            "dicejack.envs"]
+PACKAGES = ["dicejack", "dicejack.runtime", "dicejack.solver", "dicejack.learners",
+            "dicejack.compare", "dicejack.games", "dicejack.envs"]
 
 
 def design_names(package: str) -> list[str]:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from dicejack import formats, one_line
+from dicejack import formats
 from dicejack.cli.common import UsageError, app, count_parser, write_output
 from dicejack.cli.learn import (
     GameParamOpt,
@@ -18,6 +18,7 @@ from dicejack.cli.learn import (
     learner_params,
     load_run_file,
 )
+from dicejack.runtime.messages import one_line
 
 if TYPE_CHECKING:
     from dicejack.game import Game

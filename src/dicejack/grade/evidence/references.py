@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from dicejack import compare, formats, one_line
+from dicejack import compare, formats
 from dicejack.compare import METRIC_NAMES, Truth, truth_for
 from dicejack.game import DicejackError, Game
 from dicejack.grade.evidence.printed import graded_learned, graded_tables
@@ -30,6 +30,7 @@ from dicejack.grade.evidence.probes import probe_count, probe_plan
 from dicejack.grade.settings import CACHE_VERSION, GradeConfig, GradeWarning
 from dicejack.learners import formulas, handout
 from dicejack.runtime import parallel
+from dicejack.runtime.messages import one_line
 
 __all__ = ["References", "reference_run", "reference_runs", "reference_tie_break",
            "compute_references", "forget_references",

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from dicejack import compare, formats, one_line
+from dicejack import compare, formats
 from dicejack.game import DicejackError, Game
 from dicejack.grade.evidence.calibration import calibration
 from dicejack.grade.evidence.consistency import (
@@ -57,6 +57,7 @@ from dicejack.grade.scoring.rubric import (
 from dicejack.grade.scoring.students import mark_held, mark_kept
 from dicejack.grade.settings import GradeError, GradeWarning, Status, Verdict
 from dicejack.runtime import parallel
+from dicejack.runtime.messages import one_line
 
 __all__ = ["grade_tables", "grade_text", "grade_file", "grade_entry", "grade_batch",
            "worst_states", "batch_hint"]
