@@ -14,7 +14,8 @@ import pytest
 
 DESIGN = Path(__file__).resolve().parents[1] / "DESIGN.md"
 PACKAGES = ["dicejack", "dicejack.runtime", "dicejack.solver", "dicejack.learners",
-            "dicejack.compare", "dicejack.games", "dicejack.envs", "dicejack.figures"]
+            "dicejack.compare", "dicejack.games", "dicejack.envs", "dicejack.figures",
+            "dicejack.formats"]
 
 
 def design_names(package: str) -> list[str]:

@@ -60,7 +60,7 @@ def test_names_stay_text_and_nothing_refers_outside():
 def test_shapes_must_agree():
     with pytest.raises(ValueError, match="square and alike"):
         submission_heatmaps_svg(np.zeros((3, 3)), np.zeros((3, 4)), np.zeros((3, 3)),
-                                        np.zeros((3, 3, 2), dtype=bool))
+                                np.zeros((3, 3, 2), dtype=bool))
 
 
 def test_large_games_thin_the_tick_labels():

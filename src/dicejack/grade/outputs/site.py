@@ -37,7 +37,8 @@ import numpy as np
 from dicejack import compare, formats
 from dicejack.compare.metrics import state_classes
 from dicejack.figures.svg import histogram_svg, submission_heatmaps_svg
-from dicejack.formats import HtmlColumn, Markup, html_link, html_table, html_text
+from dicejack.formats import Markup
+from dicejack.formats.html import HtmlColumn, html_link, html_table, html_text
 from dicejack.grade.evidence.power import setting_power
 from dicejack.grade.evidence.references import References
 from dicejack.grade.intake.skip_rules import SITE_MARKER
