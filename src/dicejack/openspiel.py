@@ -55,26 +55,23 @@ from dicejack.compare.learned import register_policy_reader  # noqa: E402
 from dicejack.solver.best_response import SeatValues  # noqa: E402
 from dicejack.solver.solution import policy_distribution  # noqa: E402
 
+#: The public face (DESIGN.md, "Python API"; tests/test_public_faces.py holds it). The game and
+#: state classes OpenSpiel instantiates (DicejackGame, DicejackState, ProtocolGame,
+#: ProtocolState), decision_state and PROTOCOL_MAX_GAME_LENGTH stay importable by name.
 __all__ = [
     "SHORT_NAME",
-    "OpenSpielMissingError",
-    "DicejackGame",
-    "DicejackState",
     "load",
     "game_of",
-    "state_at",
+    "OpenSpielMissingError",
+    "SeatsDifferError",
     "decision_states",
+    "state_at",
     "tabular_policy",
     "policy_table",
     "openspiel_policy",
     "seat_values",
     "exploitability",
-    "decision_state",
-    "SeatsDifferError",
     "protocol_game",
-    "ProtocolGame",
-    "ProtocolState",
-    "PROTOCOL_MAX_GAME_LENGTH",
 ]
 
 SHORT_NAME = "python_dicejack"
