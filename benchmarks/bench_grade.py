@@ -27,7 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from dicejack import formats, grade
+from dicejack import grade
+from dicejack.formats.tables import format_table
 from dicejack.game import Game
 from dicejack.grade.evidence.references import forget_references, reference_run
 from dicejack.learners import handout
@@ -44,8 +45,8 @@ def _layouts(best: np.ndarray, prob: np.ndarray) -> list[str]:
 
     f = lambda v: "-1" if v == -1 else f"{v:.4f}"  # noqa: E731
     return [
-        formats.format_table(best, "Best number of dice:", kind="int") + "\n"
-        + formats.format_table(p4, "Win probability:"),
+        format_table(best, "Best number of dice:", kind="int") + "\n"
+        + format_table(p4, "Win probability:"),
         f"Policy\n{rows(best, str, ' ')}\n\nProbability\n{rows(p4, f, ' ')}\n",
         f"best dice\n{rows(best, str, ',')}\nwin probability\n{rows(p4, f, ',')}\n",
         f"{best.tolist()!r}\n{p4.tolist()!r}\n",

@@ -43,6 +43,8 @@ sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
 
 import students  # noqa: E402  (tests/students: the independent corpus)
 from dicejack import formats, grade  # noqa: E402
+from dicejack.formats.submission import read_submission_text
+from dicejack.formats.tables import format_table
 from dicejack.game import Game  # noqa: E402
 from dicejack.grade.evidence.calibration import calibration
 from dicejack.grade.evidence.copies import COPY_FACTOR
@@ -112,14 +114,14 @@ def copy_study(name: str, per_convention: int) -> dict[str, float]:
     originals = texts[:: max(1, len(texts) // 30)][:30]
     copies: list[tuple[str, str, str]] = []  # (copy name, original name, text)
     for i, (orig, text) in enumerate(originals):
-        sub = formats.read_submission_text(text, game.low, game.n_dice)
+        sub = read_submission_text(text, game.low, game.n_dice)
         prob = np.where(sub.no_data, -1.0, sub.probability)
         kind = ("exact", "relaid", "rounded")[i % 3]
         if kind == "exact":
             new = text
         elif kind == "relaid":
-            new = (formats.format_table(sub.policy, "Best number of dice", kind="int")
-                   + "\n" + formats.format_table(prob, "Probability of winning", decimals=6))
+            new = (format_table(sub.policy, "Best number of dice", kind="int")
+                   + "\n" + format_table(prob, "Probability of winning", decimals=6))
         else:
             p3 = np.where(prob >= 0, np.round(prob, 3), -1.0)
             new = ("best\n" + "\n".join(",".join(str(v) for v in row) for row in sub.policy)

@@ -27,7 +27,9 @@ import time
 import tracemalloc
 from collections.abc import Callable
 
-from dicejack import formats, grade
+from dicejack import grade
+from dicejack.formats.json_output import json_text, write_json
+from dicejack.formats.tables import learn_dict, learn_text
 from dicejack.game import Game
 from dicejack.learners import handout
 from dicejack.learners.handout import trace as handout_trace
@@ -73,7 +75,7 @@ def cpu(fn: Callable[[], object], repeat: int) -> float:
 
 def text_shapes(refs: grade.References, mib: float, repeat: int) -> None:
     run = handout.learn(GAME, M, GAMES, 6)
-    tables = formats.learn_text(run)
+    tables = learn_text(run)
     traced = handout_trace.trace(GAME, M, 200, 6)
     trace = handout_trace.trace_text(traced)
     size = int(mib * 2**20)
@@ -99,8 +101,8 @@ def text_shapes(refs: grade.References, mib: float, repeat: int) -> None:
 
 def copies(refs: grade.References, n: int) -> None:
     run = handout.learn(GAME, M, GAMES, 6)
-    text = formats.learn_text(run)
-    others = [formats.learn_text(handout.learn(GAME, M, GAMES, 100 + s)) for s in range(20)]
+    text = learn_text(run)
+    others = [learn_text(handout.learn(GAME, M, GAMES, 100 + s)) for s in range(20)]
 
     def graded(texts: list[tuple[str, str, str]]) -> list[grade.Grade]:
         return [dataclasses.replace(grade.grade_text(refs, t, name=name), student=sid,
@@ -149,7 +151,7 @@ class _Sink(io.TextIOBase):
 def json_memory(low: int) -> None:
     game = Game(6, low, low + 10, 2)
     run = handout.learn(game, M, 3, 1)
-    obj = formats.learn_dict(run)
+    obj = learn_dict(run)
 
     def peak(fn: Callable[[], object]) -> int:
         tracemalloc.start()
@@ -160,9 +162,9 @@ def json_memory(low: int) -> None:
             tracemalloc.stop()
 
     sink = _Sink()
-    streamed = peak(lambda: formats.write_json(obj, sink))
-    whole = peak(lambda: formats.json_text(obj, compact=True))
-    text = peak(lambda: formats.learn_text(run))
+    streamed = peak(lambda: write_json(obj, sink))
+    whole = peak(lambda: json_text(obj, compact=True))
+    text = peak(lambda: learn_text(run))
     size = sink.chars
     print(f"\nlearn --games 3 --low {low} --high {low + 10} --format json: {size / 2**20:.1f} MiB "
           "printed; peak memory while printing (tracemalloc, beside the tables):")

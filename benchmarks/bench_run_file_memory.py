@@ -13,6 +13,7 @@ import tracemalloc
 from pathlib import Path
 
 from dicejack import formats, learners
+from dicejack.formats.learner_runs import load_run_npz, save_run_npz
 from dicejack.game import Game
 from dicejack.learners import handout
 
@@ -36,12 +37,12 @@ def main() -> None:
         handout_run, handout_peak = peak(
             handout.learn, GAME, 100.0, MARKS[-1], 1, checkpoints=MARKS
         )
-        formats.save_run_npz(folder / "handout.npz", handout_run)
+        save_run_npz(folder / "handout.npz", handout_run)
         ucb, ucb_peak = peak(learners.learn, GAME, "ucb", MARKS[-1], seed=1, checkpoints=MARKS)
         formats.save_learner_run(folder / "ucb.npz", ucb)
         print(f"{'file / loader':<34} {'load MiB':>9} {'learn MiB':>10} {'ratio':>6}")
         for name, loader, learned in (
-                ("handout.npz / load_run_npz", formats.load_run_npz, handout_peak),
+                ("handout.npz / load_run_npz", load_run_npz, handout_peak),
                 ("handout.npz / load_learner_run", formats.load_learner_run, handout_peak),
                 ("ucb.npz / load_learner_run", formats.load_learner_run, ucb_peak)):
             _, used = peak(loader, folder / name.split(" ")[0])

@@ -115,15 +115,6 @@ def test_reachable_by_brute_force_enumeration():
     assert np.array_equal(game.reachable(), expected)
 
 
-def test_one_line_messages():
-    from dicejack import one_line
-
-    assert one_line("a\n  b\tc") == "a b c"
-    assert one_line(ValueError()) == "ValueError"
-    assert one_line("") == "unknown error"
-    assert len(one_line("x" * 1000)) == 500
-
-
 def test_outcome_is_the_rule_every_path_uses():
     from dicejack.game import CONTINUES, MOVER_LOSES, MOVER_WINS, outcome
 

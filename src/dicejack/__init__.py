@@ -16,11 +16,14 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["DicejackError", "Game", "one_line", "__version__"]
+#: The public face (DESIGN.md, "Python API"; tests/test_public_faces.py holds it); the one-line
+#: message helper every layer uses is dicejack.runtime.messages.one_line.
+__all__ = ["DicejackError", "Game", "__version__"]
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from dicejack.game import Game
+del TYPE_CHECKING  # a switch for the checkers, not a name of the package
 
 
 class DicejackError(Exception):
@@ -28,15 +31,6 @@ class DicejackError(Exception):
 
     Defined here, without numpy; :mod:`dicejack.game` re-exports it.
     """
-
-
-def one_line(message: object, limit: int = 500) -> str:
-    """`message` (an exception or text) as one line for the user: whitespace runs collapsed,
-    at most `limit` characters; an exception without text gives its type's name."""
-    line = " ".join(str(message).split())
-    if not line and isinstance(message, BaseException):
-        line = type(message).__name__
-    return line[:limit] if line else "unknown error"
 
 
 def __getattr__(name: str) -> Any:

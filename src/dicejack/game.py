@@ -21,17 +21,10 @@ import numpy as np
 
 from dicejack import DicejackError
 
-__all__ = [
-    "outcome",
-    "DicejackError",
-    "GameError",
-    "Game",
-    "TABLE_BYTES_LIMIT",
-    "MOVER_WINS",
-    "MOVER_LOSES",
-    "CONTINUES",
-    "Successor",
-]
+#: The public face (DESIGN.md, "Python API"; tests/test_public_faces.py holds it). The rules'
+#: helpers (outcome, roll_total, Successor, MOVER_WINS, MOVER_LOSES, CONTINUES), the size limit
+#: and the DicejackError re-export stay importable by name for the other layers.
+__all__ = ["Game", "GameError", "HANDOUT_GAME"]
 
 #: Largest Q table (low * low * (n_dice + 1) float64) a Game may ask for: 16 GiB, which leaves
 #: room on a 24 GiB machine for the solver's working memory.

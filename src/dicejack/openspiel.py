@@ -51,27 +51,27 @@ except ImportError:
     ) from None
 
 from dicejack import compare, solver  # noqa: E402  (after the OpenSpiel check, on purpose)
+from dicejack.compare.learned import register_policy_reader  # noqa: E402
+from dicejack.solver.best_response import SeatValues  # noqa: E402
+from dicejack.solver.solution import policy_distribution  # noqa: E402
 
+#: The public face (DESIGN.md, "Python API"; tests/test_public_faces.py holds it). The game and
+#: state classes OpenSpiel instantiates (DicejackGame, DicejackState, ProtocolGame,
+#: ProtocolState), decision_state and PROTOCOL_MAX_GAME_LENGTH stay importable by name.
 __all__ = [
     "SHORT_NAME",
-    "OpenSpielMissingError",
-    "DicejackGame",
-    "DicejackState",
     "load",
     "game_of",
-    "state_at",
+    "OpenSpielMissingError",
+    "SeatsDifferError",
     "decision_states",
+    "state_at",
     "tabular_policy",
     "policy_table",
     "openspiel_policy",
     "seat_values",
     "exploitability",
-    "decision_state",
-    "SeatsDifferError",
     "protocol_game",
-    "ProtocolGame",
-    "ProtocolState",
-    "PROTOCOL_MAX_GAME_LENGTH",
 ]
 
 SHORT_NAME = "python_dicejack"
@@ -335,9 +335,9 @@ def openspiel_policy(
     form) in player 1's -- a seat pair, as two learners trained apart. No-data states (-1, NaN)
     play a uniformly random J."""
     game = game_of(os_game)
-    dists = [solver.policy_distribution(game, policy, zero_based=zero_based)]
+    dists = [policy_distribution(game, policy, zero_based=zero_based)]
     dists.append(dists[0] if second is None
-                 else solver.policy_distribution(game, second, zero_based=zero_based))
+                 else policy_distribution(game, second, zero_based=zero_based))
     table = tabular_policy(os_game)
     for key, index in table.state_lookup.items():
         state = decision_state(key)
@@ -349,9 +349,10 @@ def openspiel_policy(
     return table
 
 
-def seat_values(os_game: Any, policy: Any) -> solver.SeatValues:
+def seat_values(os_game: Any, policy: Any) -> SeatValues:
     """What a best response wins against any OpenSpiel policy, each seat read as it plays
-    (:func:`policy_table` with seat=0 and seat=1): a :class:`dicejack.solver.SeatValues`, whose
+    (:func:`policy_table` with seat=0 and seat=1): a
+    :class:`dicejack.solver.best_response.SeatValues`, whose
     ``exploitability`` is OpenSpiel's ``exploitability(os_game, policy)`` and ``nash_conv`` its
     ``nash_conv``, exactly and in milliseconds where OpenSpiel walks every history."""
     game = game_of(os_game)
@@ -397,7 +398,7 @@ def _read_openspiel_policy(game: Game, policy: Any) -> np.ndarray:
         raise compare.CompareError(str(exc)) from None
 
 
-compare.register_policy_reader(_is_openspiel_policy, _read_openspiel_policy)
+register_policy_reader(_is_openspiel_policy, _read_openspiel_policy)
 
 
 # ------------------------------------------------------------------------ protocol games

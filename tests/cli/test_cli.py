@@ -122,12 +122,12 @@ def _heavy_imports(*args: str, cwd=None) -> tuple[int, str, bool]:
 
 @pytest.mark.slow
 def test_solve_and_compare_of_a_small_game_load_no_compiler_and_help_no_numpy(tmp_path):
-    from dicejack import formats
+    from dicejack.formats.learner_runs import save_run_npz
     from dicejack.learners import handout
 
     assert _heavy_imports("solve") == (0, "-", True)
     assert _heavy_imports("solve", "--exact", "--format", "json") == (0, "-", True)
-    formats.save_run_npz(tmp_path / "run.npz", handout.learn(Game(6, 15, 17, 2), 100.0, 200, 1))
+    save_run_npz(tmp_path / "run.npz", handout.learn(Game(6, 15, 17, 2), 100.0, 200, 1))
     assert _heavy_imports("compare", "run.npz", cwd=tmp_path) == (0, "-", True)
     assert _heavy_imports("--help") == (0, "-", False)  # plain click help: no rich either
     assert _heavy_imports("--version") == (0, "-", False)
@@ -229,11 +229,11 @@ def test_solve_value_iteration_text_gives_its_sweep_count(capsys):
 
 # ------------------------------------------------------------------------------ big outputs
 def test_outputs_over_the_limit_need_force(capsys, tmp_path, monkeypatch):
-    from dicejack import formats
     from dicejack.cli import common
+    from dicejack.formats.sizes import run_bytes, solution_bytes
 
     game = Game(6, 15, 17, 2)
-    size = formats.solution_bytes(game, "npz")
+    size = solution_bytes(game, "npz")
     monkeypatch.setattr(common, "LARGE_OUTPUT_BYTES", size - 1)
     path = tmp_path / "sol.npz"
     monkeypatch.setattr("sys.stdin", _Stdin(""))  # not a terminal
@@ -247,10 +247,10 @@ def test_outputs_over_the_limit_need_force(capsys, tmp_path, monkeypatch):
     assert err.splitlines()[0] == f"note: writing {path}: up to {common.size_text(size)}"
     assert err.splitlines()[1] == f"wrote {path}"
     # stdout counts too; text of the same game is far smaller than its .npz
-    assert formats.solution_bytes(game, "text") < size
+    assert solution_bytes(game, "text") < size
     assert run(capsys, "solve")[0] == 0
     # learn: the run file, before a single game is played
-    monkeypatch.setattr(common, "LARGE_OUTPUT_BYTES", formats.run_bytes(game, "npz", 100) - 1)
+    monkeypatch.setattr(common, "LARGE_OUTPUT_BYTES", run_bytes(game, "npz", 100) - 1)
     run_path = tmp_path / "run.npz"
     code, out, err = run(capsys, "learn", "--games", "100", "--out", str(run_path))
     assert code == 2 and not run_path.exists() and "--force" in err and out == ""
@@ -276,11 +276,11 @@ class _Stdin:
 
 def test_outputs_over_the_announcement_size_are_announced_before_the_work(capsys, tmp_path,
                                                                          monkeypatch):
-    from dicejack import formats
     from dicejack.cli import common
+    from dicejack.formats.sizes import solution_bytes
 
     game = Game(6, 15, 17, 2)
-    size = formats.solution_bytes(game, "npz")
+    size = solution_bytes(game, "npz")
     path = tmp_path / "sol.npz"
     assert run(capsys, "solve", "--format", "npz", "--out", str(path))[2] == f"wrote {path}\n"
     monkeypatch.setattr(common, "ANNOUNCED_OUTPUT_BYTES", size - 1)
@@ -310,22 +310,31 @@ def test_at_a_terminal_a_big_output_is_asked_for(capsys, tmp_path, monkeypatch, 
 
 
 def test_size_estimates_are_close_upper_bounds(tmp_path):
-    from dicejack import formats
+    from dicejack.formats.learner_runs import save_run_npz
+    from dicejack.formats.sizes import run_bytes, solution_bytes
+    from dicejack.formats.tables import (
+        learn_csv,
+        learn_json,
+        learn_text,
+        solution_csv,
+        solution_json,
+        solution_text,
+    )
     from dicejack.learners import handout
 
     game = Game(6, 60, 65, 4)
     sol = solver.solve(game)
-    for fmt, text in (("text", formats.solution_text(sol)), ("json", formats.solution_json(sol)),
-                      ("csv", formats.solution_csv(sol))):
+    for fmt, text in (("text", solution_text(sol)), ("json", solution_json(sol)),
+                      ("csv", solution_csv(sol))):
         actual = len(text.encode())
-        assert actual <= formats.solution_bytes(game, fmt) <= 1.6 * actual + 2**16, fmt
+        assert actual <= solution_bytes(game, fmt) <= 1.6 * actual + 2**16, fmt
     run_ = handout.learn(game, 10.0, 3000, 1)
-    for fmt, text in (("text", formats.learn_text(run_)), ("json", formats.learn_json(run_)),
-                      ("csv", formats.learn_csv(run_))):
+    for fmt, text in (("text", learn_text(run_)), ("json", learn_json(run_)),
+                      ("csv", learn_csv(run_))):
         actual = len(text.encode())
         # counts as wide as NGAMES: an upper bound, loose for a short run (mostly zeros)
-        assert actual <= formats.run_bytes(game, fmt, 3000) <= 3 * actual + 2**16, fmt
-    formats.save_run_npz(tmp_path / "run.npz", run_)
+        assert actual <= run_bytes(game, fmt, 3000) <= 3 * actual + 2**16, fmt
+    save_run_npz(tmp_path / "run.npz", run_)
     actual = (tmp_path / "run.npz").stat().st_size  # compressed: the estimate is a bound
     raw = run_.win.nbytes + run_.lose.nbytes
-    assert actual <= raw <= formats.run_bytes(game, "npz", 3000) <= raw + 2**16
+    assert actual <= raw <= run_bytes(game, "npz", 3000) <= raw + 2**16

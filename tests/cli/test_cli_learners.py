@@ -13,6 +13,9 @@ import pytest
 
 from dicejack import compare, formats, learners
 from dicejack.cli import app, main
+from dicejack.formats.json_output import json_text
+from dicejack.formats.learner_runs import load_run_npz, save_run_npz
+from dicejack.formats.tables import learn_text, read_params_header, run_text
 from dicejack.game import Game
 from dicejack.learners import handout
 
@@ -53,12 +56,12 @@ def test_learn_prints_the_librarys_tables_for_every_learner(capsys, name):
             "--seed", 7]
     code, out, err = run(capsys, *args)
     assert code == 0 and err == ""
-    assert out == formats.run_text(expected)
+    assert out == run_text(expected)
     first = out.splitlines()[0]
     assert first.startswith(f"# learned by self-play with {name}") and "seed 7" in first
     for key in params:
         assert f" {key}=" in first
-    assert formats.read_params_header(out) == SMALL.params()
+    assert read_params_header(out) == SMALL.params()
 
     code, out, _ = run(capsys, *args, "--format", "json")
     data = json.loads(out)
@@ -81,7 +84,7 @@ def test_learn_prints_the_librarys_tables_for_every_learner(capsys, name):
 def test_default_learner_is_the_handouts_and_its_output_is_unchanged(capsys):
     code, plain, _ = run(capsys, "learn", *GAME_ARGS, "--games", 300, "--seed", 3)
     assert code == 0
-    assert plain == formats.learn_text(handout.learn(SMALL, 100.0, 300, 3))
+    assert plain == learn_text(handout.learn(SMALL, 100.0, 300, 3))
     code, named, _ = run(capsys, "learn", "--learner", "handout", *GAME_ARGS, "--games", 300,
                          "--seed", 3)
     assert code == 0 and named == plain
@@ -98,7 +101,7 @@ def test_handout_param_equals_m_and_tie_break(capsys, tmp_path):
     code, mixed, _ = run(capsys, *base, "-m", 2.5, "--param", "m=2.5", "--param",
                          "tie_break=random")
     assert code == 0 and mixed == by_options
-    a, b = formats.load_run_npz(tmp_path / "a.npz"), formats.load_run_npz(tmp_path / "b.npz")
+    a, b = load_run_npz(tmp_path / "a.npz"), load_run_npz(tmp_path / "b.npz")
     assert (a.m, a.tie_break) == (b.m, b.tie_break) == (2.5, "random")
     assert np.array_equal(a.win, b.win) and np.array_equal(a.lose, b.lose)
     # the default M differs from 2.5: the parameter really reached the learner
@@ -151,7 +154,7 @@ def test_out_and_resume_equal_a_straight_run(capsys, tmp_path, name):
     assert code == 0
     straight = learners.learn(SMALL, name, 800, 4, **params)
     assert same_run(formats.load_learner_run(path), straight)
-    assert out == formats.run_text(straight)
+    assert out == run_text(straight)
     # options that agree with the file are accepted
     code, _, _ = run(capsys, "learn", "--resume", path, "--learner", name, *param_args(params),
                      "--seed", 4, *GAME_ARGS, "--games", 800)
@@ -178,7 +181,7 @@ def test_resume_refuses_options_that_contradict_the_file(capsys, tmp_path):
         assert path.read_bytes() == before
     # a handout run file cannot be resumed as another learner
     legacy = tmp_path / "legacy.npz"
-    formats.save_run_npz(legacy, handout.learn(SMALL, 100.0, 100, 1))
+    save_run_npz(legacy, handout.learn(SMALL, 100.0, 100, 1))
     code, _, err = run(capsys, "learn", "--resume", legacy, "--learner", "ucb", "--games", 200)
     assert code == 2 and "is a run of learner handout, not ucb" in err
 
@@ -190,7 +193,7 @@ def test_a_handout_run_saved_by_the_library_resumes_on_the_command_line(capsys, 
     assert code == 0
     straight = learners.learn(SMALL, "handout", 700, 6, m=5.0)
     back = formats.load_learner_run(path)
-    assert same_run(back, straight) and out == formats.run_text(straight)
+    assert same_run(back, straight) and out == run_text(straight)
     # the handout learner's own session gives the same tables
     assert np.array_equal(back.tables[0], handout.learn(SMALL, 5.0, 700, 6).tables[0])
     code, _, err = run(capsys, "learn", "--resume", path, "--games", 900, "-m", 6)
@@ -207,7 +210,7 @@ def test_an_old_handout_run_file_resumes_into_the_one_kind(capsys, tmp_path):
     assert code == 0 and f"wrote {path}" in err
     straight = handout.learn(SMALL, 5.0, 700, 6)
     head, printed = out.split("# learned", 1)
-    assert "# learned" + printed == formats.learn_text(straight) == formats.run_text(straight)
+    assert "# learned" + printed == learn_text(straight) == run_text(straight)
     assert head.startswith("Game 301:")  # the trace follows the resumed run's next game
     with np.load(path) as npz:
         assert str(npz["kind"]) == "dicejack-learner-run"
@@ -258,7 +261,7 @@ def test_compare_of_a_saved_learner_run_equals_compare_in_python(capsys, tmp_pat
     run_again = learners.learn(SMALL, "q-learning", 2000, 5, alpha=0.1)
     expected = dataclasses.replace(compare.compare(SMALL, None, run_again),
                                    source=f"{path}: {run_again.label}")  # the file, then its run
-    assert json.loads(out) == json.loads(formats.json_text(expected.as_dict()))
+    assert json.loads(out) == json.loads(json_text(expected.as_dict()))
     assert json.loads(out)["source"].startswith(f"{path}: q-learning epsilon=1 ")
     code, text, _ = run(capsys, "compare", path)
     assert code == 0
@@ -285,12 +288,12 @@ def test_compare_learner_learns_then_compares(capsys):
     assert code == 0
     expected = compare.compare(SMALL, None, learners.learn(SMALL, "mc-epsilon", 1000, 3,
                                                            epsilon=0.5))
-    assert json.loads(out) == json.loads(formats.json_text(expected.as_dict()))
+    assert json.loads(out) == json.loads(json_text(expected.as_dict()))
     code, out, _ = run(capsys, "compare", "--learner", "handout", "-m", 4, *GAME_ARGS,
                        "--games", 800, "--seed", 2, "--format", "json")
     assert code == 0
     handout_result = compare.compare(SMALL, None, handout.learn(SMALL, 4.0, 800, 2))
-    expected = json.loads(formats.json_text(handout_result.as_dict()))["metrics"]
+    expected = json.loads(json_text(handout_result.as_dict()))["metrics"]
     assert json.loads(out)["metrics"] == expected
 
 

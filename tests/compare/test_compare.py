@@ -8,8 +8,11 @@ import math
 import numpy as np
 import pytest
 
-from dicejack import compare, formats, solver
+from dicejack import compare, solver
 from dicejack.cli import main
+from dicejack.compare.metrics import STATE_CLASSES, state_classes
+from dicejack.formats.learner_runs import save_run_npz
+from dicejack.formats.tables import format_table
 from dicejack.game import Game
 from dicejack.learners import formulas, handout
 from tests.games import HANDOUT
@@ -101,8 +104,8 @@ def test_a_state_without_data_is_wrong_with_the_regret_of_a_random_j(tiny_truth)
     (w,) = c.wrong_decisive
     assert (w.x, w.y, w.learned, w.optimal, w.estimate) == (0, 0, 0, (1,), -1.0)
     assert w.regret == pytest.approx(3 / 16)
-    classes = compare.state_classes(tiny_truth, compare.as_learned(TINY, (best, prob)))
-    names = [[compare.STATE_CLASSES[c] for c in row] for row in classes]
+    classes = state_classes(tiny_truth, compare.as_learned(TINY, (best, prob)))
+    names = [[STATE_CLASSES[c] for c in row] for row in classes]
     assert names[0][0] == "no data" and names[1][0].startswith("unreachable")
 
 
@@ -176,7 +179,7 @@ def run_cli(capsys, *args: str) -> tuple[int, str, str]:
 
 def test_compare_command_on_a_run_file(tmp_path, capsys):
     path = tmp_path / "run.npz"
-    formats.save_run_npz(path, handout.learn(HANDOUT, 100.0, 5000, seed=1))
+    save_run_npz(path, handout.learn(HANDOUT, 100.0, 5000, seed=1))
     code, out, err = run_cli(capsys, "compare", str(path))
     assert code == 0, err
     assert "agreement_decisive" in out and "P*(0,0) = 0.576273" in out
@@ -237,8 +240,8 @@ def test_raw_count_tables_are_accepted(handout_truth):
 def test_compare_command_names_the_size_it_found_and_the_slips(tmp_path, capsys):
     game = Game(6, 10, 12, 2)
     sol = solver.solve(game)
-    grid = (formats.format_table(sol.best, "Best number of dice:", kind="int") + "\n"
-            + formats.format_table(sol.p, "Win probability:"))
+    grid = (format_table(sol.best, "Best number of dice:", kind="int") + "\n"
+            + format_table(sol.p, "Win probability:"))
     path = tmp_path / "tables.txt"  # no params header, as a student's program prints
     path.write_text(grid)
     code, out, err = run_cli(capsys, "compare", str(path))
@@ -247,14 +250,14 @@ def test_compare_command_names_the_size_it_found_and_the_slips(tmp_path, capsys)
     assert err.rstrip().endswith("the tables are 10x10: LTarget=10? try --low 10 --high <UTarget>")
     code, out, err = run_cli(capsys, "compare", str(path), "--low", "10", "--high", "12")
     assert code == 0 and err == "" and "agreement_decisive" in out
-    path.write_text(formats.format_table(sol.best.T, "Best number of dice:", kind="int") + "\n"
-                    + formats.format_table(sol.p.T, "Win probability:"))
+    path.write_text(format_table(sol.best.T, "Best number of dice:", kind="int") + "\n"
+                    + format_table(sol.p.T, "Win probability:"))
     code, out, err = run_cli(capsys, "compare", str(path), "--low", "10", "--high", "12",
                              "--format", "json")
     assert code == 0 and json.loads(out)["params"]["low"] == 10
     assert err.startswith("hint: the tables look transposed") and err.count("\n") == 1
-    path.write_text(formats.format_table(sol.best - 1, "Best number of dice:", kind="int") + "\n"
-                    + formats.format_table(sol.p, "Win probability:"))
+    path.write_text(format_table(sol.best - 1, "Best number of dice:", kind="int") + "\n"
+                    + format_table(sol.p, "Win probability:"))
     code, out, err = run_cli(capsys, "compare", str(path), "--low", "10", "--high", "12")
     assert code == 0 and err.startswith("hint: J looks 0-based (0..1 printed for 1..2 dice)")
 

@@ -10,6 +10,9 @@ import pytest
 from PIL import Image
 
 from dicejack import compare, figures
+from dicejack.compare.metrics import STATE_CLASSES, state_classes
+from dicejack.figures.base import FIGURE_FORMATS, REPORT_DPI
+from dicejack.figures.convergence import CURVE_FIGURES, curves_csv, plot_optimal, seeds_figure
 from dicejack.game import Game
 from dicejack.learners import handout
 from tests.games import TINY
@@ -50,9 +53,10 @@ import sys, matplotlib
 matplotlib.rcParams["lines.linewidth"] = 7.0
 backend = dict.__getitem__(matplotlib.rcParams, "backend")  # raw: get_backend() loads pyplot
 from pathlib import Path
-from dicejack import compare, figures
+from dicejack import compare
+from dicejack.figures import convergence
 from dicejack.game import Game
-figures.plot_optimal(compare.truth(Game(3, 6, 7, 2)), Path({str(tmp_path / 'o.png')!r}))
+convergence.plot_optimal(compare.truth(Game(3, 6, 7, 2)), Path({str(tmp_path / 'o.png')!r}))
 print('matplotlib.pyplot' in sys.modules,
       dict.__getitem__(matplotlib.rcParams, "backend") == backend,
       matplotlib.rcParams["lines.linewidth"])
@@ -69,10 +73,10 @@ def test_pngs_depend_only_on_the_picture(tmp_path):
     import matplotlib
 
     t = compare.truth(TINY)
-    figures.plot_optimal(t, tmp_path / "a.png")
+    plot_optimal(t, tmp_path / "a.png")
     with matplotlib.rc_context({"lines.linewidth": 9.0, "font.size": 20,
                                 "axes.facecolor": "red", "xtick.major.size": 12}):
-        figures.plot_optimal(t, tmp_path / "b.png")
+        plot_optimal(t, tmp_path / "b.png")
     assert (tmp_path / "a.png").read_bytes() == (tmp_path / "b.png").read_bytes()
     info = Image.open(tmp_path / "a.png").info
     assert "Software" not in info and not any("matplotlib" in str(v).lower()
@@ -80,7 +84,7 @@ def test_pngs_depend_only_on_the_picture(tmp_path):
 
 
 def test_curves_figure_has_one_curve_and_band_per_series_on_every_panel():
-    panels = figures.CURVE_FIGURES[2][2]  # regret: three panels, reference lines
+    panels = CURVE_FIGURES[2][2]  # regret: three panels, reference lines
     fig = figures.curves_figure(GAMES, [series("M = 10", 1.0), series("M = 100", 0.5)], panels,
                                 suptitle="Cost of the learned policy")
     axes = fig.axes
@@ -108,7 +112,7 @@ def test_regret_and_exploitability_panels_span_decades_and_keep_zero():
     # Regret falls from about 0.1 to below 0.001 over a report: on a linear axis the late
     # checkpoints lay flat on 0. A log axis over the data (linear for a third of a decade
     # below the smallest positive mean) shows every decade and still draws a regret of 0.
-    panels = figures.CURVE_FIGURES[2][2]
+    panels = CURVE_FIGURES[2][2]
     falling = figures.Series("M = 100", {
         name: (np.array([0.1, 0.01, 0.0007, 0.0]), np.array([0.05, 0.0, 0.0, 0.0]),
                np.array([0.15, 0.02, 0.0015, 0.0]))
@@ -134,7 +138,7 @@ def test_regret_and_exploitability_panels_span_decades_and_keep_zero():
 def test_regret_axes_without_a_zero_start_at_the_data():
     """The regret of a report rarely reaches 0 (the committed report's smallest is 7e-4): then
     the axis is log from just under the data, no height spent on 0..1e-4."""
-    panels = figures.CURVE_FIGURES[2][2]
+    panels = CURVE_FIGURES[2][2]
     falling = figures.Series("M = 100", {
         name: (np.array([0.07, 0.01, 0.002, 0.0007]), np.array([0.06, 0.008, 0.001, 0.0005]),
                np.array([0.08, 0.012, 0.003, 0.0009]))
@@ -165,14 +169,14 @@ def _every_figure() -> list[tuple[str, object]]:
     big = compare.truth(Game(n_sides=6, low=30, high=35, n_dice=4))
     runs = [compare.as_learned(TINY, handout.learn(TINY, 10.0, 100, seed=s)) for s in (1, 2, 3)]
     out = []
-    for name, _, panels, suptitle in figures.CURVE_FIGURES:
+    for name, _, panels, suptitle in CURVE_FIGURES:
         for zero in (False, True):
             out.append((f"{name}, zero={zero}", figures.curves_figure(
                 GAMES, _report_like_series(zero), panels, suptitle=suptitle)))
     many = [figures.Series(f"q-learning alpha={k / 20:g} epsilon_min=0.05", s.bands)
             for k, s in enumerate(_report_like_series(False) * 10)]
     out.append(("regret.png, 20 series: the legend under the panels", figures.curves_figure(
-        GAMES, many, figures.CURVE_FIGURES[2][2], suptitle=figures.CURVE_FIGURES[2][3])))
+        GAMES, many, CURVE_FIGURES[2][2], suptitle=CURVE_FIGURES[2][3])))
     out.append(("optimal (tiny)", figures.optimal_figure(t)))
     out.append(("optimal (30..35, 4 dice)", figures.optimal_figure(big)))
     out.append(("learned", figures.learned_figure(t, runs[0], "Learned policy, M = 10, seed 1, "
@@ -180,11 +184,11 @@ def _every_figure() -> list[tuple[str, object]]:
     out.append(("learned, a long title", figures.learned_figure(
         t, runs[0], "Learned policy, q-learning epsilon=0.3 epsilon_min=0.05 "
         "epsilon_decay=0.999 alpha=1/n q_init=0.5, seed 1, 1,000,000 games")))
-    out.append(("seeds", figures.seeds_figure(t, runs)))
+    out.append(("seeds", seeds_figure(t, runs)))
     return out
 
 
-@pytest.mark.parametrize("fmt", figures.FIGURE_FORMATS)
+@pytest.mark.parametrize("fmt", FIGURE_FORMATS)
 def test_every_figure_keeps_its_labels_inside_the_canvas_and_off_other_panels(fmt):
     """Each figure of the report, written in each format: every text (titles, axis labels,
     legends, colour-bar labels) lies inside the canvas, and no y label runs into the panel on
@@ -196,7 +200,7 @@ def test_every_figure_keeps_its_labels_inside_the_canvas_and_off_other_panels(fm
     for name, fig in _every_figure():
         data = figures.base.figure_bytes(fig, fmt)
         assert data[:4] in (b"\x89PNG", b"<?xm", b"%PDF"), name
-        for dpi in (figures.REPORT_DPI, 72):
+        for dpi in (REPORT_DPI, 72):
             fig.set_dpi(dpi)
             renderer = fig.canvas.get_renderer()
             fig.draw(renderer)
@@ -214,13 +218,13 @@ def test_every_figure_keeps_its_labels_inside_the_canvas_and_off_other_panels(fm
                     if other is not ax:
                         assert not label.overlaps(other.get_window_extent(renderer)), (
                             name, dpi, ax.get_ylabel(), other.get_title())
-        fig.set_dpi(figures.REPORT_DPI)
+        fig.set_dpi(REPORT_DPI)
 
 
 def test_svg_and_pdf_depend_only_on_the_picture():
     import matplotlib
 
-    panels = figures.CURVE_FIGURES[2][2]
+    panels = CURVE_FIGURES[2][2]
     for fmt in ("svg", "pdf"):
         one = figures.base.figure_bytes(figures.curves_figure(
             GAMES, _report_like_series(True), panels), fmt)
@@ -235,8 +239,8 @@ def test_curves_csv_holds_what_the_figure_draws():
     import csv
     import io
 
-    panels = figures.CURVE_FIGURES[1][2]
-    text = figures.curves_csv(GAMES, [series("M = 1", 0.1), series("M = 5", 2.0)], panels)
+    panels = CURVE_FIGURES[1][2]
+    text = curves_csv(GAMES, [series("M = 1", 0.1), series("M = 5", 2.0)], panels)
     rows = list(csv.reader(io.StringIO(text)))
     assert rows[0] == ["series", "metric", "games", "mean", "low", "high"]
     assert len(rows) == 1 + len(panels) * 2 * len(GAMES)
@@ -253,11 +257,11 @@ def test_curves_csv_holds_what_the_figure_draws():
 def test_seeds_figure_averages_the_seeds():
     t = compare.truth(TINY)
     runs = [compare.as_learned(TINY, handout.learn(TINY, 10.0, 100, seed=s)) for s in (1, 2)]
-    fig = figures.seeds_figure(t, runs)
+    fig = seeds_figure(t, runs)
     share, p = (ax for ax in fig.axes if ax.get_title())
     assert share.get_title() == "Learned J optimal, share of 2 seeds"
     assert p.get_title() == "Learned estimate, mean over 2 seeds"
-    agree = np.mean([compare.state_classes(t, r) == 0 for r in runs], axis=0)
+    agree = np.mean([state_classes(t, r) == 0 for r in runs], axis=0)
     shown = share.get_images()[0].get_array()
     live = ~(t.lost | ~t.reachable)
     np.testing.assert_allclose(shown[live], agree[live])
@@ -266,11 +270,11 @@ def test_seeds_figure_averages_the_seeds():
     mean = (runs[0].probability + runs[1].probability) / 2
     np.testing.assert_allclose(p.get_images()[0].get_array()[both], mean[both])
     with pytest.raises(ValueError):
-        figures.seeds_figure(t, [])
+        seeds_figure(t, [])
 
 
 def test_probability_error_panels_are_log_scaled():
-    panels = figures.CURVE_FIGURES[1][2]
+    panels = CURVE_FIGURES[1][2]
     fig = figures.curves_figure(GAMES, [series("M = 1", 0.1)], panels)
     assert [ax.get_yscale() for ax in fig.axes] == ["log", "log"]
     assert fig.get_suptitle() == ""
@@ -296,10 +300,10 @@ def test_learned_figure_panels_numbers_and_legend():
     numbers = [c for c in maps[0].collections if type(c).__name__ == "PathCollection"
                and len(c.get_paths()) not in (TINY.low,)]
     assert len(numbers) == 1 and len(numbers[0].get_paths()) == int(learned.has_data.sum())
-    codes = compare.state_classes(t, learned)
+    codes = state_classes(t, learned)
     legend = maps[2].get_legend()
     assert [x.get_text() for x in legend.get_texts()] == [
-        compare.STATE_CLASSES[c] for c in np.unique(codes)]
+        STATE_CLASSES[c] for c in np.unique(codes)]
     bars = [ax for ax in fig.axes if not ax.get_title()]
     assert len(bars) == 2 and "win probability" in bars[1].get_ylabel()
 
@@ -317,7 +321,7 @@ def test_large_boards_are_not_numbered_and_ticks_step_by_five():
 def test_submission_heatmaps_draw_the_data_they_are_given(tmp_path):
     t = compare.truth(TINY)
     run = handout.learn(TINY, 10.0, 200, seed=1)
-    classes = compare.state_classes(t, compare.as_learned(TINY, run))
+    classes = state_classes(t, compare.as_learned(TINY, run))
     rng = np.random.default_rng(0)
     scores = rng.normal(size=TINY.shape)
     scores[0, 0] = np.nan

@@ -8,8 +8,10 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from dicejack import compare, figures
+from dicejack import figures
+from dicejack.compare.metrics import STATE_CLASSES
 from dicejack.figures import svg
+from dicejack.figures.svg import histogram_svg, submission_heatmaps_svg
 
 NS = "{http://www.w3.org/2000/svg}"
 
@@ -24,7 +26,7 @@ def test_score_colours_run_from_blue_to_red_through_white_and_grey_when_unknown(
 
 
 def maps(n=4, name="alice <img src=x onerror=alert(1)>"):
-    classes = np.arange(n * n).reshape(n, n) % len(compare.STATE_CLASSES)
+    classes = np.arange(n * n).reshape(n, n) % len(STATE_CLASSES)
     scores = np.linspace(-3, 3, n * n).reshape(n, n)
     scores[0, 1] = np.nan
     policy = np.ones((n, n), dtype=int)
@@ -32,7 +34,7 @@ def maps(n=4, name="alice <img src=x onerror=alert(1)>"):
     optimal = np.zeros((n, n, 3), dtype=bool)
     optimal[..., 2] = True
     optimal[2, 2, 1] = True
-    return figures.submission_heatmaps_svg(classes, scores, policy, optimal, label=name)
+    return submission_heatmaps_svg(classes, scores, policy, optimal, label=name)
 
 
 def test_every_state_is_a_cell_with_its_numbers_in_a_tooltip():
@@ -57,8 +59,8 @@ def test_names_stay_text_and_nothing_refers_outside():
 
 def test_shapes_must_agree():
     with pytest.raises(ValueError, match="square and alike"):
-        figures.submission_heatmaps_svg(np.zeros((3, 3)), np.zeros((3, 4)), np.zeros((3, 3)),
-                                        np.zeros((3, 3, 2), dtype=bool))
+        submission_heatmaps_svg(np.zeros((3, 3)), np.zeros((3, 4)), np.zeros((3, 3)),
+                                np.zeros((3, 3, 2), dtype=bool))
 
 
 def test_large_games_thin_the_tick_labels():
@@ -67,7 +69,7 @@ def test_large_games_thin_the_tick_labels():
 
 
 def test_histogram_counts_each_value_once_the_last_bin_closed():
-    text = figures.histogram_svg([0, 9.9, 10, 55, 100, float("nan")], np.arange(0, 101, 10))
+    text = histogram_svg([0, 9.9, 10, 55, 100, float("nan")], np.arange(0, 101, 10))
     root = ET.fromstring(text)
     tips = [t.text for t in root.iter(f"{NS}title")][1:]
     assert tips[0] == "[0, 10): 2 submissions" and tips[1] == "[10, 20): 1 submissions"

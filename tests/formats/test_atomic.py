@@ -9,13 +9,8 @@ import numpy as np
 import pytest
 
 from dicejack import DicejackError
-from dicejack.formats import (
-    FormatError,
-    check_output_file,
-    ensure_output_folder,
-    savez_atomic,
-    write_atomic,
-)
+from dicejack.formats import FormatError, write_atomic
+from dicejack.formats.atomic import check_output_file, ensure_output_folder, savez_atomic
 
 
 def _umask() -> int:

@@ -11,7 +11,8 @@ from html.parser import HTMLParser
 import pytest
 
 from dicejack import formats
-from dicejack.formats import HtmlColumn, Markup
+from dicejack.formats import Markup
+from dicejack.formats.html import HtmlColumn, html_link, html_table, html_text
 
 HOSTILE = ('<img src=x onerror=alert(1)>', "</script><script>alert(1)</script>",
            '" onmouseover="alert(1)', "\x1b[31mred\x1b[0m", "a\u202eb")
@@ -82,7 +83,7 @@ def test_a_page_allows_no_request_and_only_its_own_style_and_script():
 
 @pytest.mark.parametrize("name", HOSTILE)
 def test_text_is_escaped_everywhere_it_goes(name):
-    page = formats.html_page(name, [name, formats.html_table(
+    page = formats.html_page(name, [name, html_table(
         [HtmlColumn("a"), HtmlColumn("b", numeric=True)], [(name, (name, name))],
         table_id="t", sortable=True, search=[name], filter_label=name)], script=True)
     tags = parse(page)
@@ -92,27 +93,27 @@ def test_text_is_escaped_everywhere_it_goes(name):
     for _, attrs in tags.tags:
         assert not any(k.startswith("on") for k in attrs)
     assert "\x1b" not in page and "\u202e" not in page
-    assert formats.html_text(name) != name
+    assert html_text(name) != name
 
 
 def test_markup_is_kept_and_text_is_not():
-    assert formats.html_text(Markup("<b>x</b>")) == "<b>x</b>"
-    assert formats.html_text("<b>x</b>") == "&lt;b&gt;x&lt;/b&gt;"
-    assert formats.html_text("\x1b[2J") == "\\x1b[2J"
+    assert html_text(Markup("<b>x</b>")) == "<b>x</b>"
+    assert html_text("<b>x</b>") == "&lt;b&gt;x&lt;/b&gt;"
+    assert html_text("\x1b[2J") == "\\x1b[2J"
 
 
 def test_links_stay_within_the_folder():
-    assert formats.html_link("a_b-1.txt.html", "<x>") == (
+    assert html_link("a_b-1.txt.html", "<x>") == (
         '<a href="a_b-1.txt.html">&lt;x&gt;</a>')
-    assert formats.html_link("#part", "p") == '<a href="#part">p</a>'
+    assert html_link("#part", "p") == '<a href="#part">p</a>'
     for bad in ("javascript:alert(1)", "https://example.org/", "../up.html", "/abs.html",
                 ".hidden.html", "a b.html", "x.html#a b"):
         with pytest.raises(ValueError, match="not a link within the folder"):
-            formats.html_link(bad, "x")
+            html_link(bad, "x")
 
 
 def test_numeric_cells_keep_their_exact_value_for_sorting_and_nan_shows_as_missing():
-    table = formats.html_table(
+    table = html_table(
         [HtmlColumn("n", numeric=True, fmt=".1f", missing="n/a"), HtmlColumn("s")],
         [(9.96, "b"), (float("nan"), "a"), (100.0, Markup("<i>c</i>"))],
         table_id="t", sortable=True)
@@ -120,7 +121,7 @@ def test_numeric_cells_keep_their_exact_value_for_sorting_and_nan_shows_as_missi
     assert '<td class="num">n/a</td>' in table
     assert '<td class="num" data-v="100.0">100.0</td>' in table and "<i>c</i>" in table
     assert 'class="sortable"' in table and '<th class="num" scope="col">n</th>' in table
-    assert "filter" not in formats.html_table([HtmlColumn("a")], [("x",)], table_id="t")
+    assert "filter" not in html_table([HtmlColumn("a")], [("x",)], table_id="t")
 
 
 def test_optional_columns_get_a_chooser_and_cards_label_every_cell():
@@ -129,13 +130,12 @@ def test_optional_columns_get_a_chooser_and_cards_label_every_cell():
     header for the phone layout (Chromium: tests/browser)."""
     columns = [HtmlColumn("who"), HtmlColumn("n", numeric=True, fmt=".0f"),
                HtmlColumn('<b>"x"</b>', optional=True)]
-    table = formats.html_table(columns, [("a", 1.0, "z")], table_id="t", sortable=True,
-                               cards=True)
+    table = html_table(columns, [("a", 1.0, "z")], table_id="t", sortable=True, cards=True)
     assert '<table id="t" class="sortable fit choosable" data-cards>' in table
     assert ('<th data-optional="&lt;b&gt;&quot;x&quot;&lt;/b&gt;" scope="col">'
             "&lt;b&gt;&quot;x&quot;&lt;/b&gt;</th>") in table
     assert '<td>a</td><td class="num" data-v="1.0">1</td>' in table  # labels: the script's
-    plain = formats.html_table(columns[:2], [("a", 1.0)])
+    plain = html_table(columns[:2], [("a", 1.0)])
     assert "data-cards" not in plain and "choosable" not in plain and "data-optional" not in plain
     tags = parse(formats.html_page("t", [table], script=True))
     assert not tags.unbalanced

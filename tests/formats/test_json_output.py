@@ -13,6 +13,8 @@ import pytest
 
 from dicejack import formats, solver
 from dicejack.formats import sizes
+from dicejack.formats.json_output import json_chunks, json_text, write_json
+from dicejack.formats.tables import learn_dict, learn_json, solution_dict
 from dicejack.game import Game
 from dicejack.learners import handout
 
@@ -34,13 +36,13 @@ def test_chunks_are_the_compact_json_text() -> None:
     run = handout.learn(game, 100.0, 300, 2)
     odd = {"a": np.array([[np.nan, np.inf], [1.5, -np.inf]]), "b": [1, {"c": None}],
            "d": np.arange(24).reshape(2, 3, 4), "e": np.float64(0.1), "f": "x\u00e9\"y"}
-    for obj in (formats.solution_dict(sol), formats.learn_dict(run), odd):
-        text = "".join(formats.json_chunks(obj))
-        assert text == formats.json_text(obj, compact=True)
+    for obj in (solution_dict(sol), learn_dict(run), odd):
+        text = "".join(json_chunks(obj))
+        assert text == json_text(obj, compact=True)
         json.loads(text)
     stream = io.StringIO()
-    formats.write_json(formats.learn_dict(run), stream)
-    assert stream.getvalue() == formats.learn_json(run)
+    write_json(learn_dict(run), stream)
+    assert stream.getvalue() == learn_json(run)
 
 
 def test_a_large_table_is_written_in_a_fraction_of_its_size() -> None:
@@ -51,7 +53,7 @@ def test_a_large_table_is_written_in_a_fraction_of_its_size() -> None:
     sink = _Counting()
     tracemalloc.start()
     try:
-        formats.write_json(obj, sink)
+        write_json(obj, sink)
         streamed = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

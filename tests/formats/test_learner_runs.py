@@ -13,9 +13,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dicejack import formats, learners
+from dicejack import learners
 from dicejack.formats import FormatError
-from dicejack.formats.learner_runs import load_learner_run, save_learner_run
+from dicejack.formats.learner_runs import (
+    LEARNER_RUN_KIND,
+    load_learner_run,
+    load_run_npz,
+    save_learner_run,
+    save_run_npz,
+)
 from dicejack.game import Game
 from dicejack.learners import handout
 from tests.games import HANDOUT
@@ -57,11 +63,11 @@ def test_the_handout_learners_old_run_file_loads_converted(tmp_path):
 
 
 def test_the_old_names_are_the_one_writer_and_reader(tmp_path):
-    assert formats.save_run_npz is save_learner_run and formats.load_run_npz is load_learner_run
+    assert save_run_npz is save_learner_run and load_run_npz is load_learner_run
     run = handout.learn(HANDOUT, 20.0, 100, 2)
-    formats.save_run_npz(tmp_path / "run.npz", run)
+    save_run_npz(tmp_path / "run.npz", run)
     with np.load(tmp_path / "run.npz") as npz:
-        assert str(npz["kind"]) == formats.LEARNER_RUN_KIND == "dicejack-learner-run"
+        assert str(npz["kind"]) == LEARNER_RUN_KIND == "dicejack-learner-run"
 
 
 def test_only_bundled_learners_are_saved(tmp_path):
@@ -203,7 +209,7 @@ def one_run_or_one_line(path, load) -> None:
        drop=st.booleans())
 def test_any_member_of_a_handout_run_replaced(tmp_path, handout_file, key, dtype, shape, fill,
                                                drop):
-    member_replaced(tmp_path, handout_file, key, dtype, shape, fill, drop, formats.load_run_npz)
+    member_replaced(tmp_path, handout_file, key, dtype, shape, fill, drop, load_run_npz)
 
 
 def member_replaced(tmp_path, handout_file, key, dtype, shape, fill, drop, load) -> None:

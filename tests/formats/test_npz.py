@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 from numpy.lib import format as npy
 
-from dicejack.formats import SMALL_MEMBER_BYTES, FormatError, NpzMembers, open_npz
+from dicejack.formats import FormatError
+from dicejack.formats.npz import SMALL_MEMBER_BYTES, NpzMembers, open_npz
 
 
 def header_only(shape: tuple[int, ...], descr: str = "<f8", version: bytes = b"") -> bytes:

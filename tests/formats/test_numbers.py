@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from dicejack import formats
+from dicejack.formats.numbers import count_text
 
 
 @pytest.mark.parametrize("text, value", [
@@ -29,4 +30,4 @@ def test_anything_else_is_a_one_line_error_naming_the_option(text, message):
 
 
 def test_counts_print_as_integers():
-    assert formats.count_text(10**14) == "100,000,000,000,000"
+    assert count_text(10**14) == "100,000,000,000,000"

@@ -7,13 +7,14 @@ import os
 import pytest
 
 from dicejack import formats
+from dicejack.formats.replay import parse_replay, read_replay
 from dicejack.learners.handout.trace import CountSetting, ScriptedGame
 
 
 def test_games_and_counts_in_the_ways_people_write_them():
     text = ("\ufeff# Game 3\n3 4 | 1 4 | 2 5 | 3 5 | 1   # A wins\n\n"
             "WinCount(2,3,2)=3\n  losecount[ 2 , 3 , 1 ] = 12\n5,6|3,4|5 5\r\n")
-    assert formats.parse_replay(text.lstrip("\ufeff")) == [
+    assert parse_replay(text.lstrip("\ufeff")) == [
         ScriptedGame(((3, 4), (1, 4), (2, 5), (3, 5), (1,)), 2),
         CountSetting("WinCount", 2, 3, 2, 3, 4),
         CountSetting("LoseCount", 2, 3, 1, 12, 5),
@@ -24,7 +25,7 @@ def test_games_and_counts_in_the_ways_people_write_them():
 def test_a_file_is_read_as_utf8_with_or_without_bom(tmp_path):
     path = tmp_path / "g.txt"
     path.write_bytes(b"\xef\xbb\xbf3 4 | 1 4 | 2 5 | 3 5 | 1\n")
-    assert formats.read_replay(path) == [ScriptedGame(((3, 4), (1, 4), (2, 5), (3, 5), (1,)), 1)]
+    assert read_replay(path) == [ScriptedGame(((3, 4), (1, 4), (2, 5), (3, 5), (1,)), 1)]
 
 
 @pytest.mark.parametrize("data, message", [
@@ -40,7 +41,7 @@ def test_bad_files_are_one_line_errors_naming_file_and_line(tmp_path, data, mess
     path = tmp_path / "g.txt"
     path.write_bytes(data)
     with pytest.raises(formats.FormatError) as info:
-        formats.read_replay(path)
+        read_replay(path)
     text = str(info.value)
     assert text.startswith(f"{path} ") and message in text and "\n" not in text
     assert "\x1b" not in text  # a terminal escape is shown, never sent
@@ -51,7 +52,7 @@ def test_a_fifo_is_refused_without_blocking(tmp_path):
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     with pytest.raises(formats.FormatError, match="is not a regular file"):
-        formats.read_replay(fifo)
+        read_replay(fifo)
 
 
 @pytest.mark.parametrize("line", ["WinCount[2,3,2] = " + "9" * 5000,
@@ -64,7 +65,7 @@ def test_a_count_of_thousands_of_digits_is_a_one_line_error(tmp_path, capsys, li
     with pytest.raises(formats.FormatError,
                        match=r"^line 1: (Win|Lose)Count has a number of [\d,]+ digits "
                              r"\(at most 18;"):
-        formats.parse_replay(line + "\n3 4 | 1 4\n")
+        parse_replay(line + "\n3 4 | 1 4\n")
     path = tmp_path / "replay.txt"
     path.write_text(line + "\n3 4 | 1 4\n")
     assert main(["learn", "--replay", str(path)]) == 2

@@ -7,7 +7,10 @@ from __future__ import annotations
 import pytest
 
 from dicejack import formats, learners
-from dicejack.formats import FormatError, learner_run_bytes, run_bytes, solution_bytes
+from dicejack.formats import FormatError
+from dicejack.formats.json_output import json_text
+from dicejack.formats.sizes import learner_run_bytes, run_bytes, solution_bytes
+from dicejack.formats.tables import run_csv, run_dict, run_text
 from dicejack.game import Game
 
 GAME = Game(6, 60, 65, 4)
@@ -18,9 +21,9 @@ def test_learner_run_estimates_are_upper_bounds(tmp_path, name) -> None:
     games, marks = 3000, (300, 1000, 3000)
     run = learners.learn(GAME, name, games, 7, checkpoints=marks)
     printed = {
-        "text": formats.run_text(run),
-        "json": formats.json_text(formats.run_dict(run), compact=True),  # as `learn` prints it
-        "csv": formats.run_csv(run),
+        "text": run_text(run),
+        "json": json_text(run_dict(run), compact=True),  # as `learn` prints it
+        "csv": run_csv(run),
     }
     for fmt, text in printed.items():
         actual = len(text.encode())

@@ -10,15 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dicejack.formats import (
-    FormatError,
-    Submission,
-    find_table_size,
-    format_table,
-    read_submission,
-    read_submission_text,
-)
+from dicejack.formats import FormatError, Submission, read_submission
+from dicejack.formats.submission import find_table_size, read_submission_text
 from dicejack.formats.submission import scanner as scanner_module
+from dicejack.formats.tables import format_table
 
 # ------------------------------------------------------------------------ submissions: helpers
 SUB_LOW, SUB_DICE = 15, 2

@@ -9,9 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dicejack.formats import FormatError, find_table_size, format_table, read_submission_text
-from dicejack.formats.submission import reader, scanner
+from dicejack.formats import FormatError
+from dicejack.formats.submission import find_table_size, read_submission_text, reader, scanner
 from dicejack.formats.submission.scanner import Scanner
+from dicejack.formats.tables import format_table
 
 LOW, DICE = 15, 2
 

@@ -12,12 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dicejack.formats import (
-    SUBMISSION_LAYOUTS,
-    Submission,
-    find_table_size,
-    read_submission_text,
-)
+from dicejack.formats import Submission
+from dicejack.formats.submission import SUBMISSION_LAYOUTS, find_table_size, read_submission_text
 
 from .layouts import (
     CONVENTIONS,

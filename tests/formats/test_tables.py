@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 
 from dicejack import solver
-from dicejack.formats import (
+from dicejack.formats.submission import read_submission_text
+from dicejack.formats.tables import (
     format_table,
     learn_csv,
     learn_json,
     learn_text,
     read_params_header,
-    read_submission_text,
     save_solution_npz,
     solution_csv,
     solution_json,

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from dicejack import formats, grade
+from dicejack import grade
+from dicejack.formats.tables import format_table
 from dicejack.learners import formulas, handout
 from tests.games import SMALL as GAME
 
@@ -61,8 +62,8 @@ def layouts(best: np.ndarray, prob: np.ndarray) -> dict[str, str]:
     """The same tables printed five ways (probabilities to 4 decimals in all)."""
     p4 = np.where(prob >= 0, np.round(prob, 4), -1.0)
     return {
-        "labelled": formats.format_table(best, "Best number of dice:", kind="int") + "\n"
-        + formats.format_table(p4, "Win probability:"),
+        "labelled": format_table(best, "Best number of dice:", kind="int") + "\n"
+        + format_table(p4, "Win probability:"),
         "grid": f"Policy\n{_rows(best, str, ' ')}\n\nProbability\n{_rows(p4, _f, ' ')}\n",
         "csv": f"best dice\n{_rows(best, str, ',')}\nwin probability\n{_rows(p4, _f, ',')}\n",
         "list": f"{best.tolist()!r}\n{p4.tolist()!r}\n",

@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dicejack import formats, grade
+from dicejack import grade
+from dicejack.formats.submission import read_submission_text
 from dicejack.grade.evidence.print_model import PRINT_RULES
 from dicejack.grade.scoring.copied import mark_copies
 from dicejack.grade.scoring.rubric import ALPHA_PRINT, P_INCONSISTENT
@@ -131,7 +132,7 @@ def test_copies_of_corpus_outputs_are_flagged():
                     9_000_000 + 1_000 * i + r)))
     # one output re-printed by another "student" in another layout, rounded to 3 decimals
     orig_name, orig = texts[4]
-    sub = formats.read_submission_text(orig, GAME.low, GAME.n_dice)
+    sub = read_submission_text(orig, GAME.low, GAME.n_dice)
     prob = np.where(sub.no_data, -1.0, sub.probability)
     copy = ("best dice\n" + "\n".join(" ".join(map(str, row)) for row in sub.policy)
             + "\nprobability\n"

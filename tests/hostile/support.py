@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dicejack import formats
+from dicejack.formats.tables import format_table
 from dicejack.learners import formulas, handout
 from tests.games import SMALL as GAME
 
@@ -14,5 +14,5 @@ def submission_text(seed: int) -> str:
     run = handout.learn(GAME, 100.0, 3000, seed)
     best, prob = formulas.learned_tables(run.win, run.lose)
     p4 = np.where(prob >= 0, np.round(prob, 4), -1.0)
-    return (formats.format_table(best, "Best number of dice:", kind="int") + "\n"
-            + formats.format_table(p4, "Win probability:"))
+    return (format_table(best, "Best number of dice:", kind="int") + "\n"
+            + format_table(p4, "Win probability:"))

@@ -24,6 +24,7 @@ import pytest
 from dicejack import formats
 from dicejack.cli import main
 from dicejack.formats.json_output import json_safe, json_text
+from dicejack.formats.learner_runs import load_run_npz
 from dicejack.report import MARKER
 from dicejack.runtime import parallel
 
@@ -298,7 +299,7 @@ def test_signal_during_learn_saves_a_resumable_run(tmp_path, sig, code):
     rc, out, err = finish(proc)
     assert rc == code, err
     assert "interrupted" in err and "Traceback" not in err
-    run = formats.load_run_npz(tmp_path / "run.npz")
+    run = load_run_npz(tmp_path / "run.npz")
     assert 0 < run.games < 10**10
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run.npz"]  # no temporaries
 
@@ -326,7 +327,7 @@ def test_ctrl_c_during_the_final_save_still_saves_the_finished_run(tmp_path, cap
     out = tmp_path / "run.npz"
     code, _, err = run(capsys, "learn", "--games", 2000, "--out", out)
     assert code == 130 and "interrupted" in err, err
-    assert formats.load_run_npz(out).games == 2000
+    assert load_run_npz(out).games == 2000
 
 
 @pytest.mark.slow

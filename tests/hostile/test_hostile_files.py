@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from dicejack import formats
-from dicejack.formats import FormatError
+from dicejack.formats import FormatError, atomic, learner_runs, submission
 from dicejack.learners import handout
 from tests.games import HANDOUT as GAME
 from tests.learners.legacy_runs import legacy_run_file
@@ -68,7 +68,7 @@ def still_reads_a_valid_file(good_run) -> None:
     """The loader under test still reads a valid run file back exactly: a property that only
     says "an error or no crash" would also hold for a loader that refuses everything."""
     path, run = good_run
-    loaded = formats.load_run_npz(path)
+    loaded = learner_runs.load_run_npz(path)
     assert (loaded.game, loaded.m, loaded.games, loaded.seed, loaded.moves, loaded.tie_break) == (
         run.game, run.m, run.games, run.seed, run.moves, run.tie_break)
     assert np.array_equal(loaded.win, run.win) and np.array_equal(loaded.lose, run.lose)
@@ -81,7 +81,7 @@ def still_reads_a_valid_file(good_run) -> None:
 def load_or_format_error(path) -> None:
     """load_run_npz gives a run or a one-line FormatError, nothing else."""
     try:
-        formats.load_run_npz(path)
+        learner_runs.load_run_npz(path)
     except FormatError as exc:
         message = str(exc)
         assert message and "\n" not in message
@@ -101,7 +101,7 @@ def test_deeply_nested_json_is_a_one_line_error(tmp_path, run_arrays, key, opene
     path = tmp_path / "nested.npz"
     np.savez(path, **{**run_arrays, key: np.array(raw)})
     with pytest.raises(FormatError) as excinfo:
-        formats.load_run_npz(path)
+        learner_runs.load_run_npz(path)
     one_line_error(excinfo)
 
 
@@ -178,7 +178,7 @@ def test_bad_counts_are_refused(tmp_path, run_arrays, good_run, key, where, valu
     still_reads_a_valid_file(good_run)
     if value < 0 or where[2] == 0:  # negative or in column J=0: always wrong
         with pytest.raises(FormatError):
-            formats.load_run_npz(path)
+            learner_runs.load_run_npz(path)
 
 
 def npy_bytes(shape: tuple[int, ...], dtype: str, data: bytes = b"") -> bytes:
@@ -202,7 +202,7 @@ def test_a_huge_declared_array_is_refused_before_it_is_read(tmp_path, run_arrays
     tracemalloc.start()
     try:
         with pytest.raises(FormatError, match="win") as excinfo:
-            formats.load_run_npz(path)
+            learner_runs.load_run_npz(path)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -233,7 +233,7 @@ def test_an_array_larger_than_the_game_is_refused_unread(tmp_path, run_arrays, m
         lambda fp, *a, **k: reads.append(1) or original(fp, *a, **k),  # noqa: B023
     )
     with pytest.raises(FormatError, match=r"lose has shape \(4000, 1000, 3\)"):
-        formats.load_run_npz(path)
+        learner_runs.load_run_npz(path)
     assert len(reads) < 12  # the small members and win, never lose
 
 
@@ -254,7 +254,7 @@ def test_truncated_and_corrupted_bytes(tmp_path_factory, data):
     path.write_bytes(bytes(raw))
     load_or_format_error(path)
     if len(raw) == good.stat().st_size and bytes(raw) == good.read_bytes():
-        formats.load_run_npz(path)  # nothing changed after all: it must still read
+        learner_runs.load_run_npz(path)  # nothing changed after all: it must still read
 
 
 @pytest.mark.parametrize("broken", ["refuses everything", "reads the counts wrong"])
@@ -262,7 +262,7 @@ def test_the_properties_catch_a_broken_loader(tmp_path, run_arrays, good_run, mo
                                               broken):
     # Each property above must fail for a loader that refuses every file or reads a file
     # wrongly: "an error or no crash" alone would hold for both.
-    real = formats.load_run_npz
+    real = learner_runs.load_run_npz
 
     def refuses(path):
         raise FormatError("not a run file")
@@ -272,7 +272,7 @@ def test_the_properties_catch_a_broken_loader(tmp_path, run_arrays, good_run, mo
         swapped = {**run.state, "win": run.state["lose"], "lose": run.state["win"]}
         return dataclasses.replace(run, state=swapped)
 
-    monkeypatch.setattr(formats, "load_run_npz",
+    monkeypatch.setattr(learner_runs, "load_run_npz",
                         refuses if broken == "refuses everything" else misreads)
     fixtures = {"tmp_path": tmp_path, "run_arrays": run_arrays, "good_run": good_run}
     examples = [  # one example each, run without Hypothesis (no shrinking of a failure)
@@ -321,17 +321,17 @@ def test_zero_byte_junk_folder_and_fifo_run_files(tmp_path):
     for name, message in [("empty.npz", "not a valid .npz"), ("junk.npz", "not a valid .npz"),
                           ("folder.npz", "is a folder"), ("missing.npz", "no such file")]:
         with pytest.raises(FormatError, match=message) as excinfo:
-            formats.load_run_npz(tmp_path / name)
+            learner_runs.load_run_npz(tmp_path / name)
         one_line_error(excinfo)
-    error = without_hang(formats.load_run_npz, fifo_path(tmp_path))
+    error = without_hang(learner_runs.load_run_npz, fifo_path(tmp_path))
     assert isinstance(error, FormatError) and "not a regular file" in str(error)
 
 
 # ================================================================== 2. writing over non-files
 WRITERS = {
     "write_atomic": lambda path: formats.write_atomic(path, "x\n"),
-    "savez_atomic": lambda path: formats.savez_atomic(path, a=np.ones(2)),
-    "check_output_file": formats.check_output_file,
+    "savez_atomic": lambda path: atomic.savez_atomic(path, a=np.ones(2)),
+    "check_output_file": atomic.check_output_file,
 }
 
 
@@ -383,7 +383,7 @@ def test_writes_never_replace_devices_fifos_or_sockets(short_tmp, writer):
 def test_check_output_file_names_the_option(short_tmp):
     fifo = special_files(short_tmp).get("fifo", "/dev/null")
     with pytest.raises(FormatError, match=r"^--out .* is not a regular file"):
-        formats.check_output_file(fifo, option="--out")
+        atomic.check_output_file(fifo, option="--out")
 
 
 def test_a_symlink_is_written_through(tmp_path):
@@ -394,7 +394,7 @@ def test_a_symlink_is_written_through(tmp_path):
     link.symlink_to(real)
     formats.write_atomic(link, "new\n")
     assert link.is_symlink() and os.readlink(link) == str(real) and real.read_text() == "new\n"
-    formats.savez_atomic(link, a=np.arange(3))
+    atomic.savez_atomic(link, a=np.arange(3))
     assert link.is_symlink() and np.load(real)["a"].tolist() == [0, 1, 2]
     dangling = tmp_path / "dangling.txt"
     dangling.symlink_to(tmp_path / "real" / "created.txt")
@@ -434,7 +434,7 @@ def test_any_file_name_is_written_or_refused_in_one_line(tmp_path_factory, name)
 
 # ================================================================== 3. stale temporaries
 def test_stale_temporaries_of_the_same_target_are_removed(tmp_path):
-    old = time.time() - 2 * formats.STALE_TEMPORARY_SECONDS
+    old = time.time() - 2 * atomic.STALE_TEMPORARY_SECONDS
     names = {
         ".out.txt.ab12cd_9.tmp": True,  # ours, stale: removed
         ".out.txt.zz99zz99.tmp": False,  # ours, fresh (maybe a write in progress): kept
@@ -458,7 +458,7 @@ def test_a_killed_write_leaves_a_temporary_the_next_write_removes(tmp_path):
     target.write_bytes(b"old")
     code = (
         "import os, signal, sys, numpy as np\n"
-        "from dicejack.formats import savez_atomic\n"
+        "from dicejack.formats.atomic import savez_atomic\n"
         "class Die:\n"
         "    def __reduce__(self):\n"
         "        os.kill(os.getpid(), signal.SIGKILL)\n"
@@ -470,7 +470,7 @@ def test_a_killed_write_leaves_a_temporary_the_next_write_removes(tmp_path):
     assert len(temporaries) == 1 and target.read_bytes() == b"old"  # nothing lost
     formats.write_atomic(target, b"newer")  # fresh: still there (could be in progress)
     assert (tmp_path / temporaries[0]).exists()
-    old = time.time() - 2 * formats.STALE_TEMPORARY_SECONDS
+    old = time.time() - 2 * atomic.STALE_TEMPORARY_SECONDS
     os.utime(tmp_path / temporaries[0], (old, old))
     formats.write_atomic(target, b"newest")
     assert os.listdir(tmp_path) == ["run.npz"] and target.read_bytes() == b"newest"
@@ -504,7 +504,7 @@ def test_odd_file_names_in_messages(tmp_path, name):
         pytest.skip("this file system refuses the name")
     assert formats.read_submission(path, 2, 2).policy.tolist() == [[1, 2], [2, 1]]
     for call in (lambda: formats.read_submission(path, 3, 2),
-                 lambda: formats.load_run_npz(path),
+                 lambda: learner_runs.load_run_npz(path),
                  lambda: formats.write_atomic(tmp_path / name / "x", "y")):
         with pytest.raises(FormatError) as excinfo:
             call()
@@ -553,7 +553,7 @@ def test_hostile_numbers_are_data_never_a_traceback(low, cells, layout):
         text = "[" + ",\n ".join("[" + ", ".join(r) + "]" for r in policy) + "]\n"
         text += "[" + ",\n ".join("[" + ", ".join(r) + "]" for r in prob) + "]\n"
     try:
-        sub = formats.read_submission_text(text, low, 2)
+        sub = submission.read_submission_text(text, low, 2)
     except FormatError as exc:
         assert "\n" not in str(exc)
         return
@@ -567,9 +567,9 @@ def test_hostile_numbers_are_data_never_a_traceback(low, cells, layout):
 
 
 def test_hostile_numbers_examples():
-    sub = formats.read_submission_text(f"1 {HUGE}\ninf 2\n\n0.5 1e309\n-inf 0.25\n", 2, 2)
+    sub = submission.read_submission_text(f"1 {HUGE}\ninf 2\n\n0.5 1e309\n-inf 0.25\n", 2, 2)
     assert "policy-out-of-range" in sub.flags and "prob-out-of-range" in sub.flags
-    sub = formats.read_submission_text(f"0 | 1 2\n1 | 2 1\n\n0 | 0.5 {HUGE}\n1 | 0 1\n", 2, 2)
+    sub = submission.read_submission_text(f"0 | 1 2\n1 | 2 1\n\n0 | 0.5 {HUGE}\n1 | 0 1\n", 2, 2)
     assert "prob-out-of-range" in sub.flags
     with pytest.raises(FormatError):
-        formats.read_submission_text(f"{HUGE} | 1 2\n1 | 2 1\n\n[{HUGE}] = [1, 2]\n", 2, 2)
+        submission.read_submission_text(f"{HUGE} | 1 2\n1 | 2 1\n\n[{HUGE}] = [1, 2]\n", 2, 2)

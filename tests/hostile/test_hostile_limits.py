@@ -17,6 +17,7 @@ import pytest
 
 from dicejack import formats, learners
 from dicejack.cli import main
+from dicejack.formats.learner_runs import load_run_npz
 from dicejack.game import Game
 from dicejack.learners import handout
 from dicejack.runtime import parallel
@@ -139,7 +140,7 @@ def test_junk_members_are_refused_unread(real, tmp_path):
     handout = _members(folder / "handout-old.npz")
     crafted = tmp_path / "junk-handout.npz"
     np.savez_compressed(crafted, **handout, extra=table)
-    result, used = peak(formats.load_run_npz, crafted)
+    result, used = peak(load_run_npz, crafted)
     assert "unknown members 'extra'" in str(result) and used < 2**20
 
 
@@ -152,7 +153,7 @@ def test_snapshots_are_checked_before_they_are_read(real, tmp_path):
         **data, "snapshot_games": np.arange(n, dtype=np.int64) * 10**9,
         "snapshot_win": np.zeros((n, *GAME.table_shape), np.int64),
         "snapshot_lose": np.zeros((n, *GAME.table_shape), np.int64)})
-    result, used = peak(formats.load_run_npz, crafted)
+    result, used = peak(load_run_npz, crafted)
     assert "snapshots not at increasing game counts within 0..1200" in str(result)
     assert used < 2**20
     # a game far larger than any real run may hold, with a few snapshots: refused by size
@@ -161,13 +162,13 @@ def test_snapshots_are_checked_before_they_are_read(real, tmp_path):
     crafted = tmp_path / "big.npz"
     np.savez_compressed(crafted, **{**data, "params": np.array(params),
                                     "snapshot_games": np.arange(3, dtype=np.int64)})
-    result, used = peak(formats.load_run_npz, crafted)
+    result, used = peak(load_run_npz, crafted)
     assert "game too large" in str(result) and "GiB" in str(result) and used < 2**20
 
 
 def test_a_crafted_run_with_many_valid_snapshots_costs_what_that_real_run_costs(real, tmp_path):
     folder, handout_peak, _ = real
-    run = formats.load_run_npz(folder / "handout-old.npz")
+    run = load_run_npz(folder / "handout-old.npz")
     # what learning that run cost when the old layout was written: win, lose, f cache and two
     # count tables per checkpoint (the learner now keeps three LxL tables per checkpoint)
     learning_peak = (3 + 2 * len(MARKS)) * GAME.table_bytes
@@ -176,7 +177,7 @@ def test_a_crafted_run_with_many_valid_snapshots_costs_what_that_real_run_costs(
     stacked = np.stack([run.win] * len(MARKS))
     np.savez_compressed(crafted, **{**data, "snapshot_win": stacked,
                                     "snapshot_lose": np.stack([run.lose] * len(MARKS))})
-    result, used = peak(formats.load_run_npz, crafted)
+    result, used = peak(load_run_npz, crafted)
     assert used <= 2 * learning_peak, (used, learning_peak)
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dicejack.formats import savez_atomic
+from dicejack.formats.atomic import savez_atomic
 from dicejack.game import Game
 from dicejack.learners import handout
 

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from dicejack import learners
-from dicejack.learners import Handout, LearnerError, handout
+from dicejack.learners import LearnerError, handout
 from dicejack.learners.counting import count_tables
+from dicejack.learners.handout import Handout
 from tests.games import HAND_SIZED as TINY
 from tests.games import HANDOUT
 

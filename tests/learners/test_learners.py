@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from dicejack import compare, learners
 from dicejack.game import Game
 from dicejack.learners import LearnerError, Tables
+from dicejack.learners.base import ResumableLearner
 from dicejack.learners.formulas import learned_tables
 from tests.games import HAND_SIZED as TINY
 from tests.games import HANDOUT
@@ -28,7 +29,7 @@ def test_names_and_classes():
         cls = learners.learner_class(name)
         assert cls.NAME == name
         obj = learners.make(TINY, name, 1)
-        assert isinstance(obj, learners.ResumableLearner) and obj.name == name
+        assert isinstance(obj, ResumableLearner) and obj.name == name
     with pytest.raises(LearnerError, match="unknown learner 'sarsa'; choose one of: handout, "
                                            "q-learning, mc-epsilon, ucb, thompson"):
         learners.learner_class("sarsa")
@@ -216,7 +217,7 @@ class RandomCounts:
 
 
 def test_a_users_learner_runs_compares_and_resumes():
-    assert isinstance(RandomCounts(TINY, 1), learners.ResumableLearner)
+    assert isinstance(RandomCounts(TINY, 1), ResumableLearner)
     run = learners.learn(TINY, RandomCounts, 300, 4, checkpoints=(100,))
     assert run.name == "random-counts" and run.label == "random-counts seed=4 games=300"
     assert run.final.visits[0, 0] == 300 and sorted(run.snapshots) == [100]

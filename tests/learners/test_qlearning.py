@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from dicejack import learners, solver
-from dicejack.learners import LearnerError, QLearning
+from dicejack.learners import LearnerError
+from dicejack.learners.qlearning import QLearning
 from tests.games import HAND_SIZED as TINY
 from tests.games import HANDOUT
 

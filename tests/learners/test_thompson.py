@@ -8,7 +8,7 @@ import numpy as np
 from scipy import stats
 
 from dicejack import learners
-from dicejack.learners import Thompson
+from dicejack.learners.thompson import Thompson
 from tests.games import HANDOUT
 
 

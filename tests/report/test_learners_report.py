@@ -14,6 +14,7 @@ import pytest
 
 from dicejack import compare, figures, learners, report
 from dicejack.cli import main
+from dicejack.figures.convergence import CURVE_FIGURES
 from tests.games import TINY
 
 TINY_ARGS = ["--sides", "3", "--low", "6", "--high", "7", "--dice", "2"]
@@ -237,7 +238,7 @@ def test_every_curve_figure_has_one_curve_per_series(study):
     labels = [s.label for s in study.config.series]
     series = report.curve_series(study)
     assert [s.label for s in series] == labels
-    for _, _, panels, _ in figures.CURVE_FIGURES:
+    for _, _, panels, _ in CURVE_FIGURES:
         fig = figures.curves_figure(GAMES, series, panels)
         for ax in fig.axes:
             named = [line.get_label() for line in ax.get_lines()
@@ -256,7 +257,7 @@ def test_past_ten_series_curves_change_style_and_learned_maps_stop_at_the_cap():
     cfg = report.ReportConfig(game=TINY, series=series, games=(5,), seeds=1)
     small = report.run_study(cfg, workers=1)
     curves = report.curve_series(small)
-    fig = figures.curves_figure((5,), curves, figures.CURVE_FIGURES[0][2][:1])
+    fig = figures.curves_figure((5,), curves, CURVE_FIGURES[0][2][:1])
     lines = [line for line in fig.axes[0].get_lines() if not line.get_label().startswith("_")]
     assert len(lines) == 13
     assert [line.get_linestyle() for line in lines] == ["-"] * 10 + ["--"] * 3

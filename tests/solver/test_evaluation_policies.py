@@ -11,6 +11,7 @@ import pytest
 
 from dicejack import compare, solver
 from dicejack.solver import SolverError, ZeroBasedError
+from dicejack.solver.solution import no_data_mask, policy_distribution
 from tests.games import HANDOUT, SMALL
 
 GAME = SMALL
@@ -76,37 +77,37 @@ def test_a_table_of_j_with_0_is_refused_and_minus_one_is_no_data(sol):
 def test_a_float_table_marks_no_data_with_nan_or_minus_one_only(sol):
     table = sol.best.astype(float)
     table[1, 2], table[3, 4] = np.nan, -1.0
-    dist = solver.policy_distribution(GAME, table)
+    dist = policy_distribution(GAME, table)
     assert np.allclose(dist[1, 2, 1:], 0.5) and np.allclose(dist[3, 4, 1:], 0.5)
-    assert solver.no_data_mask(GAME, table).sum() == 2
+    assert no_data_mask(GAME, table).sum() == 2
     table[5, 5] = 0.0
     with pytest.raises(ZeroBasedError, match="at <5,5>"):
-        solver.policy_distribution(GAME, table)
+        policy_distribution(GAME, table)
     table[5, 5] = 1.5
     with pytest.raises(SolverError, match="whole numbers"):
-        solver.policy_distribution(GAME, table)
+        policy_distribution(GAME, table)
     table[5, 5] = np.inf
     with pytest.raises(SolverError, match="whole numbers"):
-        solver.policy_distribution(GAME, table)
+        policy_distribution(GAME, table)
 
 
 # -------------------------------------------------------------------------- distribution
 def test_a_distribution_marks_no_data_with_a_row_of_nan_only(sol):
     dist = solver.optimal_distribution(sol).copy()
     dist[2, 3] = np.nan
-    filled = solver.policy_distribution(GAME, dist)
+    filled = policy_distribution(GAME, dist)
     assert filled[2, 3].tolist() == [0.0, 0.5, 0.5]
     learned = compare.learned_from_policy(GAME, dist)
     assert not learned.has_data[2, 3] and learned.has_data.sum() == GAME.states - 1
     with pytest.raises(SolverError, match="no data \\(NaN\\) at <2,3>; fill='error'"):
-        solver.policy_distribution(GAME, dist, fill="error")
+        policy_distribution(GAME, dist, fill="error")
     dist[2, 3] = 0.0  # a row of zeros is not "no data": it sums to 0
     with pytest.raises(SolverError, match="sum to 1 per state \\(a state without data: a row of "
                        "NaN\\)"):
-        solver.policy_distribution(GAME, dist)
+        policy_distribution(GAME, dist)
     dist[2, 3] = [0.0, 0.5, np.nan]
     with pytest.raises(SolverError, match="partly NaN at <2,3>"):
-        solver.policy_distribution(GAME, dist)
+        policy_distribution(GAME, dist)
 
 
 def test_compare_on_the_handouts_game_refuses_the_optimal_table_minus_one():

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from dicejack import solver
 from dicejack.game import Game
-from dicejack.solver import SolverError
+from dicejack.solver import SolverError, engines
 
 SMALL_GAMES = st.builds(
     lambda s, low, extra, k: Game(s, low, low + extra, k),
@@ -173,28 +173,29 @@ def test_numpy_and_numba_forward_propagation_are_bit_identical(game, seed):
 
 
 def test_default_engine_numpy_for_small_games_numba_for_large_ones_or_many_calls(monkeypatch):
-    monkeypatch.setattr(solver, "NUMBA_STARTUP_SECONDS", float("inf"))
+    monkeypatch.setattr(engines, "NUMBA_STARTUP_SECONDS", float("inf"))
     handout = Game(6, 15, 17, 2)
-    loaded = solver.choose_engine(handout)  # "numba" once this process has run the learner
-    assert solver.choose_engine(Game(6, 60, 70, 4)) == loaded  # 3600 * 4 * 25 = 360,000
-    assert solver.choose_engine(Game(6, 100, 110, 6)) == "numba"  # 2,220,000 > NUMPY_MAX_WORK
+    loaded = engines.choose_engine(handout)  # "numba" once this process has run the learner
+    assert engines.choose_engine(Game(6, 60, 70, 4)) == loaded  # 3600 * 4 * 25 = 360,000
+    assert engines.choose_engine(Game(6, 100, 110, 6)) == "numba"  # 2,220,000 > NUMPY_MAX_WORK
     # Numpy runs are charged; once they add up to numba's start-up, numba takes over.
-    spent = solver.numpy_engine_seconds()
+    spent = engines.numpy_engine_seconds()
     solver.evaluate(handout, np.ones(handout.shape, dtype=int), np.ones(handout.shape, dtype=int),
                     engine="numpy")
-    assert solver.numpy_engine_seconds() > spent
-    monkeypatch.setattr(solver, "NUMBA_STARTUP_SECONDS", solver.numpy_engine_seconds())
-    assert solver.choose_engine(handout) == "numba"
+    assert engines.numpy_engine_seconds() > spent
+    monkeypatch.setattr(engines, "NUMBA_STARTUP_SECONDS", engines.numpy_engine_seconds())
+    assert engines.choose_engine(handout) == "numba"
     with pytest.raises(SolverError, match="unknown engine"):
         solver.solve(handout, engine="fortran")  # type: ignore[arg-type]
 
 
 def test_a_fresh_process_solves_small_games_with_numpy_until_numba_is_loaded():
     code = (
-        "from dicejack import solver; from dicejack.learners.handout import session as learner; "
+        "from dicejack.solver import engines; "
+        "from dicejack.learners.handout import session as learner; "
         "from dicejack.game import Game; "
-        "g = Game(6, 15, 17, 2); a = solver.choose_engine(g); learner.learn(g, 1.0, 1, 1); "
-        "print(a, solver.choose_engine(g))"
+        "g = Game(6, 15, 17, 2); a = engines.choose_engine(g); learner.learn(g, 1.0, 1, 1); "
+        "print(a, engines.choose_engine(g))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["numpy", "numba"]
@@ -202,7 +203,7 @@ def test_a_fresh_process_solves_small_games_with_numpy_until_numba_is_loaded():
 
 def test_large_games_go_through_the_kernels_and_numpy_agrees_there_too():
     game = Game(6, 100, 110, 6)
-    assert solver.choose_engine(game) == "numba"
+    assert engines.choose_engine(game) == "numba"
     sol = solver.solve(game)
     assert_same_solution(sol, solver.solve(game, engine="numpy"))
     p, best = solver.solve_values(game)

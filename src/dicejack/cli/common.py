@@ -249,11 +249,11 @@ def check_out_path(out: Path | None) -> None:
     read-only folder, or something other than a regular file (a FIFO, a device)."""
     import os
 
-    from dicejack import formats
+    from dicejack.formats.atomic import check_output_file
 
     if out is None:
         return
-    formats.check_output_file(out, option="--out")
+    check_output_file(out, option="--out")
     folder = out.parent if str(out.parent) else Path(".")
     if not folder.is_dir():
         raise UsageError(f"cannot write {out}: folder {folder} does not exist")

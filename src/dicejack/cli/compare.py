@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from dicejack import formats, one_line
+from dicejack import formats
 from dicejack.cli.common import UsageError, app, count_parser, write_output
 from dicejack.cli.learn import (
     GameParamOpt,
@@ -18,6 +18,7 @@ from dicejack.cli.learn import (
     learner_params,
     load_run_file,
 )
+from dicejack.runtime.messages import one_line
 
 if TYPE_CHECKING:
     from dicejack.game import Game
@@ -53,14 +54,16 @@ def _read_text_tables(
     size give an error that names the LTarget they fit.
     """
     from dicejack import compare as cmp
+    from dicejack.compare.hints import size_hint
     from dicejack.formats.submission import find_table_size
+    from dicejack.formats.tables import read_params_header
     from dicejack.game import HANDOUT_GAME, Game
 
     try:
         text = path.read_text(errors="replace")
     except OSError as exc:
         raise cmp.CompareError(f"cannot read {path}: {exc.strerror or exc}") from None
-    header = formats.read_params_header(text)
+    header = read_params_header(text)
     file_game = Game(**header) if header else None
     game = _game_from_options(given, file_game) or HANDOUT_GAME
     if file_game is not None and game != file_game:
@@ -68,7 +71,7 @@ def _read_text_tables(
     try:
         sub = formats.read_submission(path, game.low, game.n_dice)
     except formats.FormatError as exc:
-        hint = cmp.size_hint(game, find_table_size(text, game.n_dice))
+        hint = size_hint(game, find_table_size(text, game.n_dice))
         raise cmp.CompareError(
             f"cannot read two {game.low}x{game.low} tables from {path}: {exc}"
             + (f"; {hint}" if hint else "")
@@ -184,6 +187,8 @@ def compare_cmd(
     dicejack compare --policy agent.py:choose --sides 4 --low 8 --high 9
     """
     from dicejack import compare as cmp
+    from dicejack.compare.hints import table_hints
+    from dicejack.formats.json_output import json_text
 
     given = {"sides": sides, "low": low, "high": high, "dice": dice}
     learning = {"--param": param or None, "-m": m, "--games": games, "--seed": seed}
@@ -222,11 +227,11 @@ def compare_cmd(
     truth = cmp.truth(game)
     result = cmp.compare(game, truth, learned, hints=False)
     if fmt is CompareFormat.json:
-        write_output(formats.json_text(result.as_dict()), None)
+        write_output(json_text(result.as_dict()), None)
     else:
         write_output(cmp.format_comparison(result, more="--format json"), None)
     if sub is not None:
-        hints = cmp.table_hints(truth, sub.policy, sub.probability, no_data=sub.no_data)
+        hints = table_hints(truth, sub.policy, sub.probability, no_data=sub.no_data)
         for line in hints.messages(game.n_dice):
             typer.echo(f"hint: {line}", err=True)
 
@@ -316,6 +321,7 @@ def _compare_game(source: Path | None, spec: str | None, items: list[str] | None
     now with --learner, against the game's exact solution (compare.games)."""
     from dicejack.compare.games import compare_game
     from dicejack.formats.game_runs import load_game_run
+    from dicejack.formats.json_output import json_text
     from dicejack.games import enumerate_game, game_label, make_game, parse_game_params
     from dicejack.learners import checks
     from dicejack.learners.game_session import GameSession, game_learner_class
@@ -367,6 +373,6 @@ def _compare_game(source: Path | None, spec: str | None, items: list[str] | None
         label = f"{run.label} (learned now, not saved): {game_label(game)}"
     result = compare_game(generic.solve_game(space), run.final, label)
     if fmt is CompareFormat.json:
-        write_output(formats.json_text(result.as_dict()), None)
+        write_output(json_text(result.as_dict()), None)
     else:
         write_output(result.text(), None)

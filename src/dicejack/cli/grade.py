@@ -9,7 +9,6 @@ from pathlib import Path
 
 import typer
 
-from dicejack import one_line
 from dicejack.cli.common import (
     DaskOpt,
     DiceOpt,
@@ -22,6 +21,7 @@ from dicejack.cli.common import (
     make_game,
     write_output,
 )
+from dicejack.runtime.messages import one_line
 
 #: The grade library's parameters as this command says them (the library's errors name the
 #: former: GradeError.naming).

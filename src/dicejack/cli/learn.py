@@ -273,6 +273,7 @@ def _learn_run(o: _LearnOptions) -> None:
     """`learn` with any bundled learner, the handout's included: a fresh run or the --resume
     file continued, saved to --out (and on Ctrl-C), printed; --trace / --explain first."""
     from dicejack import formats, learners
+    from dicejack.learners.registry import restore
 
     _check_counts(o)
     check_out_path(o.out)
@@ -288,7 +289,7 @@ def _learn_run(o: _LearnOptions) -> None:
     game = _run_game(o, start, params)
     _confirm_run_outputs(name, game, o.fmt, o.games, o.out, start, o.force)
     if start is not None:
-        session = learners.Session(learners.restore(start), start.snapshots)
+        session = learners.Session(restore(start), start.snapshots)
     else:
         seed = 1 if o.seed is None else o.seed
         session = learners.Session(learners.make(game, name, seed, **params))
@@ -364,6 +365,7 @@ def _replay(path: Path, sizes: dict[str, int | None], params: dict[str, Any],
     """`learn --replay FILE`: the games of FILE replayed from empty counts (and the counts it
     sets), every move explained on stdout."""
     from dicejack import formats
+    from dicejack.formats.replay import read_replay
     from dicejack.learners import LearnerError
     from dicejack.learners.handout import explain, trace
 
@@ -381,7 +383,7 @@ def _replay(path: Path, sizes: dict[str, int | None], params: dict[str, Any],
                      17 if sizes["--high"] is None else sizes["--high"],
                      2 if sizes["--dice"] is None else sizes["--dice"])
     m = float(params.get("m", 100.0))
-    steps = formats.read_replay(path)
+    steps = read_replay(path)
     try:
         traced = trace.replay_script(game, m, steps)
     except LearnerError as exc:
@@ -393,14 +395,14 @@ def _print_run(fmt: LearnFormat, run: Any) -> None:
     """Print the learned tables as --format asks (:func:`dicejack.formats.run_text` and its
     JSON and CSV twins: the handout's learner in its own layout); JSON streamed a row at a time
     (a large game's JSON never needs many times its size in memory)."""
-    from dicejack import formats
+    from dicejack.formats.json_output import write_json
+    from dicejack.formats.tables import run_csv, run_dict, run_text
 
     if fmt is LearnFormat.json:
-        formats.write_json(formats.run_dict(run), sys.stdout)
+        write_json(run_dict(run), sys.stdout)
         sys.stdout.flush()
         return
-    write_output(formatted(fmt.value, run, formats.run_text, formats.run_dict, formats.run_csv),
-                 None)
+    write_output(formatted(fmt.value, run, run_text, run_dict, run_csv), None)
 
 
 def _check_resumable(resume: Path | None, run: str, clash: list[str], games: int, played: int
@@ -420,14 +422,19 @@ def _confirm_run_outputs(name: str, game: "Game", fmt: LearnFormat, games: int,
     """Before playing: the printed tables (the handout's learner prints its counts too) and the
     --out run file (with `start`'s snapshots) go through --force, and the printed tables must
     fit in the memory available (JSON is printed a row at a time)."""
-    from dicejack import formats
+    from dicejack.formats.sizes import (
+        check_output_memory,
+        learner_run_bytes,
+        output_memory_bytes,
+        run_bytes,
+    )
 
-    printed = formats.run_bytes if name == "handout" else formats.learner_run_bytes
+    printed = run_bytes if name == "handout" else learner_run_bytes
     sizes = [("the printed tables", printed(game, fmt.value, games))]
     if out is not None:
         snapshots = len(start.snapshots) if start is not None else 0
-        sizes.insert(0, (str(out), formats.learner_run_bytes(game, "npz", games, snapshots)))
+        sizes.insert(0, (str(out), learner_run_bytes(game, "npz", games, snapshots)))
     confirm_large_outputs(sizes, force)
-    formats.check_output_memory(
-        "the printed tables", formats.output_memory_bytes(sizes[-1][1], fmt.value, streamed=True),
+    check_output_memory(
+        "the printed tables", output_memory_bytes(sizes[-1][1], fmt.value, streamed=True),
         "--format json prints them a row at a time")

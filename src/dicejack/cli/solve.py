@@ -76,7 +76,15 @@ def solve(
     dicejack solve --low 4000 --high 4010 --dice 10 --format npz --out big.npz --force;
     dicejack solve --game pig --game-param goal=100 (Neller and Presser's Pig)
     """
-    from dicejack import formats, solver
+    from dicejack import solver
+    from dicejack.formats.json_output import json_chunks, write_json
+    from dicejack.formats.sizes import check_output_memory, output_memory_bytes, solution_bytes
+    from dicejack.formats.tables import (
+        save_solution_npz,
+        solution_csv,
+        solution_dict,
+        solution_text,
+    )
 
     check_out_path(out)
     if game_spec is not None or game_param or tolerance is not None:
@@ -89,28 +97,26 @@ def solve(
         raise UsageError("--format npz needs --out PATH")
     game = make_game(sides, low, high, dice)
     where = str(out) if out is not None else "the output"
-    size = formats.solution_bytes(game, fmt.value)
+    size = solution_bytes(game, fmt.value)
     confirm_large_outputs([(where, size)], force)
     streamed = fmt is SolveFormat.json and out is None
-    formats.check_output_memory(where, formats.output_memory_bytes(size, fmt.value,
-                                                                    streamed=streamed),
-                                "--format json without --out prints it a row at a time")
+    check_output_memory(where, output_memory_bytes(size, fmt.value, streamed=streamed),
+                        "--format json without --out prints it a row at a time")
     sol = solver.solve(game, method=method.value, exact=exact)
     if fmt is SolveFormat.npz:
         if out is None:
             raise UsageError("--format npz needs --out PATH")
-        formats.save_solution_npz(out, sol)
+        save_solution_npz(out, sol)
         typer.echo(f"wrote {out}", err=True)
         return
     if fmt is SolveFormat.json and out is None:
-        formats.write_json(formats.solution_dict(sol), sys.stdout)  # a row at a time
+        write_json(solution_dict(sol), sys.stdout)  # a row at a time
         sys.stdout.flush()
         return
     if fmt is SolveFormat.json:  # the text once (never as Python lists), then written atomically
-        write_output("".join(formats.json_chunks(formats.solution_dict(sol))), out)
+        write_output("".join(json_chunks(solution_dict(sol))), out)
         return
-    text = formatted(fmt.value, sol, formats.solution_text, formats.solution_dict,
-                     formats.solution_csv)
+    text = formatted(fmt.value, sol, solution_text, solution_dict, solution_csv)
     write_output(text, out)
 
 

@@ -139,7 +139,7 @@ def learned_from_policy(
     registered framework policy (an OpenSpiel policy once :mod:`dicejack.openspiel` is
     imported). J counts from 1: a 0 is refused as a 0-based policy, unless `zero_based` (a
     table or callable of actions 0..K-1, J = action + 1)."""
-    from dicejack import solver
+    from dicejack.solver.solution import SolverError, no_data_mask, policy_distribution
 
     for test, read in _POLICY_READERS:
         if test(policy):
@@ -152,12 +152,12 @@ def learned_from_policy(
                 "install '.[openspiel]' in a clone of dicejack), so that compare can read it"
             )
     try:
-        dist = solver.policy_distribution(game, policy, zero_based=zero_based)
-    except solver.SolverError as exc:
+        dist = policy_distribution(game, policy, zero_based=zero_based)
+    except SolverError as exc:
         raise CompareError(str(exc)) from exc
     pure = np.isclose(dist[:, :, 1:].max(axis=2), 1.0)
     best = np.argmax(dist[:, :, 1:], axis=2).astype(np.int64) + 1
-    has = ~solver.no_data_mask(game, policy)
+    has = ~no_data_mask(game, policy)
     best = np.where(has, best, 0)
     out = learned_from_tables(game, best, np.full(game.shape, -1.0), source=source)
     if pure.all() and np.array_equal(out.has_data, has):

@@ -17,6 +17,7 @@ from dicejack.compare.truth import CompareError, CompareWarning, Truth, truth
 from dicejack.formats.json_output import json_safe
 from dicejack.game import Game
 from dicejack.solver import Solution
+from dicejack.solver.best_response import SeatValues
 
 #: Metric names, in the order of every table, CSV and JSON dicejack writes.
 METRIC_NAMES: tuple[str, ...] = (
@@ -151,9 +152,9 @@ class Comparison:
     metrics: dict[str, float]
     sets: dict[str, int]
     wrong_decisive: tuple[WrongState, ...]
-    #: What a best response wins against the learned greedy policy (``solver.SeatValues``):
+    #: What a best response wins against the learned greedy policy (``SeatValues``):
     #: moving first, moving second; exploitability = first + second - 1.
-    best_response: solver.SeatValues | None = None
+    best_response: SeatValues | None = None
 
     def __getattr__(self, name: str) -> float:
         # c.agreement_decisive etc.; only called for names that are not fields.
@@ -224,7 +225,7 @@ def compare(
         for x, y in zip(xs[order], ys[order], strict=True)
     )
     return Comparison(game, lt.source, t.p00, metrics, t.set_sizes(), rows,
-                      solver.SeatValues(br.first, br.second))
+                      SeatValues(br.first, br.second))
 
 
 def _warn_slips(t: Truth, learned: Any, zero_based: bool = False) -> None:

@@ -16,10 +16,14 @@ May import: :mod:`dicejack.compare`, :mod:`dicejack.solver`, :mod:`dicejack.game
 
 from __future__ import annotations
 
-from typing import Any
+import typing
+
+#: The public face (DESIGN.md, "Python API"; tests/test_public_faces.py holds it); the environments
+#: themselves are the modules (``from dicejack.envs import dicejack_v0``).
+__all__ = ["single_agent", "protocol_env", "protocol_single_agent"]
 
 
-def single_agent(env: Any, agent: str, opponent: Any) -> Any:
+def single_agent(env: typing.Any, agent: str, opponent: typing.Any) -> typing.Any:
     """`agent` ("player_0" or "player_1") of the dicejack_v0 AEC environment `env` against
     `opponent` (any policy the solver takes: a Solution, a table of J, a distribution, a
     callable (x, y) -> J) as a ``gymnasium.Env`` with ``action_masks()``; see
@@ -29,7 +33,7 @@ def single_agent(env: Any, agent: str, opponent: Any) -> Any:
     return SingleAgentEnv(env, agent, opponent)
 
 
-def protocol_env(game: Any, **kwargs: Any) -> Any:
+def protocol_env(game: typing.Any, **kwargs: typing.Any) -> typing.Any:
     """Protocol game `game` (Pig, Piglet, the user's) as a PettingZoo AEC environment, wrapped
     as PettingZoo's classic games are (:mod:`dicejack.envs.protocol_v0`; needs pettingzoo)."""
     from dicejack.envs import protocol_v0
@@ -37,7 +41,7 @@ def protocol_env(game: Any, **kwargs: Any) -> Any:
     return protocol_v0.env(game=game, **kwargs)
 
 
-def protocol_single_agent(env: Any, agent: str, opponent: Any) -> Any:
+def protocol_single_agent(env: typing.Any, agent: str, opponent: typing.Any) -> typing.Any:
     """`agent` of a :func:`protocol_env` environment against `opponent` (weights per (state,
     action) row of the enumerated game, e.g. ``solve_game(game).policy()``) as a
     ``gymnasium.Env`` with ``action_masks()`` (:mod:`dicejack.envs.protocol_single`)."""

@@ -31,6 +31,7 @@ import numpy as np
 
 from dicejack import DicejackError, solver
 from dicejack.envs.dicejack_v0 import AGENTS
+from dicejack.solver.solution import policy_distribution
 
 __all__ = ["SingleAgentEnv"]
 
@@ -49,7 +50,7 @@ class SingleAgentEnv(gymnasium.Env):
         if agent not in AGENTS:
             raise DicejackError(f"agent must be one of {', '.join(AGENTS)}, got {agent!r}")
         try:
-            dist = solver.policy_distribution(game, opponent)
+            dist = policy_distribution(game, opponent)
         except solver.ZeroBasedError as exc:
             raise DicejackError(f"bad opponent: {exc.saying('add 1 to each J')}") from None
         except solver.SolverError as exc:

@@ -37,6 +37,7 @@ except ImportError:
 
 from dicejack import solver  # noqa: E402  (after the gymnasium check, on purpose)
 from dicejack.game import CONTINUES, HANDOUT_GAME, MOVER_WINS, Game, roll_total  # noqa: E402
+from dicejack.solver.solution import no_data_mask, policy_distribution  # noqa: E402
 
 __all__ = [
     "ENV_ID",
@@ -162,13 +163,13 @@ def opponent_policy(game: Game, opponent: Any) -> OpponentFn | None:
             f"{game.low}x{game.low}x{game.n_dice + 1} (an action distribution) for LTarget="
             f"{game.low}, NDice={game.n_dice}; got shape {arr.shape} of {arr.dtype}"
         )
-    empty = solver.no_data_mask(game, arr)
+    empty = no_data_mask(game, arr)
     if empty.any():
         x, y = np.argwhere(empty)[0]
         raise EnvError(f"bad opponent table: no data (-1 or NaN) at <{x},{y}>; an opponent "
                        "plays a J in every state")
     try:
-        dist = solver.policy_distribution(game, arr, fill="error")  # the one check of a policy
+        dist = policy_distribution(game, arr, fill="error")  # the one check of a policy
     except solver.ZeroBasedError as e:  # this opponent table is of J: say how to make one
         raise EnvError(f"bad opponent table: {e.saying('add 1 to each entry')}") from None
     except (solver.SolverError, TypeError, ValueError) as e:

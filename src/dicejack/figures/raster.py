@@ -18,13 +18,16 @@ from __future__ import annotations
 import functools
 import struct
 import zlib
+from pathlib import Path
 
 import numpy as np
 
+from dicejack import formats
 from dicejack.figures.base import CLASS_COLORS
 from dicejack.figures.svg import score_rgb
+from dicejack.game import Game
 
-__all__ = ["INK", "png_rgb", "map_layout", "submission_heatmaps_png"]
+__all__ = ["INK", "png_rgb", "map_layout", "submission_heatmaps_png", "SubmissionHeatmaps"]
 
 #: 3x5 glyphs of the characters the maps write: digits, X and Y ("#" = ink).
 _GLYPHS = {
@@ -172,3 +175,39 @@ def submission_heatmaps_png(classes: np.ndarray, scores: np.ndarray) -> bytes:
     canvas[top - 1:top + side, second + side - 1] = template[top - 1:top + side,
                                                              second + side - 1]
     return png_rgb(canvas)
+
+
+class SubmissionHeatmaps:
+    """Two state maps per graded submission, side by side, as PNG files: its policy against the
+    optimal one (compare.state_classes codes) and its estimate's normal score among the
+    reference runs (:func:`dicejack.figures.raster.submission_heatmaps_png`: drawn pixel by
+    pixel, about a millisecond each; the report around the image names it)::
+
+        with SubmissionHeatmaps(game) as maps:
+            maps.draw(classes, scores, "alice.txt: 91.0 / 100, pass", Path("alice.png"))
+    """
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+
+    def draw(self, classes: np.ndarray, scores: np.ndarray, title: str, path: Path) -> None:
+        """Write one submission's maps to `path` (PNG, atomically).
+
+        classes: (L, L) compare.state_classes codes; scores: (L, L) normal scores of the
+        estimates among the reference runs, NaN (grey) where there is not enough data. title:
+        what the image shows, for the caller's page (no text of a submission goes into the
+        image).
+        """
+        for name, table in (("classes", classes), ("scores", scores)):
+            if np.shape(table) != self.game.shape:
+                raise ValueError(f"the {name} table is {np.shape(table)}, not {self.game.shape}")
+        formats.write_atomic(path, submission_heatmaps_png(classes, scores))
+
+    def close(self) -> None:
+        """Nothing to release (kept for callers)."""
+
+    def __enter__(self) -> SubmissionHeatmaps:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -2,7 +2,7 @@
 
 The same pictures as :class:`dicejack.figures.SubmissionHeatmaps` draws into PNGs (rows X, the
 mover's score; columns Y, the opponent's; <0,0> top left; the classes of
-:data:`dicejack.compare.STATE_CLASSES` in :data:`CLASS_COLORS`; the estimate's normal score
+:data:`dicejack.compare.metrics.STATE_CLASSES` in :data:`CLASS_COLORS`; the estimate's normal score
 among the reference runs from blue, lower, to red, higher, grey where unknown), written as SVG
 without matplotlib: every cell a rectangle whose tooltip says what it holds, sharp at any zoom,
 printable, and drawn in microseconds (a whole class's pages cost less than its grading).
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from dicejack.compare import STATE_CLASSES
+from dicejack.compare.metrics import STATE_CLASSES
 from dicejack.figures.base import CLASS_COLORS
 from dicejack.formats.escape import html_text_escape
 

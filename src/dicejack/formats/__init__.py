@@ -27,53 +27,39 @@ Modules, each owning one thing:
   replay.py      replay files, games whose dice a student gives (read_replay, parse_replay),
                  for `dicejack learn --replay`
 
-Every error is a FormatError (defined here) with a one-line message. The modules' public names
-are re-exported here from one table (_PUBLIC; a test holds it to each module's `__all__`), so
-callers write `formats.write_atomic`, `formats.read_submission`, ...; a module is loaded when one
-of its names is first used (writing a solution does not compile the submission reader's
-patterns).
+Every error is a FormatError (defined here) with a one-line message. The package's face (a few
+names a user calls: reading a submission, saving and loading a run, writing a file atomically) is
+re-exported here from one table (_PUBLIC), a module loaded when one of its names is first used
+(writing a file does not compile the submission reader's patterns); every other name is imported
+from its module (``from dicejack.formats.tables import solution_text``).
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any
+import typing
 
-from dicejack import DicejackError
+import dicejack
 
-#: Each module's public names, re-exported here: loaded with the module, on first use.
+#: The public face (DESIGN.md, "Python API"; tests/test_public_faces.py holds it), by module:
+#: each loaded with its module, on first use. Every other name is imported from its module
+#: (``from dicejack.formats.tables import solution_text``). new_folder_beside ... parse_count
+#: stay while dicejack.report uses them through the package.
 _PUBLIC: dict[str, tuple[str, ...]] = {
-    "atomic": ("STALE_TEMPORARY_SECONDS", "check_output_file", "ensure_output_folder",
-               "savez_atomic", "write_atomic"),
+    "submission": ("read_submission", "Submission"),
+    "learner_runs": ("save_learner_run", "load_learner_run"),
+    "atomic": ("write_atomic",),
     "folders": ("new_folder_beside", "swap_folder", "os_reason"),
-    "json_output": ("json_safe", "json_text", "json_chunks", "write_json"),
-    "escape": ("safe_text", "spreadsheet_cell", "markdown_code", "markdown_text",
-               "html_text_escape"),
-    "html": ("Markup", "HtmlColumn", "html_page", "html_table", "html_text", "html_link",
-             "png_data_uri", "markdown_html", "HTML_GENERATOR"),
-    "numbers": ("parse_count", "count_text"),
-    "sizes": ("learner_run_bytes", "run_bytes", "solution_bytes", "available_memory_bytes",
-              "check_output_memory", "output_memory_bytes"),
-    "npz": ("SMALL_MEMBER_BYTES", "NpzMembers", "open_npz"),
-    "tables": ("SOLUTION_NPZ_VERSION", "format_table",
-               "learn_csv", "learn_dict", "learn_json", "learn_text",
-               "read_params_header", "run_csv", "run_dict", "run_text",
-               "save_solution_npz", "solution_csv", "solution_dict", "solution_json",
-               "solution_text"),
-    "submission": ("SUBMISSION_FLAGS", "SUBMISSION_LAYOUTS", "SUBMISSION_NO_DATA_WORDS",
-                   "SUBMISSION_SIZE_LIMIT", "Submission", "find_table_size", "read_submission",
-                   "read_submission_text", "submission_text"),
-    "learner_runs": ("LEARNER_RUN_KIND", "LEARNER_RUN_VERSION", "LEGACY_RUN_KIND",
-                     "LEGACY_RUN_VERSION", "save_learner_run", "load_learner_run",
-                     "save_run_npz", "load_run_npz"),
-    "replay": ("REPLAY_BYTES_LIMIT", "REPLAY_GAMES_LIMIT", "parse_replay", "read_replay"),
+    "escape": ("safe_text", "markdown_code"),
+    "html": ("Markup", "html_page", "png_data_uri", "markdown_html"),
+    "numbers": ("parse_count",),
 }
 #: Public name -> its module (the table above, turned around).
 _MODULE_OF = {name: module for module, names in _PUBLIC.items() for name in names}
 __all__ = ["FormatError", *_MODULE_OF]
 
 
-class FormatError(DicejackError):
+class FormatError(dicejack.DicejackError):
     """A file could not be read or written in the expected layout.
 
     The message is made printable: characters of undecodable file names (surrogates) are
@@ -100,7 +86,7 @@ def _printable(text: str) -> str:
     return raw.decode("utf-8", "replace")
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> typing.Any:
     """A re-exported name, from its module in :data:`_PUBLIC` (imported now, once)."""
     module_name = _MODULE_OF.get(name)
     if module_name is None:

@@ -24,10 +24,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from dicejack import DicejackError, one_line
+from dicejack import DicejackError
 from dicejack.formats import FormatError
 from dicejack.formats.atomic import savez_atomic
 from dicejack.formats.npz import SMALL_MEMBER_BYTES, NpzMembers, open_npz
+from dicejack.runtime.messages import one_line
 from dicejack.runtime.user_code import is_spec
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -51,8 +52,9 @@ def save_game_run(path: str | os.PathLike[str], run: GameRun, game_spec: str | N
     """Write `run` atomically. `game_spec` is how ``--game`` names its game (default: the
     bundled game of that name, when the run's game is one); `game_params` its parameters
     (default: the game's own, :func:`dicejack.games.game_params`)."""
-    from dicejack.games import GAMES, game_label
+    from dicejack.games import game_label
     from dicejack.games import game_params as params_of
+    from dicejack.games.registry import GAMES
     from dicejack.learners.game_learners import GAME_LEARNERS
 
     if run.name not in GAME_LEARNERS or run.state is None:

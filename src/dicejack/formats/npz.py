@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from dicejack import one_line
 from dicejack.formats import FormatError
+from dicejack.runtime.messages import one_line
 
 if TYPE_CHECKING:  # pragma: no cover
     import zipfile

@@ -21,38 +21,29 @@ from __future__ import annotations
 
 from dicejack.games.handout import HandoutGame
 from dicejack.games.peeking_blackjack import PeekingBlackjack
-from dicejack.games.pig import HOLD, ROLL, Pig, Piglet
-from dicejack.games.protocol import (
-    FiniteGame,
-    GameDefinitionError,
-    Probability,
-    check_game_object,
-    game_label,
-    game_params,
-)
-from dicejack.games.registry import GAMES, game_names, make_game, parse_game_params
-from dicejack.games.space import STATES_LIMIT, StateSpace, enumerate_game
+from dicejack.games.pig import HOLD, Pig, Piglet
+from dicejack.games.protocol import FiniteGame, GameDefinitionError, game_label, game_params
+from dicejack.games.registry import make_game, parse_game_params
+from dicejack.games.space import StateSpace, enumerate_game
 from dicejack.games.yamslam import Yamslam
 
+#: The public face (DESIGN.md, "Python API"; tests/test_public_faces.py holds it): everything else
+#: is imported from its module (the protocol's checks and types from protocol, the registry's
+#: table from registry, the size limit from space). HOLD ... parse_game_params stay while
+#: dicejack.report calls them through the package.
 __all__ = [
     "FiniteGame",
     "GameDefinitionError",
-    "Probability",
-    "check_game_object",
-    "game_label",
-    "game_params",
+    "enumerate_game",
+    "StateSpace",
+    "make_game",
     "HandoutGame",
-    "PeekingBlackjack",
-    "Yamslam",
     "Pig",
     "Piglet",
-    "ROLL",
+    "PeekingBlackjack",
+    "Yamslam",
     "HOLD",
-    "StateSpace",
-    "enumerate_game",
-    "STATES_LIMIT",
-    "GAMES",
-    "game_names",
-    "make_game",
+    "game_label",
+    "game_params",
     "parse_game_params",
 ]

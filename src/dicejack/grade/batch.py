@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from dicejack import formats
 from dicejack.formats import FormatError
+from dicejack.formats.submission import submission_text
 from dicejack.grade.evidence.references import References, reference_runs
 from dicejack.grade.intake.inputs import (
     Entry,
@@ -177,7 +177,7 @@ class _GradedTexts(Mapping[str, tuple[str, tuple[int, ...]]]):
         try:
             data = entry.data if entry.data is not None else read_regular(
                 entry.path if entry.path is not None else entry.label)
-            text = html_text(data) if entry.html else formats.submission_text(data)
+            text = html_text(data) if entry.html else submission_text(data)
         except (OSError, NotRegularFile, FormatError):
             raise KeyError(name) from None  # changed since it was graded: no text shown
         return text, lines

@@ -35,22 +35,12 @@ May import :mod:`dicejack.game`, :mod:`dicejack.games`, :mod:`dicejack.solver` a
 
 from __future__ import annotations
 
-from dicejack.learners.base import Learner, Param, ResumableLearner, Run, Tables
+from dicejack.learners.base import Learner, Param, Run, Tables
 from dicejack.learners.checks import LearnerError
 from dicejack.learners.contract import check_learner
-from dicejack.learners.game_learners import GAME_LEARNERS, GameTables
-from dicejack.learners.game_session import (
-    GameRun,
-    check_game_learner,
-    learn_game,
-    resume_game,
-)
-from dicejack.learners.handout import Handout
-from dicejack.learners.mc_epsilon import MCEpsilon
-from dicejack.learners.qlearning import QLearning
+from dicejack.learners.game_session import check_game_learner, learn_game
 from dicejack.learners.registry import (
     NAMES,
-    REGISTRY,
     canonical_name,
     check_learner_params,
     help_text,
@@ -59,43 +49,32 @@ from dicejack.learners.registry import (
     make,
     parameters,
     parse_params,
-    restore,
 )
 from dicejack.learners.session import Session, learn, resume
-from dicejack.learners.thompson import Thompson
-from dicejack.learners.ucb import UCB
 
+#: The public face (DESIGN.md, "Python API"; tests/test_public_faces.py holds it): everything else
+#: is imported from its module (the learner classes from their modules, the registry's table and
+#: restore from registry, the protocol games' tables and runs from game_learners/game_session).
+#: canonical_name ... parameters stay while dicejack.report calls them through the package.
 __all__ = [
-    "LearnerError",
+    "learn",
+    "resume",
+    "make",
+    "NAMES",
     "Learner",
-    "ResumableLearner",
     "Tables",
     "Run",
-    "Param",
     "Session",
-    "REGISTRY",
-    "NAMES",
-    "Handout",
-    "QLearning",
-    "MCEpsilon",
-    "UCB",
-    "Thompson",
+    "Param",
+    "LearnerError",
+    "check_learner",
+    "parse_params",
+    "help_text",
+    "learn_game",
+    "check_game_learner",
     "canonical_name",
+    "check_learner_params",
     "is_custom",
     "learner_class",
     "parameters",
-    "check_learner_params",
-    "parse_params",
-    "help_text",
-    "make",
-    "restore",
-    "learn",
-    "resume",
-    "check_learner",
-    "GAME_LEARNERS",
-    "GameTables",
-    "GameRun",
-    "learn_game",
-    "resume_game",
-    "check_game_learner",
 ]

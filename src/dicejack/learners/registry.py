@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 
-from dicejack import one_line
 from dicejack.game import Game
 from dicejack.learners.base import Param, ResumableLearner, Run, check_params, check_protocol
 from dicejack.learners.checks import LearnerError
@@ -29,6 +28,7 @@ from dicejack.learners.qlearning import QLearning
 from dicejack.learners.thompson import Thompson
 from dicejack.learners.ucb import UCB
 from dicejack.runtime import user_code
+from dicejack.runtime.messages import one_line
 
 __all__ = ["REGISTRY", "NAMES", "canonical_name", "is_custom", "learner_class", "parameters",
            "check_learner_params",

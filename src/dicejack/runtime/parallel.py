@@ -20,7 +20,8 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from dicejack import DicejackError, one_line
+from dicejack import DicejackError
+from dicejack.runtime.messages import one_line
 
 __all__ = [
     "ExecutorError",

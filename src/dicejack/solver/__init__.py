@@ -7,8 +7,8 @@ Three independent ways to the same numbers, so each can check the others:
   The default. Two engines do the same float operations in the same order, so they give
   bit-identical results: plain numpy, one vectorised step per anti-diagonal, for small games (no
   compiler, no numba import: the command line answers at once), and the numba kernels of
-  :mod:`dicejack.solver.kernels` for games above :data:`NUMPY_MAX_WORK` and for processes that have
-  loaded numba anyway or made many calls (see :func:`choose_engine`).
+  :mod:`dicejack.solver.kernels` for games above `engines.NUMPY_MAX_WORK` and for processes that
+  have loaded numba anyway or made many calls (see `engines.choose_engine`).
 * ``solve(game, method="value-iteration")`` — classic synchronous Bellman sweeps over all states
   from P = 0 until nothing changes, with direct sums over the dice-sum distributions (numpy).
 * ``solve(game, exact=True)`` — the recursion in ``fractions.Fraction``; ties are exact.
@@ -23,102 +23,57 @@ same two engines, bit-identical, chosen the same way.
 
 from __future__ import annotations
 
-from dicejack.game import Game
-from dicejack.solver.backward import solve_backward, solve_values
-from dicejack.solver.best_response import (
-    BestResponse,
-    SeatValues,
-    best_response,
-    exploitability,
-    seat_values,
-)
-from dicejack.solver.engines import (
-    NUMBA_STARTUP_SECONDS,
-    NUMPY_MAX_WORK,
-    check_engine,
-    choose_engine,
-    numpy_engine_seconds,
-)
+from dicejack import game as _game
+from dicejack.solver import backward as _backward
+from dicejack.solver import engines as _engines
+from dicejack.solver import exact as _exact
+from dicejack.solver import solution as _solution
+from dicejack.solver import value_iteration as _value_iteration
+from dicejack.solver.backward import solve_values
+from dicejack.solver.best_response import best_response, exploitability, seat_values
 from dicejack.solver.evaluation import evaluate, visit_probabilities
-from dicejack.solver.exact import EXACT_WORK_LIMIT, solve_exact
-from dicejack.solver.generic import (
-    GameSolution,
-    best_response_values,
-    evaluate_policy,
-    game_exploitability,
-    solve_game,
-)
-from dicejack.solver.solution import (
-    FILLS,
-    TIE_TOLERANCE,
-    Engine,
-    Fill,
-    Method,
-    Policy,
-    Solution,
-    SolverError,
-    ZeroBasedError,
-    no_data_mask,
-    optimal_distribution,
-    policy_distribution,
-    policy_table,
-)
-from dicejack.solver.value_iteration import solve_value_iteration
+from dicejack.solver.generic import game_exploitability, solve_game
+from dicejack.solver.solution import Solution, SolverError, ZeroBasedError, optimal_distribution
 
+#: The public face (DESIGN.md, "Python API"; tests/test_public_faces.py holds it): everything else
+#: is imported from its module (engines' choice and limits, policy tables, the generic solver's
+#: parts, result types such as best_response.BestResponse).
 __all__ = [
-    "TIE_TOLERANCE",
-    "SolverError",
-    "Solution",
     "solve",
     "solve_values",
-    "policy_distribution",
-    "optimal_distribution",
+    "Solution",
+    "SolverError",
+    "ZeroBasedError",
     "evaluate",
     "visit_probabilities",
     "best_response",
     "exploitability",
-    "BestResponse",
-    "SeatValues",
     "seat_values",
-    "ZeroBasedError",
-    "no_data_mask",
-    "policy_table",
-    "Fill",
-    "FILLS",
-    "choose_engine",
-    "numpy_engine_seconds",
-    "NUMPY_MAX_WORK",
-    "NUMBA_STARTUP_SECONDS",
-    "EXACT_WORK_LIMIT",
-    "Engine",
-    "Method",
-    "Policy",
-    "GameSolution",
+    "optimal_distribution",
     "solve_game",
-    "evaluate_policy",
-    "best_response_values",
     "game_exploitability",
 ]
 
 
 # ------------------------------------------------------------------------------------ solve
 def solve(
-    game: Game, method: Method = "backward", exact: bool = False, engine: Engine | None = None
+    game: _game.Game, method: _solution.Method = "backward", exact: bool = False,
+    engine: _solution.Engine | None = None,
 ) -> Solution:
     """Solve `game` exactly. See the module docstring for the methods.
 
     `engine` ("numpy" or "numba") forces the engine of float backward induction; by default
-    :func:`choose_engine` picks it. The result is the same, bit for bit.
+    :func:`~dicejack.solver.engines.choose_engine` picks it. The result is the same, bit for bit.
     """
-    if not isinstance(game, Game):
+    if not isinstance(game, _game.Game):
         raise SolverError(f"solve() needs a Game, got {type(game).__name__}")
     if method not in ("backward", "value-iteration"):
         raise SolverError(f"unknown method {method!r}; use 'backward' or 'value-iteration'")
-    check_engine(engine)
+    _engines.check_engine(engine)
     if exact:
         if method != "backward":
             raise SolverError("exact rational solving uses backward induction; drop --method")
-        return solve_exact(game)
+        return _exact.solve_exact(game)
     if method == "value-iteration":
-        return solve_value_iteration(game)
-    return solve_backward(game, engine or choose_engine(game))
+        return _value_iteration.solve_value_iteration(game)
+    return _backward.solve_backward(game, engine or _engines.choose_engine(game))

@@ -11,8 +11,8 @@ import re
 import numpy as np
 import pytest
 
-from dicejack import formats
 from dicejack.cli import main
+from dicejack.formats.learner_runs import save_run_npz
 from dicejack.game import Game
 from dicejack.learners import formulas, handout
 from dicejack.learners.handout import explain, trace
@@ -200,7 +200,7 @@ def test_cli_explain_replays_the_run_and_leaves_its_tables_alone(capsys):
 
 def test_cli_explain_after_resume_starts_at_the_next_game(capsys, tmp_path):
     path = tmp_path / "run.npz"
-    formats.save_run_npz(path, handout.learn(HANDOUT, 100.0, 50, 2))
+    save_run_npz(path, handout.learn(HANDOUT, 100.0, 50, 2))
     code, out, _ = cli(capsys, "--resume", path, "--games", 60, "--trace", 1, "--explain")
     assert code == 0 and "Game 51:" in out and "Game 1:" not in out
 

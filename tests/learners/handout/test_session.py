@@ -11,6 +11,13 @@ import pytest
 from dicejack import formats, learners
 from dicejack.cli import app, main
 from dicejack.formats import FormatError
+from dicejack.formats.learner_runs import (
+    LEARNER_RUN_KIND,
+    LEGACY_RUN_KIND,
+    load_run_npz,
+    save_run_npz,
+)
+from dicejack.formats.tables import learn_text
 from dicejack.game import Game, GameError
 from dicejack.learners import checks, formulas, handout, playing
 from dicejack.learners.checks import LearnerError
@@ -218,8 +225,8 @@ def test_learning_improves_play_at_the_start():
 def test_run_file_round_trip_and_resume(tmp_path):
     run = handout.learn(HANDOUT, 7.5, 300, 12, checkpoints=(100,), tie_break="random")
     path = tmp_path / "run.npz"
-    formats.save_run_npz(path, run)
-    back = formats.load_run_npz(path)
+    save_run_npz(path, run)
+    back = load_run_npz(path)
     assert same_run(back, run) and back.game == HANDOUT and back.m == 7.5 and back.seed == 12
     assert back.tie_break == "random" and sorted(back.snapshots) == [100]
     assert back.snapshots[100].equals(run.snapshots[100])
@@ -230,7 +237,7 @@ def test_run_file_round_trip_and_resume(tmp_path):
 def test_an_old_run_file_loads_converted(tmp_path):
     path = tmp_path / "old.npz"
     run = legacy_run_file(path, HANDOUT, 7.5, 300, 12, checkpoints=(40, 100), tie_break="random")
-    assert str(np.load(path)["kind"]) == formats.LEGACY_RUN_KIND
+    assert str(np.load(path)["kind"]) == LEGACY_RUN_KIND
     back = formats.load_learner_run(path)
     assert type(back) is handout.HandoutRun and back.name == "handout"
     assert same_run(back, run) and (back.m, back.seed, back.tie_break) == (7.5, 12, "random")
@@ -239,7 +246,7 @@ def test_an_old_run_file_loads_converted(tmp_path):
     assert back.label == run.label and back.params == run.params
     # saved again, it is a run file of the one kind, and reads back the same
     formats.save_learner_run(path, back)
-    assert str(np.load(path)["kind"]) == formats.LEARNER_RUN_KIND
+    assert str(np.load(path)["kind"]) == LEARNER_RUN_KIND
     again = formats.load_learner_run(path)
     assert same_run(again, run) and again.snapshots[40].equals(run.snapshots[40])
     # an old file without moves (the first layout) counts them from its tables
@@ -252,18 +259,18 @@ def test_an_old_run_file_loads_converted(tmp_path):
 
 def test_bad_run_files(tmp_path):
     with pytest.raises(FormatError, match="no such file"):
-        formats.load_run_npz(tmp_path / "missing.npz")
+        load_run_npz(tmp_path / "missing.npz")
     junk = tmp_path / "junk.npz"
     junk.write_bytes(b"not a zip file at all")
     with pytest.raises(FormatError, match="not a valid .npz"):
-        formats.load_run_npz(junk)
+        load_run_npz(junk)
     run = handout.learn(HANDOUT, 1.0, 20, 1)
     good = tmp_path / "good.npz"
-    formats.save_run_npz(good, run)
+    save_run_npz(good, run)
     cut = tmp_path / "cut.npz"
     cut.write_bytes(good.read_bytes()[:200])
     with pytest.raises(FormatError):
-        formats.load_run_npz(cut)
+        load_run_npz(cut)
     data = dict(np.load(good))
     for key, value, why in [
         ("kind", np.array("dicejack-solution"), "kind"),
@@ -277,7 +284,7 @@ def test_bad_run_files(tmp_path):
         bad = tmp_path / f"bad-{key}.npz"
         np.savez(bad, **{**data, key: value})
         with pytest.raises(FormatError, match=why):
-            formats.load_run_npz(bad)
+            load_run_npz(bad)
     save_legacy_run(good, run)  # the old layout: the same checks, in its own members
     data = dict(np.load(good))
     for key, value, why in [
@@ -292,7 +299,7 @@ def test_bad_run_files(tmp_path):
         bad = tmp_path / f"bad-{key}.npz"
         np.savez(bad, **{**data, key: value})
         with pytest.raises(FormatError, match=why):
-            formats.load_run_npz(bad)
+            load_run_npz(bad)
 
 
 # ----------------------------------------------------------------------------------- CLI
@@ -307,7 +314,7 @@ def test_cli_text_json_csv(capsys):
     assert code == 0 and err == ""
     assert "Best number of dice" in out and "Estimated win probability" in out
     run = handout.learn(HANDOUT, 100.0, 2000, 3)
-    assert out == formats.learn_text(run)
+    assert out == learn_text(run)
     code, out, _ = cli(capsys, "--games", 2000, "--seed", 3, "--format", "json", "--dice", 2)
     data = json.loads(out)
     assert list(data) == ["params", "m", "games", "seed", "best_dice", "win_probability",
@@ -326,8 +333,8 @@ def test_cli_out_and_resume(tmp_path, capsys):
     assert code == 0 and "wrote" in err and path.exists()
     code, out, err = cli(capsys, "--resume", path, "--games", 1000, "--out", path)
     assert code == 0
-    assert same_run(formats.load_run_npz(path), handout.learn(HANDOUT, 2.5, 1000, 1))
-    assert out == formats.learn_text(handout.learn(HANDOUT, 2.5, 1000, 1))
+    assert same_run(load_run_npz(path), handout.learn(HANDOUT, 2.5, 1000, 1))
+    assert out == learn_text(handout.learn(HANDOUT, 2.5, 1000, 1))
 
 
 def test_cli_trace_does_not_change_tables(capsys):
@@ -402,13 +409,13 @@ def test_cli_ctrl_c_saves_a_resumable_run(tmp_path, capsys, monkeypatch):
     assert code == 130 and out == ""
     saved = tmp_path / learner_interrupted_name()
     assert saved.exists() and f"--resume {saved.name} --games 200000" in err
-    partial = formats.load_run_npz(saved)
+    partial = load_run_npz(saved)
     assert 0 < partial.games < 200_000
     assert same_run(partial, handout.learn(HANDOUT, 100.0, partial.games, 8))
     monkeypatch.setattr(learners.Session, "play", real_play)
     code, _, _ = cli(capsys, "--resume", saved, "--games", 200_000, "--out", saved)
     assert code == 0
-    assert same_run(formats.load_run_npz(saved), handout.learn(HANDOUT, 100.0, 200_000, 8))
+    assert same_run(load_run_npz(saved), handout.learn(HANDOUT, 100.0, 200_000, 8))
 
 
 def learner_interrupted_name() -> str:

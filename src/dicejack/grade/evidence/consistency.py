@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dicejack import compare
+from dicejack.compare.hints import table_hints
 from dicejack.grade.evidence.calibration import calibration
 from dicejack.grade.evidence.references import USABLE_SHARE, USABLE_VISITS, References
 from dicejack.grade.evidence.statistic import NULL_SD_FLOOR, p_value, statistic_terms
@@ -109,7 +109,7 @@ def looks_transposed(
         flipped = consistency(refs, policy.T, value.T, decimals).statistic
         return _markedly_better(c, flipped)
     # Without usable states: compare's rule against the truth (states valued 0 hold no estimate).
-    return compare.table_hints(refs.truth, policy, value, no_data=value <= 0).transposed
+    return table_hints(refs.truth, policy, value, no_data=value <= 0).transposed
 
 
 def _markedly_better(c: Consistency, other: float) -> bool:
@@ -144,5 +144,5 @@ def looks_zero_based(
         best = min(consistency(refs, shifted, value, decimals).statistic,
                    consistency(refs, shifted.T, value.T, decimals).statistic)
         return _markedly_better(c, best)
-    return compare.table_hints(refs.truth, pol, value, no_data=~has).zero_based
+    return table_hints(refs.truth, pol, value, no_data=~has).zero_based
 

@@ -22,14 +22,16 @@ from typing import Any
 
 import numpy as np
 
-from dicejack import compare, formats, one_line
+from dicejack import compare
 from dicejack.compare import METRIC_NAMES, Truth, truth_for
+from dicejack.formats.atomic import savez_atomic
 from dicejack.game import DicejackError, Game
 from dicejack.grade.evidence.printed import graded_learned, graded_tables
 from dicejack.grade.evidence.probes import probe_count, probe_plan
 from dicejack.grade.settings import CACHE_VERSION, GradeConfig, GradeWarning
 from dicejack.learners import formulas, handout
 from dicejack.runtime import parallel
+from dicejack.runtime.messages import one_line
 
 __all__ = ["References", "reference_run", "reference_runs", "reference_tie_break",
            "compute_references", "forget_references",
@@ -396,7 +398,7 @@ def reference_runs(
         meta = {**_cache_meta(config), "sha256": _content_hash(arrays)}
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            formats.savez_atomic(path, meta=np.array(json.dumps(meta)), **arrays)
+            savez_atomic(path, meta=np.array(json.dumps(meta)), **arrays)
         except (OSError, DicejackError):
             pass  # a cache we cannot write only costs time
     _MEMO[key] = refs

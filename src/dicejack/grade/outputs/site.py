@@ -34,8 +34,11 @@ from pathlib import Path
 
 import numpy as np
 
-from dicejack import compare, figures, formats
-from dicejack.formats import HtmlColumn, Markup, html_link, html_table, html_text
+from dicejack import compare, formats
+from dicejack.compare.metrics import state_classes
+from dicejack.figures.svg import histogram_svg, submission_heatmaps_svg
+from dicejack.formats import Markup
+from dicejack.formats.html import HtmlColumn, html_link, html_table, html_text
 from dicejack.grade.evidence.power import setting_power
 from dicejack.grade.evidence.references import References
 from dicejack.grade.intake.skip_rules import SITE_MARKER
@@ -246,7 +249,7 @@ def _index_head(refs: References, counted: Sequence[tuple[Grade, str]],
             f"<p>Scores: median {np.median(scores):.1f}, mean {np.mean(scores):.1f} "
             f"(unreadable files count as 0; one file per student: the one whose grade goes "
             f"out).</p>"))
-    body += [Markup("<h2>Scores</h2>"), Markup("<figure>" + figures.histogram_svg(
+    body += [Markup("<h2>Scores</h2>"), Markup("<figure>" + histogram_svg(
         scores, np.arange(0, 101, 10), label="score histogram") + "<figcaption>Submissions per "
         "score band (each bar's tooltip gives its count).</figcaption></figure>")]
     return body
@@ -446,8 +449,8 @@ def _maps(refs: References, g: Grade) -> list[str]:
     if g.consistency is None or g.policy is None or g.probability is None:
         return []
     learned = compare.learned_from_tables(refs.game, g.policy, g.probability)
-    svg = figures.submission_heatmaps_svg(
-        compare.state_classes(refs.truth, learned), g.consistency.score, g.policy,
+    svg = submission_heatmaps_svg(
+        state_classes(refs.truth, learned), g.consistency.score, g.policy,
         refs.truth.solution.optimal, label=f"state maps of {g.submission}")
     return [Markup("<h2>Where it differs</h2>"), Markup(
         "<figure>" + svg + "<figcaption>Left: the printed policy against the optimal one (with "

@@ -20,6 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from dicejack import compare, figures, formats
+from dicejack.compare.metrics import state_classes
+from dicejack.formats.atomic import check_output_file, ensure_output_folder
 from dicejack.formats.escape import markdown_code, markdown_text, safe_text, spreadsheet_cell
 from dicejack.grade.evidence.consistency import Consistency
 from dicejack.grade.evidence.references import References
@@ -131,7 +133,7 @@ def check_output_path(
     if out is None:
         return
     try:
-        formats.check_output_file(out, option=option, hint=hint or None)
+        check_output_file(out, option=option, hint=hint or None)
     except formats.FormatError as exc:
         raise _named(option, str(exc)) from None
     clash = same_as_any(out, inputs)
@@ -176,7 +178,7 @@ def prepare_reports_folder(folder: Path | None) -> None:
     """Create the reports folder, or refuse it (:func:`dicejack.formats.ensure_output_folder`)."""
     if folder is not None:
         try:
-            formats.ensure_output_folder(folder, option="reports", what="reports folder")
+            ensure_output_folder(folder, option="reports", what="reports folder")
         except formats.FormatError as exc:
             raise _named("reports", str(exc)) from None
 
@@ -598,7 +600,7 @@ def write_reports(
             if heatmaps is not None and g.status == Status.OK and g.consistency is not None:
                 image = f"{stem}.png"
                 learned = compare.learned_from_tables(refs.game, g.policy, g.probability)
-                heatmaps.draw(compare.state_classes(refs.truth, learned), g.consistency.score,
+                heatmaps.draw(state_classes(refs.truth, learned), g.consistency.score,
                               f"{g.submission}: {g.score:.1f} / 100, {g.verdict}", folder / image)
             md = folder / f"{stem}.md"
             formats.write_atomic(md, report_markdown(refs, g, image))

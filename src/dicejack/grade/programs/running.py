@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dicejack import formats
+from dicejack.formats.submission import find_table_size
 from dicejack.grade.programs.conventions import CANDIDATES, Convention, Settings
 from dicejack.grade.programs.languages import Program
 from dicejack.runtime import sandbox as sb
@@ -107,7 +107,7 @@ def printed_size(stdout: bytes, n_dice: int) -> int | None:
     if not stdout.strip():
         return None
     try:
-        return formats.find_table_size(stdout, n_dice)
+        return find_table_size(stdout, n_dice)
     except Exception:  # noqa: BLE001 - hostile output never stops the batch
         return None
 

@@ -56,6 +56,7 @@ import numpy as np
 from numba import njit
 
 from dicejack import formats
+from dicejack.formats.atomic import savez_atomic
 from dicejack.grade.evidence.calibration import Calibration, calibration
 from dicejack.grade.evidence.levels import P_INCONSISTENT
 from dicejack.grade.evidence.print_model import rule_tables
@@ -385,7 +386,7 @@ def model_runs(refs: References, cache_dir: str | os.PathLike[str] | None | bool
                       for part in ("values", "sets", "visits")}
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                formats.savez_atomic(path, meta=np.array(json.dumps(_meta(refs))), **arrays)
+                savez_atomic(path, meta=np.array(json.dumps(_meta(refs))), **arrays)
             except (OSError, formats.FormatError):
                 pass  # a cache we cannot write only costs time
     for i, m in enumerate(MODELS):

@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from dicejack import compare, formats, one_line
+from dicejack import compare
+from dicejack.formats.submission import find_table_size, read_submission_text
 from dicejack.game import DicejackError, Game
 from dicejack.grade.evidence.calibration import calibration
 from dicejack.grade.evidence.consistency import (
@@ -57,6 +58,7 @@ from dicejack.grade.scoring.rubric import (
 from dicejack.grade.scoring.students import mark_held, mark_kept
 from dicejack.grade.settings import GradeError, GradeWarning, Status, Verdict
 from dicejack.runtime import parallel
+from dicejack.runtime.messages import one_line
 
 __all__ = ["grade_tables", "grade_text", "grade_file", "grade_entry", "grade_batch",
            "worst_states", "batch_hint"]
@@ -303,14 +305,14 @@ def grade_text(refs: References, text: str | bytes, *, name: str = "submission")
     does a file's. Never raises for bad content: its Grade says why (status error)."""
     label = display_name(name)
     try:
-        sub = formats.read_submission_text(text, refs.game.low, refs.game.n_dice)
+        sub = read_submission_text(text, refs.game.low, refs.game.n_dice)
         g = grade_tables(
             refs, sub.policy, sub.probability, no_data=sub.no_data, layout=sub.layout,
             flags=sub.flags, submission=label, notes=sub.notes,
         )
         return dataclasses.replace(g, lines_read=sub.lines_read)
     except DicejackError as exc:
-        found = formats.find_table_size(text, refs.game.n_dice)
+        found = find_table_size(text, refs.game.n_dice)
         if found is not None and found != refs.game.low:
             return dataclasses.replace(_error(label, one_line(exc)), table_size=found)
         return _error(label, one_line(exc))
