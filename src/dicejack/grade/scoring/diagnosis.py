@@ -169,6 +169,48 @@ _CORRECTED = {"transposed": "the tables printed transposed (rows Y, columns X)",
 
 
 # ------------------------------------------------------------------------------ the learner
+@njit(cache=True, inline="always")
+def _weights(win, lose, me, opp, k, m, bug, f, w):  # pragma: no cover - compiled
+    """The handout's p_J in state (me, opp), with `bug`, into w[1..K]; their sum."""
+    t = 0
+    for j in range(1, k + 1):
+        c = win[me, opp, j] + lose[me, opp, j]
+        t += c
+        if c == 0:
+            f[j] = 0.0 if bug == 5 else 0.5
+        else:
+            f[j] = float(win[me, opp, j] // c) if bug == 6 else win[me, opp, j] / c
+    b = 1
+    for j in range(2, k + 1):
+        if (win[me, opp, j] > win[me, opp, b]) if bug == 4 else (f[j] > f[b]):
+            b = j
+    g = 0.0
+    for j in range(1, k + 1):
+        w[j] = 0.0
+        g += f[j] if j != b else 0.0
+    w[b] = (t * f[b] + m) / (t * f[b] + k * m) if t * f[b] + k * m > 0 else 1.0
+    rest = g * t + (k - 1) * m
+    factor = 1.0 if bug == 1 else 1.0 - w[b]
+    total = 0.0
+    for j in range(1, k + 1):
+        if j != b and rest > 0:
+            w[j] = factor * (t * f[j] + m) / rest
+        total += w[j]
+    return total
+
+
+@njit(cache=True, inline="always")
+def _record(win, lose, log, n, winner, bug):  # pragma: no cover - compiled
+    """Every move of a finished game counted for its mover (x and y swapped with bug 2)."""
+    for i in range(n):
+        mover = log[i, 2]
+        x, y = (log[i, 0], log[i, 1]) if bug == 2 else (log[i, mover], log[i, 1 - mover])
+        if mover == winner:
+            win[x, y, log[i, 3]] += 1
+        else:
+            lose[x, y, log[i, 3]] += 1
+
+
 @njit(cache=True)
 def bug_learn(n_sides, low, high, k, m, games, bug, rng):  # pragma: no cover - compiled
     """The handout's learner with one bug (code: 0 none, 1 the (1 - p_B) factor dropped (the
@@ -192,40 +234,7 @@ def bug_learn(n_sides, low, high, k, m, games, bug, rng):  # pragma: no cover - 
         while True:
             me = score[turn]
             opp = score[1 - turn]
-            t = 0
-            for j in range(1, k + 1):
-                c = win[me, opp, j] + lose[me, opp, j]
-                t += c
-                if c == 0:
-                    f[j] = 0.0 if bug == 5 else 0.5
-                elif bug == 6:
-                    f[j] = float(win[me, opp, j] // c)
-                else:
-                    f[j] = win[me, opp, j] / c
-            b = 1
-            for j in range(2, k + 1):
-                if bug == 4:
-                    if win[me, opp, j] > win[me, opp, b]:
-                        b = j
-                elif f[j] > f[b]:
-                    b = j
-            g = 0.0
-            for j in range(1, k + 1):
-                w[j] = 0.0
-                if j != b:
-                    g += f[j]
-            if t * f[b] + k * m > 0:
-                w[b] = (t * f[b] + m) / (t * f[b] + k * m)
-            else:
-                w[b] = 1.0
-            rest = g * t + (k - 1) * m
-            for j in range(1, k + 1):
-                if j != b and rest > 0:
-                    factor = 1.0 if bug == 1 else 1.0 - w[b]
-                    w[j] = factor * (t * f[j] + m) / rest
-            total = 0.0
-            for j in range(1, k + 1):
-                total += w[j]
+            total = _weights(win, lose, me, opp, k, m, bug, f, w)
             u = rng.random() * total
             jj = k
             acc = 0.0
@@ -241,22 +250,10 @@ def bug_learn(n_sides, low, high, k, m, games, bug, rng):  # pragma: no cover - 
             log[n, 2] = turn
             log[n, 3] = jj
             n += 1
-            s = 0
             for _d in range(jj):
-                s += int(rng.random() * n_sides) + 1
-            score[turn] += s
+                score[turn] += int(rng.random() * n_sides) + 1
             if score[turn] >= low:
-                winner = turn if score[turn] <= high else 1 - turn
-                for i in range(n):
-                    mover = log[i, 2]
-                    if bug == 2:
-                        x, y = log[i, 0], log[i, 1]
-                    else:
-                        x, y = log[i, mover], log[i, 1 - mover]
-                    if mover == winner:
-                        win[x, y, log[i, 3]] += 1
-                    else:
-                        lose[x, y, log[i, 3]] += 1
+                _record(win, lose, log, n, turn if score[turn] <= high else 1 - turn, bug)
                 break
             turn = 1 - turn
     return win, lose, last_j, last_p
