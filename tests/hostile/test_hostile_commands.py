@@ -24,7 +24,7 @@ import pytest
 from dicejack import formats
 from dicejack.cli import main
 from dicejack.formats.json_output import json_safe, json_text
-from dicejack.report import MARKER
+from dicejack.report.writers import MARKER
 from dicejack.runtime import parallel
 
 SMALL_REPORT = ["--games", "10,20", "--seeds", "1", "--workers", "1"]
