@@ -111,11 +111,12 @@ def parse_learners(values: Iterable[str]) -> tuple[str, ...]:
         return check_learners(_words(values))
 
 
-def _split_param(item: str) -> tuple[str, list[str]]:
-    """``--param`` text `item` as (key, value texts): ``[learner.]name`` and the comma list."""
+def _split_param(item: str, named: bool = False) -> tuple[str, list[str]]:
+    """``--param`` text `item` as (key, value texts): ``[learner.]name`` and the comma list
+    (`named`: a key without a name after its dot is refused here too)."""
     key, sep, text = item.partition("=")
     key = key.strip()
-    if not sep or not key or not key.rpartition(".")[2]:
+    if not sep or not key or (named and not key.rpartition(".")[2]):
         raise ReportError(f"--param must be key=value or learner.key=value, got {item!r}")
     return key, [p.strip() for p in text.split(",")]
 
@@ -183,7 +184,7 @@ def parse_game_series(learner_names: Iterable[str] = (), params: Iterable[str] =
         names = check_game_learners(_words(learner_names))
     pairs: list[tuple[str, list[Any]]] = []
     for item in map(str, params):
-        key, texts = _split_param(item)
+        key, texts = _split_param(item, named=True)
         try:
             targets = game_param_targets(names, key)
         except ReportError as exc:
