@@ -126,6 +126,17 @@ def test_the_library_refuses_hold_reasons_that_are_not_its_words(reasons, messag
         grade_lms.lms_hold_reasons(reasons)
 
 
+def test_grade_files_refuses_hold_text_naming_lms_hold_before_any_work(tmp_path):
+    sub = tmp_path / "a.txt"
+    sub.write_text("0 0\n0 0\n")
+    for text in ("review,late", "none"):
+        with pytest.raises(grade.GradeError, match="^lms_hold must be a sequence") as info:
+            grade.grade_files(CONFIG, [sub], out=tmp_path / "g.csv", lms_hold=text,
+                              cache_dir=False)
+        assert info.value.parameters == ("lms_hold",)
+    assert not (tmp_path / "g.csv").exists()
+
+
 def test_cli_hold_keep_and_format_in_any_case(download, tmp_path, capsys):
     lms = tmp_path / "grades.csv"
     code = main(["grade", str(download), "--sides", str(GAME.n_sides), "--low", str(GAME.low),
