@@ -398,6 +398,21 @@ def series_grid(
     return tuple(out)
 
 
+def _value_lists(series: Sequence[SeriesSpec], names: Sequence[str]
+                 ) -> list[tuple[str, list[Any]]]:
+    """The values each learner's parameters take across `series`, as (``learner.name``, values)
+    pairs in the order of `names` and of each learner's parameters, values in order of first
+    appearance."""
+    grid = []
+    for name in names:
+        mine = [dict(s.params) for s in series if s.learner == name]
+        for p in learner_parameters(name):
+            values = list(dict.fromkeys(d[p.name] for d in mine if p.name in d))
+            if values:
+                grid.append((f"{name}.{p.name}", values))
+    return grid
+
+
 #: Learned-table heatmaps drawn in a report at most: one per series, for the first this many.
 LEARNED_FIGURES_LIMIT = 12
 
@@ -516,26 +531,19 @@ class ReportConfig:
         these options name); '' when there is no such command line."""
         names = list(dict.fromkeys(s.learner for s in self.series))
         words = [f"--learner {','.join(names)}"] if names != ["handout"] else []
-        grid: list[tuple[str, list[Any]]] = []
-        ms: list[float] = []
-        for name in names:
-            mine = [dict(s.params) for s in self.series if s.learner == name]
-            for p in learner_parameters(name):
-                values = list(dict.fromkeys(d[p.name] for d in mine if p.name in d))
-                texts = [_value_text(v) for v in values]
-                if not values:
-                    continue
-                if any(not t or "," in t or "=" in t or t != "".join(t.split()) for t in texts):
-                    return ""
-                if name == "handout" and p.name == "m":
-                    ms = values
-                    if texts != ["100"]:
-                        words += [f"-m {t}" for t in texts]
-                else:
-                    grid.append((f"{name}.{p.name}", values))
-                    words.append(f"--param {name}.{p.name}={','.join(texts)}")
+        grid = _value_lists(self.series, names)
+        texts = {key: [_value_text(v) for v in values] for key, values in grid}
+        if any(not t or "," in t or t != "".join(t.split()) for ts in texts.values() for t in ts):
+            return ""  # a value the option text cannot carry
+        for key, ts in texts.items():  # in the learners' order, each's parameters in its own
+            if key != "handout.m":
+                words.append(f"--param {key}={','.join(ts)}")
+            elif ts != ["100"]:
+                words += [f"-m {t}" for t in ts]
+        ms = dict(grid).get("handout.m", [])
         try:
-            same = series_grid(names, grid, ms) == self.series
+            same = series_grid(names, [kv for kv in grid if kv[0] != "handout.m"], ms) \
+                == self.series
         except ReportError:
             same = False
         return " ".join(words) if same else ""
