@@ -35,8 +35,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from dicejack import compare, report
+from dicejack.cli.report_options import parse_games, parse_series
 from dicejack.game import Game
 from dicejack.learners import handout
+from dicejack.report.contents import TIMING_FILE
 
 
 def main() -> None:
@@ -58,8 +60,8 @@ def main() -> None:
         command_times(args)
         return
     game = Game(args.sides, args.low, args.high, args.dice)
-    cfg = report.ReportConfig(game=game, games=report.parse_games(args.games), seeds=args.seeds,
-                              series=report.parse_series([args.learner], args.param))
+    cfg = report.ReportConfig(game=game, games=parse_games(args.games), seeds=args.seeds,
+                              series=parse_series([args.learner], args.param))
 
     with tempfile.TemporaryDirectory() as tmp:
         result = report.make_report(cfg, f"{tmp}/r", workers=args.workers)
@@ -119,7 +121,7 @@ def command_times(args: argparse.Namespace) -> None:
         for i in range(1 + args.repeat):
             out = f"{tmp}/report-{i}"
             wall, cpu = _timed([*command, "--out", out], env)
-            seconds = json.loads(Path(out, report.TIMING_FILE).read_text())["seconds"]
+            seconds = json.loads(Path(out, TIMING_FILE).read_text())["seconds"]
             rows.append((wall, cpu, seconds["compile_warmup"], seconds["figures"]))
     print(f"{' '.join(command[1:] if exe.exists() else command[3:])}  (load average "
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")

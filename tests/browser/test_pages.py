@@ -383,7 +383,7 @@ def test_a_phone_shows_a_card_per_student_with_score_and_verdict(browser, site):
 
 
 def test_report_html_shows_the_report_with_its_figures_inline(browser, tmp_path):
-    cfg = report.ReportConfig(game=CONFIG.game, series=report.parse_series((), (), ("100",)),
+    cfg = report.ReportConfig(game=CONFIG.game, series=report.series_grid(ms=(100,)),
                               games=(20, 200), seeds=2, first_seed=1)
     out = report.make_report(cfg, tmp_path / "rep", workers=1).path
     markdown = (out / "report.md").read_text()

@@ -15,7 +15,7 @@ from dicejack import grade
 from dicejack.cli import main
 from dicejack.grade import Grade
 from dicejack.grade.outputs.lms import DEFAULT_LMS_HOLD, lms_hold_reasons
-from dicejack.grade.scoring.students import mark_held, mark_kept, parse_hold
+from dicejack.grade.scoring.students import check_hold, mark_held, mark_kept
 
 from .support import CONFIG, GAME, GAMES, M, layouts, tables
 
@@ -101,14 +101,40 @@ def test_held_grades_leave_their_lms_cell_empty_and_say_why():
         Grade("c.txt", "ok", score=99.0, verdict="review", flags=("copied",), student="3"),
         Grade("f.txt", "ok", score=10.0, verdict="fail", student="4"),
         Grade("e.txt", "error", student="5", error="empty")])
-    held = mark_held(files, parse_hold(["Review,LATE", "unreadable"]))
+    held = mark_held(files, check_hold(("review", "late", "unreadable", "late")))
     assert [g.held for g in held] == ["", "review, late", "review", "", "unreadable"]
     rows = list(csv.DictReader(io.StringIO(grade_lms.lms_csv(held))))
     assert [r["score"] for r in rows] == ["100.0", "", "", "10.0", ""]
     assert "held back for a look first: review, late" in rows[1]["note"]
-    with pytest.raises(grade.GradeError, match="lms_hold takes review, fail, copied, late, "
-                                               "unreadable"):
-        parse_hold("reviews")
+    assert check_hold(["late", grade.Verdict.REVIEW, "late"]) == ("late", "review")
+
+
+@pytest.mark.parametrize("reasons, message", [
+    (("reviews",), "^lms_hold takes review, fail, copied, late, unreadable, got 'reviews'$"),
+    (("Review",), "^lms_hold takes .*, got 'Review'$"),
+    (("none",), "^lms_hold takes .*, got 'none'$"),
+    ((1,), "^lms_hold takes .*, got 1$"),
+    ("review,late", r"^lms_hold must be a sequence of review, fail, copied, late, unreadable "
+                    r"\(\(\) holds nothing\), got 'review,late'$"),
+    (5, "^lms_hold must be a sequence"),
+])
+def test_the_library_refuses_hold_reasons_that_are_not_its_words(reasons, message):
+    with pytest.raises(grade.GradeError, match=message) as info:
+        check_hold(reasons)
+    assert info.value.parameters == ("lms_hold",)
+    with pytest.raises(grade.GradeError, match="^lms_hold "):
+        grade_lms.lms_hold_reasons(reasons)
+
+
+def test_grade_files_refuses_hold_text_naming_lms_hold_before_any_work(tmp_path):
+    sub = tmp_path / "a.txt"
+    sub.write_text("0 0\n0 0\n")
+    for text in ("review,late", "none"):
+        with pytest.raises(grade.GradeError, match="^lms_hold must be a sequence") as info:
+            grade.grade_files(CONFIG, [sub], out=tmp_path / "g.csv", lms_hold=text,
+                              cache_dir=False)
+        assert info.value.parameters == ("lms_hold",)
+    assert not (tmp_path / "g.csv").exists()
 
 
 def test_cli_hold_keep_and_format_in_any_case(download, tmp_path, capsys):
@@ -136,9 +162,7 @@ def test_only_decided_grades_go_to_the_lms_by_default(download, tmp_path, capsys
     --lms-hold none sends every grade."""
     assert lms_hold_reasons(None) == DEFAULT_LMS_HOLD == (
         "review", "copied", "unreadable")
-    assert lms_hold_reasons("none") == lms_hold_reasons(["NONE"]) == ()
-    with pytest.raises(grade.GradeError, match="lms_hold none sends every grade"):
-        lms_hold_reasons("none,review")
+    assert lms_hold_reasons(()) == () and lms_hold_reasons(["late"]) == ("late",)
     args = ["grade", str(download), "--sides", str(GAME.n_sides), "--low", str(GAME.low),
             "--high", str(GAME.high), "--dice", str(GAME.n_dice), "-m", f"{M:g}", "--games",
             str(GAMES), "--cache", str(tmp_path / "cache")]

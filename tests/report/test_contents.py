@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 
 from dicejack import compare, report
+from dicejack.report.contents import TABLE_METRICS, metrics_json, report_markdown
+from dicejack.report.writers import curve_series
 from tests.games import TINY
 
 GAMES = (10, 30, 100)
@@ -47,14 +49,14 @@ def test_intervals_shown_stay_in_range_and_metrics_json_keeps_the_raw_ends(base)
     # Three seeds at 0.97, 1 and 1: the Student-t interval reaches past 1 (about 1.033).
     study = with_values(base, agreement_decisive=[[0.5, 0.9, 0.97], [0.5, 0.95, 1.0],
                                                   [0.6, 0.95, 1.0]])
-    md = report.report_markdown(study, [])
+    md = report_markdown(study, [])
     percents = [float(v) for v in re.findall(r"(\d+\.\d)%", md)]
     assert percents and max(percents) <= 100.0
     assert "99.0% (95% interval 94.7%..100.0%)" in md
     # cut at 1, the interval is no longer mean ± half: the cell gives its ends
     assert table_cells(md, "agreement_decisive")[-1] == "0.990 (0.947..1.000)"
     assert table_cells(md, "agreement_decisive")[:2] == ["0.533 ± 0.143", "0.933 (0.862..1.000)"]
-    data = report.metrics_json(study)
+    data = metrics_json(study)
     row = next(r for r in data["summary"]
                if r["metric"] == "agreement_decisive" and r["games"] == GAMES[-1])
     assert row["high"] == pytest.approx(1.0330, abs=1e-4)  # raw, as computed
@@ -67,7 +69,7 @@ def test_small_values_keep_their_digits_in_tables_and_text(base):
     # Regret 0.0007 on average: a fixed 3 decimals showed "0.001 ± 0.000" beside "0.00072".
     regret = [[0.1, 0.01, 0.0006], [0.1, 0.012, 0.0007], [0.12, 0.011, 0.0008]]
     study = with_values(base, regret_decisive=regret)
-    md = report.report_markdown(study, [])
+    md = report_markdown(study, [])
     cell = table_cells(md, "regret_decisive")[-1]
     mean, half = (float(v) for v in cell.split(" ± "))
     assert cell == "0.00070 ± 0.00025"
@@ -78,9 +80,9 @@ def test_small_values_keep_their_digits_in_tables_and_text(base):
 
 def test_counts_have_thousands_separators_and_every_column_is_defined(base):
     study = with_values(base, states_with_data=[[2798, 2798, 2798]] * 3)
-    md = report.report_markdown(study, [])
+    md = report_markdown(study, [])
     assert table_cells(md, "states_with_data") == ["2,798.0"] * 3
-    for name in report.TABLE_METRICS:
+    for name in TABLE_METRICS:
         assert f"- `{name}`: {compare.METRIC_HELP[name]}" in md
     assert "- `weighted_agreement`: agreement weighted by optimal visit probability" in md
 
@@ -93,7 +95,7 @@ def test_counts_have_thousands_separators_and_every_column_is_defined(base):
 ])
 def test_the_95_percent_wording_says_what_the_curve_did(base, curve, says):
     study = with_values(base, agreement_decisive=[curve] * 3)
-    md = report.report_markdown(study, [])
+    md = report_markdown(study, [])
     assert says in md
     assert "does not stay above 95%" not in md
 
@@ -101,6 +103,6 @@ def test_the_95_percent_wording_says_what_the_curve_did(base, curve, says):
 def test_the_figures_get_the_clipped_bands(base):
     study = with_values(base, agreement_decisive=[[0.5, 0.9, 0.97], [0.5, 0.95, 1.0],
                                                   [0.6, 0.95, 1.0]])
-    (series,) = report.curve_series(study)
+    (series,) = curve_series(study)
     mean, lo, hi = series.bands["agreement_decisive"]
     assert np.all(hi <= 1.0) and hi[-1] == 1.0 and mean[-1] == pytest.approx(0.99)

@@ -20,7 +20,7 @@ from dicejack.report.game_study import (
     GAME_METRICS,
     GameReportConfig,
     GameSeries,
-    parse_game_series,
+    game_series_grid,
     run_game_study,
 )
 from dicejack.report.game_writers import game_default_out, make_game_report
@@ -32,7 +32,7 @@ GAMES = (50, 300)
 
 @pytest.fixture(scope="module")
 def config():
-    return GameReportConfig("pig", (("goal", 8),), parse_game_series(), games=GAMES, seeds=2)
+    return GameReportConfig("pig", (("goal", 8),), game_series_grid(), games=GAMES, seeds=2)
 
 
 @pytest.fixture(scope="module")
@@ -40,22 +40,44 @@ def study(config):
     return run_game_study(config, workers=1)
 
 
-def test_series_parse_learners_and_parameter_lists():
-    series = parse_game_series(["q-learning,counting"], ["alpha=0.1,0.5", "counting.m=10"])
+def test_series_grid_takes_learners_and_parameter_lists():
+    series = game_series_grid(["q-learning", "Counting"], {"alpha": [0.1, 0.5], "counting.m": 10})
     assert [s.label for s in series] == ["q-learning alpha=0.1", "q-learning alpha=0.5",
                                          "counting m=10"]
-    assert [s.label for s in parse_game_series()] == ["q-learning", "mc-exploring-starts"]
-    with pytest.raises(ReportError, match="no learner 'ucb'"):
-        parse_game_series(["ucb"])
-    with pytest.raises(ReportError, match="no learner in --learner .* 'm'"):
-        parse_game_series(["q-learning"], ["m=3"])
+    assert [s.label for s in game_series_grid()] == ["q-learning", "mc-exploring-starts"]
+    with pytest.raises(ReportError, match="GameSeries"):
+        GameReportConfig("pig", series=("q-learning",))
     with pytest.raises(ReportError, match="alpha must be"):
         GameSeries("q-learning", (("alpha", 2.0),))
 
 
+@pytest.mark.parametrize("kw, message, named", [
+    ({"learners": ["ucb"]}, "no learner 'ucb'", ()),
+    ({"learners": ["q-learning", "q_learning"]}, "^learners names q-learning twice$",
+     ("learners",)),
+    ({"learners": ["q-learning"], "params": {"m": 3}},
+     r"^params\['m'\]: no learner in learners q-learning has a parameter 'm'$",
+     ("params", "learners")),
+    ({"params": {"counting.m": 3}}, r"^params\['counting.m'\]: counting is not in learners "
+     "q-learning,mc-exploring-starts$", ("params", "learners")),
+    ({"params": {"q-learning.zz": 3}}, r"^params\['q-learning.zz'\]: learner q-learning has no "
+     "parameter 'zz'", ("params",)),
+    ({"params": {"alpha": [0.1, 0.1]}}, "the values must be distinct", ("params",)),
+    ({"params": {"alpha": 2.0}}, r"^params\['alpha'\]: q-learning parameter alpha must be",
+     ("params",)),
+    ({"params": {"alpha": [i / 100 for i in range(1, 16)], "epsilon": [i / 20 for i in
+                                                                         range(1, 15)]}},
+     "^params asks for 211 series", ("params",)),
+])
+def test_series_grid_refuses_bad_python_values_naming_the_parameter(kw, message, named):
+    with pytest.raises(ReportError, match=message) as info:
+        game_series_grid(**kw)
+    assert info.value.parameters == named and "--" not in str(info.value)
+
+
 def test_the_command_reads_back_as_the_same_config(config):
-    cfg = GameReportConfig("pig", (("goal", 8),), parse_game_series(
-        ["q-learning"], ["alpha=0.1,0.2"]), games=(100, 200, 500, 1000), seeds=3, first_seed=4)
+    cfg = GameReportConfig("pig", (("goal", 8),), game_series_grid(
+        ["q-learning"], {"alpha": [0.1, 0.2]}), games=(100, 200, 500, 1000), seeds=3, first_seed=4)
     assert cfg.command() == ("dicejack report --game pig --game-param goal=8 --learner "
                              "q-learning --param q-learning.alpha=0.1,0.2 --games 100..1000 "
                              "--seeds 3 --seed 4")
@@ -212,7 +234,7 @@ class Solo:
 def test_a_one_player_games_report_has_no_seats(tmp_path, monkeypatch):
     (tmp_path / "solo.py").write_text(SOLO)
     monkeypatch.chdir(tmp_path)
-    cfg = GameReportConfig("solo.py:Solo", (), parse_game_series(["q-learning"]),
+    cfg = GameReportConfig("solo.py:Solo", (), game_series_grid(["q-learning"]),
                            games=(50, 100), seeds=2)
     out = make_game_report(cfg, workers=1).path
     assert out.as_posix() == "reports/solo-goal4-learners"

@@ -7,7 +7,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import shlex
 
 import numpy as np
 import pytest
@@ -15,6 +14,10 @@ import pytest
 from dicejack import compare, figures, learners, report
 from dicejack.cli import main
 from dicejack.figures.convergence import CURVE_FIGURES
+from dicejack.report.config import LEARNED_FIGURES_LIMIT
+from dicejack.report.contents import TIMING_FILE, metrics_csv, metrics_json, report_markdown
+from dicejack.report.study import games_to_reach, run_one
+from dicejack.report.writers import curve_series, learned_figures
 from tests.games import TINY
 
 TINY_ARGS = ["--sides", "3", "--low", "6", "--high", "7", "--dice", "2"]
@@ -28,16 +31,17 @@ def spec(name: str, **params) -> report.SeriesSpec:
 @pytest.fixture(scope="module")
 def study() -> report.Study:
     """handout (M = 10), q-learning at two alphas and ucb on the tiny game, 3 seeds."""
-    series = report.parse_series(["handout,q-learning", "ucb"], ["q-learning.alpha=0.1,1/n"],
-                                 ["10"])
+    series = report.series_grid(["handout", "q-learning", "ucb"],
+                                {"q-learning.alpha": [0.1, None]}, [10])
     cfg = report.ReportConfig(game=TINY, series=series, games=GAMES, seeds=3, first_seed=4)
     return report.run_study(cfg, workers=1)
 
 
 # ------------------------------------------------------------------------------ the series
-def test_parse_series_scopes_parameters_and_gives_one_series_per_value():
-    got = report.parse_series(["handout,q-learning,mc-epsilon,ucb"],
-                              ["epsilon_min=0.05,0.1", "q-learning.alpha=0.1", "c=2"], ["10,100"])
+def test_series_grid_scopes_parameters_and_gives_one_series_per_value():
+    got = report.series_grid(["handout", "q-learning", "mc-epsilon", "ucb"],
+                             {"epsilon_min": [0.05, 0.1], "q-learning.alpha": 0.1, "c": [2]},
+                             [10, 100])
     assert [s.label for s in got] == [
         "handout M=10", "handout M=100",
         "q-learning epsilon_min=0.05 alpha=0.1", "q-learning epsilon_min=0.1 alpha=0.1",
@@ -48,52 +52,69 @@ def test_parse_series_scopes_parameters_and_gives_one_series_per_value():
     assert got[2].all_params() == {"epsilon": 1.0, "epsilon_min": 0.05, "epsilon_decay": 1000.0,
                                    "alpha": 0.1, "q_init": 0.5}
     # two parameters with lists: every combination, the learner's parameter order
-    both = report.parse_series(["q-learning"], ["alpha=0.1,0.5", "epsilon=0.5,1"])
+    both = report.series_grid(["q-learning"], [("alpha", (0.1, 0.5)), ("epsilon", (0.5, 1))])
     assert [s.label for s in both] == [
         "q-learning epsilon=0.5 alpha=0.1", "q-learning epsilon=0.5 alpha=0.5",
         "q-learning epsilon=1 alpha=0.1", "q-learning epsilon=1 alpha=0.5"]
     # the default: the handout's learner at M = 100, the classic report
-    assert report.parse_series() == (report.SeriesSpec.handout(100),)
-    assert report.parse_series(["thompson"])[0].label == "thompson"
-    # epsilon below the default epsilon_min is fine when epsilon_min is set too
-    low = report.parse_series(["q-learning"], ["epsilon=0.05", "epsilon_min=0.01"])
-    assert low[0].kwargs() == {"epsilon": 0.05, "epsilon_min": 0.01}
+    assert report.series_grid() == (report.SeriesSpec.handout(100),)
+    assert report.series_grid("Thompson")[0].label == "thompson"
+    assert report.series_grid(["q-learning"], {"alpha": None})[0].label == "q-learning alpha=1/n"
 
 
-@pytest.mark.parametrize("learner_names, params, ms, message", [
-    (["handout,nope"], [], [], "unknown learner 'nope'"),
-    (["ucb,ucb"], [], [], "names ucb twice"),
-    (["handout,ucb"], ["alpha=0.1"], [], r"no learner in --learner handout,ucb has a parameter "
-                                          r"'alpha' \(q-learning has it\)"),
-    (["handout"], ["zeta=1"], [], "no bundled learner has it"),
-    (["handout,ucb"], ["q-learning.alpha=0.1"], [], "q-learning is not in --learner handout,ucb"),
-    (["ucb"], ["ucb.alpha=0.1"], [], "learner ucb has no parameter 'alpha'; its parameters: c"),
-    (["ucb"], ["c"], [], "must be key=value"),
-    (["ucb"], ["c=1,,2"], [], "give a value"),
-    (["ucb"], ["c=1,1"], [], "distinct"),
-    (["ucb"], ["c=-1"], [], r"--param c=-1: ucb parameter c must be in"),
-    (["q-learning"], ["alpha=0.1", "q-learning.alpha=0.2"], [], "alpha given twice"),
-    (["handout"], ["m=5"], ["10"], r"M \(-m and --param m\) given twice"),
-    (["ucb"], [], ["10"], "-m sets the handout's M"),
-    (["q-learning"], ["epsilon=0.05"], [], "epsilon_min .* must be <= epsilon"),
+@pytest.mark.parametrize("kw, message, named", [
+    ({"learners": ["handout", "nope"]}, "unknown learner 'nope'", ()),
+    ({"learners": ["ucb", "UCB"]}, "^learners names ucb twice$", ("learners",)),
+    ({"learners": []}, "^no learner given", ()),
+    ({"learners": ["handout", "ucb"], "params": {"alpha": 0.1}},
+     r"^params\['alpha'\]: no learner in learners handout,ucb has a parameter 'alpha' "
+     r"\(q-learning has it\)$", ("params", "learners")),
+    ({"learners": ["ucb"], "params": {"q-learning.alpha": 0.1}},
+     r"^params\['q-learning.alpha'\]: q-learning is not in learners ucb$",
+     ("params", "learners")),
+    ({"learners": ["ucb"], "params": {"ucb.alpha": 0.1}},
+     r"^params\['ucb.alpha'\]: learner ucb has no parameter 'alpha'", ("params",)),
+    ({"learners": ["ucb"], "params": {"c": -1}}, r"^params\['c'\]: ucb parameter c must be in",
+     ("params",)),
+    ({"learners": ["ucb"], "params": {"c": "2"}}, r"^params\['c'\]: ucb parameter c must be a "
+     "number", ("params",)),
+    ({"learners": ["ucb"], "params": {"c": [1, 1.0]}}, "distinct", ("params",)),
+    ({"learners": ["ucb"], "params": {"c": []}}, "give a value", ("params",)),
+    ({"learners": ["ucb"], "params": {"c": list(range(201))}}, "201 values; the limit is 200",
+     ("params",)),
+    ({"learners": ["q-learning"], "params": {"alpha": 0.1, "q-learning.alpha": 0.2}},
+     "^q-learning parameter alpha given twice$", ()),
+    ({"params": {"m": 5}, "ms": [10]}, r"^handout parameter M \(ms and params m\) given twice$",
+     ("ms", "params")),
+    ({"learners": ["ucb"], "ms": [10]}, "^ms sets the handout's M, but learners ucb does not "
+     "include handout$", ("ms", "learners")),
+    ({"ms": ["10"]}, "M must be a number", ()),
+    ({"ms": 10}, "^ms must be a sequence of numbers", ("ms",)),
+    ({"params": "m=10"}, "^params must be a sequence of", ("params",)),
+    ({"params": [("m", 10, 20)]}, "^params must be a mapping", ("params",)),
+    ({"learners": ["q-learning"], "params": {"alpha": [i / 100 for i in range(1, 21)],
+                                              "epsilon": [i / 20 for i in range(2, 13)]}},
+     r"^params and ms ask for 220 series \(q-learning 20 x 11\)", ("params", "ms")),
+    ({"learners": ["q-learning"], "params": {"epsilon": 0.05}}, "epsilon_min .* must be <= "
+     "epsilon", ()),
 ])
-def test_bad_series_are_one_line_report_errors(learner_names, params, ms, message):
+def test_series_grid_refuses_bad_python_values_naming_the_parameter(kw, message, named):
     with pytest.raises(report.ReportError, match=message) as info:
-        report.parse_series(learner_names, params, ms)
-    assert "\n" not in str(info.value)
+        report.series_grid(**kw)
+    assert info.value.parameters == named and "--" not in str(info.value)
 
 
 def test_a_config_takes_ms_or_series_and_names_the_comparison():
     classic = report.ReportConfig(game=TINY, ms=(10.0, 100.0))
     assert not classic.comparison and classic.series == (report.SeriesSpec.handout(10),
                                                          report.SeriesSpec.handout(100))
-    same = report.ReportConfig(game=TINY, series=report.parse_series(["handout"], [], ["10,100"]))
+    same = report.ReportConfig(game=TINY, series=report.series_grid(["handout"], ms=[10, 100]))
     assert same == classic and same.command() == classic.command()
-    mixed = report.ReportConfig(game=TINY, series=report.parse_series(["handout,ucb"]))
+    mixed = report.ReportConfig(game=TINY, series=report.series_grid(["handout", "ucb"]))
     assert mixed.comparison and mixed.ms == (100.0,)
     assert report.ReportConfig(game=TINY, series=(spec("ucb"),)).ms == ()
     assert report.ReportConfig(
-        game=TINY, series=report.parse_series(["handout"], ["tie_break=random"])).comparison
+        game=TINY, series=report.series_grid(["handout"], {"tie_break": "random"})).comparison
     for kw, message in (({"ms": (10.0,), "series": (spec("ucb"),)}, "not both"),
                         ({"series": ()}, "no series"),
                         ({"series": (spec("ucb"), spec("ucb"))}, "distinct: ucb twice"),
@@ -102,20 +123,15 @@ def test_a_config_takes_ms_or_series_and_names_the_comparison():
             report.ReportConfig(game=TINY, **kw)
 
 
-def test_the_command_of_a_comparison_reads_back_as_its_series():
-    series = report.parse_series(["handout,q-learning,ucb"],
-                                 ["epsilon_min=0.05,0.1", "q-learning.alpha=1/n,0.1"], ["10,100"])
+def test_the_command_of_a_comparison_names_its_series():
+    series = report.series_grid(["handout", "q-learning", "ucb"],
+                                {"epsilon_min": [0.05, 0.1], "q-learning.alpha": [None, 0.1]},
+                                [10, 100])
     cfg = report.ReportConfig(game=TINY, series=series, games=GAMES, seeds=2)
-    command = cfg.command()
-    assert command == (
+    assert cfg.command() == (
         "dicejack report --sides 3 --low 6 --high 7 --dice 2 --learner handout,q-learning,ucb "
         "-m 10 -m 100 --param q-learning.epsilon_min=0.05,0.1 --param q-learning.alpha=1/n,0.1 "
         "--games 10,30,100 --seeds 2")
-    words = shlex.split(command)[2:]
-    opts = {"--learner": [], "--param": [], "-m": []}
-    for key, value in zip(words[::2], words[1::2], strict=True):
-        opts.setdefault(key, []).append(value)
-    assert report.parse_series(opts["--learner"], opts["--param"], opts["-m"]) == series
     # series no command line gives (q-learning alpha=0.1 but not at epsilon_min=0.5) say so
     odd = report.ReportConfig(game=TINY, series=(spec("q-learning", alpha=0.1),
                                                  spec("q-learning", epsilon_min=0.5)))
@@ -140,7 +156,7 @@ def test_several_learners_in_one_study_measure_each_learners_own_runs(study):
         np.testing.assert_array_equal(study.values(q)[1, i],
                                       [metrics[name] for name in compare.METRIC_NAMES])
     # the handout series is the classic M report's run, number for number
-    classic = report.run_one((3, 6, 7, 2), 10.0, 6, GAMES)
+    classic = run_one((3, 6, 7, 2), 10.0, 6, GAMES)
     np.testing.assert_array_equal(study.values(10.0)[2], classic.values)
     assert study.runs_for("handout M=10")[2].m == 10.0 and np.isnan(study.runs_for("ucb")[0].m)
     # different learners learn differently
@@ -155,19 +171,19 @@ def test_games_to_reach_by_hand():
                        [0.5, 0.90, 0.95, 0.99],   # at 1000
                        [0.5, 0.60, 0.70, 0.80],   # never
                        [0.9, 0.97, 0.98, 0.99]])  # at 100
-    r = report.games_to_reach(values, games, 0.95)
+    r = games_to_reach(values, games, 0.95)
     # means: 0.6, 0.8575, 0.8925, 0.9425: the mean never reaches 0.95
     assert r.mean is None and r.per_seed == (100, 1000, None, 100)
     assert r.median == 550.0 and r.first == 100 and r.last is None and r.reached == 3
-    r = report.games_to_reach(values[[0, 1, 3]], games, 0.95)
+    r = games_to_reach(values[[0, 1, 3]], games, 0.95)
     # means: 0.6333, 0.9433, 0.9567, 0.99: first at 1000
     assert r.mean == 1000 and r.median == 100.0 and (r.first, r.last) == (100, 1000)
-    r = report.games_to_reach(values[[2, 0]], games, 0.95)
+    r = games_to_reach(values[[2, 0]], games, 0.95)
     assert r.median is None and r.reached == 1  # the middle of (100, never) is never
 
 
 def test_the_games_to_95_table_is_what_the_studys_values_give(study):
-    md = report.report_markdown(study, [])
+    md = report_markdown(study, [])
     k = compare.METRIC_NAMES.index("agreement_decisive")
     for s in study.config.series:
         values = study.values(s)[:, :, k]
@@ -194,7 +210,7 @@ def test_the_games_to_95_table_is_what_the_studys_values_give(study):
 
 
 def test_the_conclusions_are_computed_from_the_numbers(study):
-    md = report.report_markdown(study, [])
+    md = report_markdown(study, [])
     score = {s.label: study.metric(s, "score_vs_optimal")[0][-1] for s in study.config.series}
     best = max(score, key=score.get)
     assert (f"**Best against the optimal player after 100 games:** {best} scores "
@@ -211,13 +227,13 @@ def test_the_conclusions_are_computed_from_the_numbers(study):
 
 
 def test_metrics_files_name_the_series(study):
-    rows = list(csv.reader(io.StringIO(report.metrics_csv(study))))
+    rows = list(csv.reader(io.StringIO(metrics_csv(study))))
     assert rows[0] == ["series", "learner", "games", "seed", "metric", "value"]
     assert len(rows) - 1 == 4 * 3 * len(GAMES) * len(compare.METRIC_NAMES)
     assert {(r[0], r[1]) for r in rows[1:]} == {
         ("handout M=10", "handout"), ("q-learning alpha=0.1", "q-learning"),
         ("q-learning alpha=1/n", "q-learning"), ("ucb", "ucb")}
-    data = report.metrics_json(study)
+    data = metrics_json(study)
     assert [s["label"] for s in data["series"]] == [s.label for s in study.config.series]
     assert data["series"][2]["params"]["alpha"] is None  # 1/n
     assert "m" not in data and data["summary"][0]["series"] == "handout M=10"
@@ -236,7 +252,7 @@ def test_metrics_files_name_the_series(study):
 # ------------------------------------------------------------------------------ figures
 def test_every_curve_figure_has_one_curve_per_series(study):
     labels = [s.label for s in study.config.series]
-    series = report.curve_series(study)
+    series = curve_series(study)
     assert [s.label for s in series] == labels
     for _, _, panels, _ in CURVE_FIGURES:
         fig = figures.curves_figure(GAMES, series, panels)
@@ -244,7 +260,7 @@ def test_every_curve_figure_has_one_curve_per_series(study):
             named = [line.get_label() for line in ax.get_lines()
                      if not line.get_label().startswith("_")]
             assert named == labels
-    learned = report.learned_figures(study)
+    learned = learned_figures(study)
     assert [f.name for f in learned] == [
         "learned_handout_m10.png", "learned_q-learning_alpha0.1.png",
         "learned_q-learning_alpha1-n.png", "learned_ucb.png"]
@@ -252,18 +268,20 @@ def test_every_curve_figure_has_one_curve_per_series(study):
 
 
 def test_past_ten_series_curves_change_style_and_learned_maps_stop_at_the_cap():
-    values = ",".join(str(v) for v in np.round(np.linspace(0.05, 0.65, 13), 2))
-    series = report.parse_series(["q-learning"], [f"alpha={values}"])
+    values = [float(v) for v in np.round(np.linspace(0.05, 0.65, 13), 2)]
+    series = report.series_grid(["q-learning"], {"alpha": values})
     cfg = report.ReportConfig(game=TINY, series=series, games=(5,), seeds=1)
     small = report.run_study(cfg, workers=1)
     curves = report.curve_series(small)
     fig = figures.curves_figure((5,), curves, CURVE_FIGURES[0][2][:1])
+    curves = curve_series(small)
+    fig = figures.curves_figure((5,), curves, figures.CURVE_FIGURES[0][2][:1])
     lines = [line for line in fig.axes[0].get_lines() if not line.get_label().startswith("_")]
     assert len(lines) == 13
     assert [line.get_linestyle() for line in lines] == ["-"] * 10 + ["--"] * 3
     assert lines[0].get_color() == lines[10].get_color()
-    assert len(report.learned_figures(small)) == report.LEARNED_FIGURES_LIMIT == 12
-    md = report.report_markdown(small, [])
+    assert len(learned_figures(small)) == LEARNED_FIGURES_LIMIT == 12
+    md = report_markdown(small, [])
     assert "Learned tables are drawn for the first 12 of the 13 series." in md
 
 
@@ -280,7 +298,7 @@ def test_report_command_compares_learners_and_a_rerun_reproduces_it(tmp_path, ca
     assert "figures/learned_handout_m100.png" in names
     assert "figures/learned_q-learning_alpha0.1.png" in names
     for name in names:
-        if name != report.TIMING_FILE:
+        if name != TIMING_FILE:
             assert (a / name).read_bytes() == (b / name).read_bytes(), name
     md = (a / "report.md").read_text(encoding="utf-8")
     command = ("dicejack report --sides 3 --low 6 --high 7 --dice 2 --learner handout,q-learning "
@@ -428,16 +446,16 @@ def test_a_handout_only_report_is_the_classic_m_report(tmp_path):
     classic = report.run_study(report.ReportConfig(game=TINY, ms=(10.0, 100.0), games=GAMES,
                                                    seeds=2), workers=1)
     via = report.run_study(report.ReportConfig(
-        game=TINY, series=report.parse_series(["handout"], [], ["10", "100"]), games=GAMES,
+        game=TINY, series=report.series_grid(["handout"], ms=[10, 100]), games=GAMES,
         seeds=2), workers=1)
-    assert report.metrics_csv(via) == report.metrics_csv(classic)
-    assert report.metrics_csv(classic).startswith("m,games,seed,metric,value\n")
-    assert report.metrics_json(via) == report.metrics_json(classic)
-    assert "series" not in report.metrics_json(classic)
-    figs = [(f.caption, f"figures/{f.name}") for f in report.learned_figures(classic)]
+    assert metrics_csv(via) == metrics_csv(classic)
+    assert metrics_csv(classic).startswith("m,games,seed,metric,value\n")
+    assert metrics_json(via) == metrics_json(classic)
+    assert "series" not in metrics_json(classic)
+    figs = [(f.caption, f"figures/{f.name}") for f in learned_figures(classic)]
     assert [name for _, name in figs] == ["figures/learned_m10.png", "figures/learned_m100.png"]
-    md = report.report_markdown(classic, figs)
-    assert md == report.report_markdown(via, figs)
+    md = report_markdown(classic, figs)
+    assert md == report_markdown(via, figs)
     assert md.startswith("# Convergence report: ") and "- **M = 10.**" in md
     assert "Games needed" not in md and md.count("Right: green") == 2
-    assert [s.label for s in report.curve_series(classic)] == ["M = 10", "M = 100"]
+    assert [s.label for s in curve_series(classic)] == ["M = 10", "M = 100"]

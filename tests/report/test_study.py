@@ -10,6 +10,7 @@ import pytest
 
 from dicejack import compare, report
 from dicejack.learners import handout
+from dicejack.report.study import interval, run_one
 from dicejack.runtime import frames, parallel
 from tests.games import TINY
 
@@ -22,16 +23,16 @@ def tiny_config(**kw) -> report.ReportConfig:
 
 # ------------------------------------------------------------------------------ statistics
 def test_interval_is_the_student_t_interval():
-    mean, lo, hi = report.interval(np.array([[1.0], [2.0], [3.0]]))
+    mean, lo, hi = interval(np.array([[1.0], [2.0], [3.0]]))
     half = 4.302652729911275 / math.sqrt(3)  # t(0.975, 2) * sd(=1) / sqrt(3)
     assert mean[0] == 2.0
     assert lo[0] == pytest.approx(2 - half) and hi[0] == pytest.approx(2 + half)
-    mean, lo, hi = report.interval(np.array([[1.0, np.nan], [np.nan, np.nan]]))
+    mean, lo, hi = interval(np.array([[1.0, np.nan], [np.nan, np.nan]]))
     assert mean[0] == 1.0 and math.isnan(lo[0]) and math.isnan(mean[1])
 
 
 def test_a_run_measures_every_metric_at_every_checkpoint():
-    r = report.run_one((3, 6, 7, 2), 10.0, 5, (10, 30, 100))
+    r = run_one((3, 6, 7, 2), 10.0, 5, (10, 30, 100))
     assert r.values.shape == (3, len(compare.METRIC_NAMES)) and r.games == (10, 30, 100)
     t = compare.truth_for((3, 6, 7, 2))
     run = handout.learn(TINY, 10.0, 100, 5, checkpoints=(10, 30))

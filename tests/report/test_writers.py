@@ -12,6 +12,9 @@ import pytest
 
 from dicejack import compare, figures, report
 from dicejack.cli import main
+from dicejack.report.contents import TIMING_FILE, report_markdown
+from dicejack.report.study import run_one
+from dicejack.report.writers import MARKER, default_out, existing_kind
 from tests.games import TINY
 
 
@@ -21,14 +24,6 @@ def tiny_config(**kw) -> report.ReportConfig:
     return report.ReportConfig(**args)
 
 
-def test_the_package_keeps_every_name_its_callers_use():
-    for name in report.__all__:
-        assert getattr(report, name) is not None, name
-    for name in ("map_tasks", "progress_bar", "open_executor", "CLASS_COLORS", "DEFAULT_M",
-                 "DEFAULT_GAMES", "parse_ms", "parse_games", "ReportError", "make_report"):
-        assert name in report.__all__
-
-
 def test_report_runs_end_to_end_and_writes_every_file(tmp_path):
     out = tmp_path / "rep"
     cfg = tiny_config()
@@ -36,13 +31,13 @@ def test_report_runs_end_to_end_and_writes_every_file(tmp_path):
     assert result.path == out
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
     assert files == [
-        report.MARKER,
+        MARKER,
         "figures/agreement.csv", "figures/agreement.png",
         "figures/learned_m10.png", "figures/learned_m100.png",
         "figures/learned_m100_seeds.png", "figures/learned_m10_seeds.png",
         "figures/optimal.png", "figures/probability_error.csv", "figures/probability_error.png",
         "figures/regret.csv", "figures/regret.png",
-        "metrics.csv", "metrics.json", "report.html", "report.md", report.TIMING_FILE,
+        "metrics.csv", "metrics.json", "report.html", "report.md", TIMING_FILE,
     ]
     for png in out.glob("figures/*.png"):
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -66,21 +61,21 @@ def test_report_runs_end_to_end_and_writes_every_file(tmp_path):
     assert f"P*(0,0) = {study.truth.p00:.6f}" in md
     assert "timing.json" in md and " s wall" not in md and "Run time" not in md
     assert "timing" not in json.dumps(data)
-    timing = json.loads((out / report.TIMING_FILE).read_text())
+    timing = json.loads((out / TIMING_FILE).read_text())
     assert timing["command"] == cfg.command() and timing["moves"] == sum(r.moves for r in
                                                                           study.runs)
     assert {"total", "learner_runs", "learning_cpu", "figures"} <= set(timing["seconds"])
     for name in ("agreement.png", "probability_error.png", "regret.png", "optimal.png"):
         assert f"figures/{name}" in md
     # Each run is exactly what a direct run_one gives for its seed.
-    direct = report.run_one((3, 6, 7, 2), 10.0, 5, (10, 30, 100))
+    direct = run_one((3, 6, 7, 2), 10.0, 5, (10, 30, 100))
     np.testing.assert_array_equal(study.values(10.0)[1], direct.values)
 
 
 def test_the_markdown_lists_the_decisive_states_still_wrong(tmp_path):
     study = report.run_study(tiny_config(ms=(0.0,), games=(3, 10)), workers=1)
     rows = study.wrong_decisive(0.0)
-    md = report.report_markdown(study, [])
+    md = report_markdown(study, [])
     assert rows and "Decisive states still wrong after 10 games (in how many of 3 seeds)" in md
     for x, y, count, optimal, gap in rows[:15]:
         assert f"| <{x},{y}> | {count} | {', '.join(map(str, optimal))} | {gap:.4f} |" in md
@@ -90,7 +85,7 @@ def test_an_existing_report_is_replaced_only_when_the_new_one_is_complete(tmp_pa
     out = tmp_path / "rep"
     out.mkdir()
     (out / "old.txt").write_text("old report")
-    (out / report.MARKER).write_text("")  # an earlier report: dicejack's to replace
+    (out / MARKER).write_text("")  # an earlier report: dicejack's to replace
     cfg = tiny_config(ms=(10.0,), seeds=1, games=(10,))
 
     def broken(*args, **kwargs):
@@ -100,7 +95,7 @@ def test_an_existing_report_is_replaced_only_when_the_new_one_is_complete(tmp_pa
     with pytest.raises(RuntimeError):
         report.make_report(cfg, out, workers=1)
     assert os.listdir(tmp_path) == ["rep"]
-    assert sorted(os.listdir(out)) == sorted([report.MARKER, "old.txt"])
+    assert sorted(os.listdir(out)) == sorted([MARKER, "old.txt"])
     monkeypatch.undo()
     report.make_report(cfg, out, workers=1)
     assert not (out / "old.txt").exists() and (out / "report.md").exists()
@@ -138,13 +133,13 @@ def test_each_kind_of_study_has_its_own_default_folder_and_never_replaces_the_ot
     assert main(["report", *tiny, "--learner", "handout,ucb"]) == 0
     capsys.readouterr()
     m_report, comparison = Path("reports/s3-l6-h7-d2"), Path("reports/learners-s3-l6-h7-d2")
-    assert report.existing_kind(m_report) == "convergence report"
-    assert report.existing_kind(comparison) == "learner comparison"
+    assert existing_kind(m_report) == "convergence report"
+    assert existing_kind(comparison) == "learner comparison"
     assert "Convergence report" in (m_report / "report.md").read_text()
     assert "Learner comparison" in (comparison / "report.md").read_text()
-    assert report.default_out(tiny_config()) == m_report
-    assert report.default_out(report.ReportConfig(
-        game=TINY, series=report.parse_series(["ucb"]))) == comparison
+    assert default_out(tiny_config()) == m_report
+    assert default_out(report.ReportConfig(
+        game=TINY, series=report.series_grid(["ucb"]))) == comparison
     # an explicit --out holding the other kind: refused up front, the old report untouched
     before = (m_report / "report.md").read_bytes()
     assert main(["report", *tiny, "--learner", "ucb", "--out", str(m_report)]) == 2
@@ -201,9 +196,9 @@ def test_a_rerun_reproduces_every_file_byte_for_byte_whatever_the_workers(tmp_pa
     monkeypatch.chdir(tmp_path)
     second = report.make_report(cfg, "two", workers=2).path
     a, b = folder_bytes(first), folder_bytes(tmp_path / second)
-    assert a.keys() == b.keys() and report.TIMING_FILE in a
+    assert a.keys() == b.keys() and TIMING_FILE in a
     differ = [name for name in a if a[name] != b[name]]
-    assert differ == [report.TIMING_FILE]
+    assert differ == [TIMING_FILE]
     md = a["report.md"].decode("utf-8")
     assert str(tmp_path) not in md and cfg.command() in md
     for name, data in a.items():

@@ -15,6 +15,7 @@ from dicejack.cli.common import (
     HighOpt,
     LowOpt,
     SidesOpt,
+    UsageError,
     WorkersOpt,
     app,
     count_parser,
@@ -41,6 +42,27 @@ def flag_names() -> Iterator[None]:
         if not exc.parameters:
             raise
         raise GradeError(exc.naming(FLAGS)) from None
+
+
+def parse_hold(values: list[str] | None) -> tuple[str, ...] | None:
+    """--lms-hold's text as the library's lms_hold: None when not given (the library's default),
+    ``none`` alone () (every grade goes out), else the reasons of the comma lists, any case,
+    each once; a one-line error naming the choices for anything else."""
+    from dicejack.grade.scoring.students import HOLD_REASONS
+
+    if values is None:
+        return None
+    words = [w.strip().lower() for item in values for w in str(item).split(",") if w.strip()]
+    if "none" in words:
+        if len(words) > 1:
+            raise UsageError("--lms-hold none sends every grade; give it alone, or a list of "
+                             f"{', '.join(HOLD_REASONS)}")
+        return ()
+    bad = [w for w in words if w not in HOLD_REASONS]
+    if bad:
+        raise UsageError(f"--lms-hold takes {', '.join(HOLD_REASONS)} (comma-separated), got "
+                         f"{bad[0]!r}")
+    return tuple(dict.fromkeys(words))
 
 
 # The command's arguments and options (its CLI), named so that its signature stays short.
@@ -187,6 +209,7 @@ def grade_cmd(
     dicejack grade my_output.txt -m 100 --games 100000
     """
     options = dict(locals())
+    options["lms_hold"] = parse_hold(lms_hold)
     if run:  # programs, not printouts: cli/grade_run.py
         return _grade_run(options)
     _refuse_run_flags(plan, runs, input_spec, unsafe_no_sandbox, run_timeout)

@@ -21,7 +21,7 @@ def runs_path(out: Path) -> Path:
 def grade_run_cmd(
     *, submissions: list[Path], sides: int, low: int, high: int, dice: int, m: float,
     games: int, out: Path | None, reports: Path | None, html: Path | None,
-    lms_csv: Path | None, lms_format: str, lms_hold: list[str] | None, keep: str,
+    lms_csv: Path | None, lms_format: str, lms_hold: tuple[str, ...] | None, keep: str,
     lms_assignment: str, references: int, seed: int, workers: int | None,
     cache: Path | None, plan: Path | None, runs: int | None, input_spec: str | None,
     unsafe_no_sandbox: bool, timeout: float,

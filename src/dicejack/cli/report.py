@@ -123,34 +123,37 @@ def report_cmd(
     --param q-learning.alpha=0.1
     """
     from dicejack import report as rep
+    from dicejack.cli import report_options as opts
+    from dicejack.report.config import DEFAULT_GAMES
 
     if game_spec is not None or game_param:
         _report_game(ctx, game_spec, game_param, learner, param, m, games, seed, out,
                      figure_format, workers, dask)
         return
     game = make_game(sides, low, high, dice)
-    config = rep.ReportConfig(
-        game=game,
-        series=rep.parse_series(learner or (), param or (), m or ()),
-        games=rep.parse_games(games) if games is not None else rep.DEFAULT_GAMES,
-        seeds=seeds,
-        first_seed=seed,
-        figure_formats=tuple(f for f in figure_format.split(",") if f.strip()),
-    )
-    if workers is not None and workers < 1:
-        raise rep.ReportError(f"--workers must be >= 1, got {workers}")
-    result = rep.make_report(config, out, workers=workers, dask=dask, progress=True)
+    with opts.flag_names():
+        config = rep.ReportConfig(
+            game=game,
+            series=opts.parse_series(learner or (), param or (), m or ()),
+            games=opts.parse_games(games) if games is not None else DEFAULT_GAMES,
+            seeds=seeds,
+            first_seed=seed,
+            figure_formats=opts.parse_figure_formats(figure_format),
+        )
+        if workers is not None and workers < 1:
+            raise rep.ReportError(f"--workers must be >= 1, got {workers}")
+        result = rep.make_report(config, out, workers=workers, dask=dask, progress=True)
     _echo_wrote(result)
 
 
 def _echo_wrote(result: "Report") -> None:
     """On stderr: the folder written and where the run's time went."""
-    from dicejack import report as rep
+    from dicejack.report.contents import TIMING_FILE
 
     t = result.study.timing
     typer.echo(
         f"wrote {result.path}/ (report.md, report.html, figures/, metrics.csv, metrics.json; run "
-        f"times in {rep.TIMING_FILE}) in "
+        f"times in {TIMING_FILE}) in "
         f"{t['total']:.1f} s: solve {t['solve']:.2f} s, compile/warm-up {t['warmup']:.2f} s, "
         f"learner runs {t['runs_wall']:.1f} s "
         f"(learning {t['learn_cpu']:.1f} s CPU, metrics {t['metrics_cpu']:.1f} s CPU), "
@@ -166,6 +169,7 @@ def _report_game(ctx: typer.Context, spec: str | None, items: list[str] | None,
     """`report --game`: a convergence report of learners of a protocol game
     (dicejack.report.game_writers)."""
     from dicejack import report as rep
+    from dicejack.cli import report_options as opts
     from dicejack.games import parse_game_params
     from dicejack.report import game_study, game_writers
 
@@ -182,25 +186,19 @@ def _report_game(ctx: typer.Context, spec: str | None, items: list[str] | None,
         raise UsageError(f"{', '.join(given)} {verb} not apply to --game (give the game's "
                          "parameters as --game-param KEY=VALUE)")
     seeds = ctx.params["seeds"] if typed("seeds") else game_study.GAME_DEFAULT_SEEDS
-    config = game_study.GameReportConfig(
-        game_spec=spec,
-        game_params=tuple(parse_game_params(items).items()),
-        series=game_study.parse_game_series(learner or (), param or ()),
-        games=rep.parse_games(games) if games is not None else game_study.GAME_DEFAULT_GAMES,
-        seeds=seeds,
-        first_seed=seed,
-        figure_formats=tuple(f for f in figure_format.split(",") if f.strip()),
-    )
-    if workers is not None and workers < 1:
-        raise rep.ReportError(f"--workers must be >= 1, got {workers}")
-    result = game_writers.make_game_report(config, out, workers=workers, dask=dask,
-                                           progress=True)
-    t = result.study.timing
-    typer.echo(
-        f"wrote {result.path}/ (report.md, report.html, figures/, metrics.csv, metrics.json; run "
-        f"times in {rep.TIMING_FILE}) in {t['total']:.1f} s: solve {t['solve']:.2f} s, "
-        f"compile/warm-up {t['warmup']:.2f} s, learner runs {t['runs_wall']:.1f} s (learning "
-        f"{t['learn_cpu']:.1f} s CPU, metrics {t['metrics_cpu']:.1f} s CPU), figures "
-        f"{t['plot']:.1f} s",
-        err=True,
-    )
+    with opts.flag_names():
+        config = game_study.GameReportConfig(
+            game_spec=spec,
+            game_params=tuple(parse_game_params(items).items()),
+            series=opts.parse_game_series(learner or (), param or ()),
+            games=opts.parse_games(games) if games is not None else
+            game_study.GAME_DEFAULT_GAMES,
+            seeds=seeds,
+            first_seed=seed,
+            figure_formats=opts.parse_figure_formats(figure_format),
+        )
+        if workers is not None and workers < 1:
+            raise rep.ReportError(f"--workers must be >= 1, got {workers}")
+        result = game_writers.make_game_report(config, out, workers=workers, dask=dask,
+                                               progress=True)
+    _echo_wrote(result)

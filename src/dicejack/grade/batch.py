@@ -113,7 +113,7 @@ def plan_outputs(
     gradescope: str | os.PathLike[str] | None = None,
     gradescope_visibility: str = "visible",
     keep: str = "latest",
-    lms_hold: Sequence[str] | str | None = None,
+    lms_hold: Sequence[str] | None = None,
 ) -> OutputPlan:
     """The outputs of a batch of `paths` (:func:`grade_files` says what each is), or GradeError
     (one line) for a bad setting, a missing input, two outputs naming one file, or an output
@@ -229,7 +229,7 @@ def grade_files(
     gradescope: str | os.PathLike[str] | None = None,
     gradescope_visibility: str = "visible",
     keep: str = "latest",
-    lms_hold: Sequence[str] | str | None = None,
+    lms_hold: Sequence[str] | None = None,
     cache_dir: str | os.PathLike[str] | None | bool = None,
     workers: int | None = None,
     dask: str | None = None,
@@ -245,9 +245,10 @@ def grade_files(
     :func:`dicejack.grade.lms.lms_csv`) and the Gradescope results.json (`gradescope`: exactly
     one submission), each when given. `keep` chooses which of a student's files goes out
     (latest or best: :func:`dicejack.grade.students.mark_kept`), `lms_hold` which grades stay
-    out of the LMS CSV for a human look (:func:`dicejack.grade.students.mark_held`; by default
-    review, copied and unreadable: :data:`~dicejack.grade.lms.DEFAULT_LMS_HOLD`; ``"none"`` or
-    ``()`` sends every grade); the gradebook says both (`kept`, `held`). `diagnose`: name the
+    out of the LMS CSV for a human look (:func:`dicejack.grade.students.mark_held`: a tuple of
+    ``"review"``, ``"fail"``, ``"copied"``, ``"late"``, ``"unreadable"``; by default review,
+    copied and unreadable: :data:`~dicejack.grade.lms.DEFAULT_LMS_HOLD`; ``()`` sends every
+    grade); the gradebook says both (`kept`, `held`). `diagnose`: name the
     likely cause of every output that did not pass (:mod:`dicejack.grade.diagnosis`: bug models
     played once per setting and cached beside the reference runs).
 

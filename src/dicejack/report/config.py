@@ -1,30 +1,36 @@
-"""What a convergence report studies: its settings, read from the command line and checked.
+"""What a convergence report studies: its settings, as Python values, checked.
 
-Owns the settings, not the running. :class:`ReportConfig` says what to study (a game, the series,
-checkpoint game counts, seeds) and :meth:`ReportConfig.command` is the `dicejack report` command
-line that reproduces it; :func:`parse_series` / :func:`parse_games` / :func:`parse_ms` read them
-from the command line's text, :func:`check_games` / :func:`check_ms` check them. A series
-(:class:`SeriesSpec`) is one curve: a bundled learner of :mod:`dicejack.learners` and the
-parameters set for it (the handout's learner with M = 100 by default; ``-m 10,100`` is one series
-per M). Bad settings raise :class:`ReportError`, the error of the whole report package.
+Owns the settings, not the running, and not the command line's text (``--games 100..1e6``,
+``-m 10,100``, ``--param key=v,w``: :mod:`dicejack.cli.report_options` reads it into the Python
+values taken here). :class:`ReportConfig` says what to study (a game, the series, checkpoint game
+counts, seeds) and :meth:`ReportConfig.command` writes the `dicejack report` command line that
+reproduces it (a formatter: nothing here parses). A series (:class:`SeriesSpec`) is one curve: a
+bundled learner of :mod:`dicejack.learners` and the parameters set for it (the handout's learner
+with M = 100 by default); :func:`series_grid` builds the series of several learners and lists of
+parameter values (one series per combination); :func:`check_games` / :func:`check_ms` check
+checkpoints and M values. Bad settings raise :class:`ReportError`, the error of the whole report
+package, whose message names the Python parameter at fault (``games``, ``ms``, ``params``...) so
+that the command line can say its own flags instead (:meth:`ReportError.naming`).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from dicejack import formats, learners
+from dicejack import learners
 from dicejack.figures.base import check_formats
 from dicejack.game import HANDOUT_GAME, DicejackError, Game
 from dicejack.learners import checks, formulas
+from dicejack.learners import parameters as learner_parameters
 
 __all__ = [
+    "Parameter",
     "ReportError",
     "HANDOUT_GAME",
     "DEFAULT_SEEDS",
@@ -34,13 +40,13 @@ __all__ = [
     "DEFAULT_M",
     "DEFAULT_GAMES",
     "series_125",
-    "parse_games",
     "check_games",
-    "parse_ms",
     "check_ms",
     "SeriesSpec",
-    "parse_learners",
-    "parse_series",
+    "check_learners",
+    "param_targets",
+    "series_grid",
+    "series_pairs",
     "LEARNED_FIGURES_LIMIT",
     "ReportConfig",
 ]
@@ -49,8 +55,33 @@ DEFAULT_SEEDS = 10
 DEFAULT_M = (100.0,)
 
 
+class Parameter(str):
+    """The name of a Python parameter inside a :class:`ReportError`'s message (``games``,
+    ``ms``, ``params``)."""
+
+    __slots__ = ()
+
+
 class ReportError(DicejackError):
-    """Bad report parameters or an output folder that cannot be written."""
+    """Bad report parameters or an output folder that cannot be written.
+
+    The message is made of `parts`; those that are a :class:`Parameter` name the Python
+    parameter at fault (``games``, ``ms``, ``learners``, ``params``, ``seeds``, ``out``...), so
+    that a command line can say them as its own flags (:meth:`naming`), exactly where they stand
+    and nowhere else."""
+
+    def __init__(self, *parts: str) -> None:
+        super().__init__("".join(parts))
+        self.parts = parts
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        """The parameters the message names, in order."""
+        return tuple(str.__str__(p) for p in self.parts if isinstance(p, Parameter))
+
+    def naming(self, names: Mapping[str, str]) -> str:
+        """The message with each parameter said as `names` says it (unknown ones as they are)."""
+        return "".join(names.get(p, p) if isinstance(p, Parameter) else p for p in self.parts)
 
 
 # ------------------------------------------------------------------------------ parameters
@@ -81,41 +112,47 @@ SERIES_LIMIT = 200
 
 
 def _check_limit(games: int) -> None:
+    """ReportError naming `games` when a checkpoint is past
+    :data:`dicejack.learners.checks.GAMES_LIMIT`."""
     try:
-        checks.check_games_limit(games, "--games")
+        checks.check_games_limit(games, "")
     except checks.LearnerError as exc:
-        raise ReportError(str(exc)) from None
+        raise ReportError(Parameter("games"), str(exc)) from None
 
 
-def _parse_count(text: str) -> int:
-    """One checkpoint of --games in the notation of every count (formats.parse_count; commas
-    separate checkpoints here, so no thousands separators)."""
-    try:
-        return formats.parse_count(text, "game count")
-    except formats.FormatError as exc:
-        raise ReportError(str(exc)) from None
+def _sequence(values: Any, name: str, what: str) -> tuple[Any, ...]:
+    """`values` as a tuple, or ReportError naming parameter `name` when it is not a sequence
+    (a string of text included: the command line's text is read in the cli)."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise ReportError(Parameter(name), f" must be a sequence of {what}, got {values!r}")
+    return tuple(values)
 
 
-def parse_games(text: str) -> tuple[int, ...]:
-    """'100,1000,10000' (strictly increasing) or 'A..B' (the 1-2-5 series from A to B)."""
-    text = text.strip()
-    if ".." in text:
-        first, _, last = text.partition("..")
-        a, b = _parse_count(first), _parse_count(last)
-        _check_limit(b)
-        if a < 1 or b <= a:
-            raise ReportError(f"game counts must be positive and increasing, got {text}")
-        return series_125(a, b)
-    parts = [p for p in text.split(",") if p.strip()]
-    if not parts:
-        raise ReportError("no game counts given")
-    return check_games(tuple(_parse_count(p) for p in parts))
+def series_pairs(params: Any) -> list[tuple[str, Any]]:
+    """The (key, values) pairs of `params` (a mapping or pairs) of :func:`series_grid` and
+    :func:`dicejack.report.game_study.game_series_grid`; ReportError naming `params` else."""
+    if isinstance(params, Mapping):
+        return list(params.items())
+    items = list(_sequence(params, "params", "(key, values) pairs or a mapping"))
+    if any(not isinstance(i, (tuple, list)) or len(i) != 2 for i in items):
+        raise ReportError(Parameter("params"), " must be a mapping from parameter names to "
+                          f"values, or (name, values) pairs, got {params!r}")
+    return [tuple(i) for i in items]
+
+
+def _whole(value: Any) -> int:
+    """A game count given in Python as a whole number (an int, or a float that is whole)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (int, np.integer, float, np.floating)) or (
+            isinstance(value, (float, np.floating)) and not float(value).is_integer()):
+        raise ReportError(Parameter("games"), f" must be whole numbers, got {value!r}")
+    return int(value)
 
 
 def check_games(games: Sequence[int]) -> tuple[int, ...]:
-    """Validate checkpoint game counts: non-empty, positive, strictly increasing, at most
+    """Validate checkpoint game counts: non-empty, whole, positive, strictly increasing, at most
     :data:`dicejack.learners.checks.GAMES_LIMIT`."""
-    games = tuple(int(g) for g in games)
+    games = tuple(_whole(g) for g in _sequence(games, "games", "game counts"))
     if not games:
         raise ReportError("no game counts given")
     _check_limit(max(games))
@@ -128,29 +165,15 @@ def check_games(games: Sequence[int]) -> tuple[int, ...]:
     return games
 
 
-def parse_ms(values: Sequence[str | float]) -> tuple[float, ...]:
-    """M values from repeated options and/or comma lists: '-m 10 -m 100' or '-m 10,100'."""
-    out: list[float] = []
-    for item in values:
-        for part in str(item).split(","):
-            part = part.strip()
-            if not part:
-                continue
-            try:
-                out.append(float(part))
-            except ValueError:
-                raise ReportError(f"M must be a number, got {part!r}") from None
-    return check_ms(out)
-
-
 def check_ms(ms: Sequence[float]) -> tuple[float, ...]:
     """Validate M values: at least one, each finite and >= 0, no repeats."""
+    ms = _sequence(ms, "ms", "numbers")
     if not ms:
         raise ReportError("no M given")
     clean = []
     for m in ms:
         try:
-            clean.append(formulas.check_m(float(m)))
+            clean.append(formulas.check_m(m))
         except checks.LearnerError as exc:
             raise ReportError(str(exc)) from None
     if len(set(clean)) != len(clean):
@@ -243,81 +266,79 @@ class SeriesSpec:
         return learners.check_learner_params(self.learner, self.kwargs())
 
 
-def parse_learners(values: Iterable[str]) -> tuple[str, ...]:
-    """Learner names from repeated options and/or comma lists: ``--learner handout,ucb``; each a
-    bundled learner (:data:`dicejack.learners.NAMES`), none twice."""
-    names: list[str] = []
-    for item in values:
-        for part in str(item).split(","):
-            if not part.strip():
-                continue
-            try:
-                name = learners.canonical_name(part)
-            except learners.LearnerError as exc:
-                raise ReportError(str(exc)) from None
-            if name in names:
-                raise ReportError(f"--learner names {name} twice")
-            names.append(name)
-    if not names:
+def check_learners(names: Iterable[str]) -> tuple[str, ...]:
+    """Learner names, each a bundled learner (:data:`dicejack.learners.NAMES`, any spelling) or
+    the user's ``MODULE:Class``, as canonical names; none twice, at least one."""
+    if isinstance(names, (str, bytes)):
+        names = (names,)
+    out: list[str] = []
+    for item in names:
+        try:
+            name = learners.canonical_name(item)
+        except learners.LearnerError as exc:
+            raise ReportError(str(exc)) from None
+        if name in out:
+            raise ReportError(Parameter("learners"), f" names {name} twice")
+        out.append(name)
+    if not out:
         raise ReportError("no learner given; choose from: " + ", ".join(learners.NAMES))
-    return tuple(names)
+    return tuple(out)
 
 
-def _param_values(name: str, key: str, text: str, item: str) -> list[Any]:
-    """The comma list `text` of values of learner `name`'s parameter `key`, each parsed and
-    checked, none twice."""
-    spec = next((p for p in learners.parameters(name) if p.name == key), None)
-    if spec is None:
-        valid = ", ".join(p.name for p in learners.parameters(name)) or "none"
-        raise ReportError(f"--param {item}: learner {name} has no parameter {key!r}; its "
-                          f"parameters: {valid}")
-    parts = [p.strip() for p in text.split(",")]
-    if len(parts) > SERIES_LIMIT:
-        raise ReportError(f"--param {key}=...: {len(parts):,} values; the limit is "
-                          f"{SERIES_LIMIT:,} series in one report")
-    if not all(parts):
-        raise ReportError(f"--param {item}: give a value, or a comma list of values, after '='")
-    try:
-        values = [spec.parse(name, p) for p in parts]
-    except learners.LearnerError as exc:
-        raise ReportError(f"--param {item}: {exc}") from None
-    if len({repr(v) for v in values}) != len(values):
-        raise ReportError(f"--param {item}: the values must be distinct")
-    return values
-
-
-def _split_param(item: str) -> tuple[str | None, str, str]:
-    """``--param`` text `item` as (scope, key, values text); scope is None without a dot."""
-    key, sep, text = item.partition("=")
-    key = key.strip()
-    if not sep or not key:
-        raise ReportError(f"--param must be key=value or learner.key=value, got {item!r}")
-    scope, dot, pname = key.rpartition(".")
-    return (scope if dot else None), pname, text
-
-
-def _param_targets(names: tuple[str, ...], item: str, scope: str | None, pname: str
-                   ) -> list[str]:
-    """The learners of `names` that ``--param`` `item` sets: its scope, else every listed
-    learner with a parameter `pname` (an error, with a hint, if none has)."""
-    if scope is not None:
+def param_targets(names: Sequence[str], key: str) -> list[tuple[str, learners.Param]]:
+    """What a parameter `key` of :func:`series_grid` sets among the learners `names` (canonical,
+    from :func:`check_learners`): ``learner.name`` that learner's parameter, a bare ``name``
+    that of every learner listed that has it (an error, with a hint, if none has); as
+    (learner, its :class:`~dicejack.learners.Param`) pairs."""
+    scope, dot, pname = str(key).strip().rpartition(".")
+    if dot:
         try:
             learners.learner_class(scope)
         except learners.LearnerError as exc:
-            raise ReportError(f"--param {item}: {exc}") from None
+            raise ReportError(str(exc)) from None
         if scope not in names:
-            raise ReportError(f"--param {item}: {scope} is not in --learner "
-                              f"{','.join(names)}")
-        return [scope]
-    targets = [n for n in names if any(p.name == pname for p in learners.parameters(n))]
+            raise ReportError(f"{scope} is not in ", Parameter("learners"),
+                              f" {','.join(names)}")
+        specs = learners.parameters(scope)
+        spec = next((p for p in specs if p.name == pname), None)
+        if spec is None:
+            valid = ", ".join(p.name for p in specs) or "none"
+            raise ReportError(f"learner {scope} has no parameter {pname!r}; its parameters: "
+                              f"{valid}")
+        return [(scope, spec)]
+    targets = [(n, p) for n in names for p in learners.parameters(n) if p.name == pname]
     if not targets:
         others = [n for n in learners.NAMES
                   if any(p.name == pname for p in learners.parameters(n))]
         hint = (f" ({', '.join(others)} has it)" if others else
                 " (no bundled learner has it)")
-        raise ReportError(f"--param {item}: no learner in --learner {','.join(names)} "
+        raise ReportError("no learner in ", Parameter("learners"), f" {','.join(names)} "
                           f"has a parameter {pname!r}{hint}")
     return targets
+
+
+def _values(given: Any) -> list[Any]:
+    """A parameter's values in :func:`series_grid`: a list or tuple of them, or one value."""
+    return list(given) if isinstance(given, (list, tuple)) else [given]
+
+
+def _checked_values(name: str, spec: learners.Param, key: str, given: Any) -> list[Any]:
+    """The values `given` for learner `name`'s parameter `spec` (`key` of `params`), each
+    checked, at most :data:`SERIES_LIMIT`, none twice."""
+    values = _values(given)
+    where = (Parameter("params"), f"[{key!r}]")
+    if not values:
+        raise ReportError(*where, ": give a value, or a list of values")
+    if len(values) > SERIES_LIMIT:
+        raise ReportError(*where, f": {len(values):,} values; the limit is {SERIES_LIMIT:,} "
+                          "series in one report")
+    try:
+        values = [spec.check(name, v) for v in values]
+    except learners.LearnerError as exc:
+        raise ReportError(*where, f": {exc}") from None
+    if len({repr(v) for v in values}) != len(values):
+        raise ReportError(*where, ": the values must be distinct")
+    return values
 
 
 def _check_series_count(names: tuple[str, ...], settings: dict[str, dict[str, list[Any]]]
@@ -328,45 +349,68 @@ def _check_series_count(names: tuple[str, ...], settings: dict[str, dict[str, li
     if total > SERIES_LIMIT:
         shown = " + ".join(f"{n} {' x '.join(str(len(v)) for v in settings[n].values()) or 1}"
                            for n in names)
-        raise ReportError(f"--param and -m ask for {total:,} series ({shown}); the limit is "
-                          f"{SERIES_LIMIT:,} series in one report")
+        raise ReportError(Parameter("params"), " and ", Parameter("ms"), f" ask for {total:,} "
+                          f"series ({shown}); the limit is {SERIES_LIMIT:,} series in one report")
 
 
-def parse_series(
-    learner_names: Iterable[str] = (), params: Iterable[str] = (), ms: Iterable[str] = ()
+def series_grid(
+    learners: Iterable[str] = ("handout",),
+    params: Mapping[str, Any] | Iterable[tuple[str, Any]] = (),
+    ms: Sequence[float] = (),
 ) -> tuple[SeriesSpec, ...]:
-    """The series of ``--learner``, ``--param`` and ``-m`` (the command line's text).
+    """The series of several learners and lists of parameter values, one per combination.
 
-    learner_names: comma lists or repeats (default handout). params: ``key=value`` sets `key`
-    for every listed learner that has it (an error if none has), ``learner.key=value`` for that
-    learner only; a comma list of values gives one series per value. ms: the handout's M (as
-    ``--param handout.m=``). Series come in the order of the learners, then of the values, the
-    parameters combined in every way (the learner's parameter order, the last varying fastest).
+    `learners`: names (:func:`check_learners`; default the handout's). `params`: a mapping (or
+    (key, values) pairs) from ``name`` (every listed learner that has it; an error if none has)
+    or ``learner.name`` (that learner only) to a value or a list of values, one series per value,
+    e.g. ``{"q-learning.alpha": [0.1, None], "epsilon_min": 0.05}``. `ms`: the handout's M values
+    (as ``handout.m``). Series come in the order of the learners, then of the values, the
+    parameters combined in every way (the learner's parameter order, the last varying fastest);
+    at most :data:`SERIES_LIMIT`.
     """
-    given = [str(v) for v in learner_names]
-    names = parse_learners(given) if given else ("handout",)
+    names = check_learners(learners)
     settings: dict[str, dict[str, list[Any]]] = {n: {} for n in names}
-    ms = [str(v) for v in ms]
+    ms = _sequence(ms, "ms", "numbers")
     if ms:
         if "handout" not in names:
-            raise ReportError(f"-m sets the handout's M, but --learner {','.join(names)} does "
-                              "not include handout")
-        settings["handout"]["m"] = list(parse_ms(ms))
-    for item in params:
-        item = str(item)
-        scope, pname, text = _split_param(item)
-        for name in _param_targets(names, item, scope, pname):
-            if pname in settings[name]:
-                what = "M (-m and --param m)" if (name, pname) == ("handout", "m") else pname
-                raise ReportError(f"{name} parameter {what} given twice")
-            settings[name][pname] = _param_values(name, pname, text, item)
+            raise ReportError(Parameter("ms"), " sets the handout's M, but ",
+                              Parameter("learners"), f" {','.join(names)} does not include "
+                              "handout")
+        settings["handout"]["m"] = list(check_ms(ms))
+    for key, given in series_pairs(params):
+        try:
+            targets = param_targets(names, key)
+        except ReportError as exc:
+            raise ReportError(Parameter("params"), f"[{key!r}]: ", *exc.parts) from None
+        for name, spec in targets:
+            if spec.name in settings[name]:
+                if (name, spec.name) == ("handout", "m"):
+                    raise ReportError("handout parameter M (", Parameter("ms"), " and ",
+                                      Parameter("params"), " m) given twice")
+                raise ReportError(f"{name} parameter {spec.name} given twice")
+            settings[name][spec.name] = _checked_values(name, spec, key, given)
     _check_series_count(names, settings)
     out: list[SeriesSpec] = []
     for name in names:
-        keys = [p.name for p in learners.parameters(name) if p.name in settings[name]]
+        keys = [p.name for p in learner_parameters(name) if p.name in settings[name]]
         for combo in itertools.product(*(settings[name][k] for k in keys)):
             out.append(SeriesSpec(name, tuple(zip(keys, combo, strict=True))))
     return tuple(out)
+
+
+def _value_lists(series: Sequence[SeriesSpec], names: Sequence[str]
+                 ) -> list[tuple[str, list[Any]]]:
+    """The values each learner's parameters take across `series`, as (``learner.name``, values)
+    pairs in the order of `names` and of each learner's parameters, values in order of first
+    appearance."""
+    grid = []
+    for name in names:
+        mine = [dict(s.params) for s in series if s.learner == name]
+        for p in learner_parameters(name):
+            values = list(dict.fromkeys(d[p.name] for d in mine if p.name in d))
+            if values:
+                grid.append((f"{name}.{p.name}", values))
+    return grid
 
 
 #: Learned-table heatmaps drawn in a report at most: one per series, for the first this many.
@@ -379,7 +423,7 @@ class ReportConfig:
     0..seeds-1.
 
     Give either `ms` (the handout's learner, one series per M; default M = 100) or `series`
-    (:class:`SeriesSpec` each, e.g. from :func:`parse_series`); afterwards both are set: `ms`
+    (:class:`SeriesSpec` each, e.g. from :func:`series_grid`); afterwards both are set: `ms`
     lists the M values of the handout series. A study whose series are all the handout's learner
     with only M set is a classic M report (its files as before the learners came); any other is a
     comparison of learners (:attr:`comparison`).
@@ -397,9 +441,10 @@ class ReportConfig:
 
     def __post_init__(self) -> None:
         if not isinstance(self.game, Game):
-            raise ReportError(f"game must be a Game, got {type(self.game).__name__}")
+            raise ReportError(Parameter("game"), f" must be a Game, got "
+                              f"{type(self.game).__name__}")
         if self.series is None:
-            ms = check_ms(tuple(self.ms if self.ms is not None else DEFAULT_M))
+            ms = check_ms(self.ms if self.ms is not None else DEFAULT_M)
             series = tuple(SeriesSpec.handout(m) for m in ms)
         else:
             series, ms = self._checked_series()
@@ -409,7 +454,7 @@ class ReportConfig:
         try:
             fmts = check_formats(("png", *(self.figure_formats or ())))
         except ValueError as exc:
-            raise ReportError(f"--figure-format: {exc}") from None
+            raise ReportError(Parameter("figure_formats"), f": {exc}") from None
         object.__setattr__(self, "figure_formats", fmts)
         self._check_seeds()
 
@@ -427,7 +472,8 @@ class ReportConfig:
                               "in one report")
         bad = [s for s in series if not isinstance(s, SeriesSpec)]
         if bad:
-            raise ReportError(f"series must be SeriesSpec, got {type(bad[0]).__name__}")
+            raise ReportError(Parameter("series"), " must be SeriesSpec, got "
+                              f"{type(bad[0]).__name__}")
         for kind, values in (("series", series), ("series labels", [s.label for s in series]),
                              ("series file names", [s.slug for s in series])):
             twice = [v for i, v in enumerate(values) if v in values[:i]]
@@ -447,12 +493,12 @@ class ReportConfig:
         than TOTAL_GAMES_LIMIT games, or a first seed out of range (run after the series and
         games are set)."""
         if isinstance(self.seeds, bool) or not isinstance(self.seeds, (int, np.integer)):
-            raise ReportError(f"seeds must be a whole number, got {self.seeds!r}")
+            raise ReportError(Parameter("seeds"), f" must be a whole number, got {self.seeds!r}")
         if self.seeds < 1:
-            raise ReportError(f"seeds must be >= 1, got {self.seeds}")
+            raise ReportError(Parameter("seeds"), f" must be >= 1, got {self.seeds}")
         if self.seeds > SEEDS_LIMIT:
-            raise ReportError(f"--seeds {self.seeds} is more than the limit of {SEEDS_LIMIT:,} "
-                              "learner runs per series")
+            raise ReportError(Parameter("seeds"), f" {self.seeds} is more than the limit of "
+                              f"{SEEDS_LIMIT:,} learner runs per series")
         total = self.seeds * len(self.series) * self.games[-1]
         what = "M" if not self.comparison else "series"
         try:
@@ -480,32 +526,27 @@ class ReportConfig:
         return f"M = {series.m:g}" if not self.comparison else series.label
 
     def _series_options(self) -> str:
-        """--learner, -m and --param options that :func:`parse_series` reads back as the
-        series; '' when there is no such command line."""
+        """--learner, -m and --param options that give back exactly the series (the same
+        learners and value lists, combined in every way: :func:`series_grid` on the values
+        these options name); '' when there is no such command line."""
         names = list(dict.fromkeys(s.learner for s in self.series))
         words = [f"--learner {','.join(names)}"] if names != ["handout"] else []
-        for name in names:
-            mine = [s for s in self.series if s.learner == name]
-            keys = [p.name for p in learners.parameters(name)
-                    if any(p.name in dict(s.params) for s in mine)]
-            for key in keys:
-                values = list(dict.fromkeys(_value_text(dict(s.params).get(key)) for s in mine
-                                            if key in dict(s.params)))
-                if name == "handout" and key == "m":
-                    if values != ["100"]:
-                        words += [f"-m {v}" for v in values]
-                else:
-                    words.append(f"--param {name}.{key}={','.join(values)}")
-        options = " ".join(words)
+        grid = _value_lists(self.series, names)
+        texts = {key: [_value_text(v) for v in values] for key, values in grid}
+        if any(not t or "," in t or t != "".join(t.split()) for ts in texts.values() for t in ts):
+            return ""  # a value the option text cannot carry
+        for key, ts in texts.items():  # in the learners' order, each's parameters in its own
+            if key != "handout.m":
+                words.append(f"--param {key}={','.join(ts)}")
+            elif ts != ["100"]:
+                words += [f"-m {t}" for t in ts]
+        ms = dict(grid).get("handout.m", [])
         try:
-            same = parse_series(
-                [",".join(names)],
-                [w.removeprefix("--param ") for w in words if w.startswith("--param ")],
-                [w.removeprefix("-m ") for w in words if w.startswith("-m ")],
-            ) == self.series
+            same = series_grid(names, [kv for kv in grid if kv[0] != "handout.m"], ms) \
+                == self.series
         except ReportError:
             same = False
-        return options if same else ""
+        return " ".join(words) if same else ""
 
     def command(self) -> str:
         """The `dicejack report` command line that reproduces this study (for series built in

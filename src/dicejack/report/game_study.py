@@ -24,7 +24,7 @@ import itertools
 import math
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,16 +33,18 @@ import numpy as np
 from dicejack.figures.base import check_formats
 from dicejack.games import GameDefinitionError, game_label, game_params, make_game
 from dicejack.learners import checks
-from dicejack.learners.base import check_params, format_value
+from dicejack.learners.base import Param, check_params, format_value
 from dicejack.learners.game_learners import GAME_LEARNERS, game_space
 from dicejack.learners.game_session import game_learner_class, learn_game
 from dicejack.report.config import (
     SEEDS_LIMIT,
     SERIES_LIMIT,
     TOTAL_GAMES_LIMIT,
+    Parameter,
     ReportError,
     check_games,
     series_125,
+    series_pairs,
 )
 from dicejack.report.study import games_to_reach, interval
 from dicejack.runtime import parallel
@@ -55,7 +57,9 @@ __all__ = [
     "GAME_DEFAULT_SEEDS",
     "GAME_DEFAULT_LEARNERS",
     "GameSeries",
-    "parse_game_series",
+    "check_game_learners",
+    "game_param_targets",
+    "game_series_grid",
     "GameReportConfig",
     "GameRunResult",
     "run_game_one",
@@ -132,85 +136,84 @@ class GameSeries:
         return dict(self.params)
 
 
-def _game_learner_names(learner_names: Iterable[str]) -> list[str]:
-    """The learners of protocol games in ``--learner`` (comma lists or repeats), canonical and
-    none twice; :data:`GAME_DEFAULT_LEARNERS` when none is given."""
-    names: list[str] = []
-    for item in learner_names:
-        for part in str(item).split(","):
-            if not part.strip():
-                continue
-            try:
-                name = game_learner_class(part.strip()).NAME
-            except checks.LearnerError as exc:
-                raise ReportError(str(exc)) from None
-            if name in names:
-                raise ReportError(f"--learner names {name} twice")
-            names.append(name)
-    return names or list(GAME_DEFAULT_LEARNERS)
+def check_game_learners(names: Iterable[str]) -> tuple[str, ...]:
+    """Learners of protocol games (a bundled name in any spelling, or ``FILE.py:Class``) as
+    their canonical names, none twice; :data:`GAME_DEFAULT_LEARNERS` when none is given."""
+    if isinstance(names, (str, bytes)):
+        names = (names,)
+    out: list[str] = []
+    for item in names:
+        try:
+            name = game_learner_class(str(item).strip()).NAME
+        except checks.LearnerError as exc:
+            raise ReportError(str(exc)) from None
+        if name in out:
+            raise ReportError(Parameter("learners"), f" names {name} twice")
+        out.append(name)
+    return tuple(out) or GAME_DEFAULT_LEARNERS
 
 
-def _game_param_targets(names: list[str], item: Any, scope: str | None, pname: str
-                        ) -> list[str]:
-    """The learners of `names` that ``--param`` `item` sets: its scope (None without a dot),
-    else every listed learner with a parameter `pname` (an error if none has)."""
-    if scope is not None:
+def game_param_targets(names: Sequence[str], key: str) -> list[tuple[str, Param]]:
+    """What a parameter `key` of :func:`game_series_grid` sets among the learners `names`
+    (canonical): ``learner.name`` that learner's parameter, a bare ``name`` that of every
+    learner listed that has it (an error if none has); as (learner, its Param) pairs."""
+    scope, dot, pname = str(key).strip().rpartition(".")
+    if dot:
         scope = scope.strip().lower().replace("_", "-")
         if scope not in names:
-            raise ReportError(f"--param {item}: {scope} is not in --learner "
-                              f"{','.join(names)}")
-        return [scope]
-    targets = [n for n in names if any(p.name == pname for p in GAME_LEARNERS[n].PARAMS)]
+            raise ReportError(f"{scope} is not in ", Parameter("learners"),
+                              f" {','.join(names)}")
+        spec = next((p for p in GAME_LEARNERS[scope].PARAMS if p.name == pname), None)
+        if spec is None:
+            valid = ", ".join(p.name for p in GAME_LEARNERS[scope].PARAMS)
+            raise ReportError(f"learner {scope} has no parameter {pname!r}; its parameters: "
+                              f"{valid}")
+        return [(scope, spec)]
+    targets = [(n, p) for n in names for p in GAME_LEARNERS[n].PARAMS if p.name == pname]
     if not targets:
-        raise ReportError(f"--param {item}: no learner in --learner {','.join(names)} "
-                          f"has a parameter {pname!r}")
+        raise ReportError("no learner in ", Parameter("learners"), f" {','.join(names)} has a "
+                          f"parameter {pname!r}")
     return targets
 
 
-def _game_param_values(name: str, pname: str, text: str, item: Any,
-                       already: dict[str, list[Any]]) -> list[Any]:
-    """The comma list `text` of values of learner `name`'s parameter `pname`, each parsed and
-    checked, at most :data:`SERIES_LIMIT`, none twice; an error if `already` (the learner's
-    settings so far) has `pname`."""
-    spec = next((p for p in GAME_LEARNERS[name].PARAMS if p.name == pname), None)
-    if spec is None:
-        valid = ", ".join(p.name for p in GAME_LEARNERS[name].PARAMS)
-        raise ReportError(f"--param {item}: learner {name} has no parameter {pname!r}; "
-                          f"its parameters: {valid}")
-    if pname in already:
-        raise ReportError(f"{name} parameter {pname} given twice")
-    parts = [p.strip() for p in text.split(",")]
-    if not all(parts) or len(parts) > SERIES_LIMIT:
-        raise ReportError(f"--param {item}: give a value, or a comma list of at most "
-                          f"{SERIES_LIMIT} values, after '='")
+def _game_values(name: str, spec: Param, key: str, given: Any) -> list[Any]:
+    """The values `given` (a list or tuple of them, or one value) for learner `name`'s
+    parameter `spec`, each checked, at most :data:`SERIES_LIMIT`, none twice."""
+    values = list(given) if isinstance(given, (list, tuple)) else [given]
+    where = (Parameter("params"), f"[{key!r}]")
+    if not values or len(values) > SERIES_LIMIT:
+        raise ReportError(*where, f": give a value, or a list of at most {SERIES_LIMIT} values")
     try:
-        values = [spec.parse(name, p) for p in parts]
+        values = [spec.check(name, v) for v in values]
     except checks.LearnerError as exc:
-        raise ReportError(f"--param {item}: {exc}") from None
+        raise ReportError(*where, f": {exc}") from None
     if len({repr(v) for v in values}) != len(values):
-        raise ReportError(f"--param {item}: the values must be distinct")
+        raise ReportError(*where, ": the values must be distinct")
     return values
 
 
-def parse_game_series(learner_names: Iterable[str] = (), params: Iterable[str] = ()
-                      ) -> tuple[GameSeries, ...]:
-    """The series of ``--learner`` and ``--param`` for a game report: learners of protocol
-    games (comma lists or repeats; default :data:`GAME_DEFAULT_LEARNERS`); ``key=v[,v...]`` for
-    every listed learner with `key` (an error if none has it), ``learner.key=...`` for one; a
-    comma list gives one series per value, parameters combined in every way."""
-    names = _game_learner_names(learner_names)
+def game_series_grid(learners: Iterable[str] = GAME_DEFAULT_LEARNERS,
+                     params: Mapping[str, Any] | Iterable[tuple[str, Any]] = ()
+                     ) -> tuple[GameSeries, ...]:
+    """The series of a game report: learners of protocol games (:func:`check_game_learners`);
+    `params` maps ``name`` (every listed learner with it; an error if none has it) or
+    ``learner.name`` to a value or a list of values, one series per value, the parameters
+    combined in every way (at most :data:`SERIES_LIMIT` series)."""
+    names = check_game_learners(learners)
     settings: dict[str, dict[str, list[Any]]] = {n: {} for n in names}
-    for item in params:
-        key, sep, text = str(item).partition("=")
-        scope, dot, pname = key.strip().rpartition(".")
-        if not sep or not pname:
-            raise ReportError(f"--param must be key=value or learner.key=value, got {item!r}")
-        for name in _game_param_targets(names, item, scope if dot else None, pname):
-            settings[name][pname] = _game_param_values(name, pname, text, item, settings[name])
+    for key, given in series_pairs(params):
+        try:
+            targets = game_param_targets(names, key)
+        except ReportError as exc:
+            raise ReportError(Parameter("params"), f"[{key!r}]: ", *exc.parts) from None
+        for name, spec in targets:
+            if spec.name in settings[name]:
+                raise ReportError(f"{name} parameter {spec.name} given twice")
+            settings[name][spec.name] = _game_values(name, spec, key, given)
     total = sum(math.prod(len(v) for v in settings[n].values()) for n in names)
     if total > SERIES_LIMIT:
-        raise ReportError(f"--param asks for {total:,} series; the limit is {SERIES_LIMIT:,} "
-                          "series in one report")
+        raise ReportError(Parameter("params"), f" asks for {total:,} series; the limit is "
+                          f"{SERIES_LIMIT:,} series in one report")
     out = []
     for name in names:
         keys = [p.name for p in GAME_LEARNERS[name].PARAMS if p.name in settings[name]]
@@ -253,9 +256,9 @@ class GameReportConfig:
     def __post_init__(self) -> None:
         object.__setattr__(self, "game_params", tuple((str(k), v) for k, v in
                                                       dict(self.game_params).items()))
-        series = tuple(self.series) or parse_game_series()
+        series = tuple(self.series) or game_series_grid()
         if any(not isinstance(s, GameSeries) for s in series):
-            raise ReportError("series must be GameSeries")
+            raise ReportError(Parameter("series"), " must be GameSeries")
         if len(series) > SERIES_LIMIT:
             raise ReportError(f"{len(series):,} series; the limit is {SERIES_LIMIT:,}")
         for kind, values in (("series labels", [s.label for s in series]),
@@ -267,12 +270,13 @@ class GameReportConfig:
         try:
             fmts = check_formats(("png", *(self.figure_formats or ())))
         except ValueError as exc:
-            raise ReportError(f"--figure-format: {exc}") from None
+            raise ReportError(Parameter("figure_formats"), f": {exc}") from None
         object.__setattr__(self, "figure_formats", fmts)
         if isinstance(self.seeds, bool) or not isinstance(self.seeds, (int, np.integer)):
-            raise ReportError(f"seeds must be a whole number, got {self.seeds!r}")
+            raise ReportError(Parameter("seeds"), f" must be a whole number, got {self.seeds!r}")
         if not 1 <= self.seeds <= SEEDS_LIMIT:
-            raise ReportError(f"--seeds must be in 1..{SEEDS_LIMIT:,}, got {self.seeds}")
+            raise ReportError(Parameter("seeds"), f" must be in 1..{SEEDS_LIMIT:,}, got "
+                              f"{self.seeds}")
         total = self.seeds * len(series) * self.games[-1]
         try:
             checks.check_games_limit(total, limit=TOTAL_GAMES_LIMIT)

@@ -62,7 +62,7 @@ def write_study(name: str, out: str | Path, seeds: int | None = None) -> list[Pa
         raise StudyError(f"no study {name!r}; the studies: {', '.join(STUDIES)}")
     if seeds is not None and (isinstance(seeds, bool) or not isinstance(seeds, int)
                               or not 1 <= seeds <= 1000):
-        raise StudyError(f"--seeds must be a whole number in 1..1000, got {seeds!r}")
+        raise StudyError(f"seeds must be a whole number in 1..1000, got {seeds!r}")
     from dicejack.figures.studies import curves_figure
 
     out = Path(out)

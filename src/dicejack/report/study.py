@@ -30,7 +30,7 @@ import numpy as np
 from dicejack import compare, learners
 from dicejack.compare import METRIC_NAMES, METRIC_RANGES, Learned, Truth
 from dicejack.game import Game
-from dicejack.report.config import ReportConfig, ReportError, SeriesSpec
+from dicejack.report.config import Parameter, ReportConfig, ReportError, SeriesSpec
 from dicejack.runtime import frames, parallel
 
 __all__ = [
@@ -332,7 +332,7 @@ def _keeps_contract(game: Game, spec: SeriesSpec) -> None:
     try:
         learners.check_learner(learners.make(game, spec.learner, 0, **spec.kwargs()), games=200)
     except learners.LearnerError as exc:
-        raise ReportError(f"--learner {spec.learner}: {exc}") from None
+        raise ReportError(Parameter("series"), f" {spec.learner}: {exc}") from None
 
 
 def run_study(

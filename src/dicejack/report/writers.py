@@ -32,7 +32,7 @@ from dicejack import figures, formats
 from dicejack.compare import METRIC_NAMES
 from dicejack.formats.json_output import json_text
 from dicejack.game import Game
-from dicejack.report.config import LEARNED_FIGURES_LIMIT, ReportConfig, ReportError
+from dicejack.report.config import LEARNED_FIGURES_LIMIT, Parameter, ReportConfig, ReportError
 from dicejack.report.contents import (
     TIMING_FILE,
     metrics_csv,
@@ -98,9 +98,9 @@ def _temp_folder(out: Path, config: ReportConfig | None = None) -> Path:
     if config is not None:
         old, new = existing_kind(out), KINDS[config.comparison]
         if old is not None and old != new:
-            raise ReportError(f"{out} holds a {old}; this {new} would replace it: give another "
-                              f"--out (the default is {default_out(config)}) or remove {out} "
-                              "first")
+            raise ReportError(f"{out} holds a {old}; this {new} would replace it: give another ",
+                              Parameter("out"), f" (the default is {default_out(config)}) or "
+                              f"remove {out} first")
     try:
         return formats.new_folder_beside(out, marker=MARKER, what="report")
     except formats.FormatError as exc:

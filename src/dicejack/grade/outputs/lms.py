@@ -30,7 +30,7 @@ from dicejack.grade.scoring.rubric import (
     QUALITY_METRICS,
     QUALITY_POINTS,
 )
-from dicejack.grade.scoring.students import HOLD_REASONS, mark_kept, owner_ids, parse_hold
+from dicejack.grade.scoring.students import check_hold, mark_kept, owner_ids
 from dicejack.grade.settings import GradeError, Parameter, Status, Verdict
 
 __all__ = ["LMS_FORMATS", "GENERIC_HEADER", "CANVAS_HEADER", "MOODLE_HEADER", "MAX_SCORE",
@@ -65,20 +65,12 @@ _GRADESCOPE_FIRST_BYTES = b'{\n  "score": '
 DEFAULT_LMS_HOLD = ("review", "copied", "unreadable")
 
 
-def lms_hold_reasons(values: Iterable[str] | str | None) -> tuple[str, ...]:
-    """lms_hold as the reasons to hold back: None (not given) is :data:`DEFAULT_LMS_HOLD`,
-    ``none`` alone sends every grade, else a comma list of HOLD_REASONS (any case); a bad word
-    or ``none`` beside others is a one-line GradeError."""
-    if values is None:
-        return DEFAULT_LMS_HOLD
-    items = [values] if isinstance(values, str) else list(values)
-    words = [w.strip().lower() for item in items for w in str(item).split(",") if w.strip()]
-    if "none" in words:
-        if len(words) > 1:
-            raise GradeError(Parameter("lms_hold"), " none sends every grade; give it alone, "
-                             f"or a list of {', '.join(HOLD_REASONS)}")
-        return ()
-    return parse_hold(words)
+def lms_hold_reasons(reasons: Sequence[str] | None) -> tuple[str, ...]:
+    """lms_hold as the reasons to hold back: None (not given) is :data:`DEFAULT_LMS_HOLD`, ``()``
+    sends every grade, else a sequence of HOLD_REASONS
+    (:func:`~dicejack.grade.scoring.students.check_hold`: a one-line GradeError naming
+    `lms_hold` for anything else)."""
+    return DEFAULT_LMS_HOLD if reasons is None else check_hold(reasons)
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ from dicejack.grade.programs.pages import runs_html
 from dicejack.grade.programs.plan import PlannedSetting, RunPlan
 from dicejack.grade.programs.running import Build, Detection, Runner, build, detect, run_once
 from dicejack.grade.scoring.record import Grade
-from dicejack.grade.scoring.students import mark_held, mark_kept, parse_hold
+from dicejack.grade.scoring.students import check_hold, mark_held, mark_kept
 from dicejack.grade.settings import GradeConfig, GradeError
 from dicejack.runtime import parallel
 
@@ -187,7 +187,7 @@ def grade_programs(
     lms_format: str = "generic",
     lms_assignment: str = "dicejack",
     keep: str = "latest",
-    lms_hold: Sequence[str] | str | None = None,
+    lms_hold: Sequence[str] | None = None,
     cache_dir: Path | None = None,
     workers: int | None = None,
     progress: bool = False,
@@ -198,7 +198,7 @@ def grade_programs(
     references of each setting come from :func:`reference_runs` (cached like `grade`'s)."""
     from dicejack.grade.programs.conventions import CANDIDATES
 
-    hold = parse_hold(lms_hold)
+    hold = check_hold(lms_hold if lms_hold is not None else ())
     _check_outputs(list(paths), out, runs_out, lms_csv, reports)
     site_tmp = prepare_site(site) if site is not None else None
     fixed = len(conventions) == 1

@@ -14,11 +14,11 @@ from dicejack.grade.scoring.record import Grade
 from dicejack.grade.settings import GradeError, Parameter, Status, Verdict
 
 __all__ = ["KEEP", "HOLD_REASONS", "student_ids", "file_owner", "owner_ids", "same_student",
-           "mark_kept", "parse_hold", "mark_held"]
+           "mark_kept", "check_hold", "mark_held"]
 
 #: Which of a student's graded files goes out: the latest submitted (as LMSs do), or the best.
 KEEP = ("latest", "best")
-#: What --lms-hold can hold back: verdicts, the `copied` and `late` marks, unreadable files.
+#: What lms_hold can hold back: verdicts, the `copied` and `late` marks, unreadable files.
 HOLD_REASONS = ("review", "fail", "copied", "late", "unreadable")
 
 
@@ -70,23 +70,20 @@ def mark_kept(grades: Sequence[Grade], keep: str = "latest") -> list[Grade]:
         g, kept="yes" if i in kept else "no") for i, g in enumerate(grades)]
 
 
-def parse_hold(values: Iterable[str] | str | None) -> tuple[str, ...]:
-    """lms_hold as a tuple of HOLD_REASONS: comma lists, any case; GradeError (one line)
-    naming the choices for anything else."""
-    if values is None:
-        return ()
-    items = [values] if isinstance(values, str) else list(values)
+def check_hold(reasons: Iterable[str]) -> tuple[str, ...]:
+    """lms_hold checked: a sequence of :data:`HOLD_REASONS` (``()`` holds nothing), each once
+    (repeats dropped, order kept); GradeError (one line, naming `lms_hold` and the choices) for
+    anything else, a string of text included (the command line's text is read in the cli)."""
+    if isinstance(reasons, (str, bytes)) or not isinstance(reasons, Iterable):
+        raise GradeError(Parameter("lms_hold"), f" must be a sequence of {', '.join(HOLD_REASONS)}"
+                         f" (() holds nothing), got {reasons!r}")
     out: list[str] = []
-    for item in items:
-        for word in str(item).split(","):
-            word = word.strip().lower()
-            if not word:
-                continue
-            if word not in HOLD_REASONS:
-                raise GradeError(Parameter("lms_hold"), f" takes {', '.join(HOLD_REASONS)} "
-                                 f"(comma-separated), got {word!r}")
-            if word not in out:
-                out.append(word)
+    for word in reasons:
+        if not isinstance(word, str) or word not in HOLD_REASONS:
+            raise GradeError(Parameter("lms_hold"), f" takes {', '.join(HOLD_REASONS)}, got "
+                             f"{word!r}")
+        if word not in out:
+            out.append(str(word))
     return tuple(out)
 
 

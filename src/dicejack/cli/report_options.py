@@ -1,0 +1,202 @@
+"""The text of `dicejack report`'s options read into the Python values the report library takes.
+
+Owns the command line's notation, nothing else: ``--games 100,1000`` or ``100..1e6`` (the 1-2-5
+steps), ``-m 10,100`` (repeated or comma lists), ``--learner a,b``, ``--param
+[LEARNER.]KEY=V[,V...]`` (each value read by its learner's own parameter, ``1/n`` included), and
+``--figure-format png,svg``. The library (:mod:`dicejack.report.config`,
+:mod:`dicejack.report.game_study`) checks the values and builds the series; its errors name its
+Python parameters (``games``, ``ms``, ``params``...), which :func:`flag_names` says as this
+command's flags (as every parser here does). Errors in the text itself are one-line
+report errors (:class:`~dicejack.report.ReportError`) that quote the option as typed.
+"""
+
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from dicejack import formats
+from dicejack.learners import LearnerError
+from dicejack.report.config import (
+    SERIES_LIMIT,
+    ReportError,
+    SeriesSpec,
+    check_games,
+    check_learners,
+    check_ms,
+    param_targets,
+    series_125,
+    series_grid,
+)
+from dicejack.report.game_study import (
+    GameSeries,
+    check_game_learners,
+    game_param_targets,
+    game_series_grid,
+)
+
+__all__ = ["FLAGS", "flag_names", "parse_count", "parse_games", "parse_ms", "parse_learners",
+           "parse_series", "parse_game_series", "parse_figure_formats"]
+
+#: The report library's parameters as `dicejack report` says them (the library's errors name the
+#: former: ReportError.naming).
+FLAGS = {"games": "--games", "ms": "-m", "learners": "--learner", "params": "--param",
+         "series": "--learner", "seeds": "--seeds", "figure_formats": "--figure-format",
+         "out": "--out"}
+
+
+@contextmanager
+def flag_names() -> Iterator[None]:
+    """Say the report library's errors in this command's flags (`games` -> `--games`)."""
+    try:
+        yield
+    except ReportError as exc:
+        if not exc.parameters:
+            raise
+        raise ReportError(exc.naming(FLAGS)) from None
+
+
+def _words(values: Iterable[str]) -> list[str]:
+    """The items of repeated options and/or comma lists, stripped, blanks dropped."""
+    return [w.strip() for item in values for w in str(item).split(",") if w.strip()]
+
+
+def parse_count(text: str) -> int:
+    """One checkpoint of --games in the notation of every count (formats.parse_count; commas
+    separate checkpoints here, so no thousands separators)."""
+    try:
+        return formats.parse_count(text, "game count")
+    except formats.FormatError as exc:
+        raise ReportError(str(exc)) from None
+
+
+def parse_games(text: str) -> tuple[int, ...]:
+    """'100,1000,10000' (strictly increasing) or 'A..B' (the 1-2-5 series from A to B)."""
+    with flag_names():
+        return _games(text.strip())
+
+
+def _games(text: str) -> tuple[int, ...]:
+    """:func:`parse_games` of stripped `text`, its errors naming the library's parameters."""
+    if ".." in text:
+        first, _, last = text.partition("..")
+        a, b = parse_count(first), parse_count(last)
+        if b >= 1:
+            check_games((b,))  # a count past the limit is said as such first
+        if a < 1 or b <= a:
+            raise ReportError(f"game counts must be positive and increasing, got {text}")
+        return check_games(series_125(a, b))
+    parts = [p for p in text.split(",") if p.strip()]
+    if not parts:
+        raise ReportError("no game counts given")
+    return check_games(tuple(parse_count(p) for p in parts))
+
+
+def parse_ms(values: Iterable[str]) -> tuple[float, ...]:
+    """M values from repeated options and/or comma lists: '-m 10 -m 100' or '-m 10,100'."""
+    out: list[float] = []
+    for part in _words(values):
+        try:
+            out.append(float(part))
+        except ValueError:
+            raise ReportError(f"M must be a number, got {part!r}") from None
+    with flag_names():
+        return check_ms(out)
+
+
+def parse_learners(values: Iterable[str]) -> tuple[str, ...]:
+    """Learner names from repeated options and/or comma lists: ``--learner handout,ucb``; each a
+    bundled learner or ``MODULE:Class``, none twice
+    (:func:`dicejack.report.config.check_learners`)."""
+    with flag_names():
+        return check_learners(_words(values))
+
+
+def _split_param(item: str, named: bool = False) -> tuple[str, list[str]]:
+    """``--param`` text `item` as (key, value texts): ``[learner.]name`` and the comma list
+    (`named`: a key without a name after its dot is refused here too)."""
+    key, sep, text = item.partition("=")
+    key = key.strip()
+    if not sep or not key or (named and not key.rpartition(".")[2]):
+        raise ReportError(f"--param must be key=value or learner.key=value, got {item!r}")
+    return key, [p.strip() for p in text.split(",")]
+
+
+def _quoted(item: str, exc: Exception) -> ReportError:
+    """`exc` (a library error naming parameters, or a learner's) after ``--param item:``."""
+    text = exc.naming(FLAGS) if isinstance(exc, ReportError) else str(exc)
+    return ReportError(f"--param {item}: {text}")
+
+
+def _param_values(targets: list[tuple[str, Any]], item: str, texts: list[str]
+                  ) -> list[tuple[str, list[Any]]]:
+    """Each target learner's values of ``--param`` `item` (value `texts` read by its Param),
+    as (learner.key, values) pairs for the library; none twice."""
+    pairs = []
+    for name, spec in targets:
+        try:
+            values = [spec.parse(name, t) for t in texts]
+        except LearnerError as exc:
+            raise _quoted(item, exc) from None
+        if len({repr(v) for v in values}) != len(values):
+            raise ReportError(f"--param {item}: the values must be distinct")
+        pairs.append((f"{name}.{spec.name}", values))
+    return pairs
+
+
+def parse_series(learner_names: Iterable[str] = (), params: Iterable[str] = (),
+                 ms: Iterable[str] = ()) -> tuple[SeriesSpec, ...]:
+    """The series of ``--learner``, ``--param`` and ``-m`` (the command line's text), built by
+    :func:`dicejack.report.config.series_grid`.
+
+    learner_names: comma lists or repeats (default handout). params: ``key=value`` sets `key`
+    for every listed learner that has it (an error if none has), ``learner.key=value`` for that
+    learner only; a comma list of values gives one series per value. ms: the handout's M (as
+    ``--param handout.m=``).
+    """
+    given = [str(v) for v in learner_names]
+    names = parse_learners(given) if given else ("handout",)
+    m_values = parse_ms(ms) if [str(v) for v in ms] else ()
+    pairs: list[tuple[str, list[Any]]] = []
+    for item in map(str, params):
+        key, texts = _split_param(item)
+        try:
+            targets = param_targets(names, key)
+        except ReportError as exc:
+            raise _quoted(item, exc) from None
+        if len(texts) > SERIES_LIMIT:
+            raise ReportError(f"--param {key}=...: {len(texts):,} values; the limit is "
+                              f"{SERIES_LIMIT:,} series in one report")
+        if not all(texts):
+            raise ReportError(f"--param {item}: give a value, or a comma list of values, "
+                              "after '='")
+        pairs += _param_values(targets, item, texts)
+    with flag_names():
+        return series_grid(names, pairs, m_values)
+
+
+def parse_game_series(learner_names: Iterable[str] = (), params: Iterable[str] = ()
+                      ) -> tuple[GameSeries, ...]:
+    """The series of ``--learner`` and ``--param`` for ``report --game``: learners of protocol
+    games (comma lists or repeats; default the library's), ``key=v[,v...]`` for every listed
+    learner with `key` (an error if none has it), ``learner.key=...`` for one, built by
+    :func:`dicejack.report.game_study.game_series_grid`."""
+    with flag_names():
+        names = check_game_learners(_words(learner_names))
+    pairs: list[tuple[str, list[Any]]] = []
+    for item in map(str, params):
+        key, texts = _split_param(item, named=True)
+        try:
+            targets = game_param_targets(names, key)
+        except ReportError as exc:
+            raise _quoted(item, exc) from None
+        if not all(texts) or len(texts) > SERIES_LIMIT:
+            raise ReportError(f"--param {item}: give a value, or a comma list of at most "
+                              f"{SERIES_LIMIT} values, after '='")
+        pairs += _param_values(targets, item, texts)
+    with flag_names():
+        return game_series_grid(names, pairs)
+
+
+def parse_figure_formats(text: str) -> tuple[str, ...]:
+    """``--figure-format png,svg,pdf`` as a tuple of names (the library checks them)."""
+    return tuple(f for f in text.split(",") if f.strip())
