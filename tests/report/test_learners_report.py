@@ -272,7 +272,7 @@ def test_past_ten_series_curves_change_style_and_learned_maps_stop_at_the_cap():
     series = report.series_grid(["q-learning"], {"alpha": values})
     cfg = report.ReportConfig(game=TINY, series=series, games=(5,), seeds=1)
     small = report.run_study(cfg, workers=1)
-    curves = report.curve_series(small)
+    curves = curve_series(small)
     fig = figures.curves_figure((5,), curves, CURVE_FIGURES[0][2][:1])
     curves = curve_series(small)
     fig = figures.curves_figure((5,), curves, figures.CURVE_FIGURES[0][2][:1])
