@@ -275,7 +275,7 @@ def test_past_ten_series_curves_change_style_and_learned_maps_stop_at_the_cap():
     curves = curve_series(small)
     fig = figures.curves_figure((5,), curves, CURVE_FIGURES[0][2][:1])
     curves = curve_series(small)
-    fig = figures.curves_figure((5,), curves, figures.CURVE_FIGURES[0][2][:1])
+    fig = figures.curves_figure((5,), curves, CURVE_FIGURES[0][2][:1])
     lines = [line for line in fig.axes[0].get_lines() if not line.get_label().startswith("_")]
     assert len(lines) == 13
     assert [line.get_linestyle() for line in lines] == ["-"] * 10 + ["--"] * 3
