@@ -35,6 +35,7 @@ from tests import students  # noqa: E402  (the independent corpus)
 
 from dicejack import grade  # noqa: E402
 from dicejack.game import Game  # noqa: E402
+from dicejack.grade.evidence import bug_models  # noqa: E402
 from dicejack.grade.scoring import diagnosis  # noqa: E402
 from dicejack.grade.settings import REFERENCE_SEED
 
@@ -98,7 +99,7 @@ def _zero_based(text: str) -> str:
 
 
 def _family(name: str) -> str:
-    model = next((m for m in diagnosis.MODELS if m.name == name), None)
+    model = bug_models.BY_NAME.get(name)
     return model.family if model is not None else name
 
 

@@ -1,8 +1,7 @@
-"""Tests of dicejack.grade.scoring.diagnosis: the bug models run, a planted bug is named as itself,
-a
-faithful output that lands in review is not blamed on a bug, and the class of the issue (a
-Canvas download of student-style programs) shows every planted bug's likely cause in the
-gradebook and on the class page."""
+"""Tests of dicejack.grade.scoring.diagnosis: a planted bug is named as itself, a faithful output
+that lands in review is not blamed on a bug, and the class of the issue (a Canvas download of
+student-style programs) shows every planted bug's likely cause in the gradebook and on the class
+page. The bug models' runs are tested in test_bug_models.py."""
 
 from __future__ import annotations
 
@@ -15,6 +14,7 @@ import numpy as np
 import pytest
 
 from dicejack import grade
+from dicejack.grade.evidence import bug_models
 from dicejack.grade.outputs.writers import gradebook_csv, plain_summary
 from dicejack.grade.scoring import diagnosis
 from tests import students
@@ -28,27 +28,6 @@ RELIABLE = ("pb-factor-misplaced", "xy-swapped", "last-sampled", "integer-divisi
             "m-tenfold")
 
 
-def test_every_model_has_runs_and_the_faithful_variant_learns_like_the_handout(refs):
-    runs = diagnosis.model_runs(refs)
-    assert set(runs) == {m.name for m in diagnosis.MODELS}
-    for model in diagnosis.MODELS:
-        fam = runs[model.name]
-        n = refs.best.shape[0] if model.from_references else diagnosis.MODEL_RUNS
-        assert fam.values.shape == (n, *GAME.shape) and fam.sets.shape[-1] == GAME.n_dice + 1
-        assert np.all((fam.values >= 0) & (fam.values <= 1))
-    # the variant learner without a bug is the handout's algorithm: its tables pass
-    rng = np.random.default_rng(3)
-    win, lose, _, _ = diagnosis.bug_learn(*PARAMS, M, GAMES, 0, rng)
-    ratio = np.where(win + lose > 0, win / np.maximum(win + lose, 1), -1.0)[..., 1:]
-    best = np.where(ratio.max(axis=-1) >= 0, ratio.argmax(axis=-1) + 1, 0)
-    prob = np.where(best > 0, ratio.max(axis=-1), -1.0)
-    g = grade.grade_tables(refs, best, prob)
-    assert g.verdict == "pass", (g.flags, g.consistency_p)
-    # greedy play visits far fewer (state, J) than the handout's
-    greedy = runs["greedy"].sets.any(axis=-1).sum()
-    assert runs["m-tenfold"].sets.any(axis=-1).sum() > greedy
-
-
 @pytest.mark.parametrize("bug", RELIABLE)
 def test_a_planted_bug_is_named(refs, bug):
     text = students.run_student(students.BUGS[bug], *PARAMS, M, GAMES, 7_100_000)
@@ -57,7 +36,7 @@ def test_a_planted_bug_is_named(refs, bug):
     d = diagnosis.diagnose(refs, g)
     assert d.cause == bug, (d.cause, list(d.loglik.items())[:3], d.z)
     assert next(iter(d.loglik)) == bug and d.loglik[bug] > d.loglik["handout"]
-    model = next(m for m in diagnosis.MODELS if m.name == bug)
+    model = bug_models.BY_NAME[bug]
     assert d.text.endswith(model.hint[1:] + ".")
 
 
@@ -93,25 +72,6 @@ def test_a_transposed_faithful_output_is_diagnosed_as_transposed(refs):
     assert d.cause == "transposed" and "transposed" in d.text
 
 
-def test_the_model_runs_are_cached_on_disk(refs, tmp_path):
-    fresh = grade.References(refs.config, *(getattr(refs, n) for n in (
-        "best", "probability", "tied", "visits", "metrics", "win", "lose", "held_best",
-        "held_probability", "probe_best", "probe_probability")))
-    runs = diagnosis.model_runs(fresh, tmp_path)
-    files = list(tmp_path.glob("*-models-v*.npz"))
-    assert len(files) == 1
-    again = grade.References(refs.config, *(getattr(refs, n) for n in (
-        "best", "probability", "tied", "visits", "metrics", "win", "lose", "held_best",
-        "held_probability", "probe_best", "probe_probability")))
-    loaded = diagnosis.model_runs(again, tmp_path)
-    for name, fam in runs.items():
-        assert np.array_equal(fam.values, loaded[name].values), name
-    files[0].write_bytes(b"not a zip")  # a damaged cache is recomputed, never trusted
-    third = dataclasses.replace(again)
-    assert np.array_equal(diagnosis.model_runs(third, tmp_path)["greedy"].values,
-                          runs["greedy"].values)
-
-
 @pytest.mark.slow
 def test_the_class_shows_the_right_likely_cause_for_every_planted_bug(tmp_path):
     """Issue 32's class, rebuilt: a Canvas download of 63 students (every faithful convention
@@ -141,7 +101,7 @@ def test_the_class_shows_the_right_likely_cause_for_every_planted_bug(tmp_path):
                       cache_dir=tmp_path / "cache")
     rows = {r["student"]: r for r in csv.DictReader(io.StringIO(book.read_text()))}
     assert len(rows) == 63
-    family = {m.name: m.family for m in diagnosis.MODELS}
+    family = {m.name: m.family for m in bug_models.MODELS}
     for student, bug in planted.items():
         cause = rows[student]["likely_cause"]
         # within the M grid the exact M may be a neighbour (M = 0 and M / 100 play alike at
@@ -194,10 +154,10 @@ def test_a_print_slip_is_named_only_when_its_check_flags_it(refs, monkeypatch):
     """A print-only slip's tables (the reference counts printed by the most played J) without
     the print-rule flag are not named as that slip: the print-rule check is its test."""
     _forced_review(monkeypatch)
-    slip = diagnosis.model_runs(refs)["printed-by-plays"]
+    slip = bug_models.model_runs(refs)["printed-by-plays"]
     for i in range(5):
         best = np.where(slip.values[i] > 0, slip.sets[i].argmax(axis=-1), 0)
         prob = np.where(best > 0, slip.values[i], -1.0)
         g = dataclasses.replace(grade.grade_tables(refs, best, prob), print_check=None)
         assert diagnosis.diagnose(refs, g).cause not in {
-            m.name for m in diagnosis.MODELS if m.family == "print-rule"}
+            m.name for m in bug_models.MODELS if m.family == "print-rule"}

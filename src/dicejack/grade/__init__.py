@@ -23,7 +23,7 @@ imports only the rooms below it):
 settings       GradeConfig, GradeError, GradeWarning (and the Status and Verdict enums)
 intake/        reading, skip rules, LMS names, inputs: files, folders, zips -> entries
 evidence/      printed tables, reference runs, their calibration, consistency, print rules,
-               power, table distances
+               power, table distances, bug models
 scoring/       rubric, the Grade record, students, copies, diagnosis, grading (pure)
 outputs/       gradebook CSV and reports, LMS outputs, the HTML site
 batch          grade_files: plan the outputs, grade the batch, write the outputs

@@ -249,8 +249,9 @@ def grade_files(
     ``"review"``, ``"fail"``, ``"copied"``, ``"late"``, ``"unreadable"``; by default review,
     copied and unreadable: :data:`~dicejack.grade.lms.DEFAULT_LMS_HOLD`; ``()`` sends every
     grade); the gradebook says both (`kept`, `held`). `diagnose`: name the
-    likely cause of every output that did not pass (:mod:`dicejack.grade.diagnosis`: bug models
-    played once per setting and cached beside the reference runs).
+    likely cause of every output that did not pass (:mod:`dicejack.grade.scoring.diagnosis`: bug
+    models (:mod:`dicejack.grade.evidence.bug_models`) played once per setting and cached beside
+    the reference runs).
 
     Bad settings or output paths raise GradeError before any work; bad files become rows.
     Nothing given as a submission is ever written: an output naming a submission (by any

@@ -12,5 +12,6 @@ calibration    the calibration built from a reference set: nulls, print model, c
 consistency    the statistic T and its p-value (its docstring is the specification)
 print_rules    the print-rule checks of a table
 power          can these settings see the bugs that matter?
+bug_models     the bug models: programs run so diagnosis can ask which bug explains an output
 =============  ==============================================================================
 """

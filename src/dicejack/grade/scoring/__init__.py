@@ -5,7 +5,7 @@ rubric         points, verdict, flags with help and hints
 record         the Grade of one submission and its worst states
 students       a batch's files by student: kept file (keep), held grades (lms_hold)
 copied         copies within a batch: the `copied` flag and similar_to
-diagnosis      the likely cause of a non-pass: bug models run and cached beside the references
+diagnosis      the likely cause of a non-pass: which bug model (evidence.bug_models) explains it
 grading        one output (arrays, text, file) -> Grade; a batch's entries -> grades (pure)
 =============  ==============================================================================
 """
