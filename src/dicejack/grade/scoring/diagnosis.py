@@ -300,7 +300,8 @@ def _decide(g: Grade, ranked: dict[str, float], best: str, z: float,
                 for b, v in ranked.items() if _family(b) != _family(best))
     if best != "handout" and z <= Z_FIT and clear:
         return best
-    if slip and slip == best:
+    if (slip and slip == best and z <= Z_FIT
+            and ranked[slip] - ranked["handout"] >= max(margins["handout", slip], MARGIN_FAITHFUL)):
         return slip
     if corrected and consistent:
         return corrected[0]
