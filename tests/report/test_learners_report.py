@@ -14,6 +14,7 @@ import pytest
 from dicejack import compare, figures, learners, report
 from dicejack.cli import main
 from dicejack.figures.convergence import CURVE_FIGURES
+from dicejack.learners.registry import parameters
 from dicejack.report.config import LEARNED_FIGURES_LIMIT
 from dicejack.report.contents import TIMING_FILE, metrics_csv, metrics_json, report_markdown
 from dicejack.report.study import games_to_reach, run_one
@@ -434,7 +435,7 @@ def test_report_help_names_every_learner_and_parameter_with_examples(capsys):
     assert "--learner" in text and "--param" in text
     for name in learners.NAMES:
         assert name in text.replace("- ", "-"), name
-        for p in learners.parameters(name):
+        for p in parameters(name):
             assert p.name in text, (name, p.name)
     assert "dicejack report --learner handout,q-learning,mc-epsilon,ucb,thompson" in \
         text.replace("- ", "-")

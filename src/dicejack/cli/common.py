@@ -94,11 +94,12 @@ def count_parser(option: str) -> Callable[[str], int]:
 
 def learner_name(value: str) -> str:
     """The parser of --learner: a bundled learner's name in any case or spelling of its
-    separators (:func:`dicejack.learners.canonical_name`); a slip gets "did you mean"."""
+    separators (:func:`dicejack.learners.registry.canonical_name`); a slip gets "did you mean"."""
     from dicejack import learners
+    from dicejack.learners.registry import canonical_name
 
     try:
-        return learners.canonical_name(value)
+        return canonical_name(value)
     except learners.LearnerError as exc:  # a ValueError, which click would reword
         raise UsageError(str(exc)) from None
 

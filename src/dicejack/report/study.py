@@ -30,6 +30,7 @@ import numpy as np
 from dicejack import compare, learners
 from dicejack.compare import METRIC_NAMES, METRIC_RANGES, Learned, Truth
 from dicejack.game import Game
+from dicejack.learners.registry import is_custom
 from dicejack.report.config import Parameter, ReportConfig, ReportError, SeriesSpec
 from dicejack.runtime import frames, parallel
 
@@ -321,7 +322,7 @@ def check_own_learners(config: ReportConfig) -> None:
     in a process: make_report checks before it writes anything, run_study then finds it done),
     checked before any run so that a broken one fails in one line, not hours later."""
     for spec in config.series:
-        if learners.is_custom(spec.learner):
+        if is_custom(spec.learner):
             _keeps_contract(config.game, spec)
 
 
