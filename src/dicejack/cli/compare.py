@@ -46,7 +46,8 @@ def _game_from_options(
 def _read_text_tables(
     path: Path, given: dict[str, int | None]
 ) -> "tuple[Game, object, object]":
-    """The two printed arrays of a text file, as (game, compare.Learned, formats.Submission).
+    """The two printed arrays of a text file, as (game, a compare.learned.Learned, a
+    formats.Submission).
 
     Any layout `formats.read_submission` understands (dicejack's own text output and what student
     programs print). A 'NSides=.. LTarget=.. UTarget=.. NDice=..' header, as `dicejack learn`
@@ -259,7 +260,7 @@ def _learned_from_source(source: Path, given: dict[str, int | None],
 
 
 def _policy_learned(game: "Game", spec: str, zero_based: bool) -> object:
-    """The policy of `spec` as a compare.Learned; a 0-based policy's refusal names
+    """The policy of `spec` as a compare.learned.Learned; a 0-based policy's refusal names
     --zero-based (the library's names its own argument)."""
     from dicejack import compare as cmp
     from dicejack import solver

@@ -28,7 +28,8 @@ from typing import Any
 import numpy as np
 
 from dicejack import formats
-from dicejack.compare import METRIC_HELP, METRIC_NAMES
+from dicejack.compare import METRIC_NAMES
+from dicejack.compare.metrics import METRIC_HELP
 from dicejack.report.config import LEARNED_FIGURES_LIMIT, SeriesSpec
 from dicejack.report.study import Reach, Study
 

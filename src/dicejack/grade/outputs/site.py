@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from dicejack import compare, formats
-from dicejack.compare.metrics import state_classes
+from dicejack.compare.metrics import METRIC_HELP, state_classes
 from dicejack.figures.svg import histogram_svg, submission_heatmaps_svg
 from dicejack.formats import Markup
 from dicejack.formats.html import HtmlColumn, html_link, html_table, html_text
@@ -167,13 +167,13 @@ _INDEX_COLUMNS = (
                "the student's goes out), held (kept out of the LMS CSV)"),
     HtmlColumn("file", optional=True),
     HtmlColumn("agreement", numeric=True, fmt=".3f", optional=True,
-               help=compare.METRIC_HELP["agreement_decisive"]),
+               help=METRIC_HELP["agreement_decisive"]),
     HtmlColumn("rmse", numeric=True, fmt=".4f", optional=True,
-               help=compare.METRIC_HELP["rmse_onpath"]),
+               help=METRIC_HELP["rmse_onpath"]),
     HtmlColumn("vs optimal", numeric=True, fmt=".4f", optional=True,
-               help=compare.METRIC_HELP["score_vs_optimal"]),
+               help=METRIC_HELP["score_vs_optimal"]),
     HtmlColumn("exploitability", numeric=True, fmt=".4f", optional=True,
-               help=compare.METRIC_HELP["exploitability"]),
+               help=METRIC_HELP["exploitability"]),
     HtmlColumn("consistency p", numeric=True, fmt=".2g", optional=True,
                help=f"below {P_INCONSISTENT:.3f} is unusual for a correct program (review)"),
     HtmlColumn("similar to", optional=True),
