@@ -323,7 +323,9 @@ def _compare_game(source: Path | None, spec: str | None, items: list[str] | None
     from dicejack.compare.games import compare_game
     from dicejack.formats.game_runs import load_game_run
     from dicejack.formats.json_output import json_text
-    from dicejack.games import enumerate_game, game_label, make_game, parse_game_params
+    from dicejack.games import enumerate_game, make_game
+    from dicejack.games.protocol import game_label
+    from dicejack.games.registry import parse_game_params
     from dicejack.learners import checks
     from dicejack.learners.game_session import GameSession, game_learner_class
     from dicejack.runtime import parallel
