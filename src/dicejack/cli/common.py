@@ -82,12 +82,12 @@ class UsageError(DicejackError):
 # Shared option definitions: the game's four parameters, with the handout's names in help text.
 def count_parser(option: str) -> Callable[[str], int]:
     """The parser of a count option: a count as people write it (100000, 100_000, 100,000,
-    1e5), read by :func:`dicejack.formats.parse_count`, the same for every command; anything
+    1e5), read by :func:`dicejack.formats.numbers.parse_count`, the same for every command; anything
     else is a one-line error naming `option` (exit 2)."""
     def parse(value: str | int) -> int:
-        from dicejack import formats
+        from dicejack.formats.numbers import parse_count
 
-        return formats.parse_count(value, option)
+        return parse_count(value, option)
 
     return parse
 

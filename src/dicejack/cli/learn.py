@@ -365,7 +365,7 @@ def _replay(path: Path, sizes: dict[str, int | None], params: dict[str, Any],
             others: dict[str, Any]) -> None:
     """`learn --replay FILE`: the games of FILE replayed from empty counts (and the counts it
     sets), every move explained on stdout."""
-    from dicejack import formats
+    from dicejack.formats.escape import safe_text
     from dicejack.formats.replay import read_replay
     from dicejack.learners import LearnerError
     from dicejack.learners.handout import explain, trace
@@ -374,7 +374,7 @@ def _replay(path: Path, sizes: dict[str, int | None], params: dict[str, Any],
     if given:
         verb = "does" if len(given) == 1 else "do"
         raise UsageError(f"--replay prints the handout's computation for the dice in "
-                         f"{formats.safe_text(str(path))}; {', '.join(given)} {verb} not apply "
+                         f"{safe_text(str(path))}; {', '.join(given)} {verb} not apply "
                          "to it")
     if params.get("tie_break", "lowest") != "lowest":
         raise UsageError("--replay breaks ties to the lowest J (the dice are given, nothing is "
@@ -388,7 +388,7 @@ def _replay(path: Path, sizes: dict[str, int | None], params: dict[str, Any],
     try:
         traced = trace.replay_script(game, m, steps)
     except LearnerError as exc:
-        raise UsageError(f"{formats.safe_text(str(path))} {exc}") from None
+        raise UsageError(f"{safe_text(str(path))} {exc}") from None
     write_output(explain.explain_text(game, m, traced), None)
 
 

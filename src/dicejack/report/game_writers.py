@@ -29,6 +29,7 @@ import numpy as np
 from dicejack import figures, formats
 from dicejack.figures.convergence import plot_curves
 from dicejack.figures.games import ScoreMap, plot_score_maps
+from dicejack.formats.folders import new_folder_beside
 from dicejack.report.config import ReportError
 from dicejack.report.game_contents import (
     GAME_REPORT_KIND,
@@ -77,7 +78,7 @@ def _temp_folder(out: Path) -> Path:
             raise ReportError(f"{out} holds a report of the handout's game; a game report would "
                               "replace it: give another --out or remove it first")
     try:
-        return formats.new_folder_beside(out, marker=MARKER, what="report")
+        return new_folder_beside(out, marker=MARKER, what="report")
     except formats.FormatError as exc:
         raise ReportError(str(exc)) from None
 
