@@ -36,6 +36,7 @@ from pathlib import Path
 
 from dicejack import compare, report
 from dicejack.cli.report_options import parse_games, parse_series
+from dicejack.compare.metrics import metric_values
 from dicejack.game import Game
 from dicejack.learners import handout
 from dicejack.report.contents import TIMING_FILE
@@ -84,8 +85,8 @@ def main() -> None:
     truth = compare.truth(game)
     run = handout.learn(game, 100.0, 10_000, seed=1)
     learned = compare.as_learned(game, run)
-    assert compare.compare(game, None, run).metrics == compare.metric_values(truth, learned)
-    fast_s = _cpu(lambda: compare.metric_values(truth, learned), 200)
+    assert compare.compare(game, None, run).metrics == metric_values(truth, learned)
+    fast_s = _cpu(lambda: metric_values(truth, learned), 200)
     base_s = _cpu(lambda: compare.compare(game, None, run), 20)
     print(f"metrics of one checkpoint (CPU): prepared Truth {fast_s * 1e3:.3f} ms, from scratch "
           f"{base_s * 1e3:.3f} ms: {base_s / fast_s:.1f}x")

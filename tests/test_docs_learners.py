@@ -12,6 +12,7 @@ import pytest
 from dicejack import learners
 from dicejack.cli import main
 from dicejack.learners.base import format_value
+from dicejack.learners.registry import parameters
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "learners.md"
 TEXT = DOC.read_text()
@@ -88,7 +89,7 @@ def test_every_learner_and_parameter_is_documented_with_its_default():
     assert list(rows) == list(learners.NAMES)
     for name in learners.NAMES:
         row = rows[name]
-        params = learners.parameters(name)
+        params = parameters(name)
         if not params:
             assert row.rstrip(" |").endswith("none")
         for p in params:

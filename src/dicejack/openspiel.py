@@ -568,7 +568,8 @@ def protocol_game(game: Any) -> ProtocolGame:
     ``python_dicejack_pig_goal_10_die_6``, then ``pyspiel.load_game`` of that name works too:
     what OpenSpiel's serialization and pickling use: a process that unpickles one calls
     protocol_game for the same game first)."""
-    from dicejack.games import enumerate_game, game_label
+    from dicejack.games import enumerate_game
+    from dicejack.games.protocol import game_label
 
     short = "python_dicejack_" + _slug(game_label(game))
     if short not in _PROTOCOL_GAMES:

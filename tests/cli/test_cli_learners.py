@@ -18,6 +18,7 @@ from dicejack.formats.learner_runs import load_run_npz, save_run_npz
 from dicejack.formats.tables import learn_text, read_params_header, run_text
 from dicejack.game import Game
 from dicejack.learners import handout
+from dicejack.learners.registry import parameters
 
 #: Small enough that a few hundred games visit most states; large enough to have decisive ones.
 SMALL = Game(4, 9, 10, 2)
@@ -330,7 +331,7 @@ def test_help_lists_every_learner_and_its_parameters(capsys, monkeypatch):
         assert code == 0 and "--learner NAME" in out and "--param KEY=VALUE" in out
         for name in learners.NAMES:
             assert f"  {name}: " in out, (command, name)
-        for param in learners.parameters("q-learning"):
+        for param in parameters("q-learning"):
             assert f"    {param.describe()}" in out
         assert "--param alpha=0.1" in out
 

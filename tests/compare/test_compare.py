@@ -10,7 +10,7 @@ import pytest
 
 from dicejack import compare, solver
 from dicejack.cli import main
-from dicejack.compare.metrics import STATE_CLASSES, state_classes
+from dicejack.compare.metrics import STATE_CLASSES, metric_values, state_classes
 from dicejack.formats.learner_runs import save_run_npz
 from dicejack.formats.tables import format_table
 from dicejack.game import Game
@@ -111,7 +111,7 @@ def test_a_state_without_data_is_wrong_with_the_regret_of_a_random_j(tiny_truth)
 
 def test_empty_sets_give_nan_not_errors(tiny_truth):
     nothing = compare.learned_from_tables(TINY, np.zeros(TINY.shape), np.full(TINY.shape, -1.0))
-    m = compare.metric_values(tiny_truth, nothing)
+    m = metric_values(tiny_truth, nothing)
     assert m["agreement_all"] == 0.0 and m["states_with_data"] == 0
     assert math.isnan(m["rmse_onpath"]) and math.isnan(m["max_error_onpath"])
     # Everything is played at random: regret is that of a random J everywhere.
@@ -143,11 +143,11 @@ def test_counts_go_through_the_learners_pure_function(handout_truth):
     best, prob = formulas.learned_tables(run.win, run.lose)
     np.testing.assert_array_equal(learned.best, best)
     np.testing.assert_array_equal(learned.probability, prob)
-    assert compare.compare(HANDOUT, handout_truth, run).metrics == compare.metric_values(
+    assert compare.compare(HANDOUT, handout_truth, run).metrics == metric_values(
         handout_truth, learned
     )
     # The same run as a Solution instead of a prepared Truth: same numbers.
-    assert compare.compare(HANDOUT, handout_truth.solution, run).metrics == compare.metric_values(
+    assert compare.compare(HANDOUT, handout_truth.solution, run).metrics == metric_values(
         handout_truth, learned
     )
 
@@ -159,7 +159,7 @@ def test_score_is_the_exact_evaluation_of_the_greedy_policy(handout_truth):
     sol = handout_truth.solution
     first, second = solver.evaluate(HANDOUT, greedy, sol), solver.evaluate(HANDOUT, sol, greedy)
     expect = 0.5 * (first + 1 - second)
-    assert compare.metric_values(handout_truth, learned)["score_vs_optimal"] == expect
+    assert metric_values(handout_truth, learned)["score_vs_optimal"] == expect
 
 
 def test_tables_from_another_game_are_refused(handout_truth):

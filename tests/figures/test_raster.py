@@ -10,6 +10,7 @@ from PIL import Image
 
 from dicejack import figures
 from dicejack.figures import raster, svg
+from dicejack.figures.base import CLASS_COLORS
 
 
 def hex_rgb(color: str) -> tuple[int, int, int]:
@@ -33,7 +34,7 @@ def test_png_rgb_round_trips_any_image():
 @pytest.mark.parametrize("low", [3, 15, 40])
 def test_every_state_is_drawn_in_its_colour(low):
     rng = np.random.default_rng(low)
-    classes = rng.integers(0, len(figures.CLASS_COLORS), (low, low))
+    classes = rng.integers(0, len(CLASS_COLORS), (low, low))
     scores = rng.normal(scale=2, size=(low, low))
     scores[0, low - 1] = np.nan
     data = raster.submission_heatmaps_png(classes, scores)
@@ -45,7 +46,7 @@ def test_every_state_is_drawn_in_its_colour(low):
         for y in range(low):
             row = top + x * cell + (cell - 1) // 2  # rows X, columns Y, <0,0> top left
             assert tuple(image[row, first + y * cell + (cell - 1) // 2]) == hex_rgb(
-                figures.CLASS_COLORS[classes[x, y]]), (x, y)
+                CLASS_COLORS[classes[x, y]]), (x, y)
             assert tuple(image[row, second + y * cell + (cell - 1) // 2]) == hex_rgb(
                 svg.score_color(scores[x, y])), (x, y)
     assert tuple(image[top + (cell - 1) // 2, second + (low - 1) * cell + 1]) == hex_rgb(

@@ -8,9 +8,9 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from dicejack import figures
 from dicejack.compare.metrics import STATE_CLASSES
 from dicejack.figures import svg
+from dicejack.figures.base import CLASS_COLORS
 from dicejack.figures.svg import histogram_svg, submission_heatmaps_svg
 
 NS = "{http://www.w3.org/2000/svg}"
@@ -48,7 +48,7 @@ def test_every_state_is_a_cell_with_its_numbers_in_a_tooltip():
     assert "<0,1>: not enough reference data" in tips and "<0,0>: normal score -3.00" in tips
     fills = {r.find(f"{NS}title").text: r.get("fill") for r in cells}
     assert fills["<0,0>: normal score -3.00"] == "#053061"
-    assert fills["<0,0>: agrees with optimal; printed J 1, optimal J 2"] == figures.CLASS_COLORS[0]
+    assert fills["<0,0>: agrees with optimal; printed J 1, optimal J 2"] == CLASS_COLORS[0]
 
 
 def test_names_stay_text_and_nothing_refers_outside():

@@ -10,9 +10,16 @@ from html.parser import HTMLParser
 
 import pytest
 
-from dicejack import formats
-from dicejack.formats import Markup
-from dicejack.formats.html import HtmlColumn, html_link, html_table, html_text
+from dicejack.formats.html import (
+    HtmlColumn,
+    Markup,
+    html_link,
+    html_page,
+    html_table,
+    html_text,
+    markdown_html,
+    png_data_uri,
+)
 
 HOSTILE = ('<img src=x onerror=alert(1)>', "</script><script>alert(1)</script>",
            '" onmouseover="alert(1)', "\x1b[31mred\x1b[0m", "a\u202eb")
@@ -68,7 +75,7 @@ def sha(text: str) -> str:
 
 
 def test_a_page_allows_no_request_and_only_its_own_style_and_script():
-    page = formats.html_page("t", ["hello"], script=True)
+    page = html_page("t", ["hello"], script=True)
     policy = csp(page)
     assert policy["default-src"] == "'none'" and policy["img-src"] == "data:"
     style = re.search(r"<style>(.*?)</style>", page, re.S).group(1)
@@ -78,12 +85,12 @@ def test_a_page_allows_no_request_and_only_its_own_style_and_script():
     assert not tags.stack and not tags.unbalanced
     assert not re.search(r"(src|href)=\"(https?:)?//", page)
     assert '<meta name="viewport"' in page and "@media print" in page
-    assert "<script>" not in formats.html_page("t", ["x"])  # script only when asked
+    assert "<script>" not in html_page("t", ["x"])  # script only when asked
 
 
 @pytest.mark.parametrize("name", HOSTILE)
 def test_text_is_escaped_everywhere_it_goes(name):
-    page = formats.html_page(name, [name, html_table(
+    page = html_page(name, [name, html_table(
         [HtmlColumn("a"), HtmlColumn("b", numeric=True)], [(name, (name, name))],
         table_id="t", sortable=True, search=[name], filter_label=name)], script=True)
     tags = parse(page)
@@ -137,13 +144,13 @@ def test_optional_columns_get_a_chooser_and_cards_label_every_cell():
     assert '<td>a</td><td class="num" data-v="1.0">1</td>' in table  # labels: the script's
     plain = html_table(columns[:2], [("a", 1.0)])
     assert "data-cards" not in plain and "choosable" not in plain and "data-optional" not in plain
-    tags = parse(formats.html_page("t", [table], script=True))
+    tags = parse(html_page("t", [table], script=True))
     assert not tags.unbalanced
 
 
 def test_png_data_uri_round_trips():
     data = b"\x89PNG\r\n\x1a\n" + bytes(range(256))
-    uri = formats.png_data_uri(data)
+    uri = png_data_uri(data)
     assert uri.startswith("data:image/png;base64,")
     assert base64.b64decode(uri.split(",", 1)[1]) == data
 
@@ -158,8 +165,8 @@ def test_markdown_as_dicejack_writes_it():
         "![gone](figures/missing.png)", "", "## Part", "", "1 < 2 & 3 > 2 \\*not bold\\*",
         "&lt;img&gt; <script>alert(1)</script> [link](other.html) [bad](javascript:x)",
     ])
-    html = formats.markdown_html(
-        md, lambda src: formats.png_data_uri(b"png") if src == "figures/a.png" else None)
+    html = markdown_html(
+        md, lambda src: png_data_uri(b"png") if src == "figures/a.png" else None)
     assert '<h1 id="title-x">Title &lt;x&gt;</h1>' in html
     assert "<code>dicejack report --games 100..1e7</code>" in html
     assert "<strong>Optimal play:</strong> P*(0,0) = 0.5." in html
@@ -168,7 +175,7 @@ def test_markdown_as_dicejack_writes_it():
     assert '<th class="num">states</th>' in html and '<td class="num">225</td>' in html
     assert "<td>every &lt;X,Y&gt;</td>" in html and "<td>a | b</td>" in html
     assert "<code>x|y</code>" in html
-    assert f'<figure><img src="{formats.png_data_uri(b"png")}" alt="Agreement"></figure>' in html
+    assert f'<figure><img src="{png_data_uri(b"png")}" alt="Agreement"></figure>' in html
     assert "[picture missing: figures/missing.png]" in html
     assert '<h2 id="part">' in html and '<h2 id="part-2">' in html
     assert "1 &lt; 2 &amp; 3 &gt; 2 *not bold*" in html
@@ -182,7 +189,7 @@ def test_markdown_as_dicejack_writes_it():
 
 
 def test_markdown_images_take_only_data_uris():
-    html = formats.markdown_html("![x](a.png)", lambda src: "https://example.org/a.png")
+    html = markdown_html("![x](a.png)", lambda src: "https://example.org/a.png")
     assert "<img" not in html and "[picture missing: a.png]" in html
-    html = formats.markdown_html("![x](a.png)", lambda src: 'data:image/png;base64,AA" onload="x')
+    html = markdown_html("![x](a.png)", lambda src: 'data:image/png;base64,AA" onload="x')
     assert "<img" not in html

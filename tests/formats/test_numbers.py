@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from dicejack import formats
-from dicejack.formats.numbers import count_text
+from dicejack.formats.numbers import count_text, parse_count
 
 
 @pytest.mark.parametrize("text, value", [
@@ -14,7 +14,7 @@ from dicejack.formats.numbers import count_text
     ("0", 0), ("-3", -3), (12, 12),
 ])
 def test_counts_written_every_common_way_read_the_same(text, value):
-    assert formats.parse_count(text, "--games") == value
+    assert parse_count(text, "--games") == value
 
 
 @pytest.mark.parametrize("text, message", [
@@ -25,7 +25,7 @@ def test_counts_written_every_common_way_read_the_same(text, value):
 ])
 def test_anything_else_is_a_one_line_error_naming_the_option(text, message):
     with pytest.raises(formats.FormatError, match="^--games") as info:
-        formats.parse_count(text, "--games")
+        parse_count(text, "--games")
     assert message in str(info.value) and "\n" not in str(info.value)
 
 

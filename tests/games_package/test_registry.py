@@ -6,15 +6,9 @@ from fractions import Fraction
 
 import pytest
 
-from dicejack.games import (
-    GameDefinitionError,
-    HandoutGame,
-    Pig,
-    Piglet,
-    game_label,
-    make_game,
-    parse_game_params,
-)
+from dicejack.games import GameDefinitionError, HandoutGame, Pig, Piglet, make_game
+from dicejack.games.protocol import game_label
+from dicejack.games.registry import parse_game_params
 
 
 def test_bundled_by_name():

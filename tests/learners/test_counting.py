@@ -9,6 +9,7 @@ from dicejack import learners
 from dicejack.learners import LearnerError
 from dicejack.learners.counting import check_counts, count_tables, f_cache
 from dicejack.learners.formulas import learned_tables
+from dicejack.learners.registry import learner_class
 from tests.games import HAND_SIZED as TINY
 from tests.games import HANDOUT
 
@@ -61,7 +62,7 @@ def test_check_counts():
 @pytest.mark.parametrize("name", ["mc-epsilon", "ucb", "thompson"])
 def test_restore_checks_the_state(name):
     run = learners.learn(TINY, name, 50, 1)
-    cls = learners.learner_class(name)
+    cls = learner_class(name)
     obj = cls.restore(TINY, 1, run.params, run.state)
     assert obj.played == 50 and obj.moves == run.moves
     for change, message in (({"games": -1}, "whole number"), ({"rng_state": 5}, "PCG64"),

@@ -16,6 +16,7 @@ from dicejack.game import Game
 from dicejack.learners import LearnerError, Tables
 from dicejack.learners.base import ResumableLearner
 from dicejack.learners.formulas import learned_tables
+from dicejack.learners.registry import canonical_name, is_custom, learner_class, parameters
 from tests.games import HAND_SIZED as TINY
 from tests.games import HANDOUT
 
@@ -26,19 +27,19 @@ from .support import same_state
 def test_names_and_classes():
     assert learners.NAMES == ("handout", "q-learning", "mc-epsilon", "ucb", "thompson")
     for name in learners.NAMES:
-        cls = learners.learner_class(name)
+        cls = learner_class(name)
         assert cls.NAME == name
         obj = learners.make(TINY, name, 1)
         assert isinstance(obj, ResumableLearner) and obj.name == name
     with pytest.raises(LearnerError, match="unknown learner 'sarsa'; choose one of: handout, "
                                            "q-learning, mc-epsilon, ucb, thompson"):
-        learners.learner_class("sarsa")
+        learner_class("sarsa")
 
 
 def test_parameters_and_help():
-    assert [p.name for p in learners.parameters("q-learning")] == [
+    assert [p.name for p in parameters("q-learning")] == [
         "epsilon", "epsilon_min", "epsilon_decay", "alpha", "q_init"]
-    assert learners.parameters("thompson") == ()
+    assert parameters("thompson") == ()
     text = learners.help_text()
     for name in learners.NAMES:
         assert f"{name}: " in text
@@ -238,9 +239,9 @@ def test_a_users_class_by_module_name_has_parameters_from_its_signature(tmp_path
         "    def __init__(self, game, seed, rate=0.5, rounds=3, tag='x', flag=False):\n"
         "        super().__init__(game, seed, rate=rate, rounds=rounds)\n")
     name = "mine.py:Tuned"
-    assert learners.is_custom(name) and not learners.is_custom("ucb")
-    assert learners.canonical_name(f" {name} ") == name
-    assert [(p.name, p.kind, p.default) for p in learners.parameters(name)] == [
+    assert is_custom(name) and not is_custom("ucb")
+    assert canonical_name(f" {name} ") == name
+    assert [(p.name, p.kind, p.default) for p in parameters(name)] == [
         ("rate", "float", 0.5), ("rounds", "int", 3)]  # a str or bool default: not settable
     assert learners.parse_params(name, ["rounds=4", "rate=0.25"]) == {"rounds": 4, "rate": 0.25}
     with pytest.raises(LearnerError, match="parameter rounds must be a whole number, got 2.5"):

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from dicejack import compare, report
+from dicejack.compare.metrics import METRIC_HELP
 from dicejack.report.contents import TABLE_METRICS, metrics_json, report_markdown
 from dicejack.report.writers import curve_series
 from tests.games import TINY
@@ -83,7 +84,7 @@ def test_counts_have_thousands_separators_and_every_column_is_defined(base):
     md = report_markdown(study, [])
     assert table_cells(md, "states_with_data") == ["2,798.0"] * 3
     for name in TABLE_METRICS:
-        assert f"- `{name}`: {compare.METRIC_HELP[name]}" in md
+        assert f"- `{name}`: {METRIC_HELP[name]}" in md
     assert "- `weighted_agreement`: agreement weighted by optimal visit probability" in md
 
 

@@ -13,7 +13,10 @@ import pytest
 
 from dicejack import compare, figures, learners, report
 from dicejack.cli import main
+from dicejack.compare.metrics import metric_values
+from dicejack.compare.truth import truth_for
 from dicejack.figures.convergence import CURVE_FIGURES
+from dicejack.learners.registry import parameters
 from dicejack.report.config import LEARNED_FIGURES_LIMIT
 from dicejack.report.contents import TIMING_FILE, metrics_csv, metrics_json, report_markdown
 from dicejack.report.study import games_to_reach, run_one
@@ -146,12 +149,12 @@ def test_several_learners_in_one_study_measure_each_learners_own_runs(study):
                                              "q-learning alpha=1/n", "ucb"]
     assert [(r.series.label, r.seed) for r in study.runs] == [
         (s.label, seed) for s in cfg.series for seed in (4, 5, 6)]
-    t = compare.truth_for((3, 6, 7, 2))
+    t = truth_for((3, 6, 7, 2))
     q = study.spec("q-learning alpha=0.1")
     run = learners.learn(TINY, "q-learning", 100, 5, checkpoints=GAMES, alpha=0.1)
     for i, n in enumerate(GAMES):
         tables = run.snapshots[n]
-        metrics = compare.metric_values(t, compare.as_learned(
+        metrics = metric_values(t, compare.as_learned(
             TINY, (tables.best, tables.probability)))
         np.testing.assert_array_equal(study.values(q)[1, i],
                                       [metrics[name] for name in compare.METRIC_NAMES])
@@ -385,7 +388,7 @@ def test_your_own_learner_class_is_a_series_of_dicejack_report(tmp_path, monkeyp
     run = learners.learn(TINY, report.SeriesSpec("agent.py:Average", (("epsilon", 0.3),
                                                                       ("warmup", 5))).learner,
                          30, 1, epsilon=0.3, warmup=5)
-    metrics = compare.metric_values(compare.truth(TINY), compare.as_learned(TINY, run))
+    metrics = metric_values(compare.truth(TINY), compare.as_learned(TINY, run))
     rows = list(csv.DictReader(io.StringIO((tmp_path / "a" / "metrics.csv").read_text())))
     mine = {r["metric"]: float(r["value"]) for r in rows
             if r["series"] == "agent.py:Average epsilon=0.3 warmup=5" and r["seed"] == "1"
@@ -434,7 +437,7 @@ def test_report_help_names_every_learner_and_parameter_with_examples(capsys):
     assert "--learner" in text and "--param" in text
     for name in learners.NAMES:
         assert name in text.replace("- ", "-"), name
-        for p in learners.parameters(name):
+        for p in parameters(name):
             assert p.name in text, (name, p.name)
     assert "dicejack report --learner handout,q-learning,mc-epsilon,ucb,thompson" in \
         text.replace("- ", "-")

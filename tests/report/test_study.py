@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 from dicejack import compare, report
+from dicejack.compare.metrics import metric_values
+from dicejack.compare.truth import truth_for
 from dicejack.learners import handout
 from dicejack.report.study import interval, run_one
 from dicejack.runtime import frames, parallel
@@ -34,10 +36,10 @@ def test_interval_is_the_student_t_interval():
 def test_a_run_measures_every_metric_at_every_checkpoint():
     r = run_one((3, 6, 7, 2), 10.0, 5, (10, 30, 100))
     assert r.values.shape == (3, len(compare.METRIC_NAMES)) and r.games == (10, 30, 100)
-    t = compare.truth_for((3, 6, 7, 2))
+    t = truth_for((3, 6, 7, 2))
     run = handout.learn(TINY, 10.0, 100, 5, checkpoints=(10, 30))
     snap = run.snapshots[30]
-    metrics = compare.metric_values(t, compare.learned_from_tables(TINY, snap.best,
+    metrics = metric_values(t, compare.learned_from_tables(TINY, snap.best,
                                                                    snap.probability))
     np.testing.assert_array_equal(r.values[1], [metrics[n] for n in compare.METRIC_NAMES])
 

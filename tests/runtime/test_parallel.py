@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from dicejack import compare
+from dicejack.compare.truth import truth_for
 from dicejack.game import Game
 from dicejack.runtime import parallel
 
@@ -120,8 +121,8 @@ def test_learn_bar_rate_leaves_out_the_time_before_the_first_chunk(capsys, monke
 
 def test_truth_for_solves_once_per_process():
     game = Game(n_sides=3, low=6, high=7, n_dice=2)
-    t = compare.truth_for((3, 6, 7, 2))
-    assert compare.truth_for([3, 6, 7, 2]) is t
-    assert compare.truth_for(tuple(np.int64(v) for v in (3, 6, 7, 2))) is t
+    t = truth_for((3, 6, 7, 2))
+    assert truth_for([3, 6, 7, 2]) is t
+    assert truth_for(tuple(np.int64(v) for v in (3, 6, 7, 2))) is t
     assert t.game == game and t.p00 == compare.truth(game).p00
-    assert compare.truth_for((3, 6, 8, 2)) is not t
+    assert truth_for((3, 6, 8, 2)) is not t

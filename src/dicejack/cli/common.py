@@ -82,23 +82,24 @@ class UsageError(DicejackError):
 # Shared option definitions: the game's four parameters, with the handout's names in help text.
 def count_parser(option: str) -> Callable[[str], int]:
     """The parser of a count option: a count as people write it (100000, 100_000, 100,000,
-    1e5), read by :func:`dicejack.formats.parse_count`, the same for every command; anything
+    1e5), read by :func:`dicejack.formats.numbers.parse_count`, the same for every command; anything
     else is a one-line error naming `option` (exit 2)."""
     def parse(value: str | int) -> int:
-        from dicejack import formats
+        from dicejack.formats.numbers import parse_count
 
-        return formats.parse_count(value, option)
+        return parse_count(value, option)
 
     return parse
 
 
 def learner_name(value: str) -> str:
     """The parser of --learner: a bundled learner's name in any case or spelling of its
-    separators (:func:`dicejack.learners.canonical_name`); a slip gets "did you mean"."""
+    separators (:func:`dicejack.learners.registry.canonical_name`); a slip gets "did you mean"."""
     from dicejack import learners
+    from dicejack.learners.registry import canonical_name
 
     try:
-        return learners.canonical_name(value)
+        return canonical_name(value)
     except learners.LearnerError as exc:  # a ValueError, which click would reword
         raise UsageError(str(exc)) from None
 

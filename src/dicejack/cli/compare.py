@@ -46,7 +46,8 @@ def _game_from_options(
 def _read_text_tables(
     path: Path, given: dict[str, int | None]
 ) -> "tuple[Game, object, object]":
-    """The two printed arrays of a text file, as (game, compare.Learned, formats.Submission).
+    """The two printed arrays of a text file, as (game, a compare.learned.Learned, a
+    formats.Submission).
 
     Any layout `formats.read_submission` understands (dicejack's own text output and what student
     programs print). A 'NSides=.. LTarget=.. UTarget=.. NDice=..' header, as `dicejack learn`
@@ -259,7 +260,7 @@ def _learned_from_source(source: Path, given: dict[str, int | None],
 
 
 def _policy_learned(game: "Game", spec: str, zero_based: bool) -> object:
-    """The policy of `spec` as a compare.Learned; a 0-based policy's refusal names
+    """The policy of `spec` as a compare.learned.Learned; a 0-based policy's refusal names
     --zero-based (the library's names its own argument)."""
     from dicejack import compare as cmp
     from dicejack import solver
@@ -322,7 +323,9 @@ def _compare_game(source: Path | None, spec: str | None, items: list[str] | None
     from dicejack.compare.games import compare_game
     from dicejack.formats.game_runs import load_game_run
     from dicejack.formats.json_output import json_text
-    from dicejack.games import enumerate_game, game_label, make_game, parse_game_params
+    from dicejack.games import enumerate_game, make_game
+    from dicejack.games.protocol import game_label
+    from dicejack.games.registry import parse_game_params
     from dicejack.learners import checks
     from dicejack.learners.game_session import GameSession, game_learner_class
     from dicejack.runtime import parallel

@@ -93,15 +93,16 @@ def learner_params(
     from dicejack import learners
     from dicejack.learners.base import format_value
     from dicejack.learners.formulas import check_m
+    from dicejack.learners.registry import learner_class, parameters
 
-    learners.learner_class(name)  # an unknown name: the error lists the bundled ones
+    learner_class(name)  # an unknown name: the error lists the bundled ones
     params = learners.parse_params(name, items or [])
     options = {"m": ("-m", m), "tie_break": ("--tie-break", tie_break)}
     for key, (flag, value) in options.items():
         if value is None:
             continue
         if name != "handout":
-            names = [p.name for p in learners.parameters(name)]
+            names = [p.name for p in parameters(name)]
             known = f"the parameters {', '.join(names)}" if names else "no parameters"
             raise UsageError(
                 f"{flag} is a setting of the handout's learner, not of {name}; give {name}'s "
@@ -273,12 +274,12 @@ def _learn_run(o: _LearnOptions) -> None:
     """`learn` with any bundled learner, the handout's included: a fresh run or the --resume
     file continued, saved to --out (and on Ctrl-C), printed; --trace / --explain first."""
     from dicejack import formats, learners
-    from dicejack.learners.registry import restore
+    from dicejack.learners.registry import learner_class, restore
 
     _check_counts(o)
     check_out_path(o.out)
     if o.learner is not None:
-        learners.learner_class(o.learner)  # an unknown name is an error before any file
+        learner_class(o.learner)  # an unknown name is an error before any file
     start = _start_run(o)
     name = start.name if start is not None else o.learner or DEFAULT_LEARNER
     params = learner_params(name, o.param, o.m, o.tie_break)
@@ -364,7 +365,7 @@ def _replay(path: Path, sizes: dict[str, int | None], params: dict[str, Any],
             others: dict[str, Any]) -> None:
     """`learn --replay FILE`: the games of FILE replayed from empty counts (and the counts it
     sets), every move explained on stdout."""
-    from dicejack import formats
+    from dicejack.formats.escape import safe_text
     from dicejack.formats.replay import read_replay
     from dicejack.learners import LearnerError
     from dicejack.learners.handout import explain, trace
@@ -373,7 +374,7 @@ def _replay(path: Path, sizes: dict[str, int | None], params: dict[str, Any],
     if given:
         verb = "does" if len(given) == 1 else "do"
         raise UsageError(f"--replay prints the handout's computation for the dice in "
-                         f"{formats.safe_text(str(path))}; {', '.join(given)} {verb} not apply "
+                         f"{safe_text(str(path))}; {', '.join(given)} {verb} not apply "
                          "to it")
     if params.get("tie_break", "lowest") != "lowest":
         raise UsageError("--replay breaks ties to the lowest J (the dice are given, nothing is "
@@ -387,7 +388,7 @@ def _replay(path: Path, sizes: dict[str, int | None], params: dict[str, Any],
     try:
         traced = trace.replay_script(game, m, steps)
     except LearnerError as exc:
-        raise UsageError(f"{formats.safe_text(str(path))} {exc}") from None
+        raise UsageError(f"{safe_text(str(path))} {exc}") from None
     write_output(explain.explain_text(game, m, traced), None)
 
 

@@ -92,7 +92,7 @@ def _game_learned_json(game: Any, run: Any, sol: Any, metrics: dict[str, Any]) -
 
 def _game_learned_text(game: Any, run: Any, sol: Any, metrics: dict[str, Any]) -> str:
     """`learn --game` as text: the run, then one line per metric against `sol`."""
-    from dicejack.games import game_label
+    from dicejack.games.protocol import game_label
 
     lines = [f"# learned by self-play with {run.label}: {game_label(game)}",
              f"moves {run.moves:,}; states with data {metrics['states_with_data']:,} of "
@@ -114,7 +114,8 @@ def learn_protocol_game(spec: str | None, items: list[str] | None, name: str | N
     as text or JSON, or the learned tables as CSV (one row per state); `fmt`: text, json or
     csv."""
     from dicejack.formats.game_runs import save_game_run
-    from dicejack.games import enumerate_game, make_game, parse_game_params
+    from dicejack.games import enumerate_game, make_game
+    from dicejack.games.registry import parse_game_params
     from dicejack.learners.game_session import GameSession, game_learner_class
     from dicejack.solver import generic, generic_metrics
 

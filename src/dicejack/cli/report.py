@@ -170,7 +170,7 @@ def _report_game(ctx: typer.Context, spec: str | None, items: list[str] | None,
     (dicejack.report.game_writers)."""
     from dicejack import report as rep
     from dicejack.cli import report_options as opts
-    from dicejack.games import parse_game_params
+    from dicejack.games.registry import parse_game_params
     from dicejack.report import game_study, game_writers
 
     if spec is None:

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from dicejack import formats
+from dicejack.formats import numbers
 from dicejack.learners import LearnerError
 from dicejack.report.config import (
     SERIES_LIMIT,
@@ -61,10 +62,10 @@ def _words(values: Iterable[str]) -> list[str]:
 
 
 def parse_count(text: str) -> int:
-    """One checkpoint of --games in the notation of every count (formats.parse_count; commas
+    """One checkpoint of --games in the notation of every count (formats.numbers.parse_count; commas
     separate checkpoints here, so no thousands separators)."""
     try:
-        return formats.parse_count(text, "game count")
+        return numbers.parse_count(text, "game count")
     except formats.FormatError as exc:
         raise ReportError(str(exc)) from None
 

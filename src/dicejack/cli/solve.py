@@ -127,7 +127,8 @@ def _solve_protocol_game(ctx: typer.Context, spec: str | None, items: list[str] 
     the summary (text, JSON) or every state's value (CSV); times on stderr."""
     import time
 
-    from dicejack.games import enumerate_game, make_game, parse_game_params
+    from dicejack.games import enumerate_game, make_game
+    from dicejack.games.registry import parse_game_params
     from dicejack.solver import generic, generic_output
 
     if spec is None:

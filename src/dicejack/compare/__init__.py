@@ -54,7 +54,6 @@ from dicejack.compare.conventions import (
     value_to_probability,
 )
 from dicejack.compare.learned import (
-    Learned,
     as_learned,
     learned_from_counts,
     learned_from_policy,
@@ -62,20 +61,18 @@ from dicejack.compare.learned import (
     learned_from_tables,
 )
 from dicejack.compare.metrics import (
-    METRIC_HELP,
     METRIC_NAMES,
     METRIC_RANGES,
     compare,
     format_comparison,
     greedy_distribution,
-    metric_values,
 )
-from dicejack.compare.truth import CompareError, CompareWarning, Truth, truth, truth_for
+from dicejack.compare.truth import CompareError, CompareWarning, truth
 
 #: The public face (DESIGN.md, "Python API"; tests/test_public_faces.py holds it): everything else
-#: is imported from its module (the state sets' thresholds and Comparison from truth/metrics,
-#: register_policy_reader from learned, the printed tables' hints from hints). Learned ...
-#: METRIC_HELP stay while dicejack.report calls them through the package.
+#: is imported from its module (Truth, truth_for and the state sets' thresholds from truth;
+#: Comparison, metric_values and METRIC_HELP from metrics; Learned and register_policy_reader from
+#: learned; the printed tables' hints from hints).
 __all__ = [
     "compare",
     "format_comparison",
@@ -96,9 +93,4 @@ __all__ = [
     "probability_to_value",
     "value_to_probability",
     "mover_view",
-    "Learned",
-    "Truth",
-    "truth_for",
-    "metric_values",
-    "METRIC_HELP",
 ]

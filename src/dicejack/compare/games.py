@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from dicejack.games import game_label, game_params
+from dicejack.games.protocol import game_label, game_params
 from dicejack.solver.generic import GameSolution
 from dicejack.solver.generic_metrics import learned_metrics
 from dicejack.solver.generic_output import plain

@@ -1,6 +1,6 @@
 """Slips in printed tables, for `dicejack compare` on text (DESIGN.md: `hint:` lines on stderr).
 
-Judged against the truth (:class:`dicejack.compare.Truth`): tables *transposed* when their win
+Judged against the truth (:class:`dicejack.compare.truth.Truth`): tables *transposed* when their win
 probabilities, read transposed, are off from P* by at most half as much on average (over
 reachable states with an estimate), and by over 0.05 less; J *0-based* when the states with an
 estimate print J in 0..K-1 only, 0 among them, and J + 1 agrees with the optimal policy in at

@@ -63,7 +63,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's name for the bare 
 
     def __init__(self, game: Any, render_mode: str | None = None,
                  max_moves: int = 100_000) -> None:
-        from dicejack.games import enumerate_game, game_label
+        from dicejack.games import enumerate_game
+        from dicejack.games.protocol import game_label
 
         if render_mode not in (None, "ansi", "human"):
             raise DicejackError(f"render_mode must be None, 'ansi' or 'human', got "

@@ -25,7 +25,6 @@ same numbers give the same bytes.
 
 from __future__ import annotations
 
-from dicejack.figures.base import CLASS_COLORS
 from dicejack.figures.convergence import (
     LearnedFigure,
     Panel,
@@ -33,15 +32,14 @@ from dicejack.figures.convergence import (
     curves_figure,
     learned_figure,
     optimal_figure,
-    plot_curves,
     plot_figures,
 )
 from dicejack.figures.raster import SubmissionHeatmaps
 
 #: The public face (DESIGN.md, "Python API"; tests/test_public_faces.py holds it): everything else
 #: is imported from its module (convergence: the seeds figure, the curves' CSV and styles, the
-#: report's panels; base: formats, DPI, PNG metadata; svg: the web pages' drawings).
-#: CLASS_COLORS and plot_curves stay while dicejack.report uses them through the package.
+#: report's panels, plot_curves; base: formats, DPI, PNG metadata, CLASS_COLORS; svg: the web
+#: pages' drawings).
 __all__ = [
     "plot_figures",
     "Series",
@@ -51,6 +49,4 @@ __all__ = [
     "optimal_figure",
     "learned_figure",
     "SubmissionHeatmaps",
-    "CLASS_COLORS",
-    "plot_curves",
 ]

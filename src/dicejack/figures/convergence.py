@@ -22,8 +22,9 @@ from typing import Any
 import numpy as np
 
 from dicejack import formats
-from dicejack.compare import Learned, Truth
+from dicejack.compare.learned import Learned
 from dicejack.compare.metrics import STATE_CLASSES, state_classes
+from dicejack.compare.truth import Truth
 from dicejack.figures.base import (
     CLASS_COLORS,
     axes_in_inches,

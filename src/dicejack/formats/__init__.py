@@ -43,16 +43,12 @@ import dicejack
 
 #: The public face (DESIGN.md, "Python API"; tests/test_public_faces.py holds it), by module:
 #: each loaded with its module, on first use. Every other name is imported from its module
-#: (``from dicejack.formats.tables import solution_text``). new_folder_beside ... parse_count
-#: stay while dicejack.report uses them through the package.
+#: (``from dicejack.formats.tables import solution_text``, ``from dicejack.formats.escape import
+#: safe_text``).
 _PUBLIC: dict[str, tuple[str, ...]] = {
     "submission": ("read_submission", "Submission"),
     "learner_runs": ("save_learner_run", "load_learner_run"),
     "atomic": ("write_atomic",),
-    "folders": ("new_folder_beside", "swap_folder", "os_reason"),
-    "escape": ("safe_text", "markdown_code"),
-    "html": ("Markup", "html_page", "png_data_uri", "markdown_html"),
-    "numbers": ("parse_count",),
 }
 #: Public name -> its module (the table above, turned around).
 _MODULE_OF = {name: module for module, names in _PUBLIC.items() for name in names}

@@ -51,9 +51,9 @@ def save_game_run(path: str | os.PathLike[str], run: GameRun, game_spec: str | N
                   game_params: dict[str, Any] | None = None) -> None:
     """Write `run` atomically. `game_spec` is how ``--game`` names its game (default: the
     bundled game of that name, when the run's game is one); `game_params` its parameters
-    (default: the game's own, :func:`dicejack.games.game_params`)."""
-    from dicejack.games import game_label
-    from dicejack.games import game_params as params_of
+    (default: the game's own, :func:`dicejack.games.protocol.game_params`)."""
+    from dicejack.games.protocol import game_label
+    from dicejack.games.protocol import game_params as params_of
     from dicejack.games.registry import GAMES
     from dicejack.learners.game_learners import GAME_LEARNERS
 
@@ -115,7 +115,9 @@ def load_game_run(path: str | os.PathLike[str], game: Any = None) -> GameRun:
     anything is off. `game`: the game object to read it against (its label must be the
     file's); by default the bundled game the file names, built with its parameters (a run of a
     user's game needs `game`)."""
-    from dicejack.games import game_label, make_game, parse_game_params
+    from dicejack.games import make_game
+    from dicejack.games.protocol import game_label
+    from dicejack.games.registry import parse_game_params
     from dicejack.learners.game_learners import GAME_LEARNERS, game_space
     from dicejack.learners.game_session import GameSession
 

@@ -226,17 +226,18 @@ def _read_current(members: NpzMembers) -> _Parts:
     """A learner run file (:data:`LEARNER_RUN_KIND`)."""
     from dicejack import learners
     from dicejack.learners.checks import check_table_sizes
+    from dicejack.learners.registry import check_learner_params, learner_class
 
     name = _scalar(members, "learner", "U")
     if name not in learners.NAMES:
         raise _Bad(f"unknown learner {name!r} (bundled: {', '.join(learners.NAMES)})")
     game = Game(**_json_object("game", _scalar(members, "game", "U")))
-    params = learners.check_learner_params(
+    params = check_learner_params(
         name, _json_object("params", _scalar(members, "params", "U")))
     games, seed, moves = (_scalar(members, k, "iu") for k in ("games", "seed", "moves"))
     if games < 0 or seed < 0 or moves < -1:
         raise _Bad("negative games, seed or moves")
-    keys = getattr(learners.learner_class(name), "STATE_KEYS", None)
+    keys = getattr(learner_class(name), "STATE_KEYS", None)
     allowed = set(_MEMBERS) | ({_STATE + k for k in keys} if keys is not None else set())
     _refuse_unknown(members, lambda k: k in allowed or (keys is None and k.startswith(_STATE)))
     if "snapshot_games" not in members.infos:
@@ -269,16 +270,16 @@ def _read_legacy(members: NpzMembers) -> _Parts:
     """A handout run of the old layout (:data:`LEGACY_RUN_KIND`), converted: m and tie_break
     become the learner's params, the counts and generator its state, the count snapshots
     tables."""
-    from dicejack import learners
     from dicejack.learners.checks import check_table_sizes
     from dicejack.learners.counting import count_tables
+    from dicejack.learners.registry import check_learner_params
 
     missing = [key for key in _LEGACY_REQUIRED if key not in members.infos]
     if missing:
         raise _Bad(f"missing {', '.join(missing)}")
     game = Game(**_json_object("params", _scalar(members, "params", "U")))
     tie_break = _scalar(members, "tie_break", "U") if "tie_break" in members.infos else "lowest"
-    params = learners.check_learner_params(
+    params = check_learner_params(
         "handout", {"m": float(_scalar(members, "m", "iuf")), "tie_break": tie_break})
     games, seed = _scalar(members, "games", "iu"), _scalar(members, "seed", "iu")
     if games < 0 or seed < 0:
@@ -327,9 +328,9 @@ def _rebuild(parts: _Parts) -> Run:
     """The run the parts describe: the learner restored from its state (which checks it), its
     games and moves as recorded, the snapshots as checked tables (read-only, no copy)."""
     from dicejack import learners
+    from dicejack.learners.registry import learner_class
 
-    learner = learners.learner_class(parts.name).restore(parts.game, parts.seed, parts.params,
-                                                         parts.state)
+    learner = learner_class(parts.name).restore(parts.game, parts.seed, parts.params, parts.state)
     if learner.played != parts.games or (parts.moves != -1 and learner.moves != parts.moves):
         raise _Bad(f"its state records {learner.played} games, not {parts.games}")
     best, prob, visits = parts.snapshots

@@ -21,16 +21,16 @@ from __future__ import annotations
 
 from dicejack.games.handout import HandoutGame
 from dicejack.games.peeking_blackjack import PeekingBlackjack
-from dicejack.games.pig import HOLD, Pig, Piglet
-from dicejack.games.protocol import FiniteGame, GameDefinitionError, game_label, game_params
-from dicejack.games.registry import make_game, parse_game_params
+from dicejack.games.pig import Pig, Piglet
+from dicejack.games.protocol import FiniteGame, GameDefinitionError
+from dicejack.games.registry import make_game
 from dicejack.games.space import StateSpace, enumerate_game
 from dicejack.games.yamslam import Yamslam
 
 #: The public face (DESIGN.md, "Python API"; tests/test_public_faces.py holds it): everything else
-#: is imported from its module (the protocol's checks and types from protocol, the registry's
-#: table from registry, the size limit from space). HOLD ... parse_game_params stay while
-#: dicejack.report calls them through the package.
+#: is imported from its module (the protocol's checks, types, game_label and game_params from
+#: protocol, the registry's table and parse_game_params from registry, the size limit from space,
+#: Pig's HOLD from pig).
 __all__ = [
     "FiniteGame",
     "GameDefinitionError",
@@ -42,8 +42,4 @@ __all__ = [
     "Piglet",
     "PeekingBlackjack",
     "Yamslam",
-    "HOLD",
-    "game_label",
-    "game_params",
-    "parse_game_params",
 ]

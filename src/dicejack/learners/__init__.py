@@ -39,23 +39,13 @@ from dicejack.learners.base import Learner, Param, Run, Tables
 from dicejack.learners.checks import LearnerError
 from dicejack.learners.contract import check_learner
 from dicejack.learners.game_session import check_game_learner, learn_game
-from dicejack.learners.registry import (
-    NAMES,
-    canonical_name,
-    check_learner_params,
-    help_text,
-    is_custom,
-    learner_class,
-    make,
-    parameters,
-    parse_params,
-)
+from dicejack.learners.registry import NAMES, help_text, make, parse_params
 from dicejack.learners.session import Session, learn, resume
 
 #: The public face (DESIGN.md, "Python API"; tests/test_public_faces.py holds it): everything else
-#: is imported from its module (the learner classes from their modules, the registry's table and
-#: restore from registry, the protocol games' tables and runs from game_learners/game_session).
-#: canonical_name ... parameters stay while dicejack.report calls them through the package.
+#: is imported from its module (the learner classes from their modules, the registry's table,
+#: look-ups and restore from registry, the protocol games' tables and runs from
+#: game_learners/game_session).
 __all__ = [
     "learn",
     "resume",
@@ -72,9 +62,4 @@ __all__ = [
     "help_text",
     "learn_game",
     "check_game_learner",
-    "canonical_name",
-    "check_learner_params",
-    "is_custom",
-    "learner_class",
-    "parameters",
 ]

@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from dicejack.games import game_label
+from dicejack.games.protocol import game_label
 from dicejack.learners.base import (
     Param,
     check_params,

@@ -32,7 +32,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from dicejack.games import StateSpace, game_label
+from dicejack.games import StateSpace
+from dicejack.games.protocol import game_label
 from dicejack.learners.base import (
     Counted,
     Param,

@@ -33,7 +33,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from dicejack.games import StateSpace, enumerate_game, game_label
+from dicejack.games import StateSpace, enumerate_game
+from dicejack.games.protocol import game_label
 from dicejack.learners.base import (
     EPSILON_PARAMS,
     Counted,

@@ -27,7 +27,8 @@ from dicejack import learners
 from dicejack.figures.base import check_formats
 from dicejack.game import HANDOUT_GAME, DicejackError, Game
 from dicejack.learners import checks, formulas
-from dicejack.learners import parameters as learner_parameters
+from dicejack.learners.registry import canonical_name, check_learner_params, learner_class
+from dicejack.learners.registry import parameters as learner_parameters
 
 __all__ = [
     "Parameter",
@@ -206,7 +207,7 @@ class SeriesSpec:
 
     def __post_init__(self) -> None:
         try:
-            specs = learners.parameters(self.learner)
+            specs = learner_parameters(self.learner)
         except learners.LearnerError as exc:
             raise ReportError(str(exc)) from None
         pairs = tuple(tuple(p) for p in self.params)
@@ -218,7 +219,7 @@ class SeriesSpec:
         if self.learner == "handout":
             given.setdefault("m", 100.0)
         try:
-            full = learners.check_learner_params(self.learner, given)
+            full = check_learner_params(self.learner, given)
             if "m" in given:
                 full["m"] = formulas.check_m(full["m"])
         except learners.LearnerError as exc:
@@ -263,7 +264,7 @@ class SeriesSpec:
     def all_params(self) -> dict[str, Any]:
         """Every parameter of the learner as it runs: the ones set, the rest at their
         defaults."""
-        return learners.check_learner_params(self.learner, self.kwargs())
+        return check_learner_params(self.learner, self.kwargs())
 
 
 def check_learners(names: Iterable[str]) -> tuple[str, ...]:
@@ -274,7 +275,7 @@ def check_learners(names: Iterable[str]) -> tuple[str, ...]:
     out: list[str] = []
     for item in names:
         try:
-            name = learners.canonical_name(item)
+            name = canonical_name(item)
         except learners.LearnerError as exc:
             raise ReportError(str(exc)) from None
         if name in out:
@@ -293,23 +294,23 @@ def param_targets(names: Sequence[str], key: str) -> list[tuple[str, learners.Pa
     scope, dot, pname = str(key).strip().rpartition(".")
     if dot:
         try:
-            learners.learner_class(scope)
+            learner_class(scope)
         except learners.LearnerError as exc:
             raise ReportError(str(exc)) from None
         if scope not in names:
             raise ReportError(f"{scope} is not in ", Parameter("learners"),
                               f" {','.join(names)}")
-        specs = learners.parameters(scope)
+        specs = learner_parameters(scope)
         spec = next((p for p in specs if p.name == pname), None)
         if spec is None:
             valid = ", ".join(p.name for p in specs) or "none"
             raise ReportError(f"learner {scope} has no parameter {pname!r}; its parameters: "
                               f"{valid}")
         return [(scope, spec)]
-    targets = [(n, p) for n in names for p in learners.parameters(n) if p.name == pname]
+    targets = [(n, p) for n in names for p in learner_parameters(n) if p.name == pname]
     if not targets:
         others = [n for n in learners.NAMES
-                  if any(p.name == pname for p in learners.parameters(n))]
+                  if any(p.name == pname for p in learner_parameters(n))]
         hint = (f" ({', '.join(others)} has it)" if others else
                 " (no bundled learner has it)")
         raise ReportError("no learner in ", Parameter("learners"), f" {','.join(names)} "

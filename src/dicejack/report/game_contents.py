@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from dicejack.games import game_params
+from dicejack.games.protocol import game_params
 from dicejack.learners.base import check_params
 from dicejack.learners.game_learners import GAME_LEARNERS
 from dicejack.report.game_study import GAME_METRICS, GameSeries, GameStudy

@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from dicejack.games import HOLD, Pig, Piglet, StateSpace
+from dicejack.games import Pig, Piglet, StateSpace
+from dicejack.games.pig import HOLD
 
 __all__ = ["ScoreAxes", "score_axes", "hold_rows", "stop_totals", "mean_by_scores"]
 

@@ -31,7 +31,8 @@ from typing import Any
 import numpy as np
 
 from dicejack.figures.base import check_formats
-from dicejack.games import GameDefinitionError, game_label, game_params, make_game
+from dicejack.games import GameDefinitionError, make_game
+from dicejack.games.protocol import game_label, game_params
 from dicejack.learners import checks
 from dicejack.learners.base import Param, check_params, format_value
 from dicejack.learners.game_learners import GAME_LEARNERS, game_space

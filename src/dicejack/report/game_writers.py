@@ -4,8 +4,8 @@ whole, and running a study into it.
 Owns the folder on disk for protocol games, beside :mod:`dicejack.report.writers` (the
 handout's): :func:`write_game_report` draws the figures (``figures/convergence.png``,
 curves over checkpoints with 95% bands and their numbers as CSV, by
-:func:`dicejack.figures.plot_curves`; for games with two score axes, Pig and Piglet, a policy
-maps of every series, ``figures/policy.png`` with its numbers as ``policy.csv``, by
+:func:`dicejack.figures.convergence.plot_curves`; for games with two score axes, Pig and Piglet,
+a policy maps of every series, ``figures/policy.png`` with its numbers as ``policy.csv``, by
 :mod:`dicejack.figures.games`) and writes the files :mod:`dicejack.report.game_contents` builds,
 built in a temporary folder beside the destination and swapped in only when complete (the same
 marker as every report: only a dicejack report, or an empty folder, is replaced; a report of
@@ -27,7 +27,9 @@ from pathlib import Path
 import numpy as np
 
 from dicejack import figures, formats
+from dicejack.figures.convergence import plot_curves
 from dicejack.figures.games import ScoreMap, plot_score_maps
+from dicejack.formats.folders import new_folder_beside
 from dicejack.report.config import ReportError
 from dicejack.report.game_contents import (
     GAME_REPORT_KIND,
@@ -76,7 +78,7 @@ def _temp_folder(out: Path) -> Path:
             raise ReportError(f"{out} holds a report of the handout's game; a game report would "
                               "replace it: give another --out or remove it first")
     try:
-        return formats.new_folder_beside(out, marker=MARKER, what="report")
+        return new_folder_beside(out, marker=MARKER, what="report")
     except formats.FormatError as exc:
         raise ReportError(str(exc)) from None
 
@@ -101,7 +103,7 @@ def _plot(study: GameStudy, folder: Path) -> list[tuple[str, str]]:
                                        for _, _, panels in GAME_PANELS for p in panels})
               for s in cfg.series]
     for stem, title, panels in GAME_PANELS:
-        figures.plot_curves(folder / f"{stem}.png", cfg.games, curves, panels,
+        plot_curves(folder / f"{stem}.png", cfg.games, curves, panels,
                             suptitle=f"{title}: {cfg.label}", fmts=cfg.figure_formats)
         out.append((f"figures/{stem}.png", f"{title}, mean over {cfg.seeds} seeds with 95% "
                     f"bands (numbers: figures/{stem}.csv)"))

@@ -28,8 +28,12 @@ from typing import Any
 import numpy as np
 
 from dicejack import compare, learners
-from dicejack.compare import METRIC_NAMES, METRIC_RANGES, Learned, Truth
+from dicejack.compare import METRIC_NAMES, METRIC_RANGES
+from dicejack.compare.learned import Learned
+from dicejack.compare.metrics import metric_values
+from dicejack.compare.truth import Truth, truth_for
 from dicejack.game import Game
+from dicejack.learners.registry import is_custom
 from dicejack.report.config import Parameter, ReportConfig, ReportError, SeriesSpec
 from dicejack.runtime import frames, parallel
 
@@ -87,7 +91,7 @@ def run_one(
     Top-level, picklable, and given only plain values: this is what executors run.
     """
     spec = series if isinstance(series, SeriesSpec) else SeriesSpec.handout(series)
-    t = compare.truth_for(params)
+    t = truth_for(params)
     t0 = time.thread_time()
     run = learners.learn(t.game, spec.learner, games[-1], seed, checkpoints=games,
                          **spec.kwargs())
@@ -95,7 +99,7 @@ def run_one(
     values = np.empty((len(games), len(METRIC_NAMES)))
     for i, n in enumerate(games):
         tables = run.snapshots[n]
-        metrics = compare.metric_values(
+        metrics = metric_values(
             t, compare.learned_from_tables(t.game, tables.best, tables.probability))
         values[i] = [metrics[name] for name in METRIC_NAMES]
     t2 = time.thread_time()
@@ -321,7 +325,7 @@ def check_own_learners(config: ReportConfig) -> None:
     in a process: make_report checks before it writes anything, run_study then finds it done),
     checked before any run so that a broken one fails in one line, not hours later."""
     for spec in config.series:
-        if learners.is_custom(spec.learner):
+        if is_custom(spec.learner):
             _keeps_contract(config.game, spec)
 
 
@@ -350,7 +354,7 @@ def run_study(
     g = config.game
     params = (g.n_sides, g.low, g.high, g.n_dice)
     t0 = time.perf_counter()
-    truth = compare.truth_for(params)
+    truth = truth_for(params)
     timing["solve"] = time.perf_counter() - t0
     # One tiny run of each learner here first: it compiles (or loads from numba's cache) every
     # kernel once, before any worker starts; forked workers inherit the kernels and the game.

@@ -30,6 +30,7 @@ from typing import Any
 
 from dicejack import figures, formats
 from dicejack.compare import METRIC_NAMES
+from dicejack.formats.folders import new_folder_beside, os_reason, swap_folder
 from dicejack.formats.json_output import json_text
 from dicejack.game import Game
 from dicejack.report.config import LEARNED_FIGURES_LIMIT, Parameter, ReportConfig, ReportError
@@ -93,8 +94,8 @@ MARKER = ".dicejack-report"
 
 def _temp_folder(out: Path, config: ReportConfig | None = None) -> Path:
     """A fresh temporary folder next to `out` (checks up front that `out` can be written:
-    :func:`dicejack.formats.new_folder_beside`, and, given the study's `config`, that `out` does
-    not hold a report of the other kind)."""
+    :func:`dicejack.formats.folders.new_folder_beside`, and, given the study's `config`, that `out`
+    does not hold a report of the other kind)."""
     if config is not None:
         old, new = existing_kind(out), KINDS[config.comparison]
         if old is not None and old != new:
@@ -102,7 +103,7 @@ def _temp_folder(out: Path, config: ReportConfig | None = None) -> Path:
                               Parameter("out"), f" (the default is {default_out(config)}) or "
                               f"remove {out} first")
     try:
-        return formats.new_folder_beside(out, marker=MARKER, what="report")
+        return new_folder_beside(out, marker=MARKER, what="report")
     except formats.FormatError as exc:
         raise ReportError(str(exc)) from None
 
@@ -177,10 +178,10 @@ def fill_report_folder(tmp: Path, out: Path, timing: dict[str, float], *,
         if "start" in timing:
             timing["total"] = time.perf_counter() - timing["start"]
         formats.write_atomic(tmp / TIMING_FILE, json_text(timing_json(), indent=1))
-        formats.swap_folder(tmp, out)
+        swap_folder(tmp, out)
         done = True
     except OSError as exc:
-        raise ReportError(f"cannot write the report folder {out}: {formats.os_reason(exc)}"
+        raise ReportError(f"cannot write the report folder {out}: {os_reason(exc)}"
                           ) from None
     finally:
         if not done:

@@ -5,7 +5,7 @@ executor (``--workers 1``), a local process pool, or a Dask cluster's executor (
 workers need dicejack installed); :func:`map_tasks` runs ``fn(*task)`` for every task through one
 and returns the results in task order, with :func:`progress_bar` on stderr. A task's result must
 not depend on which executor ran it: tasks get plain, picklable values (each process solves the
-game it needs once, through :func:`dicejack.compare.truth_for`, rather than receiving arrays).
+game it needs once, through :func:`dicejack.compare.truth.truth_for`, rather than receiving arrays).
 
 rich and dask are imported only when a progress bar is shown or a cluster is used.
 """

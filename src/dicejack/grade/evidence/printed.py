@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from dicejack import compare
+from dicejack.compare.learned import Learned
 from dicejack.game import Game
 
 __all__ = ["graded_tables", "graded_learned", "printed_decimals", "as_printed"]
@@ -42,7 +43,7 @@ def graded_tables(
 
 
 def graded_learned(game: Game, policy: np.ndarray, value: np.ndarray, source: str = ""
-                   ) -> compare.Learned:
+                   ) -> Learned:
     """Graded tables (:func:`graded_tables`) as compare's Learned: a state has data where its
     value is above 0 and its J is valid, so the quality metrics obey the same rule."""
     has = (policy >= 1) & (value > 0)

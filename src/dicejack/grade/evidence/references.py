@@ -22,8 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from dicejack import compare
-from dicejack.compare import METRIC_NAMES, Truth, truth_for
+from dicejack.compare import METRIC_NAMES
+from dicejack.compare.metrics import metric_values
+from dicejack.compare.truth import Truth, truth_for
 from dicejack.formats.atomic import savez_atomic
 from dicejack.game import DicejackError, Game
 from dicejack.grade.evidence.printed import graded_learned, graded_tables
@@ -85,7 +86,7 @@ def reference_run(
     tied = formulas.tied_best(run.win, run.lose)
     visits = run.win.sum(axis=2) + run.lose.sum(axis=2)
     j, value, _ = graded_tables(t.game, best, prob)
-    metrics = compare.metric_values(t, graded_learned(t.game, j, value))
+    metrics = metric_values(t, graded_learned(t.game, j, value))
     return (
         best.astype(_policy_dtype(t.game.n_dice)), prob, tied, visits.astype(np.int64),
         np.array([metrics[name] for name in METRIC_NAMES]), run.win.astype(np.int64),
@@ -152,7 +153,7 @@ class References:
             for r in range(self.best.shape[0]):
                 value = self.values_at(decimals)[r]
                 j = np.where(value > 0, self.best[r], 0).astype(np.int64)
-                m = compare.metric_values(self.truth, graded_learned(self.game, j, value))
+                m = metric_values(self.truth, graded_learned(self.game, j, value))
                 rows.append([m[name] for name in METRIC_NAMES])
             self._by_decimals[key] = np.array(rows)
         return self._by_decimals[key]

@@ -115,7 +115,7 @@ def _only_escapes(text: str) -> bool:
 def display_name(path: str | os.PathLike[str] | bytes) -> str:
     """`path` as one printable line of valid UTF-8: undecodable bytes and lone surrogates as
     backslash escapes, control and bidirectional-override characters (newlines, NUL, ESC,
-    U+202E) as ``\\xNN`` / ``\\uNNNN`` (:func:`dicejack.formats.safe_text`); other
+    U+202E) as ``\\xNN`` / ``\\uNNNN`` (:func:`dicejack.formats.escape.safe_text`); other
     text (CJK...) kept."""
     raw = os.fsdecode(path) if isinstance(path, bytes) else str(path)
     text = raw.encode("utf-8", "surrogateescape" if _only_escapes(raw) else "backslashreplace")

@@ -18,8 +18,8 @@ self-check) is that file's page alone, as ``index.html``, with no link to a clas
 
 Submission names, student names and file names are data: every one is escaped as text, never
 read as markup, and no link is built from one (page names are the safe stems). The folder is
-written as a whole (:func:`dicejack.formats.new_folder_beside`): replaced only when it is empty
-or a previous site (it holds :data:`SITE_MARKER`), never left half-written.
+written as a whole (:func:`dicejack.formats.folders.new_folder_beside`): replaced only when it is
+empty or a previous site (it holds :data:`SITE_MARKER`), never left half-written.
 """
 
 from __future__ import annotations
@@ -35,10 +35,10 @@ from pathlib import Path
 import numpy as np
 
 from dicejack import compare, formats
-from dicejack.compare.metrics import state_classes
+from dicejack.compare.metrics import METRIC_HELP, state_classes
 from dicejack.figures.svg import histogram_svg, submission_heatmaps_svg
-from dicejack.formats import Markup
-from dicejack.formats.html import HtmlColumn, html_link, html_table, html_text
+from dicejack.formats.folders import new_folder_beside, os_reason, swap_folder
+from dicejack.formats.html import HtmlColumn, Markup, html_link, html_page, html_table, html_text
 from dicejack.grade.evidence.power import setting_power
 from dicejack.grade.evidence.references import References
 from dicejack.grade.intake.skip_rules import SITE_MARKER
@@ -167,13 +167,13 @@ _INDEX_COLUMNS = (
                "the student's goes out), held (kept out of the LMS CSV)"),
     HtmlColumn("file", optional=True),
     HtmlColumn("agreement", numeric=True, fmt=".3f", optional=True,
-               help=compare.METRIC_HELP["agreement_decisive"]),
+               help=METRIC_HELP["agreement_decisive"]),
     HtmlColumn("rmse", numeric=True, fmt=".4f", optional=True,
-               help=compare.METRIC_HELP["rmse_onpath"]),
+               help=METRIC_HELP["rmse_onpath"]),
     HtmlColumn("vs optimal", numeric=True, fmt=".4f", optional=True,
-               help=compare.METRIC_HELP["score_vs_optimal"]),
+               help=METRIC_HELP["score_vs_optimal"]),
     HtmlColumn("exploitability", numeric=True, fmt=".4f", optional=True,
-               help=compare.METRIC_HELP["exploitability"]),
+               help=METRIC_HELP["exploitability"]),
     HtmlColumn("consistency p", numeric=True, fmt=".2g", optional=True,
                help=f"below {P_INCONSISTENT:.3f} is unusual for a correct program (review)"),
     HtmlColumn("similar to", optional=True),
@@ -216,7 +216,7 @@ def index_html(refs: References, grades: Sequence[Grade],
             (HtmlColumn("student"), HtmlColumn("file"), HtmlColumn("reason")),
             [(_student(g), g.submission, g.error) for g in skipped])]
     body.append(Markup("</main>"))
-    return formats.html_page(f"Grades: {n} submissions", body, script=True)
+    return html_page(f"Grades: {n} submissions", body, script=True)
 
 
 def _index_head(refs: References, counted: Sequence[tuple[Grade, str]],
@@ -366,7 +366,7 @@ def submission_html(refs: References, g: Grade, page_of: dict[str, str] | None =
                         "graded: score 0 / 100, fail.</strong></p>"),
                  Markup(f"<p>Reason: {html_text(g.error)}</p></div>"),
                  *_text_section(text, read), Markup("</main>")]
-        return formats.html_page(title, body)
+        return html_page(title, body)
     body.append(Markup(
         f'<div class="banner b-{html_text(g.verdict)}"><p><strong class="'
         f'{html_text(g.verdict)}">Score {g.score:.1f} / 100: {html_text(g.verdict)}.</strong>'
@@ -380,7 +380,7 @@ def submission_html(refs: References, g: Grade, page_of: dict[str, str] | None =
                        + (f" Reader's notes: {html_text(g.notes)}." if g.notes else "")
                        + "</p>"))
     body.append(Markup("</main>"))
-    return formats.html_page(title, body)
+    return html_page(title, body)
 
 
 def _flags(g: Grade, page_of: dict[str, str]) -> list[str]:
@@ -499,8 +499,8 @@ def prepare_site(folder: str | os.PathLike[str]) -> Path:
     """Check, before any work, that the site may be written to `folder` (missing, empty or a
     previous site; GradeError otherwise) and return the temporary folder it is built in."""
     try:
-        return formats.new_folder_beside(Path(folder), marker=SITE_MARKER, what="site",
-                                         option="--html", example="grades-site")
+        return new_folder_beside(Path(folder), marker=SITE_MARKER, what="site",
+                                 option="--html", example="grades-site")
     except formats.FormatError as exc:
         raise GradeError(str(exc)) from None
 
@@ -542,10 +542,10 @@ def write_site(refs: References, grades: Sequence[Grade], folder: str | os.PathL
             advance()
         finally:
             stop()
-        formats.swap_folder(tmp, out)
+        swap_folder(tmp, out)
         done = True
     except OSError as exc:
-        raise GradeError(f"cannot write the site {out}: {formats.os_reason(exc)}") from None
+        raise GradeError(f"cannot write the site {out}: {os_reason(exc)}") from None
     finally:
         if not done:
             shutil.rmtree(tmp, ignore_errors=True)

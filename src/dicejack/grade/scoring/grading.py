@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from dicejack import compare
+from dicejack.compare.metrics import metric_values
 from dicejack.formats.submission import find_table_size, read_submission_text
 from dicejack.game import DicejackError, Game
 from dicejack.grade.evidence.calibration import calibration
@@ -220,7 +220,7 @@ def _grade(
     if printing.flag:
         flag(printing.flag)
 
-    metrics = compare.metric_values(refs.truth, graded_learned(game, j, value, submission))
+    metrics = metric_values(refs.truth, graded_learned(game, j, value, submission))
     quality, metric_points, percentiles, low = _quality(refs, metrics, decimals)
     if low:
         flag("low-quality")
