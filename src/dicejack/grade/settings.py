@@ -6,14 +6,14 @@ grade module takes a GradeConfig; nothing here computes anything."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 
 import numpy as np
 
-from dicejack.game import DicejackError, Game
+from dicejack.game import Game
 from dicejack.learners import checks, formulas
+from dicejack.runtime.messages import Parameter, ParameterError
 
 __all__ = ["GradeError", "Parameter", "GradeConfig", "Status", "Verdict", "DEFAULT_REFERENCES",
            "DEFAULT_CALIBRATION", "REFERENCE_SEED", "MIN_REFERENCES", "MAX_REFERENCES",
@@ -36,32 +36,10 @@ CACHE_VERSION = 6
 MAX_REFERENCE_GAMES = 10**12
 
 
-class Parameter(str):
-    """The name of a Python parameter inside a :class:`GradeError`'s message (``keep``, ``out``)."""
-
-    __slots__ = ()
-
-
-class GradeError(DicejackError):
-    """Grading cannot start: bad settings, reports folder or gradebook path.
-
-    The message is made of `parts`; those that are a :class:`Parameter` name the Python
-    parameter at fault (`keep`, `lms_hold`, `out`, ...), so that a command line can say them as
-    its own flags (:meth:`naming`), exactly where they stand and nowhere else (a path named
-    ``out/`` stays as it is)."""
-
-    def __init__(self, *parts: str) -> None:
-        super().__init__("".join(parts))
-        self.parts = parts
-
-    @property
-    def parameters(self) -> tuple[str, ...]:
-        """The parameters the message names, in order."""
-        return tuple(str.__str__(p) for p in self.parts if isinstance(p, Parameter))
-
-    def naming(self, names: Mapping[str, str]) -> str:
-        """The message with each parameter said as `names` says it (unknown ones as they are)."""
-        return "".join(names.get(p, p) if isinstance(p, Parameter) else p for p in self.parts)
+class GradeError(ParameterError):
+    """Grading cannot start: bad settings, reports folder or gradebook path. Its message names
+    the Python parameters at fault (`keep`, `lms_hold`, `out`, ...) as
+    :class:`~dicejack.runtime.messages.Parameter` parts, said as flags by the command line."""
 
 
 class _Word(str, Enum):

@@ -25,10 +25,11 @@ import numpy as np
 
 from dicejack import learners
 from dicejack.figures.base import check_formats
-from dicejack.game import HANDOUT_GAME, DicejackError, Game
+from dicejack.game import HANDOUT_GAME, Game
 from dicejack.learners import checks, formulas
 from dicejack.learners.registry import canonical_name, check_learner_params, learner_class
 from dicejack.learners.registry import parameters as learner_parameters
+from dicejack.runtime.messages import Parameter, ParameterError
 
 __all__ = [
     "Parameter",
@@ -56,33 +57,11 @@ DEFAULT_SEEDS = 10
 DEFAULT_M = (100.0,)
 
 
-class Parameter(str):
-    """The name of a Python parameter inside a :class:`ReportError`'s message (``games``,
-    ``ms``, ``params``)."""
-
-    __slots__ = ()
-
-
-class ReportError(DicejackError):
-    """Bad report parameters or an output folder that cannot be written.
-
-    The message is made of `parts`; those that are a :class:`Parameter` name the Python
-    parameter at fault (``games``, ``ms``, ``learners``, ``params``, ``seeds``, ``out``...), so
-    that a command line can say them as its own flags (:meth:`naming`), exactly where they stand
-    and nowhere else."""
-
-    def __init__(self, *parts: str) -> None:
-        super().__init__("".join(parts))
-        self.parts = parts
-
-    @property
-    def parameters(self) -> tuple[str, ...]:
-        """The parameters the message names, in order."""
-        return tuple(str.__str__(p) for p in self.parts if isinstance(p, Parameter))
-
-    def naming(self, names: Mapping[str, str]) -> str:
-        """The message with each parameter said as `names` says it (unknown ones as they are)."""
-        return "".join(names.get(p, p) if isinstance(p, Parameter) else p for p in self.parts)
+class ReportError(ParameterError):
+    """Bad report parameters or an output folder that cannot be written. Its message names the
+    Python parameters at fault (``games``, ``ms``, ``learners``, ``params``, ``seeds``,
+    ``out``...) as :class:`~dicejack.runtime.messages.Parameter` parts, said as flags by the
+    command line."""
 
 
 # ------------------------------------------------------------------------------ parameters
