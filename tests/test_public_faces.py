@@ -16,7 +16,7 @@ import pytest
 DESIGN = Path(__file__).resolve().parents[1] / "DESIGN.md"
 PACKAGES = ["dicejack", "dicejack.runtime", "dicejack.solver", "dicejack.learners",
             "dicejack.compare", "dicejack.games", "dicejack.envs", "dicejack.figures",
-            "dicejack.formats"]
+            "dicejack.formats", "dicejack.report", "dicejack.grade"]
 #: Modules that are a face themselves: `__all__` is what DESIGN.md lists; their other names
 #: (imports, the rules' helpers) are a module's own business, so only the first check applies.
 MODULES = ["dicejack.game", "dicejack.openspiel"]
