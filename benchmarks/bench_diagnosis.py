@@ -194,6 +194,30 @@ def _per_setting(rows: list[tuple[str, str, str, str, str]], names: list[str],
           f"of {len(names)} ({', '.join(high_blamed) or 'none'}).")
 
 
+def separability_of(name: str) -> dict[str, tuple[int, int]]:
+    """diagnosis.separability at one setting (its first reference set)."""
+    game, m, n_games = GAMES[name]
+    config = grade.GradeConfig(game, m, n_games, seed=REFERENCE_SEED)
+    return diagnosis.separability(grade.reference_runs(config, cache_dir=False))
+
+
+def _separability(names: list[str], workers: int) -> None:
+    """Per setting: the bug models' own runs told from the handout's algorithm, and among them
+    the share whose best model is of their own family (all models, then the corpus's bugs)."""
+    print("| setting | runs told from the handout's | own family (all models) | "
+          "own family (the corpus's bugs) |")
+    print("|---|---:|---:|---:|")
+    corpus = {*students.BUGS, *students.SLIPS}
+    with cf.ProcessPoolExecutor(max(1, workers)) as pool:
+        for name, result in zip(names, pool.map(separability_of, names), strict=True):
+            told = sum(t for t, _ in result.values())
+            right = sum(r for _, r in result.values())
+            c_told = sum(t for n, (t, _) in result.items() if n in corpus)
+            c_right = sum(r for n, (_, r) in result.items() if n in corpus)
+            print(f"| {name} | {told} | {_pct(right, told)} | {_pct(c_right, c_told)} |",
+                  flush=True)
+
+
 def _pct(a: int, b: int) -> str:
     return f"{100.0 * a / b:.0f}%" if b else "-"
 
@@ -207,6 +231,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--sets", type=int, default=1)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--separability", action="store_true",
+                        help="instead: per setting, how well the bug models' own runs are told "
+                             "apart at all (diagnosis.separability; no student programs)")
     parser.add_argument("--rows", help="JSON lines file of graded rows: appended per setting, "
                                        "and settings already in it are not graded again")
     args = parser.parse_args()
@@ -220,6 +247,9 @@ def main() -> None:
     else:
         names = args.games.split(",")
     t0 = time.perf_counter()
+    if args.separability:
+        _separability(names, args.workers)
+        return
     jobs = [(n, s) for n in names for s in range(args.sets)]
     rows: list[tuple[str, str, str, str, str]] = []
     done: set[tuple[str, int]] = set()

@@ -161,3 +161,14 @@ def test_a_print_slip_is_named_only_when_its_check_flags_it(refs, monkeypatch):
         g = dataclasses.replace(grade.grade_tables(refs, best, prob), print_check=None)
         assert diagnosis.diagnose(refs, g).cause not in {
             m.name for m in bug_models.MODELS if m.family == "print-rule"}
+
+
+def test_separability_tells_distinct_bugs_apart_and_counts_every_model(refs):
+    """The bound on the diagnosis: bugs that change the tables a lot (integer division, the last
+    J drawn) are told from the handout's algorithm and named as themselves in every run."""
+    result = diagnosis.separability(refs)
+    assert set(result) == {m.name for m in bug_models.MODELS}
+    for name in ("integer-division", "last-sampled"):
+        told, right = result[name]
+        assert told == right == bug_models.MODEL_RUNS, (name, told, right)
+    assert all(0 <= right <= told for told, right in result.values())

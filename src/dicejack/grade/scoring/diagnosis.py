@@ -20,12 +20,16 @@ more than it ever beat that model on that model's own runs (each scored as an ou
 handout's held-out runs, the other models' runs each left out of its fit; at least
 MARGIN_FAITHFUL over the handout's algorithm, MARGIN_RUNNER over the others), and the output is at
 most Z_FIT sd below its own runs; otherwise the cause is :data:`UNUSUAL`: no known bug explains it.
+A flagged slip that fits best is named when it beats the handout's algorithm by its margin.
 These margins are calibrated per setting: where two bugs play alike, neither is named. Every
 family is fitted from the same number of runs (MODEL_RUNS, the reference runs' count): a kernel
 density from fewer runs scores lower, which once let the handout's 30 runs outscore a bug's 12 on
 the bug's own outputs. Tables graded transposed or with J shifted back (flags `transposed`,
 `zero-based-j`) are diagnosed as corrected; when no bug is named and they are consistent with
 the handout's algorithm, that printing slip is the cause.
+
+**Separability** (:func:`separability`): how well the models' own runs are told apart at a
+setting by the highest likelihood alone: a bound on what any naming rule can reach there.
 """
 
 from __future__ import annotations
@@ -50,7 +54,7 @@ from dicejack.grade.scoring.rubric import PRINT_RULE_FLAGS
 from dicejack.grade.settings import Status, Verdict
 
 __all__ = ["Z_FIT", "MARGIN_FAITHFUL", "MARGIN_RUNNER", "UNUSUAL", "Diagnosis", "diagnose",
-           "mark_diagnosis", "cause_sentence"]
+           "mark_diagnosis", "cause_sentence", "separability"]
 
 #: A model explains an output only when the output's log likelihood under it is at most this
 #: many sd below its own runs' ...
@@ -205,6 +209,31 @@ def _margins(refs: References, decimals: int | None, fits: dict[str, _Fit]
                 out[b, a] = float(max(gain))
         memo["margins", decimals] = out
     return memo["margins", decimals]
+
+
+def separability(refs: References, decimals: int | None = 4,
+                 cache_dir: str | os.PathLike[str] | None | bool = False
+                 ) -> dict[str, tuple[int, int]]:
+    """How well the models can be told apart at `refs`' settings at all: per model, (its runs
+    that some bug model explains better than the handout's algorithm, those whose best model is
+    of its own family), each run scored as an output is (left out of its own model's fit) and
+    named by the highest likelihood alone, no margin. A bound on the diagnosis: the grader's own
+    programs, no difference of implementation; where it is low, bugs play alike."""
+    fits = _fits(refs, decimals, cache_dir)
+    out = {}
+    for a in fits:
+        if a == "handout":
+            continue
+        told = right = 0
+        for i, (v, pol) in enumerate(zip(fits[a].own_values, fits[a].own_policies,
+                                         strict=True)):
+            ll = {b: fits[a].own[i] if b == a else _loglik(f.values, f.width, f.log_share, pol, v)
+                  for b, f in fits.items()}
+            top = max(ll, key=ll.__getitem__)
+            told += top != "handout"
+            right += top != "handout" and _family(top) == _family(a)
+        out[a] = (told, right)
+    return out
 
 
 @dataclass(frozen=True)
