@@ -134,6 +134,18 @@ def test_fixed_tables_are_flagged_ignores_settings(corpus):
     assert "10x10 tables" in s.grade.error
 
 
+def test_the_lms_gets_decided_grades_only_by_default(corpus):
+    """As `grade`: with no lms_hold, review and unreadable rows are held back from the LMS."""
+    students, _ = corpus
+    assert students, "no program ran"
+    for s in students.values():
+        g = s.grade
+        expected = ("unreadable" if g.status == "error"
+                    else "review" if g.verdict == "review" else "")
+        assert g.held == expected, (s.label, g.status, g.verdict, g.held)
+    assert any(s.grade.held for s in students.values())
+
+
 def test_the_gradebook_and_the_runs_csv(corpus):
     students, out = corpus
     gradebook = (out / "gradebook.csv").read_text().splitlines()

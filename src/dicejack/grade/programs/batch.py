@@ -25,7 +25,7 @@ from dicejack.formats.escape import spreadsheet_cell as cell
 from dicejack.game import Game
 from dicejack.grade.evidence.references import References, reference_runs
 from dicejack.grade.intake.lms_names import lms_student
-from dicejack.grade.outputs.lms import check_lms_path, write_lms_csv
+from dicejack.grade.outputs.lms import check_lms_path, lms_hold_reasons, write_lms_csv
 from dicejack.grade.outputs.site import prepare_site, write_site
 from dicejack.grade.outputs.writers import (
     check_gradebook_path,
@@ -43,7 +43,7 @@ from dicejack.grade.programs.pages import runs_html
 from dicejack.grade.programs.plan import PlannedSetting, RunPlan
 from dicejack.grade.programs.running import Build, Detection, Runner, build, detect, run_once
 from dicejack.grade.scoring.record import Grade
-from dicejack.grade.scoring.students import check_hold, mark_held, mark_kept
+from dicejack.grade.scoring.students import mark_held, mark_kept
 from dicejack.grade.settings import GradeConfig, GradeError
 from dicejack.runtime import parallel
 
@@ -198,7 +198,8 @@ def grade_programs(
     references of each setting come from :func:`reference_runs` (cached like `grade`'s)."""
     from dicejack.grade.programs.conventions import CANDIDATES
 
-    hold = check_hold(lms_hold if lms_hold is not None else ())
+    # as grade's: review, copied and unreadable rows held unless told (the LMS gets decided grades)
+    hold = lms_hold_reasons(lms_hold)
     _check_outputs(list(paths), out, runs_out, lms_csv, reports)
     site_tmp = prepare_site(site) if site is not None else None
     fixed = len(conventions) == 1
