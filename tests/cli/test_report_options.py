@@ -80,18 +80,15 @@ def test_flag_names_says_every_parameter_as_its_flag_and_nothing_else():
         report.ReportConfig(game=TINY, figure_formats=parse_figure_formats("gif"))
 
 
-def test_parse_series_scopes_parameters_and_gives_one_series_per_value():
+def test_parse_series_reads_the_text_as_series_grid_takes_its_values():
+    """The command line's text gives exactly the library's series (their labels and parameters:
+    tests/report/test_learners_report.py)."""
     got = parse_series(["handout,q-learning,mc-epsilon,ucb"],
                        ["epsilon_min=0.05,0.1", "q-learning.alpha=0.1", "c=2"], ["10,100"])
-    assert [s.label for s in got] == [
-        "handout M=10", "handout M=100",
-        "q-learning epsilon_min=0.05 alpha=0.1", "q-learning epsilon_min=0.1 alpha=0.1",
-        "mc-epsilon epsilon_min=0.05", "mc-epsilon epsilon_min=0.1",
-        "ucb c=2",
-    ]
-    assert got[2].kwargs() == {"epsilon_min": 0.05, "alpha": 0.1}
-    assert got[2].all_params() == {"epsilon": 1.0, "epsilon_min": 0.05, "epsilon_decay": 1000.0,
-                                   "alpha": 0.1, "q_init": 0.5}
+    assert got == report.series_grid(["handout", "q-learning", "mc-epsilon", "ucb"],
+                                     {"epsilon_min": [0.05, 0.1], "q-learning.alpha": 0.1,
+                                      "c": [2]}, [10, 100])
+    assert len(got) == 7 and got[2].kwargs() == {"epsilon_min": 0.05, "alpha": 0.1}
     # two parameters with lists: every combination, the learner's parameter order
     both = parse_series(["q-learning"], ["alpha=0.1,0.5", "epsilon=0.5,1"])
     assert [s.label for s in both] == [
