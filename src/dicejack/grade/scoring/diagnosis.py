@@ -191,23 +191,30 @@ def _fits(refs: References, decimals: int | None, cache_dir: str | os.PathLike[s
     return fits
 
 
+def _cross(refs: References, decimals: int | None, fits: dict[str, _Fit]
+           ) -> dict[str, dict[str, np.ndarray]]:
+    """B -> A -> the log likelihoods of B's own runs (each scored as an output is; the
+    handout's: its held-out runs) under A's fit; under B's own, B's `own` (each run left out)."""
+    memo = _memo(refs)
+    if ("cross", decimals) not in memo:
+        memo["cross", decimals] = {
+            b: {a: fb.own if a == b else np.array(
+                [_loglik(fa.values, fa.width, fa.log_share, pol, v)
+                 for v, pol in zip(fb.own_values, fb.own_policies, strict=True)])
+                for a, fa in fits.items()}
+            for b, fb in fits.items()}
+    return memo["cross", decimals]
+
+
 def _margins(refs: References, decimals: int | None, fits: dict[str, _Fit]
              ) -> dict[tuple[str, str], float]:
-    """(B, A) -> how far A's likelihood ever rose above B's on B's own runs (each scored as an
-    output is; the handout's: its held-out runs): a margin A must beat B by, so that an output
-    B made is named A no more often than B's own runs would be."""
+    """(B, A) -> how far A's likelihood ever rose above B's on B's own runs: a margin A must beat
+    B by, so that an output B made is named A no more often than B's own runs would be."""
     memo = _memo(refs)
     if ("margins", decimals) not in memo:
-        out = {}
-        for b, fb in fits.items():
-            for a, fa in fits.items():
-                if _family(a) == _family(b):
-                    continue
-                gain = [_loglik(fa.values, fa.width, fa.log_share, pol, v) - own
-                        for v, pol, own in zip(fb.own_values, fb.own_policies, fb.own,
-                                               strict=True)]
-                out[b, a] = float(max(gain))
-        memo["margins", decimals] = out
+        cross = _cross(refs, decimals, fits)
+        memo["margins", decimals] = {(b, a): float(np.max(cross[b][a] - fits[b].own))
+                                     for b in fits for a in fits if _family(a) != _family(b)}
     return memo["margins", decimals]
 
 
@@ -220,19 +227,13 @@ def separability(refs: References, decimals: int | None = 4,
     named by the highest likelihood alone, no margin. A bound on the diagnosis: the grader's own
     programs, no difference of implementation; where it is low, bugs play alike."""
     fits = _fits(refs, decimals, cache_dir)
+    cross = _cross(refs, decimals, fits)
+    names = list(fits)
     out = {}
-    for a in fits:
-        if a == "handout":
-            continue
-        told = right = 0
-        for i, (v, pol) in enumerate(zip(fits[a].own_values, fits[a].own_policies,
-                                         strict=True)):
-            ll = {b: fits[a].own[i] if b == a else _loglik(f.values, f.width, f.log_share, pol, v)
-                  for b, f in fits.items()}
-            top = max(ll, key=ll.__getitem__)
-            told += top != "handout"
-            right += top != "handout" and _family(top) == _family(a)
-        out[a] = (told, right)
+    for a in names[1:]:  # the handout's algorithm first, then every model
+        top = [names[i] for i in np.argmax(np.stack([cross[a][b] for b in names]), axis=0)]
+        told = [t for t in top if t != "handout"]
+        out[a] = (len(told), sum(_family(t) == _family(a) for t in told))
     return out
 
 
