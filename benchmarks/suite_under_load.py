@@ -32,21 +32,25 @@ ROOT = Path(__file__).resolve().parents[1]
 BURN = "while True:\n    pass\n"
 
 
-def run_suite(pytest_args: list[str], log: Path) -> tuple[int, float, str]:
-    """One run of pytest in the repository, its whole output kept in `log`: (exit code, wall
-    seconds, its summary lines)."""
-    started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "pytest", *pytest_args], cwd=ROOT,
-                          capture_output=True, text=True)
+def _finished(done: subprocess.CompletedProcess[str], started: float, log: Path
+              ) -> tuple[int, float, str]:
+    """A round's (exit code, wall seconds, its summary lines); its whole output kept in `log`."""
     took = time.perf_counter() - started
     log.write_text(done.stdout + done.stderr)
     tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
     return done.returncode, took, f"{tail}\n(whole output: {log})"
 
 
+def run_suite(pytest_args: list[str], log: Path) -> tuple[int, float, str]:
+    """One run of pytest in the repository (see :func:`_finished`)."""
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "pytest", *pytest_args], cwd=ROOT,
+                          capture_output=True, text=True)
+    return _finished(done, started, log)
+
+
 def run_ci(log: Path) -> tuple[int, float, str]:
-    """CI's whole run on a fresh clone of HEAD, its whole output kept in `log`: (exit code, wall
-    seconds, its summary lines)."""
+    """CI's whole run on a fresh clone of HEAD (see :func:`_finished`)."""
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="ci-round-") as folder:
         clone = Path(folder) / "repo"
@@ -56,10 +60,7 @@ def run_ci(log: Path) -> tuple[int, float, str]:
         print(f"{'':>10} (a fresh clone of {commit})", flush=True)
         done = subprocess.run(["bash", ".ci/run"], cwd=clone, capture_output=True, text=True,
                               env={**os.environ, "CI": "true"})
-    took = time.perf_counter() - started
-    log.write_text(done.stdout + done.stderr)
-    tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
-    return done.returncode, took, f"{tail}\n(whole output: {log})"
+    return _finished(done, started, log)
 
 
 def main() -> int:
