@@ -281,7 +281,6 @@ def main() -> None:
     print("| bug | " + " | ".join(names) + " |")
     print("|---|" + "---:|" * len(names))
     bugs = [*students.BUGS, *students.SLIPS, *MADE]
-    pooled = defaultdict(int)
     for bug in bugs:
         cells = []
         for n in names:
@@ -291,42 +290,32 @@ def main() -> None:
             fam = sum(r[4] != bug and _family(r[4]) == _family(bug) for r in caught)
             unusual = sum(r[4] == diagnosis.UNUSUAL for r in caught)
             other = len(caught) - right - fam - unusual
-            pooled["caught"] += len(caught)
-            pooled["right"] += right
-            pooled["family"] += fam
-            pooled[f"caught-{n}"] += len(caught)
-            pooled[f"right-{n}"] += right
-            pooled[f"family-{n}"] += right + fam
-            pooled[f"named-{n}"] += len(caught) - unusual
-            pooled["named"] += len(caught) - unusual
             cells.append(f"{_pct(len(caught), len(mine))} / {_pct(right, len(caught))} / "
                          f"{_pct(fam, len(caught))} / {_pct(unusual, len(caught))} / "
                          f"{_pct(other, len(caught))}" if mine else "-")
         print(f"| {bug} | " + " | ".join(cells) + " |")
+    per = {n: _counts([r for r in rows if r[0] == n]) for n in names}
     print("| all caught | " + " | ".join(
-        f"right {_pct(pooled[f'right-{n}'], pooled[f'caught-{n}'])} of "
-        f"{pooled[f'caught-{n}']}" for n in names) + " |")
-    print("| cause right (family) | " + " | ".join(
-        f"{_pct(pooled[f'family-{n}'], pooled[f'caught-{n}'])}" for n in names) + " |")
-    print("| right when named | " + " | ".join(
-        f"{_pct(pooled[f'family-{n}'], pooled[f'named-{n}'])} of {pooled[f'named-{n}']}"
+        f"right {_pct(per[n]['right'], per[n]['caught'])} of {per[n]['caught']}"
         for n in names) + " |")
+    print("| cause right (family) | " + " | ".join(
+        f"{_pct(per[n]['family'], per[n]['caught'])}" for n in names) + " |")
+    print("| right when named | " + " | ".join(
+        f"{_pct(per[n]['family'], per[n]['named'])} of {per[n]['named']}" for n in names) + " |")
     print("\n**Faithful outputs**: a bug named / of all outputs; (not passing)\n")
     print("| game | named | of all | not passing |")
     print("|---|---:|---:|---:|")
-    total_named = total = 0
     for n in names:
         mine = [r for r in rows if r[0] == n and r[1] == "faithful"]
         named = [r for r in mine if r[4] not in ("", diagnosis.UNUSUAL)]
-        total_named += len(named)
-        total += len(mine)
         print(f"| {n} | {len(named)} | {_pct(len(named), len(mine))} of {len(mine)} | "
               f"{sum(r[3] != 'pass' for r in mine)} |")
-    print(f"\nPooled: right cause for {pooled['right']} of {pooled['caught']} caught bug outputs "
-          f"({_pct(pooled['right'], pooled['caught'])}; same family {pooled['family']}; "
-          f"right when a cause is named: {pooled['right'] + pooled['family']} of "
-          f"{pooled['named']}, {_pct(pooled['right'] + pooled['family'], pooled['named'])}); a bug "
-          f"named for {total_named} of {total} faithful outputs ({_pct(total_named, total)}).")
+    c = _counts(rows)
+    print(f"\nPooled: right cause for {c['right']} of {c['caught']} caught bug outputs "
+          f"({_pct(c['right'], c['caught'])}; same family {c['family'] - c['right']}; "
+          f"right when a cause is named: {c['family']} of {c['named']}, "
+          f"{_pct(c['family'], c['named'])}); a bug named for {c['blamed']} of {c['faithful']} "
+          f"faithful outputs ({_pct(c['blamed'], c['faithful'])}).")
 
 
 if __name__ == "__main__":
