@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from dicejack.runtime import cgroups
 from dicejack.runtime import sandbox as sb
 
 #: The system's Python (the jail shows /usr only, not a virtual environment).
@@ -22,18 +23,18 @@ MODES = [pytest.param(m, marks=pytest.mark.skipif(not sb.probe_mode(m),
 
 
 def jail(mode: str) -> sb.Sandbox:
-    return sb.Sandbox(mode, mode, sb.NOBODY if __import__("os").geteuid() == 0 else None)
+    root = __import__("os").geteuid() == 0
+    return sb.Sandbox(mode, mode, sb.NOBODY if root and mode == "bwrap" else None,
+                      bool(cgroups.support()[0]))
 
 
 def run(mode: str, source: str, limits: sb.Limits = sb.Limits(wall_seconds=60.0), *,
         stdin: bytes = b"", args: tuple[str, ...] = ()) -> sb.RunResult:
     box = jail(mode)
-    folder = sb.fresh_folder(run_as=box.run_as)
+    folder = sb.private_folder()
     try:
         (folder / "prog.py").write_text(textwrap.dedent(source))
-        if box.run_as is not None:
-            __import__("os").chown(folder / "prog.py", *box.run_as)
-        return sb.run_jailed(box, folder, [PYTHON, "prog.py", *args], limits=limits,
+        return sb.run_jailed(box, [PYTHON, "prog.py", *args], source=folder, limits=limits,
                              stdin=stdin)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -144,12 +145,26 @@ def test_a_bad_limit_is_refused():
         sb.Limits(processes=0)
 
 
-def test_no_sandbox_is_never_chosen_silently(monkeypatch):
-    monkeypatch.setattr(sb, "probe_mode", lambda mode: mode == "none")
-    with pytest.raises(sb.SandboxError, match="--unsafe-no-sandbox"):
+def test_no_weaker_jail_is_ever_chosen_silently(monkeypatch):
+    """Without bubblewrap the batch is refused, naming how to install it and the option that
+    accepts a weaker jail; the weaker jail is used only when named, and says so."""
+    monkeypatch.setattr(sb, "probe_mode", lambda mode: mode != "bwrap")
+    with pytest.raises(sb.SandboxError, match="apt install bubblewrap.*--unsafe-sandbox"):
         sb.choose_sandbox()
-    assert sb.choose_sandbox(allow_unsafe=True).mode == "none"
-    assert "NONE" in sb.choose_sandbox(allow_unsafe=True).description
+    assert sb.choose_sandbox(weaker="unshare").mode == "unshare"
+    assert "UNSHARE" in sb.choose_sandbox(weaker="unshare").description
+    assert sb.choose_sandbox(weaker="none").mode == "none"
+    assert "NONE" in sb.choose_sandbox(weaker="none").description
+    with pytest.raises(sb.SandboxError, match="one of unshare, none"):
+        sb.choose_sandbox(weaker="bwrap-lite")
+    monkeypatch.setattr(sb, "probe_mode", lambda mode: mode == "none")
+    with pytest.raises(sb.SandboxError, match="neither does the unshare jail"):
+        sb.choose_sandbox(weaker="unshare")
+
+
+def test_bubblewrap_is_chosen_whenever_it_works(monkeypatch):
+    monkeypatch.setattr(sb, "probe_mode", lambda mode: True)
+    assert sb.choose_sandbox(weaker="none").mode == "bwrap"
 
 
 @pytest.mark.parametrize("mode", [m for m in MODES if m.values[0] != "none"])
@@ -183,10 +198,10 @@ def test_cancelling_kills_a_running_program(mode):
     cancel = threading.Event()
     cancel.set()
     box = jail(mode)
-    folder = sb.fresh_folder(run_as=box.run_as)
+    folder = sb.private_folder()
     try:
         (folder / "prog.py").write_text("import time; time.sleep(3600)")
-        r = sb.run_jailed(box, folder, [PYTHON, "prog.py"],
+        r = sb.run_jailed(box, [PYTHON, "prog.py"], source=folder,
                           limits=sb.Limits(wall_seconds=3600.0), cancel=cancel)
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -148,9 +148,11 @@ _INPUT_SPEC_OPT = typer.Option(
     "{sides} {low} {high} {dice} {m} {games}', 'stdin: ...', 'file input.txt: ...' "
     "(default: detected per program)."
 )
-_UNSAFE_NO_SANDBOX_OPT = typer.Option(
-    False, "--unsafe-no-sandbox", help="With --run: allow running the programs with "
-    "resource limits only when no sandbox works on this machine."
+_UNSAFE_SANDBOX_OPT = typer.Option(
+    None, "--unsafe-sandbox", metavar="unshare|none", help="With --run: the weaker jail you "
+    "accept when bubblewrap does not work here: 'unshare' (no network, own process tree; "
+    "the host's files stay readable) or 'none' (resource limits only). Never needed where "
+    "bubblewrap works (docs/running.md)."
 )
 _RUN_TIMEOUT_OPT = typer.Option(
     60.0, "--timeout", help="With --run: seconds one run may take (wall clock; also its "
@@ -187,7 +189,7 @@ def grade_cmd(
     plan: Path | None = _PLAN_OPT,
     runs: int | None = _RUNS_OPT,
     input_spec: str | None = _INPUT_SPEC_OPT,
-    unsafe_no_sandbox: bool = _UNSAFE_NO_SANDBOX_OPT,
+    unsafe_sandbox: str | None = _UNSAFE_SANDBOX_OPT,
     run_timeout: float = _RUN_TIMEOUT_OPT,
 ) -> None:
     """Grade student outputs against the truth and against the handout's algorithm.
@@ -212,7 +214,7 @@ def grade_cmd(
     options["lms_hold"] = parse_hold(lms_hold)
     if run:  # programs, not printouts: cli/grade_run.py
         return _grade_run(options)
-    _refuse_run_flags(plan, runs, input_spec, unsafe_no_sandbox, run_timeout)
+    _refuse_run_flags(plan, runs, input_spec, unsafe_sandbox, run_timeout)
     refs, grades, single, out = _grade_printouts(options)
     graded = [g for g in grades if g.status != "skipped"]
     hint = _say_grades(refs, grades, graded, single)
@@ -239,11 +241,11 @@ def _grade_run(options: dict) -> None:
 
 
 def _refuse_run_flags(plan: Path | None, runs: int | None, input_spec: str | None,
-                      unsafe_no_sandbox: bool, run_timeout: float) -> None:
+                      unsafe_sandbox: str | None, run_timeout: float) -> None:
     """Refuse the options that only go with --run when grading printouts."""
     if plan is not None or runs is not None or input_spec is not None or (
-            unsafe_no_sandbox or run_timeout != 60.0):
-        raise typer.BadParameter("--plan, --runs, --input, --timeout and --unsafe-no-sandbox "
+            unsafe_sandbox is not None or run_timeout != 60.0):
+        raise typer.BadParameter("--plan, --runs, --input, --timeout and --unsafe-sandbox "
                                  "go with --run")
 
 

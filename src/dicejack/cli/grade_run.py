@@ -24,12 +24,13 @@ def grade_run_cmd(
     lms_csv: Path | None, lms_format: str, lms_hold: tuple[str, ...] | None, keep: str,
     lms_assignment: str, references: int, seed: int, workers: int | None,
     cache: Path | None, plan: Path | None, runs: int | None, input_spec: str | None,
-    unsafe_no_sandbox: bool, timeout: float,
+    unsafe_sandbox: str | None, timeout: float,
 ) -> None:
     """Run and grade student programs (the --run branch of `dicejack grade`)."""
     from dicejack import grade as gr
     from dicejack.game import Game
     from dicejack.grade import programs as pg
+    from dicejack.formats.escape import safe_text
     from dicejack.grade.outputs.writers import summary_text
     from dicejack.runtime import sandbox as sb
 
@@ -43,7 +44,7 @@ def grade_run_cmd(
         run_plan = pg.default_plan(assigned, runs if runs is not None else pg.DEFAULT_RUNS)
     conventions = (pg.parse_convention(input_spec),) if input_spec else ()
     limits = sb.Limits(wall_seconds=timeout, cpu_seconds=max(1, int(timeout)))
-    box = sb.choose_sandbox(allow_unsafe=unsafe_no_sandbox)
+    box = sb.choose_sandbox(weaker=unsafe_sandbox)
     runner = pg.Runner(box, limits)
     out = out if out is not None else Path("gradebook.csv")
     typer.echo(f"sandbox: {box.description}", err=True)
@@ -62,10 +63,10 @@ def grade_run_cmd(
         typer.echo("stopped: every run killed, nothing written", err=True)
         raise
     write_output(summary_text(batch.grades), None)
-    for s in batch.students:
-        typer.echo(f"{s.label}: {s.language or '?'}, input {s.convention or '-'}, "
-                   f"{len(s.runs)} runs, {s.grade.verdict or s.grade.status}"
-                   + (f" ({s.grade.error})" if s.grade.error else ""), err=True)
+    for s in batch.students:  # names and reasons are a student's words: escaped, one line
+        typer.echo(safe_text(f"{s.label}: {s.language or '?'}, input {s.convention or '-'}, "
+                             f"{len(s.runs)} runs, {s.grade.verdict or s.grade.status}"
+                             + (f" ({s.grade.error})" if s.grade.error else "")), err=True)
     written = [str(out), str(runs_path(out))] + [str(p) for p in (lms_csv,) if p is not None]
     if reports is not None:
         written.append(f"reports in {reports}/")

@@ -1,31 +1,37 @@
-"""Running an untrusted program in a jail: a fresh folder, a cleared environment, resource
-limits, a wall-clock timeout that ends the whole process group, output capped while it is read,
-and no network. Plumbing only: what is run, and what its output means, is the caller's.
+"""Running an untrusted program in a jail and bringing back nothing but what it printed: a fresh
+folder of its own, a cleared environment, limits on the whole jail, a wall-clock timeout that
+ends everything it started, output capped while it is read, and no network.
 
-The jail is the strongest this machine offers, chosen once (:func:`choose_sandbox`) and never
-weakened silently:
+The jail is bubblewrap unless the caller names a weaker one (:func:`choose_sandbox`); a weaker
+jail is never chosen silently:
 
-- ``bwrap`` (bubblewrap, when installed and user namespaces work): every namespace unshared (no
-  network, own process tree whose first process is the program itself, so that its CPU time
-  reaches the parent's accounting and its end ends every process it started; own hostname),
-  /usr and the few /etc entries programs need read-only, an empty /tmp, the run's folder the
-  only writable place and nothing else of the host's files visible;
-- ``unshare`` (util-linux, when the kernel allows an unprivileged user namespace): no network
-  and its own process tree, but the host's files stay readable (the header says so);
-- ``none``: only the limits below, and only when the caller asks for it explicitly
-  (``allow_unsafe``); otherwise :class:`SandboxError`.
+- ``bwrap`` (bubblewrap): every namespace unshared (no network, own users, own process tree,
+  own hostname, no further user namespaces), /usr and a few /etc entries read-only, the run's
+  folder ``/work`` and ``/tmp`` two size-capped memory file systems private to this jail. The
+  first process of the jail is bubblewrap's own, which the program cannot change: when the
+  program ends, or the grader kills the jail, that process dies and the kernel kills every
+  process of the jail with it, whatever they did to their signals or sessions. The program's
+  starting files (``source``) are bound read-only at ``/.dicejack/src`` and copied into
+  ``/work`` *inside* the jail, so a link among them can only lead to the jail's own files.
+- ``unshare`` (util-linux; only when the caller asks for it): no network, own process tree
+  (its first process a shell the program cannot change), but **the host's files stay
+  visible**: as root each run is a user of its own (``RUN_UIDS``), as an ordinary user the
+  program runs as you;
+- ``none`` (only when the caller asks for it): the limits below and nothing else.
 
-In every mode the limits are set in the child before it executes (``preexec_fn`` calling only
-:func:`resource.setrlimit` and, when dicejack runs as root, dropping to the unprivileged user
-``nobody`` so that the process limit binds: the kernel ignores RLIMIT_NPROC for root); in a jail
-the process limit is set inside it by ``prlimit`` (util-linux), so that it counts that jail's
-processes only. The
-process runs in its own session; on timeout or too much output the whole group is killed (and in
-the two jails the process namespace with it, so a program that escapes its group dies too).
+Limits: per process (set in the child before it executes): CPU time, address space, file size,
+open files; per jail: processes (``prlimit`` inside the jail, where the kernel counts that
+jail's processes only) and, where this machine has writable control groups
+(:mod:`dicejack.runtime.cgroups`), memory with the jail's memory file systems included, an equal
+CPU share of at most one CPU, and processes again; ``RunResult.reason`` says which limit ended a
+run. Builds take their result out the same way a run does: as output (a tar stream of the
+folder, :data:`EXPORT`), read by the caller with :func:`dicejack.runtime.tree.extract_tar`.
+Plumbing only: what is run, and what its output means, is the caller's.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import resource
 import selectors
@@ -40,22 +46,34 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dicejack.game import DicejackError
+from dicejack.runtime import cgroups, tree
 
 __all__ = ["MODES", "SandboxError", "Limits", "Sandbox", "RunResult", "choose_sandbox",
-           "probe_mode", "run_jailed", "fresh_folder", "NOBODY"]
+           "probe_mode", "run_jailed", "jailed_command", "private_folder", "NOBODY", "RUN_UIDS",
+           "INSTALL_HINT"]
 
 #: Sandbox modes, strongest first.
 MODES = ("bwrap", "unshare", "none")
-#: The unprivileged user a root parent drops to (uid, gid).
+#: The unprivileged user a root parent drops to in bubblewrap (uid, gid).
 NOBODY = (65534, 65534)
-#: What the run's folder is called inside the bwrap jail.
+#: Users of the weaker jails when dicejack runs as root: each run gets the next one, so that no
+#: run can touch another's folder (they are not in /etc/passwd; nothing else uses them).
+RUN_UIDS = range(1_500_000_000, 1_500_000_000 + 1_000_000)
+#: What the run's folder is called inside the bwrap jail, and where its starting files are.
 JAIL_DIR = "/work"
+JAIL_SRC = "/.dicejack/src"
 #: /etc entries bound read-only in the bwrap jail (those that exist): the dynamic linker's cache
 #: and the alternatives links (java, javac), a JDK's configuration, locale and time zone data.
 ETC_ENTRIES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime",
                "java-17-openjdk", "java-21-openjdk", "java-11-openjdk", "ssl/certs")
 #: Environment every run gets (and nothing else).
 BASE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+#: How to get bubblewrap, said when it is missing.
+INSTALL_HINT = ("install bubblewrap (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install "
+                "bubblewrap; Arch: pacman -S bubblewrap)")
+#: The shell line that runs a command with its standard output sent to standard error, then
+#: writes the folder as a tar stream on standard output (a build's way out of the jail).
+EXPORT = '"$@" 1>&2 && exec tar --format=gnu -cf - .'
 
 
 class SandboxError(DicejackError):
@@ -65,14 +83,18 @@ class SandboxError(DicejackError):
 @dataclass(frozen=True)
 class Limits:
     """Per-run limits. cpu_seconds: CPU time (RLIMIT_CPU; the kernel sends SIGXCPU, then kills);
-    memory_bytes: address space (RLIMIT_AS); file_bytes: largest file written (RLIMIT_FSIZE);
-    processes: processes and threads of the user (RLIMIT_NPROC); open_files (RLIMIT_NOFILE);
-    wall_seconds: the timeout after which the process group is killed; output_bytes: stdout
-    kept (more kills the run), stderr_bytes: stderr kept (more is dropped, not fatal)."""
+    memory_bytes: address space per process (RLIMIT_AS) and, with control groups, the whole
+    jail's memory (its memory file systems included); file_bytes: largest file written
+    (RLIMIT_FSIZE); disk_bytes: the size of each of the jail's two memory file systems
+    (/work, /tmp; bwrap only); processes: processes and threads of the jail; open_files
+    (RLIMIT_NOFILE); wall_seconds: the timeout after which the whole jail is killed;
+    output_bytes: stdout kept (more kills the run), stderr_bytes: stderr kept (more is dropped,
+    not fatal)."""
 
     cpu_seconds: int = 20
     memory_bytes: int = 1 << 30
     file_bytes: int = 16 << 20
+    disk_bytes: int = 128 << 20
     processes: int = 64
     open_files: int = 64
     wall_seconds: float = 30.0
@@ -80,8 +102,8 @@ class Limits:
     stderr_bytes: int = 64 << 10
 
     def __post_init__(self) -> None:
-        for name in ("cpu_seconds", "memory_bytes", "file_bytes", "processes", "open_files",
-                     "output_bytes", "stderr_bytes"):
+        for name in ("cpu_seconds", "memory_bytes", "file_bytes", "disk_bytes", "processes",
+                     "open_files", "output_bytes", "stderr_bytes"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise SandboxError(f"limit {name} must be a whole number >= 1, got {value!r}")
@@ -91,11 +113,13 @@ class Limits:
 
 @dataclass(frozen=True)
 class Sandbox:
-    """The jail chosen for a batch: its mode and the sentence the batch header shows."""
+    """The jail chosen for a batch: its mode, the sentence the batch header shows, the user a
+    root parent drops to in bubblewrap, and whether control groups bound each jail."""
 
     mode: str
     description: str
     run_as: tuple[int, int] | None = None  # (uid, gid) to drop to, when running as root
+    grouped: bool = False  # each jail in a control group of its own (memory, CPU, processes)
 
     @property
     def isolates_files(self) -> bool:
@@ -105,7 +129,8 @@ class Sandbox:
 @dataclass(frozen=True)
 class RunResult:
     """What one jailed run did. reason: "" (it exited by itself), "timeout", "output-limit",
-    "cpu-limit" or "cancelled"; exit_code: the program's (negative: a signal)."""
+    "cpu-limit", "memory-limit" or "cancelled"; exit_code: the program's (negative: a
+    signal)."""
 
     exit_code: int
     stdout: bytes
@@ -121,13 +146,16 @@ class RunResult:
         return self.reason == "" and self.exit_code == 0
 
     def why(self) -> str:
-        """One line: why the run did not end well ("" when it did)."""
+        """One line: why the run did not end well ("" when it did). The program's own words
+        (a stderr line) are the caller's to escape before showing them."""
         if self.reason == "timeout":
             return "timed out (killed after the wall-clock limit)"
         if self.reason == "output-limit":
             return f"printed more than the output limit ({len(self.stdout):,} bytes kept)"
         if self.reason == "cpu-limit":
             return "used up its CPU-time limit"
+        if self.reason == "memory-limit":
+            return "used up its memory limit (killed)"
         if self.reason:
             return self.reason
         if self.exit_code != 0:
@@ -139,10 +167,10 @@ class RunResult:
         return ""
 
 
-def _works(cmd: Sequence[str], run_as: tuple[int, int] | None) -> bool:
+def _works(cmd: Sequence[str], run_as: tuple[int, int] | None, cwd: str) -> bool:
     try:
         r = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=20,
-                           env=dict(BASE_ENV), preexec_fn=_dropper(run_as))
+                           env=dict(BASE_ENV), preexec_fn=_dropper(run_as), cwd=cwd)
     except (OSError, subprocess.SubprocessError):
         return False
     return r.returncode == 0 and r.stdout.strip() == b"ok"
@@ -161,60 +189,66 @@ def _dropper(run_as: tuple[int, int] | None):  # noqa: ANN202 - a preexec functi
     return drop
 
 
-def _run_as() -> tuple[int, int] | None:
-    return NOBODY if os.geteuid() == 0 else None
+def _is_root() -> bool:
+    return os.geteuid() == 0
 
 
 def probe_mode(mode: str) -> bool:
     """Does `mode` work on this machine (its tool installed and the kernel allowing it)?"""
-    run_as = _run_as()
+    if mode == "none":
+        return True
+    if mode not in MODES or shutil.which(mode) is None:
+        return False
+    run_as = NOBODY if _is_root() else None
     with tempfile.TemporaryDirectory(prefix="dicejack-probe-") as tmp:
-        if run_as is not None:
-            os.chown(tmp, *run_as)
+        os.chmod(tmp, 0o755)
         if mode == "bwrap":
-            return shutil.which("bwrap") is not None and _works(
-                [*_bwrap_prefix(Path(tmp)), "/bin/sh", "-c", "echo ok"], run_as)
-        if mode == "unshare":
-            return shutil.which("unshare") is not None and _works(
-                [*_unshare_prefix(), "/bin/sh", "-c", "echo ok"], run_as)
-    return mode == "none"
+            cmd = [*_bwrap_prefix(Limits(), Path(tmp)), "/bin/sh", "-c", "echo ok"]
+        else:
+            cmd = [*_unshare_prefix(), "/bin/sh", "-c", "echo ok"]
+        return _works(cmd, run_as, tmp)
 
 
-def choose_sandbox(prefer: str | None = None, *, allow_unsafe: bool = False) -> Sandbox:
-    """The strongest sandbox this machine offers (or `prefer`, checked). Without one,
-    SandboxError unless `allow_unsafe` (then mode ``none``, said in its description)."""
-    run_as = _run_as()
-    if prefer is not None and prefer not in MODES:
-        raise SandboxError(f"sandbox must be one of {', '.join(MODES)}, got {prefer!r}")
-    wanted = [prefer] if prefer is not None else list(MODES[:2])
-    for mode in wanted:
-        if mode == "none":
-            break
-        if probe_mode(mode):
-            return Sandbox(mode, _DESCRIPTIONS[mode], run_as)
-    if prefer not in (None, "none"):
-        raise SandboxError(f"the {prefer} sandbox does not work on this machine")
-    if not allow_unsafe:
+def choose_sandbox(weaker: str | None = None) -> Sandbox:
+    """Bubblewrap when it works here; otherwise the `weaker` jail the caller accepts
+    (``unshare`` or ``none``), when it works; otherwise SandboxError naming how to install
+    bubblewrap and the option that accepts a weaker jail. A weaker jail is never chosen
+    without being named."""
+    if weaker is not None and weaker not in MODES[1:]:
+        raise SandboxError(f"the weaker sandbox must be one of {', '.join(MODES[1:])}, got "
+                           f"{weaker!r}")
+    grouped, how = cgroups.support()
+    if probe_mode("bwrap"):
+        return Sandbox("bwrap", _describe("bwrap", grouped, how), NOBODY if _is_root() else None,
+                       grouped)
+    if weaker is None:
         raise SandboxError(
-            "no sandbox works on this machine (bubblewrap not installed, no user namespaces "
-            "for unshare): install bubblewrap, or pass --unsafe-no-sandbox to run the "
-            "programs with resource limits only")
-    return Sandbox("none", _DESCRIPTIONS["none"], run_as)
+            f"bubblewrap does not work on this machine (not installed, or user namespaces are "
+            f"off): {INSTALL_HINT}, or accept a weaker jail with --unsafe-sandbox unshare "
+            f"(the host's files stay readable) or --unsafe-sandbox none (limits only)")
+    if not probe_mode(weaker):
+        raise SandboxError(f"bubblewrap does not work on this machine and neither does the "
+                           f"{weaker} jail: {INSTALL_HINT}")
+    return Sandbox(weaker, _describe(weaker, grouped, how), None, grouped)
 
 
-_DESCRIPTIONS = {
-    "bwrap": "bubblewrap: no network, own process tree, only /usr (read-only) and the run's "
-             "own folder visible; resource limits and a wall-clock timeout",
-    "unshare": "unshare: no network, own process tree; the host's files stay readable; "
-               "resource limits and a wall-clock timeout",
-    "none": "NONE (--unsafe-no-sandbox): network and the host's files reachable; resource "
-            "limits (the process limit only when run as root) and a wall-clock timeout only",
-}
+def _describe(mode: str, grouped: bool, how: str) -> str:
+    bounds = (f"memory, CPU share and processes capped per jail ({how})" if grouped else
+              f"memory capped per process only ({how})")
+    jail = {
+        "bwrap": "bubblewrap: no network, own process tree, only /usr (read-only) and the run's "
+                 "own size-capped folder visible",
+        "unshare": "UNSHARE (--unsafe-sandbox unshare): no network, own process tree; the "
+                   "host's files stay readable" + ("" if _is_root() else
+                                                   ", and writable as you"),
+        "none": "NONE (--unsafe-sandbox none): network and the host's files reachable",
+    }[mode]
+    return f"{jail}; {bounds}; a wall-clock timeout"
 
 
-def _bwrap_prefix(folder: Path) -> list[str]:
-    cmd = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1",
-           "--hostname", "sandbox", "--ro-bind", "/usr", "/usr"]
+def _bwrap_prefix(limits: Limits, source: Path | None) -> list[str]:
+    cmd = ["bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
+           "--new-session", "--hostname", "sandbox", "--ro-bind", "/usr", "/usr"]
     for name in ("bin", "lib", "lib64", "sbin"):
         target = Path("/") / name
         if target.is_symlink():
@@ -225,34 +259,75 @@ def _bwrap_prefix(folder: Path) -> list[str]:
         path = Path("/etc") / entry
         if path.exists():
             cmd += ["--ro-bind", str(path), str(path)]
-    cmd += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
-            "--bind", str(folder), JAIL_DIR, "--chdir", JAIL_DIR, "--clearenv"]
+    size = str(limits.disk_bytes)
+    cmd += ["--proc", "/proc", "--dev", "/dev", "--size", size, "--tmpfs", "/tmp",
+            "--perms", "0700", "--size", size, "--tmpfs", JAIL_DIR]
+    if source is not None:
+        cmd += ["--ro-bind", str(source), JAIL_SRC]
+    cmd += ["--chdir", JAIL_DIR, "--clearenv"]
     for key, value in {**BASE_ENV, "HOME": JAIL_DIR, "TMPDIR": "/tmp"}.items():
         cmd += ["--setenv", key, value]
     return [*cmd, "--"]
 
 
 def _unshare_prefix() -> list[str]:
+    # the shell is the namespace's first process (it does not exec the program: two commands),
+    # so that the program cannot clear the parent-death signal that ends the jail with unshare
     return ["unshare", "--user", "--map-root-user", "--net", "--pid", "--fork", "--kill-child",
-            "--mount", "--mount-proc", "--"]
+            "--mount", "--mount-proc", "--", "/bin/sh", "-c", '"$@"; exit $?', "sh"]
 
 
-def fresh_folder(files: Path | None = None, *, run_as: tuple[int, int] | None = None,
-                 prefix: str = "dicejack-run-") -> Path:
-    """A new private temporary folder (a copy of the folder `files` when given), owned by
-    `run_as` when given so that the dropped user can write it. The caller removes it."""
-    tmp = Path(tempfile.mkdtemp(prefix=prefix))
-    if files is not None:
-        shutil.copytree(files, tmp, dirs_exist_ok=True, symlinks=False)
-    if run_as is not None:
-        for root, dirs, names in os.walk(tmp):
-            for name in (*dirs, *names):
-                os.chown(os.path.join(root, name), *run_as, follow_symlinks=False)
-        os.chown(tmp, *run_as)
-    return tmp
+def private_folder(prefix: str = "dicejack-", *, parent: Path | None = None) -> Path:
+    """A new empty folder only its owner can enter (the caller removes it with
+    :func:`dicejack.runtime.tree.remove_tree`)."""
+    return Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
 
 
-def _limiter(limits: Limits, run_as: tuple[int, int] | None, jailed: bool):  # noqa: ANN202
+def jailed_command(sandbox: Sandbox, argv: Sequence[str], limits: Limits = Limits(), *,
+                   source: Path | None = None, export: bool = False) -> list[str]:
+    """The command line that runs `argv` under `sandbox` (argv's paths relative to the run's
+    folder, the working directory in every mode). In bwrap the starting files are copied in
+    first, inside the jail. `export`: the command's stdout goes to stderr and, when it
+    succeeds, the folder is written to stdout as a tar stream. The process limit is set inside
+    the jail (prlimit), where the kernel counts only the jail's own processes."""
+    inner = ["prlimit", f"--nproc={limits.processes}", "--", *argv]
+    if export:
+        inner = ["/bin/sh", "-c", EXPORT, "sh", *inner]
+    if sandbox.mode == "bwrap":
+        start = (["/bin/sh", "-c", f'cp -R {JAIL_SRC}/. . && exec "$@"', "sh"]
+                 if source is not None else [])
+        return [*_bwrap_prefix(limits, source), *start, *inner]
+    if sandbox.mode == "unshare":
+        return [*_unshare_prefix(), *inner]
+    return inner
+
+
+_uids = itertools.cycle(RUN_UIDS)
+_uids_lock = threading.Lock()
+
+
+def _weak_user() -> tuple[int, int] | None:
+    """A user of its own for a run of a weaker jail when dicejack runs as root (None: the
+    caller's own user)."""
+    if not _is_root():
+        return None
+    with _uids_lock:
+        uid = next(_uids)
+    return uid, uid
+
+
+def _chown_tree(folder: Path, owner: tuple[int, int]) -> None:
+    """Give the run's user a folder the grader just made (its own files: plain files and
+    folders only)."""
+    for root, dirs, names in os.walk(folder):
+        for name in (*dirs, *names):
+            os.chown(os.path.join(root, name), *owner, follow_symlinks=False)
+    os.chown(folder, *owner)
+    os.chmod(folder, 0o700)
+
+
+def _limiter(limits: Limits, run_as: tuple[int, int] | None, group: cgroups.JailGroup | None,
+             per_user_nproc: bool):  # noqa: ANN202 - a preexec function
     cpu = limits.cpu_seconds
     settings = [
         (resource.RLIMIT_CPU, (cpu, cpu + 1)),
@@ -261,14 +336,15 @@ def _limiter(limits: Limits, run_as: tuple[int, int] | None, jailed: bool):  # n
         (resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files)),
         (resource.RLIMIT_CORE, (0, 0)),
     ]
-    if not jailed and run_as is not None:  # in a jail: set inside it (jailed_command)
-        # unjailed, the kernel counts every process of the user: only a user of ours (nobody)
-        # can be capped without starving the caller's own processes
+    if per_user_nproc:  # no jail of processes: the kernel counts the run's own user's
         settings.append((resource.RLIMIT_NPROC, (limits.processes, limits.processes)))
+    join = group.joiner() if group is not None else None
     setrlimit, setgroups, setgid, setuid = (resource.setrlimit, os.setgroups, os.setgid,
                                             os.setuid)
 
     def limit() -> None:  # runs in the child between fork and exec: system calls only
+        if join is not None:  # before dropping the user: the group's files are root's
+            join()
         if run_as is not None:
             setgroups([])
             setgid(run_as[1])
@@ -277,21 +353,6 @@ def _limiter(limits: Limits, run_as: tuple[int, int] | None, jailed: bool):  # n
             setrlimit(what, value)
 
     return limit
-
-
-def jailed_command(sandbox: Sandbox, folder: Path, argv: Sequence[str],
-                   limits: Limits = Limits()) -> list[str]:
-    """The command line that runs `argv` in `folder` under `sandbox` (argv's paths relative to
-    the folder, which is the working directory in every mode). In a jail the process limit is
-    set inside it (prlimit), where the kernel counts only the jail's own processes: set before
-    the user namespace is made, it would cap every jail of the user together, and one fork bomb
-    would starve the others."""
-    inner = ["prlimit", f"--nproc={limits.processes}", "--", *argv]
-    if sandbox.mode == "bwrap":
-        return [*_bwrap_prefix(folder), *inner]
-    if sandbox.mode == "unshare":
-        return [*_unshare_prefix(), *inner]
-    return list(argv)
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -334,32 +395,133 @@ def _pump(proc: subprocess.Popen, sel: selectors.BaseSelector, out: bytearray,
     return reason, err_cut
 
 
+def _open_group(sandbox: Sandbox, limits: Limits) -> cgroups.JailGroup | None:
+    if not sandbox.grouped:
+        return None
+    try:
+        return cgroups.JailGroup.create(cgroups.GroupLimits(
+            memory_bytes=limits.memory_bytes, processes=limits.processes + 8))
+    except cgroups.CgroupError as exc:  # said once per batch would be nicer; never silent
+        raise SandboxError(f"cannot make the jail's control group: {exc}") from None
+
+
 def run_jailed(
     sandbox: Sandbox,
-    folder: Path,
     argv: Sequence[str],
     *,
+    source: Path | None = None,
+    files: Mapping[str, bytes] | None = None,
     limits: Limits = Limits(),
     stdin: bytes = b"",
-    env: Mapping[str, str] | None = None,
+    export: bool = False,
     cancel: threading.Event | None = None,
 ) -> RunResult:
-    """Run `argv` in `folder` under `sandbox` with `limits`, feeding `stdin`; never raises for
-    what the program does (its result says), only OSError when it cannot be started at all.
-    stdout beyond limits.output_bytes kills the run (reason output-limit); stderr beyond
+    """Run `argv` under `sandbox` with `limits`, in a fresh folder holding a copy of the folder
+    `source` (the grader's own, plain files and folders: a submission's intake or a build) and
+    `files` (name -> bytes, e.g. an input file), feeding `stdin`; the folder is gone when this
+    returns. `export`: the command's stdout goes to stderr and the folder comes back as a tar
+    stream in ``stdout`` (when the command succeeded). Never raises for what the program does
+    (its result says); OSError or SandboxError only when it cannot be started at all. stdout
+    beyond limits.output_bytes kills the run (reason output-limit); stderr beyond
     limits.stderr_bytes is dropped. Setting `cancel` (Ctrl-C in the caller) kills the run within
     a fraction of a second (reason cancelled)."""
-    cmd = jailed_command(sandbox, folder, argv, limits)
-    run_env = {**BASE_ENV, "HOME": str(folder), **(env or {})}
+    files = dict(files or {})
+    made: list[Path] = []  # folders of ours to remove afterwards
+    group: cgroups.JailGroup | None = None
+    try:
+        if sandbox.mode == "bwrap":
+            run_as = sandbox.run_as
+            staging, mounted = _stage(source, files, run_as)
+            made += [staging] if staging is not None else []
+            cmd = jailed_command(sandbox, argv, limits, source=mounted, export=export)
+            cwd = Path("/")
+        else:
+            run_as = _weak_user()
+            folder = _host_folder(source, files, run_as)
+            made.append(folder.parent)
+            cmd = jailed_command(sandbox, argv, limits, export=export)
+            cwd = folder
+        group = _open_group(sandbox, limits)
+        return _run(cmd, cwd, argv, limits, stdin, cancel, group,
+                    _limiter(limits, run_as, group, sandbox.mode == "none" and run_as is not None),
+                    jail_home=JAIL_DIR if sandbox.mode == "bwrap" else str(cwd))
+    finally:
+        if group is not None:
+            group.close()
+        for path in made:
+            tree.remove_tree(path)
+
+
+def _stage(source: Path | None, files: Mapping[str, bytes], run_as: tuple[int, int] | None
+           ) -> tuple[Path | None, Path | None]:
+    """For bwrap: (a folder of ours to remove afterwards, the folder to bind as the jail's
+    starting files). Without `files` the source itself is bound (read-only); with them, a
+    staging copy of the source plus the files (the source is the grader's own clean tree)."""
+    if not files:
+        if source is not None:
+            _let_in(source, run_as)
+        return None, source
+    staging = private_folder("dicejack-stage-")
+    start = staging / "s"
+    if source is not None:
+        tree.copy_tree(source, start)
+    else:
+        start.mkdir(mode=0o755)
+    for name, data in files.items():
+        (start / name).write_bytes(data)
+        os.chmod(start / name, 0o644)
+    _let_in(start, run_as)
+    return staging, start
+
+
+def _let_in(folder: Path, run_as: tuple[int, int] | None) -> None:
+    """Let the user bubblewrap runs as (``nobody`` when dicejack is root) read a folder of
+    ours: the folder owned by that user and closed to everyone else (0700), its parent
+    passable without being listable (0711)."""
+    if run_as is None:
+        return
+    os.chown(folder, *run_as)
+    os.chmod(folder, 0o700)
+    parent = folder.parent
+    if parent.stat().st_uid == os.geteuid() and parent != Path(tempfile.gettempdir()):
+        os.chmod(parent, 0o711)
+
+
+def _host_folder(source: Path | None, files: Mapping[str, bytes],
+                 owner: tuple[int, int] | None) -> Path:
+    """The run's folder on the host for the weaker jails: a copy of `source` (made by
+    :func:`dicejack.runtime.tree.copy_tree`: no link followed, no special bit kept) with
+    `files`, owned by the run's own user when there is one."""
+    parent = private_folder("dicejack-run-")
+    folder = parent / "w"
+    try:
+        if source is not None:
+            tree.copy_tree(source, folder)
+        else:
+            folder.mkdir(mode=0o700)
+        for name, data in files.items():
+            (folder / name).write_bytes(data)
+        if owner is not None:
+            _chown_tree(folder, owner)
+            os.chmod(parent, 0o711)
+    except BaseException:
+        tree.remove_tree(parent)
+        raise
+    return folder
+
+
+def _run(cmd: list[str], cwd: Path, argv: Sequence[str], limits: Limits, stdin: bytes,
+         cancel: threading.Event | None, group: cgroups.JailGroup | None, preexec,
+         jail_home: str) -> RunResult:  # noqa: ANN001
+    run_env = {**BASE_ENV, "HOME": jail_home}
     began = time.monotonic()
     proc = subprocess.Popen(
-        cmd, cwd=folder, env=run_env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, start_new_session=True,
-        preexec_fn=_limiter(limits, sandbox.run_as, sandbox.mode != "none"),
-    )
+        cmd, cwd=cwd, env=run_env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, start_new_session=True, preexec_fn=preexec)
     out, err = bytearray(), bytearray()
     reason = ""
     err_cut = False
+    status = usage = None
     sel = selectors.DefaultSelector()
     try:
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
@@ -375,12 +537,13 @@ def run_jailed(
         deadline = began + limits.wall_seconds
         reason, err_cut = _pump(proc, sel, out, err, limits, deadline, cancel)
         if reason:
-            _kill_group(proc)
+            _end(proc, group)
         # output closed: the program is ending; wait for it within what is left of the deadline
-        status, usage = _wait(proc, deadline)
+        status, usage = _wait(proc, deadline, cancel)
         if status is None:
-            reason = reason or "timeout"
-            _kill_group(proc)
+            reason = reason or ("cancelled" if cancel is not None and cancel.is_set()
+                                else "timeout")
+            _end(proc, group)
             status, usage = _wait(proc, None)
     finally:
         sel.close()
@@ -388,28 +551,45 @@ def run_jailed(
             if stream is not None:
                 stream.close()
         if proc.returncode is None:
-            _kill_group(proc)
+            _end(proc, group)
             _wait(proc, None)
+        if group is not None:  # whatever the jail left behind dies now
+            group.kill()
     code = os.waitstatus_to_exitcode(status) if status is not None else -signal.SIGKILL
     cpu = (usage.ru_utime + usage.ru_stime) if usage is not None else 0.0
+    if group is not None:
+        cpu = max(cpu, group.cpu_seconds())
     xcpu = code in (-signal.SIGXCPU, 128 + signal.SIGXCPU)
     spent = code != 0 and cpu >= 0.9 * limits.cpu_seconds  # a jail's tool may report it as 1
+    if not reason and group is not None and code != 0 and group.hit_memory_cap():
+        reason = "memory-limit"
     if not reason and (xcpu or spent):
         reason = "cpu-limit"
     return RunResult(code, bytes(out), bytes(err), time.monotonic() - began, cpu, reason,
                      err_cut, tuple(argv))
 
 
-def _wait(proc: subprocess.Popen, deadline: float | None):  # noqa: ANN202
+def _end(proc: subprocess.Popen, group: cgroups.JailGroup | None) -> None:
+    """Kill the jail: its control group when it has one, and the tool's process group (whose
+    end ends the jail's process tree)."""
+    if group is not None:
+        group.kill()
+    _kill_group(proc)
+
+
+def _wait(proc: subprocess.Popen, deadline: float | None,
+          cancel: threading.Event | None = None):  # noqa: ANN202
     """(wait status, rusage) of `proc` (with its waited-for descendants), or (None, None) when
-    `deadline` passes first. Polls: a blocking wait could outlive the deadline."""
+    `deadline` passes or `cancel` is set first. Polls: a blocking wait could outlive the
+    deadline."""
     delay = 0.001
     while True:
         pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
         if pid == proc.pid:
             proc.returncode = os.waitstatus_to_exitcode(status)
             return status, usage
-        if deadline is not None and time.monotonic() >= deadline:
+        if deadline is not None and (time.monotonic() >= deadline
+                                     or (cancel is not None and cancel.is_set())):
             return None, None
         time.sleep(delay)  # not a test waiting: the parent polling a child's end
         delay = min(delay * 2, 0.05)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dicejack import formats
+from dicejack.formats.escape import safe_text
 from dicejack.formats.escape import spreadsheet_cell as cell
 from dicejack.game import Game
 from dicejack.grade.evidence.references import References, reference_runs
@@ -45,7 +46,7 @@ from dicejack.grade.programs.running import Build, Detection, Runner, build, det
 from dicejack.grade.scoring.record import Grade
 from dicejack.grade.scoring.students import mark_held, mark_kept
 from dicejack.grade.settings import GradeConfig, GradeError
-from dicejack.runtime import parallel
+from dicejack.runtime import parallel, tree
 
 __all__ = ["StudentResult", "ProgramBatch", "grade_programs", "runs_csv", "RUNS_HEADER",
            "SEED_BASE"]
@@ -133,17 +134,29 @@ class _Stop:
 def _prepare(source: Source, runner: Runner, conventions: Sequence[Convention],
              fixed: bool, languages: Mapping[str, Language] | None, stop: _Stop
              ) -> tuple[Build | None, Detection | None, str]:
+    """Find, build and detect one student's program. Whatever goes wrong is that student's
+    row, never the batch's end (only Ctrl-C stops the batch)."""
     stop.check()
+    if source.error:
+        return None, None, source.error
     try:
         program = find_program(source.folder, source.label, languages, source.parts)
     except GradeError as exc:
         return None, None, str(exc)
-    except OSError as exc:  # an unreadable file: this student's row, the batch goes on
-        return None, None, f"cannot read the submission: {exc.strerror or exc}"
+    except (OSError, RecursionError) as exc:  # an unreadable file: this student's row
+        return None, None, f"cannot read the submission: {_reason(exc)}"
     try:
         return _build_and_detect(program, runner, conventions, fixed, stop)
-    except OSError as exc:
-        return None, None, f"cannot build or run: {exc.strerror or exc}"
+    except KeyboardInterrupt:
+        raise
+    except Exception as exc:  # noqa: BLE001 - one student's program never stops the batch
+        return None, None, f"cannot build or run: {_reason(exc)}"
+
+
+def _reason(exc: BaseException) -> str:
+    """An exception as a row's reason: one printable line."""
+    text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return safe_text(" ".join((text or type(exc).__name__).split()))[:300]
 
 
 def _build_and_detect(program: Program, runner: Runner, conventions: Sequence[Convention],
@@ -165,9 +178,11 @@ def _one_run(built: Build, runner: Runner, convention: Convention, setting: Plan
         setting.settings, seed)[0]])
     try:
         result = run_once(built, runner, convention, setting.settings, seed)
-    except OSError as exc:  # cannot start or no room for its folder: this run's row
+    except KeyboardInterrupt:
+        raise
+    except Exception as exc:  # noqa: BLE001 - cannot start, no room: this run's row only
         return ProgramRun(setting, index, seed, command, None, None,
-                          f"cannot start: {exc.strerror or exc}")
+                          f"cannot start: {_reason(exc)}")
     return grade_run(refs, setting, index, seed, command, result, built.program.label)
 
 
@@ -225,7 +240,7 @@ def grade_programs(
         for _, built, _, _ in builds:
             if built is not None:
                 built.discard()
-        shutil.rmtree(work, ignore_errors=True)
+        tree.remove_tree(work)
         if site_tmp is not None and site_tmp.exists():  # checked early; write_site makes its own
             shutil.rmtree(site_tmp, ignore_errors=True)
             site_tmp = None

@@ -2,61 +2,134 @@
 folder of them), or an LMS zip of code; each becomes one folder of that student's files and the
 path it had in the download (for the LMS identity, as :mod:`dicejack.grade.intake.lms_names` reads
 it).
-Zip members are extracted within limits (count, size, no path leaving the folder, no links)."""
+
+A submission is hostile data: its folders are walked without recursion and without following a
+link, and copied by :func:`dicejack.runtime.tree.copy_tree` (plain files and folders only, modes
+without special bits, within :data:`INTAKE_CAPS`); a submission that cannot be taken in (too
+deep, too large, unreadable) is that student's :class:`Source` with an error, and the others go
+on. Zip members are extracted within limits (count, size, depth, no path leaving the folder, no
+links)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import stat
 import tempfile
 import zipfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from dicejack.formats.escape import safe_text
 from dicejack.grade.programs.languages import LANGUAGES, Language, find_program
 from dicejack.grade.settings import GradeError
+from dicejack.runtime import tree
 
-__all__ = ["Source", "collect_programs", "MAX_ZIP_MEMBERS", "MAX_ZIP_BYTES"]
+__all__ = ["Source", "collect_programs", "MAX_ZIP_MEMBERS", "MAX_ZIP_BYTES", "INTAKE_CAPS"]
 
 MAX_ZIP_MEMBERS = 20_000
 MAX_ZIP_BYTES = 512 << 20
+#: What one student's submission may hold (files, bytes, folder depth).
+INTAKE_CAPS = tree.TreeCaps(files=20_000, bytes=256 << 20, depth=64)
 #: Folders never part of a program (build output, version control, editors' files).
 SKIP_DIRS = frozenset({"__pycache__", ".git", ".idea", ".vscode", "__MACOSX", "node_modules"})
 
 
 @dataclass(frozen=True)
 class Source:
-    """One student's files: `folder` (a private copy), its label and its path in the download."""
+    """One student's files: `folder` (a private copy), its label and its path in the download;
+    `error` says why the submission could not be taken in ("" when it was)."""
 
     label: str
     folder: Path
     parts: tuple[str, ...]
+    error: str = ""
 
 
 def _extensions(extra: Mapping[str, Language] | None) -> set[str]:
     return {e for lang in {**LANGUAGES, **(extra or {})}.values() for e in lang.extensions}
 
 
+def _entries(folder: Path) -> list[os.DirEntry]:
+    """A folder's entries, sorted by name ([] when it cannot be listed: its student's copy then
+    says why)."""
+    try:
+        with os.scandir(folder) as it:
+            return sorted(it, key=lambda e: e.name)
+    except OSError:
+        return []
+
+
+def _files(folder: Path) -> list[os.DirEntry]:
+    return [e for e in _entries(folder) if e.is_file(follow_symlinks=False)]
+
+
+def _dirs(folder: Path) -> list[os.DirEntry]:
+    return [e for e in _entries(folder) if e.is_dir(follow_symlinks=False)
+            and e.name not in SKIP_DIRS]
+
+
 def _has_source(folder: Path, exts: set[str]) -> bool:
-    return any(p.is_file() and p.suffix in exts for p in folder.iterdir())
+    return any(Path(e.name).suffix in exts for e in _files(folder))
+
+
+def _walk(folder: Path, depth: int = INTAKE_CAPS.depth,
+          entries: int = INTAKE_CAPS.files) -> Iterator[os.DirEntry]:
+    """Every plain file under `folder`, breadth first, without recursion or links, at most
+    `depth` folders down and `entries` entries in all (a hostile tree is not walked to its
+    end: its copy refuses it)."""
+    stack = [(folder, 0)]
+    seen = 0
+    while stack:
+        here, level = stack.pop()
+        for e in _entries(here):
+            seen += 1
+            if seen > entries:
+                return
+            if e.is_file(follow_symlinks=False):
+                yield e
+            elif (level < depth and e.is_dir(follow_symlinks=False)
+                  and e.name not in SKIP_DIRS):
+                stack.append((Path(e.path), level + 1))
+
+
+def _holds_source(folder: Path, exts: set[str]) -> bool:
+    return any(Path(e.name).suffix in exts for e in _walk(folder))
 
 
 def _copy(src: Path, dest: Path) -> None:
-    def ignore(_: str, names: list[str]) -> set[str]:
-        return {n for n in names if n in SKIP_DIRS}
-
+    """A student's file or folder copied into `dest`: plain files and folders only (links,
+    fifos and devices left out, never followed or opened), modes without special bits."""
+    if src.is_symlink():
+        raise tree.TreeError("a link, not a file or folder")
     if src.is_dir():
-        shutil.copytree(src, dest, symlinks=True, ignore=ignore)
-        for p in list(dest.rglob("*")):  # links are the student's: never followed
-            if p.is_symlink():
-                p.unlink()
-    else:
-        dest.mkdir(parents=True)
-        shutil.copy2(src, dest / src.name, follow_symlinks=False)
+        tree.copy_tree(src, dest, INTAKE_CAPS, skip_dirs=SKIP_DIRS)
+        return
+    dest.mkdir(mode=0o755)
+    _copy_file(src, dest / src.name)
+
+
+def _copy_file(src: Path, dest: Path) -> None:
+    """One plain file, opened without following a link or blocking on a fifo, read within the
+    intake's byte cap."""
+    fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise tree.TreeError("not a plain file")
+        with os.fdopen(os.dup(fd), "rb") as f, open(dest, "wb") as out:
+            data = f.read(INTAKE_CAPS.bytes + 1)
+            if len(data) > INTAKE_CAPS.bytes:
+                raise tree.TreeError(f"larger than {INTAKE_CAPS.bytes:,} bytes")
+            out.write(data)
+    finally:
+        os.close(fd)
 
 
 def _extract(archive: Path, dest: Path) -> None:
+    """Unpack an LMS zip: plain members only, none leaving `dest` or deeper than the intake's
+    depth; a member that cannot be written is left out (its student's program then says what
+    is missing)."""
     try:
         with zipfile.ZipFile(archive) as zf:
             members = zf.infolist()
@@ -68,36 +141,47 @@ def _extract(archive: Path, dest: Path) -> None:
                 name = PurePosixPath(m.filename)
                 if m.is_dir() or stat.S_ISLNK(m.external_attr >> 16):
                     continue
-                if name.is_absolute() or ".." in name.parts or any(
-                        p in SKIP_DIRS for p in name.parts):
+                if (name.is_absolute() or ".." in name.parts or len(name.parts) >
+                        INTAKE_CAPS.depth or any(p in SKIP_DIRS for p in name.parts)):
                     continue
                 target = dest.joinpath(*name.parts)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                with zf.open(m) as f, open(target, "wb") as out:
-                    shutil.copyfileobj(f, out, 1 << 20)
+                try:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    with zf.open(m) as f, open(target, "xb") as out:
+                        shutil.copyfileobj(f, out, 1 << 20)
+                except (OSError, ValueError, NotImplementedError, zipfile.BadZipFile,
+                        EOFError):
+                    continue  # a member we cannot write: not the batch's failure
     except (zipfile.BadZipFile, OSError) as exc:
         raise GradeError(f"cannot read the archive {archive.name}: {exc}") from None
 
 
 def _one(src: Path, parts: tuple[str, ...], work: Path, out: list[Source]) -> None:
+    """One student's submission taken in; whatever goes wrong is that student's error."""
     dest = work / f"p{len(out)}"
-    _copy(src, dest)
-    out.append(Source("/".join(parts) or src.name, dest, parts))
+    label = "/".join(parts) or src.name
+    try:
+        _copy(src, dest)
+    except (tree.TreeError, OSError) as exc:
+        tree.remove_tree(dest)
+        why = str(exc) if isinstance(exc, tree.TreeError) else (exc.strerror or str(exc))
+        out.append(Source(label, dest, parts, f"cannot take the submission in: "
+                          f"{safe_text(why)}"))
+        return
+    out.append(Source(label, dest, parts))
 
 
 def _one_program(folder: Path, exts: set[str], extra: Mapping[str, Language] | None) -> bool:
     """Do the source files directly in `folder` make one program (not one file per student)?
     One file, or several with one main file in a compiled language."""
-    direct = [p for p in folder.iterdir() if p.is_file() and p.suffix in exts]
-    nested = [d for d in folder.iterdir() if d.is_dir() and d.name not in SKIP_DIRS
-              and any(p.suffix in exts for p in d.rglob("*"))]
-    if nested:
+    direct = [e for e in _files(folder) if Path(e.name).suffix in exts]
+    if any(_holds_source(Path(d.path), exts) for d in _dirs(folder)):
         return False
     if len(direct) <= 1:
         return True
     try:
         program = find_program(folder, folder.name, extra)
-    except GradeError:
+    except (GradeError, OSError, RecursionError):
         return False
     return program.language.name != "python"
 
@@ -105,8 +189,7 @@ def _one_program(folder: Path, exts: set[str], extra: Mapping[str, Language] | N
 def _student(folder: Path, parts: tuple[str, ...], exts: set[str], work: Path,
              out: list[Source], extra: Mapping[str, Language] | None) -> None:
     """A student's folder is one program, unless it holds several students' (a section)."""
-    subdirs = [p for p in folder.iterdir() if p.is_dir() and p.name not in SKIP_DIRS]
-    if _has_source(folder, exts) or len(subdirs) <= 1:
+    if _has_source(folder, exts) or len(_dirs(folder)) <= 1:
         _one(folder, parts, work, out)
     else:
         _class(folder, parts, exts, work, out, extra)
@@ -114,20 +197,23 @@ def _student(folder: Path, parts: tuple[str, ...], exts: set[str], work: Path,
 
 def _class(folder: Path, parts: tuple[str, ...], exts: set[str], work: Path,
            out: list[Source], extra: Mapping[str, Language] | None) -> None:
-    """A folder of submissions: each source file and each folder is one student's."""
-    for child in sorted(folder.iterdir()):
-        if child.name in SKIP_DIRS or child.is_symlink():
+    """A folder of submissions: each source file and each folder is one student's (links,
+    fifos and devices are no one's)."""
+    for child in _entries(folder):
+        if child.name in SKIP_DIRS:
             continue
-        if child.is_dir():
-            _student(child, (*parts, child.name), exts, work, out, extra)
-        elif child.suffix in exts:
-            _one(child, (*parts, child.name), work, out)
+        path = Path(child.path)
+        if child.is_dir(follow_symlinks=False):
+            _student(path, (*parts, child.name), exts, work, out, extra)
+        elif child.is_file(follow_symlinks=False) and path.suffix in exts:
+            _one(path, (*parts, child.name), work, out)
 
 
 def collect_programs(paths: Iterable[Path], work: Path,
                      extra: Mapping[str, Language] | None = None) -> list[Source]:
     """One Source per student program found in `paths`, copied under `work` (the caller's
-    temporary folder). GradeError for a path that does not exist or an unreadable archive."""
+    temporary folder). GradeError for a path that does not exist or an unreadable archive;
+    a submission that cannot be taken in is its Source's error."""
     exts = _extensions(extra)
     work.mkdir(parents=True, exist_ok=True)
     out: list[Source] = []

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from dicejack.formats.escape import safe_text
 from dicejack.grade.evidence.references import References
 from dicejack.grade.programs.plan import PlannedSetting
 from dicejack.grade.scoring.grading import grade_text
@@ -71,13 +72,13 @@ class ProgramRun:
         if self.result is None:
             return ""
         lines = self.result.stderr.decode("utf-8", "replace").strip().splitlines()
-        return " | ".join(lines[-3:])[-300:]
+        return safe_text(" | ".join(lines[-3:])[-300:])  # a student's words, shown as text
 
 
 def grade_run(refs: References, setting: PlannedSetting, index: int, seed: int | None,
               command: str, result: RunResult, label: str) -> ProgramRun:
     """Grade what one run printed (the run's own failure, when it failed, is its row)."""
-    why = result.why()
+    why = safe_text(result.why())
     if why:
         return ProgramRun(setting, index, seed, command,
                           dataclasses.replace(result, stdout=b""), None, why)

@@ -1,7 +1,11 @@
 """Which language a submitted program is in, and how to build and run it: Python, Java, C and C++
 out of the box, any other by a command template. Only file names and a submission's own words
 (``public static void main``, ``__main__``) are looked at, never run here; building and running
-happen in the sandbox (:mod:`dicejack.grade.programs.running`)."""
+happen in the sandbox (:mod:`dicejack.grade.programs.running`). A file name is never an option
+to a compiler: every file is passed as ``./NAME`` (so ``-specs=x.c`` or ``@args.java`` are
+files, not options), a source file whose name starts with ``-`` is the row's reason, and javac
+runs no annotation processor (``-proc:none``: a class file of the submission's could otherwise
+run inside javac)."""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from dicejack.formats.escape import safe_text
 from dicejack.grade.settings import GradeError
 
 __all__ = ["Language", "LANGUAGES", "Program", "parse_language", "find_program",
@@ -50,8 +55,8 @@ class Language:
 LANGUAGES: dict[str, Language] = {
     "python": Language("python", (".py",), ("python3", "-I", "{main}")),
     "java": Language("java", (".java",), ("java", *JAVA_OPTIONS, "-cp", ".", "{stem}"),
-                     ("javac", *(f"-J{o}" for o in JAVA_OPTIONS[:5]), "-encoding", "UTF-8",
-                      "-d", ".", "{sources}")),
+                     ("javac", *(f"-J{o}" for o in JAVA_OPTIONS[:5]), "-proc:none",
+                      "-encoding", "UTF-8", "-d", ".", "{sources}")),
     "c": Language("c", (".c",), ("./program",),
                   ("gcc", "-O2", "-std=gnu11", "-o", "program", "{sources}", "-lm")),
     "c++": Language("c++", (".cpp", ".cc", ".cxx", ".C"), ("./program",),
@@ -91,16 +96,24 @@ class Program:
     def build_command(self) -> list[str] | None:
         if self.language.build is None:
             return None
-        return self.language.command(self.language.build, self.main, self.sources, self.stem)
+        return self.language.command(self.language.build, _here(self.main),
+                                     [_here(s) for s in self.sources], self.stem)
 
     def run_command(self) -> list[str]:
-        return self.language.command(self.language.run, self.main, self.sources, self.stem)
+        return self.language.command(self.language.run, _here(self.main),
+                                     [_here(s) for s in self.sources], self.stem)
+
+
+def _here(name: str) -> str:
+    """A file name as a path that no command reads as an option (``./-x.c``, ``./@args``)."""
+    return name if name.startswith("./") else f"./{name}"
 
 
 _JAVA_MAIN = re.compile(rb"public\s+static\s+(?:final\s+)?void\s+main\s*\(")
 _PY_MAIN = re.compile(rb"""__name__\s*==\s*['"]__main__['"]""")
 _C_MAIN = re.compile(rb"\bint\s+main\s*\(")
 _JAVA_PACKAGE = re.compile(rb"^\s*package\s+([A-Za-z_][\w.]*)\s*;", re.MULTILINE)
+_JAVA_CLASS = re.compile(r"[A-Za-z_$][\w$]*")
 
 
 def _main_of(language: Language, folder: Path, sources: list[str]) -> str:
@@ -131,6 +144,10 @@ def find_program(folder: Path, label: str, extra: Mapping[str, Language] | None 
             continue
         lang = by_ext.get(path.suffix)
         if lang is not None:
+            relative = path.relative_to(folder)
+            if any(part.startswith("-") for part in relative.parts):
+                raise GradeError(f"a file name starts with '-' ({safe_text(relative.as_posix())}"
+                                 "): rename it, a compiler would read it as an option")
             count += 1
             if count > MAX_SOURCE_FILES:
                 raise GradeError(f"more than {MAX_SOURCE_FILES} source files")
@@ -145,6 +162,9 @@ def find_program(folder: Path, label: str, extra: Mapping[str, Language] | None 
     stem = None
     if language.name == "java":
         package = _JAVA_PACKAGE.search((folder / main).read_bytes()[:1 << 20])
+        if not _JAVA_CLASS.fullmatch(Path(main).stem):
+            raise GradeError(f"the main class's file name {safe_text(Path(main).name)} is not "
+                             "a Java class name")
         stem = Path(main).stem if package is None else (
             f"{package.group(1).decode()}.{Path(main).stem}")
     return Program(label, folder, language, main, tuple(sources), tuple(parts), stem)

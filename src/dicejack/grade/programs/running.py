@@ -1,32 +1,39 @@
 """Building and running one student program in the sandbox (:mod:`dicejack.runtime.sandbox`):
-compiled once into a private folder, then every run in a fresh copy of it with its settings
-rendered by the input convention, and the convention itself found by running a tiny game when
-the course named none (:func:`detect`). What a run printed is graded elsewhere
-(:mod:`dicejack.grade.programs.joint`); here it is only run, and its size read."""
+compiled once in a jail whose folder comes back only as a tar stream on its output, unpacked by
+:func:`dicejack.runtime.tree.extract_tar` (plain files and folders, within caps: no link, device
+or special bit ever reaches the grader's disk); then every run in a jail of its own starting
+from that folder, with its settings rendered by the input convention, and the convention itself
+found by running a tiny game when the course named none (:func:`detect`). What a run printed is
+graded elsewhere (:mod:`dicejack.grade.programs.joint`); here it is only run, and its size
+read."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dicejack.formats.escape import safe_text
 from dicejack.formats.submission import find_table_size
 from dicejack.grade.programs.conventions import CANDIDATES, Convention, Settings
 from dicejack.grade.programs.languages import Program
 from dicejack.runtime import sandbox as sb
+from dicejack.runtime import tree
 
 __all__ = ["Runner", "Build", "TINY", "detect", "build", "run_once", "printed_size",
-           "BUILD_LIMITS"]
+           "BUILD_LIMITS", "BUILD_CAPS"]
 
 #: The tiny game conventions are tried on: six different numbers, so that a program reading
 #: them in another order or layout gets another size of table (or an error), never LTarget 7.
 TINY = Settings(sides=6, low=7, high=9, dice=2, m=10.0, games=300)
-#: Building (javac, gcc) needs more memory and time than a run of a small game.
+#: Building (javac, gcc) needs more memory and time than a run of a small game; the build's
+#: folder comes back as its output (a tar stream), hence the larger output cap.
 BUILD_LIMITS = sb.Limits(cpu_seconds=120, memory_bytes=3 << 30, file_bytes=256 << 20,
-                         processes=64, open_files=256, wall_seconds=180.0)
+                         disk_bytes=512 << 20, processes=64, open_files=256,
+                         wall_seconds=180.0, output_bytes=256 << 20)
+#: What a build may leave: files, bytes and folder depth (more is the build's failure).
+BUILD_CAPS = tree.TreeCaps(files=20_000, bytes=256 << 20, depth=64)
 
 
 @dataclass(frozen=True)
@@ -41,8 +48,9 @@ class Runner:
 
 @dataclass(frozen=True)
 class Build:
-    """A program built (or not): its private folder (None on failure), the build's result, and
-    why it failed ("" when it did not)."""
+    """A program built (or not): the folder its runs start from (None on failure; the
+    program's own intake folder when there is nothing to build), the build's result, and why
+    it failed ("" when it did not)."""
 
     program: Program
     folder: Path | None
@@ -50,56 +58,57 @@ class Build:
     result: sb.RunResult | None = None
 
     def discard(self) -> None:
-        if self.folder is not None:
-            shutil.rmtree(self.folder, ignore_errors=True)
+        """Remove the build's folder (never the intake folder it may be: that is the batch's)."""
+        if self.folder is not None and self.folder != self.program.folder:
+            try:
+                tree.remove_tree(self.folder.parent)
+            except (tree.TreeError, OSError):  # left in the temporary folder; never fatal
+                pass
 
 
 def _tail(data: bytes, lines: int = 3, width: int = 300) -> str:
     text = data.decode("utf-8", "replace").strip().splitlines()
-    return " | ".join(line.strip() for line in text[:lines] if line.strip())[:width]
+    return safe_text(" | ".join(line.strip() for line in text[:lines] if line.strip())[:width])
 
 
 def build(program: Program, runner: Runner) -> Build:
-    """Copy the program's files into a private folder and compile them there, in the sandbox.
-    A compiler's complaint is the Build's error (its first lines)."""
-    folder = sb.fresh_folder(program.folder, run_as=runner.sandbox.run_as,
-                             prefix="dicejack-build-")
+    """Compile the program in the sandbox, starting from its intake folder, and unpack what the
+    build's folder holds afterwards into a private folder (within BUILD_CAPS). A compiler's
+    complaint is the Build's error (its first lines)."""
     cmd = program.build_command()
     if cmd is None:
-        return Build(program, folder)
+        return Build(program, program.folder)
     try:
-        result = sb.run_jailed(runner.sandbox, folder, cmd, limits=runner.build_limits,
-                               cancel=runner.cancel)
+        result = sb.run_jailed(runner.sandbox, cmd, source=program.folder, export=True,
+                               limits=runner.build_limits, cancel=runner.cancel)
     except OSError as exc:
-        shutil.rmtree(folder, ignore_errors=True)
         return Build(program, None, f"cannot run the {program.language.name} compiler "
                      f"({cmd[0]}): {exc.strerror or exc}")
+    name = program.language.name
+    if result.reason == "output-limit":
+        return Build(program, None, f"the build left more than "
+                     f"{runner.build_limits.output_bytes:,} bytes in its folder", result)
     if not result.ok:
-        shutil.rmtree(folder, ignore_errors=True)
-        said = _tail(result.stderr) or _tail(result.stdout) or result.why()
-        return Build(program, None, f"does not compile ({program.language.name}): {said}",
-                     result)
+        said = _tail(result.stderr) or safe_text(result.why())
+        return Build(program, None, f"does not compile ({name}): {said}", result)
+    folder = sb.private_folder("dicejack-build-") / "b"
+    try:
+        tree.extract_tar(result.stdout, folder, BUILD_CAPS)
+    except tree.TreeError as exc:
+        tree.remove_tree(folder.parent)
+        return Build(program, None, f"the build's folder is refused: {exc}", result)
     return Build(program, folder, "", result)
 
 
 def run_once(built: Build, runner: Runner, convention: Convention, settings: Settings,
              seed: int | None = None, *, limits: sb.Limits | None = None) -> sb.RunResult:
-    """One run of a built program in a fresh copy of its folder, given `settings` by
-    `convention`; the copy is removed afterwards."""
+    """One run of a built program in a jail of its own, starting from the build's folder,
+    given `settings` by `convention`."""
     assert built.folder is not None
-    run_as = runner.sandbox.run_as
-    folder = sb.fresh_folder(built.folder, run_as=run_as)
-    try:
-        args, stdin, files = convention.render(settings, seed)
-        for name, data in files.items():
-            path = folder / name
-            path.write_bytes(data)
-            if run_as is not None:
-                os.chown(path, *run_as)
-        return sb.run_jailed(runner.sandbox, folder, [*built.program.run_command(), *args],
-                             limits=limits or runner.limits, stdin=stdin, cancel=runner.cancel)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    args, stdin, files = convention.render(settings, seed)
+    return sb.run_jailed(runner.sandbox, [*built.program.run_command(), *args],
+                         source=built.folder, files=files, stdin=stdin,
+                         limits=limits or runner.limits, cancel=runner.cancel)
 
 
 def printed_size(stdout: bytes, n_dice: int) -> int | None:
