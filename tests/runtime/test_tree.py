@@ -73,7 +73,7 @@ def as_user(home: Path, work: Callable[[], object]) -> str:
             work()
         except TreeError as e:
             return f"TreeError: {e}"
-        except BaseException as e:  # noqa: BLE001 - reported to the parent
+        except BaseException as e:  # reported to the parent
             return f"other: {e!r}"
         return "ok"
 
