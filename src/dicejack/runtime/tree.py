@@ -404,8 +404,8 @@ class _Copy:
         except OSError as e:
             raise TreeError(f"cannot read {_rel(self.src.names)}: {_reason(e)}") from None
         try:
-            made, _ = _new_dir(self.dest.fd(), name)
-            self.dest.enter(name, made)
+            out, _ = _new_dir(self.dest.fd(), name)
+            self.dest.enter(name, out)
         except OSError as e:
             raise TreeError(f"cannot write {_rel(self.src.names)}: {_reason(e)}") from None
         self.dirs += 1
@@ -636,7 +636,13 @@ def extract_tar(data: bytes, dest: Path, caps: TreeCaps = TreeCaps()) -> TreeSta
         tar = tarfile.open(fileobj=io.BytesIO(data), mode="r:")
     except Exception as e:  # the parser on hostile input: any failure is corruption
         raise TreeError(f"the tar stream is corrupt: {_show(str(e) or type(e).__name__)}") from None
-    unpack = _Unpack(_new_top(dest), caps)
+    top = _new_top(dest)
+    try:
+        unpack = _Unpack(top, caps)
+    except OSError as e:
+        os.close(top)
+        _cleanup(dest)
+        raise TreeError(f"cannot write {_show(dest)}: {_reason(e)}") from None
     try:
         with tar:
             while True:
