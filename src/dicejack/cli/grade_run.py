@@ -28,9 +28,9 @@ def grade_run_cmd(
 ) -> None:
     """Run and grade student programs (the --run branch of `dicejack grade`)."""
     from dicejack import grade as gr
+    from dicejack.formats.escape import safe_text
     from dicejack.game import Game
     from dicejack.grade import programs as pg
-    from dicejack.formats.escape import safe_text
     from dicejack.grade.outputs.writers import summary_text
     from dicejack.runtime import sandbox as sb
 

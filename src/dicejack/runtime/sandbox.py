@@ -454,23 +454,29 @@ def run_jailed(
 
 def _stage(source: Path | None, files: Mapping[str, bytes], run_as: tuple[int, int] | None
            ) -> tuple[Path | None, Path | None]:
-    """For bwrap: (a folder of ours to remove afterwards, the folder to bind as the jail's
-    starting files). Without `files` the source itself is bound (read-only); with them, a
-    staging copy of the source plus the files (the source is the grader's own clean tree)."""
-    if not files:
-        if source is not None:
-            _let_in(source, run_as)
+    """For bwrap: (a folder of ours to remove afterwards, the folder to bind read-only as the
+    jail's starting files). The source itself is bound when bubblewrap runs as the caller and
+    no file is added; otherwise a staging copy (:func:`dicejack.runtime.tree.copy_tree`) with
+    the files, readable by the user bubblewrap runs as and no one else: a folder of the
+    caller's is never changed."""
+    if not files and run_as is None:
         return None, source
+    if source is None and not files:
+        return None, None
     staging = private_folder("dicejack-stage-")
     start = staging / "s"
-    if source is not None:
-        tree.copy_tree(source, start)
-    else:
-        start.mkdir(mode=0o755)
-    for name, data in files.items():
-        (start / name).write_bytes(data)
-        os.chmod(start / name, 0o644)
-    _let_in(start, run_as)
+    try:
+        if source is not None:
+            tree.copy_tree(source, start)
+        else:
+            start.mkdir(mode=0o755)
+        for name, data in files.items():
+            (start / name).write_bytes(data)
+            os.chmod(start / name, 0o644)
+        _let_in(start, run_as)
+    except BaseException:
+        tree.remove_tree(staging)
+        raise
     return staging, start
 
 

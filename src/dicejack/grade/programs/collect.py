@@ -177,8 +177,8 @@ def _one_program(folder: Path, exts: set[str], extra: Mapping[str, Language] | N
     direct = [e for e in _files(folder) if Path(e.name).suffix in exts]
     if any(_holds_source(Path(d.path), exts) for d in _dirs(folder)):
         return False
-    if len(direct) <= 1:
-        return True
+    if len(direct) <= 1 or any(e.name.startswith("-") for e in direct):
+        return True  # (a name like an option: one program, whose row then says so)
     try:
         program = find_program(folder, folder.name, extra)
     except (GradeError, OSError, RecursionError):
