@@ -159,7 +159,12 @@ def test_folders_are_searched_and_every_skip_is_said(tmp_path, text):
                             "export/submission_metadata.yml"}
     assert all(reason for reason in skipped.values())
     assert "symbolic link" in skipped["bob/loop/"]
-    assert rows["export/submission_222/output.txt"].student.id == "200;two@example.edu"
+    # a download unpacked into a folder beside students' folders: its names lie below the level
+    # an LMS writes (the folder given's entries), as a student's own `submission_<id>/` would
+    assert rows["export/submission_222/output.txt"].student.id == "export"
+    assert rows["dl.zip!Ann Lee_1001_assignsubmission_file_/out.txt"].student.id == "dl"
+    assert skipped["export/submission_metadata.yml"].endswith("(only the export's own names "
+                                                              "the submitters)")
     assert entries[-1].label == str(hidden)  # in the order given, each folder sorted
     assert [e.label for e in collect([root])] == [e.label for e in entries[:-1]]
     # a folder with nothing, a folder too large for the limits

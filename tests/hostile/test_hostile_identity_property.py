@@ -78,12 +78,13 @@ def download(lms: str, top: list[str], own: dict[str, bytes]) -> dict[str, bytes
         files.update({f"Bob Jones_222_assignsubmission_file_{name}": BOB for name in top})
         files.update({f"Bob Jones_222_assignsubmission_file_/{name}": data
                       for name, data in own.items()})
-    else:
-        files = {"export/submission_metadata.yml": (
+    else:  # Gradescope's export: one folder, assignment_<id>_export/, holding the submissions
+        top_folder = "assignment_7_export/"
+        files = {f"{top_folder}submission_metadata.yml": (
             b"submission_1:\n  :submitters:\n  - :sid: '111'\nsubmission_2:\n  :submitters:\n"
             b"  - :sid: '222'\nsubmission_3:\n  :submitters:\n  - :sid: '333'\n"),
-            "export/submission_1/out.txt": ALICE, "export/submission_3/out.txt": CAROL}
-        files.update({f"export/submission_2/{name}": data
+            f"{top_folder}submission_1/out.txt": ALICE, f"{top_folder}submission_3/out.txt": CAROL}
+        files.update({f"{top_folder}submission_2/{name}": data
                       for name, data in {**{n: BOB for n in top}, **own}.items()})
     return files
 
@@ -96,7 +97,7 @@ BOB_LINE = {"canvas": "222", "blackboard": "bob", "moodle": "Participant 222",
 #: How every name of bob's upload begins (the part the LMS wrote).
 BOB_PREFIX = {"canvas": "bob_222_", "blackboard": "Lab3_bob_attempt_",
               "moodle": "Bob Jones_222_assignsubmission_file_",
-              "gradescope": "export/submission_2/"}
+              "gradescope": "assignment_7_export/submission_2/"}
 
 
 def outcome(lms: str, entries: list[Entry]) -> tuple[list, list]:

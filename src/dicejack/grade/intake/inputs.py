@@ -43,6 +43,7 @@ from dicejack.grade.intake.lms_names import (
     file_owner,
     gradescope_students,
     name_matches,
+    one_folder,
     receipt_reason,
     resolve,
 )
@@ -162,11 +163,11 @@ def _inside_submission(parts: Sequence[str]) -> bool:
     return any(name_matches(p, folder=not is_zip(p)) for p in parts[:-1])
 
 
-def _owner_part(parts: tuple[str, ...], top: int) -> int:
-    """The index of the part of `parts` that decides whose the file is: the outermost LMS name,
-    else the part just below the path given (`top` parts), a per-student folder or archive,
-    else the file itself."""
-    i, _ = deciding_name(parts)
+def _owner_part(parts: tuple[str, ...], top: int, deepest: int) -> int:
+    """The index of the part of `parts` that decides whose the file is: the outermost LMS name
+    no deeper than `deepest`, else the part just below the path given (`top` parts), a
+    per-student folder or archive, else the file itself."""
+    i, _ = deciding_name(parts, deepest=deepest)
     return i if i >= 0 else min(top, len(parts) - 1)
 
 
@@ -202,6 +203,8 @@ class _Collector:
         self.index = -1  # of the path given being walked
         self.tops: list[int] = []  # per path given: how many parts name it (a per-student
         # folder or archive is the part below them)
+        self.deepest: list[int] = []  # per path given: the deepest part an LMS name decides
+        # from (the top of the download: deciding_name)
 
     def add(self, label: str, parts: Sequence[str], **kw: object) -> None:
         self.entries.append(Entry(label=label, **kw))  # type: ignore[arg-type]
@@ -214,12 +217,15 @@ class _Collector:
 
     # ---- who each entry belongs to
     def identify(self) -> list[Entry]:
-        """The entries with their students: each decided by the outermost LMS name above it
+        """The entries with their students: each decided by the outermost LMS name above it at
+        the level an LMS writes names, the top of the path given (or of the one folder a
+        download is packed in, when that is all it holds): a name deeper, inside a student's
+        folder or archive or a folder no LMS named, never decides
         (:func:`~dicejack.grade.intake.lms_names.deciding_name`), names two LMSs match by the LMS of
         the batch (:func:`~dicejack.grade.intake.lms_names.batch_lms`), else flagged
-        ``identity-ambiguous`` with no student; a file with no LMS name inside a folder or
-        archive just below a path given belongs to that folder (its name, the archive's without
-        .zip), unless the folder is an LMS download (an LMS name lies in it). Identifiers that
+        ``identity-ambiguous`` with no student; a file no LMS name decides, inside a folder or
+        archive just below a path given, belongs to that folder (its name, the archive's without
+        .zip), unless the folder is an LMS download (an LMS name in it decides). Identifiers that
         differ only in case or Unicode form are one student (:func:`_one_spelling`)."""
         gradescope = self._read_metadata()
         decisions: list[dict[str, Student] | None] = []
@@ -228,9 +234,11 @@ class _Collector:
                 decisions.append(None)
                 continue
             index, parts = key
-            i, found = deciding_name(parts)
+            deepest = self.deepest[index]
+            i, found = deciding_name(parts, deepest=deepest)
             if "gradescope" in found:
-                found = deciding_name(parts, gradescope.get((index, parts[:i]), {}))[1]
+                found = deciding_name(parts, gradescope.get((index, parts[:i]), {}),
+                                      deepest=deepest)[1]
             decisions.append(found)
         lms = batch_lms(d for d in decisions if d)
         downloads = {self._top_folder(*k) for k, d in zip(self.keys, decisions, strict=True)
@@ -250,7 +258,8 @@ class _Collector:
 
     def _top_folder(self, index: int, parts: tuple[str, ...]) -> _Key:
         """The folder or archive just below the path given that holds a file (the file itself
-        at the top): one that holds any LMS name is a download, never a student's folder."""
+        at the top): one in which an LMS name decides is a download, never a student's
+        folder."""
         return (index, parts[:self.tops[index] + 1])
 
     def _folder_student(self, index: int, parts: tuple[str, ...]) -> Student | None:
@@ -270,7 +279,7 @@ class _Collector:
         wanted: set[_Key] = set()
         for key in self.keys:
             if key is not None:
-                i, found = deciding_name(key[1])
+                i, found = deciding_name(key[1], deepest=self.deepest[key[0]])
                 if "gradescope" in found:
                     wanted.add((key[0], key[1][:i]))
         known: dict[_Key, dict[str, Student]] = {}
@@ -318,6 +327,7 @@ class _Collector:
         label = display_name(raw)
         base = _base_name(name)
         self.tops.append(len(base))
+        self.deepest.append(len(base))
         try:
             st = os.stat(raw)
         except (OSError, ValueError, TypeError):
@@ -332,13 +342,20 @@ class _Collector:
             self.add(label, base, path=raw, html=is_html(name))
 
     def _unwrap(self, start: int, base: tuple[str, ...]) -> None:
-        """A zip given that holds one folder of its own name (``subs.zip!subs/...``, a folder
-        compressed): the per-student folders are the ones inside it."""
+        """A zip given that holds only Gradescope's export folder or a folder of its own name
+        (the files a search skips aside): the LMS names are the ones inside it
+        (:func:`~dicejack.grade.intake.lms_names.one_folder`); of its own name
+        (``subs.zip!subs/...``, a folder compressed): so are the per-student folders."""
         if not base:
             return
-        keys = [k for k in self.keys[start:] if k is not None]
         top = len(base)
-        if keys and all(len(p) > top + 1 and p[top] == _stem(base[-1]) for _, p in keys):
+        found = [(e, k[1]) for e, k in zip(self.entries[start:], self.keys[start:], strict=True)
+                 if k is not None]
+        kept = [p for e, p in found if not e.skipped]
+        if kept and all(len(p) > top for p in kept) and one_folder(
+                ((p[top], len(p) > top + 1) for p in kept), base[-1]):
+            self.deepest[self.index] = top + 1
+        if found and all(len(p) > top + 1 and p[top] == _stem(base[-1]) for _, p in found):
             self.tops[self.index] = top + 1
 
     # ---- folders
@@ -353,6 +370,7 @@ class _Collector:
             self.note(label + "/", skipped=EARLIER_SITE)
             return
         stack: list[tuple[str, tuple[str, ...]]] = [(root, base)]
+        at_top = True
         while stack:
             dirpath, dirparts = stack.pop()
             try:
@@ -377,6 +395,12 @@ class _Collector:
                     self.note(display_name(full) + "/", skipped=reason)
                 else:
                     subfolders.append((full, (*dirparts, d)))
+            if at_top:  # only the folder a download is packed in: its entries are the LMS's
+                at_top = False
+                top = [*((f, False) for f in filenames if not skip_reason(f)),
+                       *((parts[-1], True) for _, parts in subfolders)]
+                if base and one_folder(top, base[-1]):
+                    self.deepest[self.index] = len(base) + 1
             for f in filenames:
                 seen += 1
                 if seen > self.limits.folder_files:
@@ -408,8 +432,9 @@ class _Collector:
         top = self.tops[self.index]
         base = parts[:top]
         target_parts = (*base, *target.relative_to(inside).parts)
-        mine = _owner_part(parts, top)
-        theirs = _owner_part(target_parts, top)
+        deepest = self.deepest[self.index]
+        mine = _owner_part(parts, top, deepest)
+        theirs = _owner_part(target_parts, top, deepest)
         if mine == len(parts) - 1 or parts[:mine + 1] != target_parts[:theirs + 1]:
             return LINK_ACROSS
         return ""

@@ -19,8 +19,9 @@ from dicejack.formats.escape import safe_text
 
 __all__ = ["Student", "LMS_NAMES", "MAX_METADATA_BYTES", "MAX_ID_CHARS", "MAX_SUBMITTERS",
            "MetadataError", "canvas_student", "moodle_student", "blackboard_match",
-           "name_matches", "deciding_name", "batch_lms", "resolve", "lms_student",
-           "gradescope_students", "receipt_reason", "GRADESCOPE_METADATA", "file_owner"]
+           "name_matches", "LMS_LEVEL", "one_folder", "deciding_name", "batch_lms", "resolve",
+           "lms_student", "gradescope_students", "receipt_reason", "GRADESCOPE_METADATA",
+           "GRADESCOPE_EXPORT", "file_owner"]
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,8 @@ BLACKBOARD = re.compile(r"(?P<assignment>.*?)_(?P<id>[^_;/\\]{1,100})_attempt_"
 #: `submission_metadata.yml` naming its submitters beside them.
 GRADESCOPE = re.compile(r"submission_(?P<id>[0-9]{1,20})", re.ASCII)
 GRADESCOPE_METADATA = "submission_metadata.yml"
+#: The one folder a Gradescope export zip holds, the submissions and the metadata inside it.
+GRADESCOPE_EXPORT = re.compile(r"assignment_[0-9]{1,20}_export", re.ASCII)
 
 #: The LMSs whose names are read, in the order a tie between them is reported.
 LMS_NAMES = ("canvas", "moodle", "gradescope", "blackboard")
@@ -188,16 +191,44 @@ def name_matches(part: str, *, folder: bool, gradescope: Mapping[str, Student] |
     return found
 
 
-def deciding_name(parts: Sequence[str], gradescope: Mapping[str, Student] | None = None
-                  ) -> tuple[int, dict[str, Student]]:
-    """The outermost of `parts` (the path inside the download, the name given first, the file
-    name last) that an LMS pattern matches, and its matches; ``(-1, {})`` when none does.
+#: The deepest of a path's parts an LMS name may decide from, when the parts start with the name
+#: of the path given (index 0: the path given itself; 1: an entry of the folder given, a member
+#: at the root of the zip given, where an LMS writes its names).
+LMS_LEVEL = 1
 
-    Outermost first: the LMS named the top of each student's submission; whatever lies inside
-    it (a student's own folders, archives and files) belongs to that student, whatever it is
-    called. A part is a folder unless it is the last or a .zip archive."""
+
+def one_folder(top: Iterable[tuple[str, bool]], given: str) -> bool:
+    """True when what the path given named `given` holds at its top (each entry's name and
+    whether it is a folder; entries a search skips left out) is one folder the LMS or the
+    instructor's tools wrote, whose entries are then the LMS's too (one level deeper): Gradescope's
+    ``assignment_<id>_export/``, or a folder named as the path given (``hw1.zip!hw1/``, a folder
+    compressed; ``hw1/hw1/``, a zip unpacked into a folder of its name). Never a folder of any
+    other name (a lone student's folder in a class folder) nor an archive."""
+    entries = set(top)
+    if len(entries) != 1:
+        return False
+    ((name, folder),) = entries
+    stem = given[:-len(".zip")] if given.lower().endswith(".zip") else given
+    return folder and not name.lower().endswith(".zip") and (
+        name == stem or GRADESCOPE_EXPORT.fullmatch(name) is not None)
+
+
+def deciding_name(parts: Sequence[str], gradescope: Mapping[str, Student] | None = None, *,
+                  deepest: int = LMS_LEVEL) -> tuple[int, dict[str, Student]]:
+    """The outermost of `parts` no deeper than `deepest` that an LMS pattern matches, and its
+    matches; ``(-1, {})`` when none does.
+
+    `parts` is a file's path from the path given: its name first, the file name last. An LMS
+    writes its names only at the top of its download: the path given itself (index 0), the
+    entries of the folder given or the members at the root of the zip given (index 1,
+    :data:`LMS_LEVEL`), and, when that is all it holds, those of the one folder a download is
+    packed in (:func:`one_folder`: `deepest` 2). A name deeper than `deepest` never
+    decides, whatever it looks like: it lies inside a student's own folder or archive, or
+    inside a folder no LMS named (a student's folder in a class folder), and students choose
+    those names. Outermost first: whatever lies inside the deciding name belongs to that
+    student. A part is a folder unless it is the last or a .zip archive."""
     last = len(parts) - 1
-    for i, part in enumerate(parts):
+    for i, part in enumerate(parts[:deepest + 1]):
         folder = i < last and not part.lower().endswith(".zip")
         found = name_matches(part, folder=folder, gradescope=gradescope)
         if found:
@@ -227,12 +258,14 @@ def resolve(matches: Mapping[str, Student], lms: str) -> tuple[Student | None, b
     return None, bool(matches)
 
 
-def lms_student(parts: Sequence[str], gradescope: Mapping[str, Student] | None = None
-                ) -> Student | None:
-    """The student one file belongs to, from its path inside the download `parts` (the name
-    given first, the file name last): :func:`deciding_name` alone, as a batch of one file;
-    None when no LMS pattern matches or two LMSs match the deciding name."""
-    return resolve(deciding_name(parts, gradescope)[1], "")[0]
+def lms_student(parts: Sequence[str], gradescope: Mapping[str, Student] | None = None, *,
+                deepest: int = LMS_LEVEL) -> Student | None:
+    """The student one file belongs to, from its path from the path given, `parts` (the name
+    of the path given first, the file name last; `deepest` 2 when the path given holds only
+    the folder a download is packed in, :func:`one_folder`): :func:`deciding_name` alone,
+    as a batch of one file; None when no LMS pattern matches at the LMS's level or two LMSs
+    match the deciding name."""
+    return resolve(deciding_name(parts, gradescope, deepest=deepest)[1], "")[0]
 
 
 class MetadataError(ValueError):
