@@ -242,19 +242,6 @@ def test_a_c_file_named_like_an_option_is_the_rows_reason(tmp_path, monkeypatch)
     assert "starts with '-'" in rows["attacker"].grade.error
 
 
-@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
-def test_file_names_reach_compilers_as_paths_never_options(tmp_path):
-    folder = tmp_path / "c"
-    folder.mkdir()
-    (folder / "@args.c").write_text("int main(void) { return 0; }\n")
-    program = pg.find_program(folder, "c")
-    assert "./@args.c" in program.build_command()
-    java = tmp_path / "j"
-    java.mkdir()
-    (java / "Main.java").write_text("public class Main { public static void main(String[] a) {} }")
-    assert "-proc:none" in pg.find_program(java, "j").build_command()
-
-
 # 2. the weaker jails are chosen only by name, and keep runs apart --------------------------
 
 

@@ -383,7 +383,8 @@ def _student_result(source: Source, built: Build | None, found: Detection | None
                     g, flags=(*g.flags, named),
                     notes=f"{g.notes}; every inconsistent run fits M x "
                           f"{M_FACTORS[named]:g} ({named})")
-    s = lms_student(source.parts) if source.parts else None
+    s = (lms_student(source.student_parts(), deepest=source.deepest) if source.parts
+         else None)
     if s is not None:
         g = dataclasses.replace(g, student=s.id, student_name=s.name, lms=s.lms,
                                 late=s.late, order=s.order)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from dicejack.formats.escape import safe_text
+from dicejack.grade.intake.lms_names import LMS_LEVEL, one_folder
 from dicejack.grade.programs.languages import LANGUAGES, Language, find_program
 from dicejack.grade.settings import GradeError
 from dicejack.runtime import tree
@@ -38,13 +39,22 @@ SKIP_DIRS = frozenset({"__pycache__", ".git", ".idea", ".vscode", "__MACOSX", "n
 
 @dataclass(frozen=True)
 class Source:
-    """One student's files: `folder` (a private copy), its label and its path in the download;
-    `error` says why the submission could not be taken in ("" when it was)."""
+    """One student's files: `folder` (a private copy), its label and its path in the download
+    (starting with the name of the path given); `error` says why the submission could not be
+    taken in ("" when it was). `deepest`: the deepest of `parts` an LMS name may decide from
+    (:func:`dicejack.grade.intake.lms_names.deciding_name`); `is_folder`: the last part is a
+    folder, not a file."""
 
     label: str
     folder: Path
     parts: tuple[str, ...]
     error: str = ""
+    deepest: int = LMS_LEVEL
+    is_folder: bool = False
+
+    def student_parts(self) -> tuple[str, ...]:
+        """The parts as the LMS names are read: a folder's last part followed by a file."""
+        return (*self.parts, "") if self.is_folder else self.parts
 
 
 def _extensions(extra: Mapping[str, Language] | None) -> set[str]:
@@ -156,19 +166,38 @@ def _extract(archive: Path, dest: Path) -> None:
         raise GradeError(f"cannot read the archive {archive.name}: {exc}") from None
 
 
-def _one(src: Path, parts: tuple[str, ...], work: Path, out: list[Source]) -> None:
+@dataclass(frozen=True)
+class _Given:
+    """What every student found under one path given shares: the parts of the label to leave
+    out (a class folder's own name) and the deepest level an LMS name may decide from."""
+
+    skip: int = 0
+    deepest: int = LMS_LEVEL
+
+
+def _one(src: Path, parts: tuple[str, ...], work: Path, out: list[Source],
+         given: _Given = _Given()) -> None:
     """One student's submission taken in; whatever goes wrong is that student's error."""
     dest = work / f"p{len(out)}"
-    label = "/".join(parts) or src.name
+    label = "/".join(parts[given.skip:]) or src.name
+    folder = src.is_dir() and not src.is_symlink()
     try:
         _copy(src, dest)
     except (tree.TreeError, OSError) as exc:
         tree.remove_tree(dest)
         why = str(exc) if isinstance(exc, tree.TreeError) else (exc.strerror or str(exc))
         out.append(Source(label, dest, parts, f"cannot take the submission in: "
-                          f"{safe_text(why)}"))
+                          f"{safe_text(why)}", given.deepest, folder))
         return
-    out.append(Source(label, dest, parts))
+    out.append(Source(label, dest, parts, "", given.deepest, folder))
+
+
+def _level(folder: Path, given: str) -> int:
+    """The deepest level an LMS name may decide from under a folder given (or a zip unpacked):
+    one deeper when it holds nothing but the one folder an LMS or a packer wrote."""
+    top = [(e.name, e.is_dir(follow_symlinks=False)) for e in _entries(folder)
+           if e.name not in SKIP_DIRS]
+    return LMS_LEVEL + 1 if one_folder(top, given) else LMS_LEVEL
 
 
 def _one_program(folder: Path, exts: set[str], extra: Mapping[str, Language] | None) -> bool:
@@ -187,16 +216,17 @@ def _one_program(folder: Path, exts: set[str], extra: Mapping[str, Language] | N
 
 
 def _student(folder: Path, parts: tuple[str, ...], exts: set[str], work: Path,
-             out: list[Source], extra: Mapping[str, Language] | None) -> None:
+             out: list[Source], extra: Mapping[str, Language] | None, given: _Given) -> None:
     """A student's folder is one program, unless it holds several students' (a section)."""
     if _has_source(folder, exts) or len(_dirs(folder)) <= 1:
-        _one(folder, parts, work, out)
+        _one(folder, parts, work, out, given)
     else:
-        _class(folder, parts, exts, work, out, extra)
+        _class(folder, parts, exts, work, out, extra, given)
 
 
 def _class(folder: Path, parts: tuple[str, ...], exts: set[str], work: Path,
-           out: list[Source], extra: Mapping[str, Language] | None) -> None:
+           out: list[Source], extra: Mapping[str, Language] | None,
+           given: _Given = _Given()) -> None:
     """A folder of submissions: each source file and each folder is one student's (links,
     fifos and devices are no one's)."""
     for child in _entries(folder):
@@ -204,9 +234,9 @@ def _class(folder: Path, parts: tuple[str, ...], exts: set[str], work: Path,
             continue
         path = Path(child.path)
         if child.is_dir(follow_symlinks=False):
-            _student(path, (*parts, child.name), exts, work, out, extra)
+            _student(path, (*parts, child.name), exts, work, out, extra, given)
         elif child.is_file(follow_symlinks=False) and path.suffix in exts:
-            _one(path, (*parts, child.name), work, out)
+            _one(path, (*parts, child.name), work, out, given)
 
 
 def collect_programs(paths: Iterable[Path], work: Path,
@@ -224,11 +254,13 @@ def collect_programs(paths: Iterable[Path], work: Path,
         if path.is_file() and path.suffix.lower() == ".zip":
             unpacked = Path(tempfile.mkdtemp(prefix="zip-", dir=work))
             _extract(path, unpacked)
-            _class(unpacked, (path.name,), exts, work, out, extra)
+            _class(unpacked, (path.name,), exts, work, out, extra,
+                   _Given(0, _level(unpacked, path.name)))
         elif path.is_dir() and _has_source(path, exts) and _one_program(path, exts, extra):
             _one(path, (path.name,), work, out)
-        elif path.is_dir():
-            _class(path, (), exts, work, out, extra)
+        elif path.is_dir():  # a class folder: its name starts the parts, not the labels
+            _class(path, (path.name,), exts, work, out, extra,
+                   _Given(1, _level(path, path.name)))
         else:
             _one(path, (path.name,), work, out)
     return out
