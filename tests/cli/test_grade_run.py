@@ -3,6 +3,7 @@ are written, bad options are one-line errors (exit 2)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -51,9 +52,63 @@ def test_run_one_program_with_the_courses_convention(tmp_path, monkeypatch, caps
     (["--run", "--workers", "0"], "--workers must be >= 1"),
     (["--run", "--input", "env: x"], "--input must start with"),
     (["--run", "--runs", "0"], "--runs must be"),
+    (["--probe-secret", "lab3"], "--probe-secret goes with --run"),
+    (["--run", "--probe-secret", " lab3"], "--probe-secret must be printable text"),
 ])
 def test_bad_options_are_one_line_errors(tmp_path, monkeypatch, capsys, extra, message):
     monkeypatch.chdir(tmp_path)
     code = main(["grade", str(PROGRAM), *GAME, *extra])
     err = capsys.readouterr().err
     assert code == 2 and message in err and "Traceback" not in err
+
+
+def _header(monkeypatch, capsys, args: list[str]):
+    """The plan the batch gets and the header printed, the batch itself not run."""
+    from dicejack.grade import programs as pg
+
+    if not _has_sandbox():
+        pytest.skip("no sandbox or no /usr/bin/python3 here")
+    seen = []
+
+    def batch(config, plan, *_, **__):
+        seen.append(plan)
+        raise SystemExit(3)
+
+    monkeypatch.setattr(pg, "grade_programs", batch)
+    with pytest.raises(SystemExit):
+        main(["grade", "--run", str(PROGRAM), *GAME, *args])
+    return seen[0], capsys.readouterr().err
+
+
+def test_the_probes_are_drawn_with_the_secret_given_and_the_header_says_it(
+        tmp_path, monkeypatch, capsys):
+    from dicejack.grade.programs import plan as pl
+
+    monkeypatch.chdir(tmp_path)
+    plan, err = _header(monkeypatch, capsys, ["--probe-secret", "lab3"])
+    assert plan.secret == "lab3"
+    assert tuple(s.settings for s in plan.settings[1:]) == pl.draw_probes("lab3")
+    assert "plan: 2 x assigned" in err and "; probes drawn with secret lab3\n" in err
+    plan, err = _header(monkeypatch, capsys, [])  # none given: a fresh one, said
+    assert re.search(r"; probes drawn with secret [0-9a-f]{16}\n", err)
+    assert plan.secret != "lab3" and plan.secret in err
+    (tmp_path / "p.toml").write_text("probes = 3\n")
+    plan, err = _header(monkeypatch, capsys, ["--plan", "p.toml", "--probe-secret", "lab3"])
+    assert tuple(s.settings for s in plan.settings[1:]) == pl.draw_probes("lab3", 3)
+
+
+def test_a_secret_for_a_plan_that_draws_nothing_is_refused(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "p.toml").write_text("runs = 1\n")
+    code = main(["grade", "--run", str(PROGRAM), *GAME, "--plan", "p.toml", "--probe-secret",
+                 "lab3"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--probe-secret draws probe settings, but the run plan asks for none" \
+        in err
+
+
+def test_help_names_the_probe_secret(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["grade", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--probe-secret TEXT With --run: the secret the probe settings are drawn from" in text

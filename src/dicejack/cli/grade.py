@@ -28,7 +28,8 @@ from dicejack.runtime.messages import one_line
 #: former: GradeError.naming).
 FLAGS = {"out": "--out", "reports": "--reports", "site": "--html", "lms_csv": "--lms-csv",
          "lms_format": "--lms-format", "lms_hold": "--lms-hold", "keep": "--keep",
-         "gradescope": "--gradescope", "gradescope_visibility": "--gradescope-visibility"}
+         "gradescope": "--gradescope", "gradescope_visibility": "--gradescope-visibility",
+         "secret": "--probe-secret"}
 
 
 @contextmanager
@@ -138,10 +139,15 @@ _RUN_OPT = typer.Option(
 )
 _PLAN_OPT = typer.Option(
     None, "--plan", help="With --run: the run plan as TOML (default: the assigned "
-    "settings and two probe settings)."
+    "settings and two probe settings drawn with --probe-secret)."
 )
 _RUNS_OPT = typer.Option(
     None, "--runs", help="With --run: runs per setting (default 2)."
+)
+_PROBE_SECRET_OPT = typer.Option(
+    None, "--probe-secret", metavar="TEXT", help="With --run: the secret the probe settings "
+    "are drawn from (default: a fresh one, printed in the header and runs.html); give the "
+    "same secret to reproduce a batch."
 )
 _INPUT_SPEC_OPT = typer.Option(
     None, "--input", help="With --run: how programs take their settings, e.g. 'argv: "
@@ -188,6 +194,7 @@ def grade_cmd(
     run: bool = _RUN_OPT,
     plan: Path | None = _PLAN_OPT,
     runs: int | None = _RUNS_OPT,
+    probe_secret: str | None = _PROBE_SECRET_OPT,
     input_spec: str | None = _INPUT_SPEC_OPT,
     unsafe_sandbox: str | None = _UNSAFE_SANDBOX_OPT,
     run_timeout: float = _RUN_TIMEOUT_OPT,
@@ -212,6 +219,8 @@ def grade_cmd(
     """
     options = dict(locals())
     options["lms_hold"] = parse_hold(lms_hold)
+    if probe_secret is not None and not run:  # goes with --run, as _refuse_run_flags' options
+        raise typer.BadParameter("--probe-secret goes with --run")
     if run:  # programs, not printouts: cli/grade_run.py
         return _grade_run(options)
     _refuse_run_flags(plan, runs, input_spec, unsafe_sandbox, run_timeout)

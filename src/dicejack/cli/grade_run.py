@@ -23,6 +23,7 @@ def grade_run_cmd(
     games: int, out: Path | None, reports: Path | None, html: Path | None,
     lms_csv: Path | None, lms_format: str, lms_hold: tuple[str, ...] | None, keep: str,
     lms_assignment: str, references: int, seed: int, workers: int | None,
+    probe_secret: str | None,
     cache: Path | None, plan: Path | None, runs: int | None, input_spec: str | None,
     unsafe_sandbox: str | None, timeout: float,
 ) -> None:
@@ -39,9 +40,10 @@ def grade_run_cmd(
     config = gr.GradeConfig(Game(sides, low, high, dice), m, games, references, seed)
     assigned = pg.Settings(sides, low, high, dice, float(m), games)
     if plan is not None:
-        run_plan = pg.load_plan(plan, assigned=assigned, runs=runs)
-    else:
-        run_plan = pg.default_plan(assigned, runs if runs is not None else pg.DEFAULT_RUNS)
+        run_plan = pg.load_plan(plan, assigned=assigned, runs=runs, secret=probe_secret)
+    else:  # probes drawn with the secret (a fresh one if none given); the plan: line says it
+        run_plan = pg.default_plan(assigned, runs if runs is not None else pg.DEFAULT_RUNS,
+                                   secret=probe_secret)
     conventions = (pg.parse_convention(input_spec),) if input_spec else ()
     limits = sb.Limits(wall_seconds=timeout, cpu_seconds=max(1, int(timeout)))
     box = sb.choose_sandbox(weaker=unsafe_sandbox)

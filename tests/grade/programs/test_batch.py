@@ -17,7 +17,8 @@ from dicejack.runtime import sandbox as sb
 
 CORPUS = Path(__file__).resolve().parents[2] / "students" / "programs"
 ASSIGNED = pg.Settings(6, 10, 12, 2, 10.0, 2000)
-#: The assigned run once; two runs at each default probe (the print-flag count needs two).
+#: The assigned run once; two runs at each of the fixed probes of earlier versions (the
+#: print-flag count needs two).
 PLAN = """
 [[setting]]
 sides = 6
@@ -156,6 +157,38 @@ def test_the_gradebook_and_the_runs_csv(corpus):
     page = (out / "runs.html").read_text()
     assert page.startswith("<!DOCTYPE html>") and "Holm-adjusted" in page
     assert all(f"<h2>{name}" in page for name in students)
+
+
+def test_printouts_made_beforehand_cannot_pass_probes_drawn_from_a_secret(cache, tmp_path):
+    """A program printing tables made beforehand (by a faithful learner) for the assigned
+    settings, the tiny game and fixed probes gets through a plan of those settings, every run
+    graded; at probes drawn from a secret its tables are of the wrong size and it fails."""
+    from tests.students import FAITHFUL, run_student
+
+    student = next(s for s in FAITHFUL.values() if s.compiled)
+    fixed = pg.parse_plan(PLAN, assigned=ASSIGNED, runs=2)
+    known = {}
+    for st in [pg.TINY, *(s.settings for s in fixed.settings)]:
+        key = " ".join(st.values()[f] for f in ("sides", "low", "high", "dice", "m", "games"))
+        known[key] = [run_student(student, st.sides, st.low, st.high, st.dice, st.m, st.games,
+                                  seed) for seed in (11, 12, 13)]
+    folder = tmp_path / "cheat"
+    folder.mkdir()
+    (folder / "learn.py").write_text(
+        f"import random, sys\nT = {known!r}\nkey = ' '.join(sys.argv[1:])\n"
+        f"print(random.choice(T.get(key, T[{next(iter(known.keys() - {'6 7 9 2 10 300'}))!r}])))\n")
+    config = GradeConfig(Game(6, 10, 12, 2), 10.0, 2000)
+    argv = (pg.parse_convention("argv: {sides} {low} {high} {dice} {m} {games}"),)
+    before = pg.grade_programs(config, fixed, [folder], _runner(60.0), cache_dir=cache,
+                               conventions=argv).students[0]
+    assert before.grade.status == "ok" and not any(r.failed for r in before.runs)
+    drawn = pg.default_plan(ASSIGNED, 2, secret="printouts made beforehand")
+    after = pg.grade_programs(config, drawn, [folder], _runner(60.0), cache_dir=cache,
+                              conventions=argv).students[0]
+    assert after.grade.verdict == "fail" and "probe run" in after.grade.error
+    # and so does the detection that found its convention by the tiny game's tables
+    found = pg.grade_programs(config, drawn, [folder], _runner(60.0), cache_dir=cache)
+    assert found.students[0].convention.startswith("argv") and found.grades[0].verdict == "fail"
 
 
 HOSTILE = {

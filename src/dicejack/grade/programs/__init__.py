@@ -5,7 +5,7 @@ the runs joined into one verdict per student. Where things are:
 =============  ==================================================================================
 languages      Python, Java, C, C++ and command templates: finding the main file, build and run
 conventions    how a program takes its settings (argv, stdin, a file) and the common ones tried
-plan           the run plan: assigned settings and probes, runs each; TOML (--plan)
+plan           the run plan: assigned settings and probes drawn from a secret; TOML (--plan)
 running        building once, running in a fresh folder, detecting the input convention
 collect        programs from files, folders and LMS zips, with the path that names the student
 joint          a run's grade; the runs as one family (Holm); the student's row
@@ -43,12 +43,15 @@ from dicejack.grade.programs.languages import (
     parse_language,
 )
 from dicejack.grade.programs.plan import (
-    DEFAULT_PROBES,
     DEFAULT_RUNS,
+    PROBE_REGIONS,
     PlannedSetting,
+    ProbeRegion,
     RunPlan,
     default_plan,
+    draw_probes,
     load_plan,
+    new_secret,
     parse_plan,
 )
 from dicejack.grade.programs.running import TINY, Build, Runner, build, detect, run_once
@@ -57,5 +60,6 @@ __all__ = ["RUNS_HEADER", "ProgramBatch", "StudentResult", "grade_programs", "ru
            "Source", "collect_programs", "CANDIDATES", "Convention", "Settings",
            "parse_convention", "Joint", "ProgramRun", "holm", "joint_grade", "print_flag_p",
            "LANGUAGES", "Language", "Program", "find_program", "parse_language",
-           "DEFAULT_PROBES", "DEFAULT_RUNS", "PlannedSetting", "RunPlan", "default_plan",
-           "load_plan", "parse_plan", "TINY", "Build", "Runner", "build", "detect", "run_once"]
+           "DEFAULT_RUNS", "PROBE_REGIONS", "PlannedSetting", "ProbeRegion", "RunPlan",
+           "default_plan", "draw_probes", "load_plan", "new_secret", "parse_plan",
+           "TINY", "Build", "Runner", "build", "detect", "run_once"]
