@@ -9,7 +9,9 @@ The class: the standalone faithful programs of tests/students/programs (Python a
 stdin, Java stdin, C input.txt) in turn, one copy per student. Reference runs are computed (and
 cached) before the timing starts: they are the grading's fixed cost, not the programs'. CPU
 seconds = this process's CPU plus its waited-for children's (resource.getrusage), so other jobs
-on the machine do not count; wall seconds are printed beside them.
+on the machine do not count, plus, for the batch, the jails' own (runtime.sandbox.
+jails_cpu_seconds: a jail's processes are reaped inside it, so rusage misses them; exact with
+control groups, which the header names); wall seconds are printed beside them.
 """
 
 from __future__ import annotations
@@ -112,10 +114,10 @@ def main() -> None:
         alone = baseline(students, plan, root / "alone")
         alone_wall = time.perf_counter() - wall
         wall = time.perf_counter()
-        began = cpu()
+        began, jails = cpu(), sb.jails_cpu_seconds()
         batch = pg.grade_programs(config, plan, [root / "class"], runner, cache_dir=cache,
                                   workers=args.workers)
-        batch_cpu = cpu() - began
+        batch_cpu = cpu() - began + sb.jails_cpu_seconds() - jails
         batch_wall = time.perf_counter() - wall
     verdicts = {v: sum(g.verdict == v for g in batch.grades) for v in ("pass", "review", "fail")}
     print(f"sandbox: {batch.sandbox}")

@@ -52,7 +52,7 @@ def test_run_one_program_with_the_courses_convention(tmp_path, monkeypatch, caps
     (["--run", "--workers", "0"], "--workers must be >= 1"),
     (["--run", "--input", "env: x"], "--input must start with"),
     (["--run", "--runs", "0"], "--runs must be"),
-    (["--probe-secret", "lab3"], "--probe-secret goes with --run"),
+    (["--probe-secret", "lab3"], "--probe-secret go with --run"),
     (["--run", "--probe-secret", " lab3"], "--probe-secret must be printable text"),
 ])
 def test_bad_options_are_one_line_errors(tmp_path, monkeypatch, capsys, extra, message):

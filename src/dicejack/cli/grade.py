@@ -219,11 +219,9 @@ def grade_cmd(
     """
     options = dict(locals())
     options["lms_hold"] = parse_hold(lms_hold)
-    if probe_secret is not None and not run:  # goes with --run, as _refuse_run_flags' options
-        raise typer.BadParameter("--probe-secret goes with --run")
     if run:  # programs, not printouts: cli/grade_run.py
         return _grade_run(options)
-    _refuse_run_flags(plan, runs, input_spec, unsafe_sandbox, run_timeout)
+    _refuse_run_flags(plan, runs, input_spec, unsafe_sandbox, probe_secret, run_timeout)
     refs, grades, single, out = _grade_printouts(options)
     graded = [g for g in grades if g.status != "skipped"]
     hint = _say_grades(refs, grades, graded, single)
@@ -250,12 +248,13 @@ def _grade_run(options: dict) -> None:
 
 
 def _refuse_run_flags(plan: Path | None, runs: int | None, input_spec: str | None,
-                      unsafe_sandbox: str | None, run_timeout: float) -> None:
+                      unsafe_sandbox: str | None, probe_secret: str | None,
+                      run_timeout: float) -> None:
     """Refuse the options that only go with --run when grading printouts."""
-    if plan is not None or runs is not None or input_spec is not None or (
-            unsafe_sandbox is not None or run_timeout != 60.0):
-        raise typer.BadParameter("--plan, --runs, --input, --timeout and --unsafe-sandbox "
-                                 "go with --run")
+    if any(v is not None for v in (plan, runs, input_spec, unsafe_sandbox, probe_secret)) or (
+            run_timeout != 60.0):
+        raise typer.BadParameter("--plan, --runs, --input, --timeout, --unsafe-sandbox and "
+                                 "--probe-secret go with --run")
 
 
 def _grade_printouts(o: dict) -> tuple:
