@@ -476,21 +476,34 @@ def _stage(source: Path | None, files: Mapping[str, bytes], run_as: tuple[int, i
         return None, source
     if source is None and not files:
         return None, None
-    staging = private_folder("dicejack-stage-")
-    start = staging / "s"
+    staging, start = _starting_folder("dicejack-stage-", source, files)
     try:
-        if source is not None:
-            tree.copy_tree(source, start)
-        else:
-            start.mkdir(mode=0o755)
-        for name, data in files.items():
-            (start / name).write_bytes(data)
-            os.chmod(start / name, 0o644)
         _let_in(start, run_as)
     except BaseException:
         tree.remove_tree(staging)
         raise
     return staging, start
+
+
+def _starting_folder(prefix: str, source: Path | None, files: Mapping[str, bytes]
+                     ) -> tuple[Path, Path]:
+    """(a new private folder, the folder inside it holding a copy of `source` made by
+    :func:`dicejack.runtime.tree.copy_tree` (no link followed, no special bit kept) and
+    `files`): what a run starts from."""
+    parent = private_folder(prefix)
+    folder = parent / "w"
+    try:
+        if source is not None:
+            tree.copy_tree(source, folder)
+        else:
+            folder.mkdir(mode=0o755)
+        for name, data in files.items():
+            (folder / name).write_bytes(data)
+            os.chmod(folder / name, 0o644)
+    except BaseException:
+        tree.remove_tree(parent)
+        raise
+    return parent, folder
 
 
 def _let_in(folder: Path, run_as: tuple[int, int] | None) -> None:
@@ -508,18 +521,10 @@ def _let_in(folder: Path, run_as: tuple[int, int] | None) -> None:
 
 def _host_folder(source: Path | None, files: Mapping[str, bytes],
                  owner: tuple[int, int] | None) -> Path:
-    """The run's folder on the host for the weaker jails: a copy of `source` (made by
-    :func:`dicejack.runtime.tree.copy_tree`: no link followed, no special bit kept) with
-    `files`, owned by the run's own user when there is one."""
-    parent = private_folder("dicejack-run-")
-    folder = parent / "w"
+    """The run's folder on the host for the weaker jails (:func:`_starting_folder`), owned by
+    the run's own user when there is one."""
+    parent, folder = _starting_folder("dicejack-run-", source, files)
     try:
-        if source is not None:
-            tree.copy_tree(source, folder)
-        else:
-            folder.mkdir(mode=0o700)
-        for name, data in files.items():
-            (folder / name).write_bytes(data)
         if owner is not None:
             _chown_tree(folder, owner)
             os.chmod(parent, 0o711)
