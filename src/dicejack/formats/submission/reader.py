@@ -174,12 +174,12 @@ def find_table_size(text: str | bytes, n_dice: int) -> int | None:
     LTarget=10?"). Candidates, each confirmed by reading the text at that size: first the sizes
     the text's shape suggests, most frequent first (values per line, with or without a row
     label, one or two per cell; values per innermost bracket, across wrapped lines, counted
-    once for each line it spans; the number
-    of lines listing a state each), then sizes near the square root of its count of values over
-    2, 3, 4, ... (two tables, printed once or twice, labelled or one line per state); at most
-    16 of them, within a budget of characters read (see _SIZE_BUDGET): a short text is read
-    whole, a long one's tail as many lines and characters as two L x L tables take (they are
-    printed last); the hint of a long text costs a fraction of a read of it.
+    once for each line it spans; the number of lines listing a state each), then sizes near the
+    square root of its count of values over 2, 3, 4, ... (two tables, printed once or twice,
+    labelled or one line per state); at most 16 of them, within a budget of characters read
+    (see _SIZE_BUDGET): a short text is read whole, a long one's tail as many lines and
+    characters as two L x L tables take (they are printed last); the hint of a long text costs
+    a fraction of a read of it.
     Of the sizes that read, the one whose reading has the fewest doubtful flags (values out of
     range, no headings), then the fewest other blocks of its size left over, then the largest:
     a wrong size reads pieces of tables.

@@ -25,9 +25,9 @@ from dicejack.grade.settings import GradeError
 from dicejack.runtime.messages import Parameter
 
 __all__ = ["PlannedSetting", "RunPlan", "ProbeRegion", "PROBE_REGIONS", "MAX_PROBE_LOW",
-           "DEFAULT_PROBE_COUNT",
-           "DEFAULT_RUNS", "MAX_RUNS", "MAX_SETTINGS", "MAX_PLAN_BYTES", "MAX_SECRET_CHARS",
-           "draw_probes", "new_secret", "default_plan", "load_plan", "parse_plan"]
+           "DEFAULT_PROBE_COUNT", "DEFAULT_RUNS", "MAX_RUNS", "MAX_SETTINGS", "MAX_PLAN_BYTES",
+           "MAX_SECRET_CHARS", "draw_probes", "new_secret", "default_plan", "load_plan",
+           "parse_plan"]
 
 #: Runs per setting unless --runs says otherwise.
 DEFAULT_RUNS = 2
