@@ -124,8 +124,10 @@ def main() -> None:
     for gap in gaps:
         line(f"UTarget = LTarget + {gap}",
              [p for p in powers if p["settings"].high - p["settings"].low == gap])
-    for lo, hi in ((20, 24), (25, 29), (30, 34), (35, 40)):
-        line(f"LTarget {lo}-{hi}", [p for p in powers if lo <= p["settings"].low <= hi])
+    for r in pl.PROBE_REGIONS:  # each region's LTarget range in halves
+        lo, hi = r.low
+        for a, b in ((lo, (lo + hi) // 2), ((lo + hi) // 2 + 1, hi)):
+            line(f"LTarget {a}-{b}", [p for p in powers if a <= p["settings"].low <= b])
     line("all", powers)
     missed = [(p["settings"], [k for k, c in p["rows"] if k != "faithful" and not c])
               for p in sorted(powers, key=lambda p: p["index"])]

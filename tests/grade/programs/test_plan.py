@@ -29,8 +29,8 @@ def test_the_same_secret_draws_the_same_probes():
     assert pl.draw_probes(7) == pl.draw_probes("7")  # a whole number is its digits
     # Pinned: a secret recorded today draws the same probes on any machine or later version.
     assert pl.draw_probes("dicejack", 4) == (
-        Settings(6, 36, 44, 2, 397.0, 15_332), Settings(6, 25, 26, 2, 452.0, 2_586),
-        Settings(6, 31, 37, 2, 758.0, 15_275), Settings(6, 27, 28, 2, 406.0, 3_780))
+        Settings(6, 29, 37, 2, 617.0, 15_332), Settings(6, 23, 24, 2, 452.0, 2_586),
+        Settings(6, 26, 32, 2, 865.0, 15_275), Settings(6, 24, 25, 2, 406.0, 3_780))
 
 
 def test_different_secrets_draw_different_probes():
@@ -38,7 +38,7 @@ def test_different_secrets_draw_different_probes():
     assert len(set(pairs)) == 50
     for k in range(2):
         assert len({p[k] for p in pairs}) >= 48
-        assert len({p[k].low for p in pairs}) >= 8 and len({p[k].m for p in pairs}) >= 40
+        assert len({p[k].low for p in pairs}) == 6 and len({p[k].m for p in pairs}) >= 40
     assert not set(OLD_PROBES) & {p for pair in pairs for p in pair}
 
 
@@ -66,11 +66,11 @@ def test_drawn_probes_lie_in_their_regions_and_differ_from_the_assigned_settings
 
 def test_the_regions_are_where_the_grid_catches_the_slips_at_a_bounded_cost():
     large, mid = pl.PROBE_REGIONS
-    assert (large.low, large.m, large.games) == ((30, 40), (100, 1000), (10_000, 20_000))
-    assert (mid.low, mid.m, mid.games) == ((20, 29), (300, 1000), (2_000, 5_000))
+    assert (large.low, large.m, large.games) == ((26, 31), (300, 1000), (10_000, 20_000))
+    assert (mid.low, mid.m, mid.games) == ((20, 25), (300, 1000), (2_000, 5_000))
     for r in pl.PROBE_REGIONS:
         assert (r.sides, r.dice, r.gap) == (6, 2, (1, 8))
-        assert r.low[1] <= 40 and r.games[1] <= 20_000  # a run costs no more than the old ones
+        assert r.low[1] <= pl.MAX_PROBE_LOW and r.games[1] <= 20_000  # cheaper than the old
         assert Settings(6, r.low[0], r.low[0] + 1, 2, float(r.m[0]), r.games[0]) in r
         assert Settings(6, r.low[1], r.low[1] + 8, 2, float(r.m[1]), r.games[1]) in r
         for outside in (Settings(6, r.low[1] + 1, r.low[1] + 3, 2, float(r.m[0]), r.games[0]),
@@ -86,12 +86,27 @@ def test_the_regions_are_where_the_grid_catches_the_slips_at_a_bounded_cost():
                 f"M {r.m[0]}-{r.m[1]:,}, NGAMES {r.games[0]:,}-{r.games[1]:,}") in text
 
 
+def test_every_probe_is_small_enough_for_numpy_to_print_in_full():
+    """numpy prints an array of more than 1,000 values (its default threshold) summarised with
+    '...', unreadable: every probe drawn, from any secret, has LTarget x LTarget <= 1,000."""
+    assert pl.MAX_PROBE_LOW == 31 and 31 * 31 <= 1000 < 32 * 32
+    assert max(r.low[1] for r in pl.PROBE_REGIONS) == pl.MAX_PROBE_LOW
+    lows = {p.low for i in range(2000) for p in pl.draw_probes(f"print-{i}", 4)}
+    assert max(lows) == pl.MAX_PROBE_LOW and min(lows) == 20
+    assert all(low * low <= 1000 for low in lows)
+    np = pytest.importorskip("numpy")
+    threshold = np.get_printoptions()["threshold"]
+    table = np.zeros((pl.MAX_PROBE_LOW, pl.MAX_PROBE_LOW))
+    assert table.size <= threshold and "..." not in str(table)
+    assert "..." in str(np.zeros((pl.MAX_PROBE_LOW + 1,) * 2))  # one more is summarised
+
+
 def test_the_number_of_possible_probes_is_far_too_large_to_print_beforehand():
     large, mid = pl.PROBE_REGIONS
-    assert large.size == 11 * 8 * 901 * 10_001 == 792_959_288
-    assert mid.size == 10 * 8 * 701 * 3_001 == 168_296_080
-    assert large.size * mid.size > 10**17  # the default pair
-    assert (large.cells, mid.cells) == (88, 80)  # the (LTarget, UTarget) pairs
+    assert large.size == 6 * 8 * 701 * 10_001 == 336_513_648
+    assert mid.size == 6 * 8 * 701 * 3_001 == 100_977_648
+    assert large.size * mid.size > 3 * 10**16  # the default pair
+    assert (large.cells, mid.cells) == (48, 48)  # the (LTarget, UTarget) pairs
     # Every LTarget and gap is drawn, M spreads evenly over the logarithm, NGAMES over its range.
     draws = [pl.draw_probes(f"n{i}") for i in range(3000)]
     for k, r in enumerate(pl.PROBE_REGIONS):

@@ -83,13 +83,25 @@ def _read_text(text: str | bytes, low: int, n_dice: int) -> tuple[Submission, in
     summarised = scanner.summarised_line
     if chosen is None or (summarised and summarised >= chosen[0].line):
         if summarised:
-            raise FormatError(
-                "array is summarised with '...' (incomplete); print with "
-                "numpy.set_printoptions(threshold=sys.maxsize)"
-            )
+            raise FormatError(summarised_reason(text))
         raise FormatError(f"found {_describe_found(scanner)}, need 2 arrays of {low}x{low}")
     ignored = len(scanner.blocks) + scanner.blocks_dropped - len(chosen)
     return _build_submission(scanner, chosen, n_dice), ignored
+
+
+
+#: pandas' footer under a DataFrame it printed summarised: `[31 rows x 31 columns]`.
+_PANDAS_FOOTER_RE = re.compile(r"^\s*\[\d+ rows x \d+ columns\]\s*$", re.MULTILINE)
+
+
+def summarised_reason(text: str) -> str:
+    """Why tables printed summarised with '...' cannot be read, and how to print them in full:
+    values are left out, so a person could not read them either."""
+    if _PANDAS_FOOTER_RE.search(text):
+        return ("the tables were printed summarised with '...' (pandas leaves out rows and "
+                "columns by default): print them in full, e.g. print(df.to_string())")
+    return ("the tables were printed summarised with '...' (numpy prints at most 1,000 values "
+            "by default): print them in full, e.g. numpy.set_printoptions(threshold=sys.maxsize)")
 
 
 
@@ -161,12 +173,13 @@ def find_table_size(text: str | bytes, n_dice: int) -> int | None:
     For a message when the tables are not the size expected ("the tables are 10x10:
     LTarget=10?"). Candidates, each confirmed by reading the text at that size: first the sizes
     the text's shape suggests, most frequent first (values per line, with or without a row
-    label, one or two per cell; values per innermost bracket, across wrapped lines; the number
-    of lines listing a state each), then sizes near the square root of its count of values over
-    2, 3, 4, ... (two tables, printed once or twice, labelled or one line per state); at most
-    16 of them, within a budget of characters read (see _SIZE_BUDGET): a short text is read
-    whole, a long one's tail as many lines and characters as two L x L tables take (they are
-    printed last); the hint of a long text costs a fraction of a read of it.
+    label, one or two per cell; values per innermost bracket, across wrapped lines, counted
+    once for each line it spans; the number of lines listing a state each), then sizes near the
+    square root of its count of values over 2, 3, 4, ... (two tables, printed once or twice,
+    labelled or one line per state); at most 16 of them, within a budget of characters read
+    (see _SIZE_BUDGET): a short text is read whole, a long one's tail as many lines and
+    characters as two L x L tables take (they are printed last); the hint of a long text costs
+    a fraction of a read of it.
     Of the sizes that read, the one whose reading has the fewest doubtful flags (values out of
     range, no headings), then the fewest other blocks of its size left over, then the largest:
     a wrong size reads pieces of tables.
@@ -179,10 +192,10 @@ def find_table_size(text: str | bytes, n_dice: int) -> int | None:
         return None
     support: dict[int, int] = {}
 
-    def vote(*sizes: int) -> None:
+    def vote(*sizes: int, weight: int = 1) -> None:
         for size in set(sizes):
             if size >= 2:
-                support[size] = support.get(size, 0) + 1
+                support[size] = support.get(size, 0) + weight
 
     short = len(text) <= _SHORT_TEXT
     survey = text if short else _tail(text, _SURVEY_CHARS)  # a long text's shape: its end
@@ -196,7 +209,9 @@ def find_table_size(text: str | bytes, n_dice: int) -> int | None:
             state_lines += count >= 4
             vote(count, count - 1, count // 2, (count - 1) // 2)
     for group in _INNER_BRACKETS_RE.finditer(survey):
-        vote(_value_count(group.group(1)))
+        # a row wrapped over lines (numpy wraps at 75 characters) counts once a line: its
+        # lines' own votes are for pieces of it
+        vote(_value_count(group.group(1)), weight=1 + group.group(1).count("\n"))
     values, state_lines = int(values * scale), int(state_lines * scale)
     vote(math.isqrt(state_lines), math.isqrt(state_lines // 2))
     if not support:

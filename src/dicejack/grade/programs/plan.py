@@ -3,10 +3,11 @@
 drawn afresh for each batch from a secret (:func:`draw_probes`): a program that prints tables
 computed beforehand for the handout's settings and a few documented ones cannot know them. The
 calibration grid (docs/calibration-grid.md) shows the print-only slips, which one printout at
-the handout's settings cannot show, caught in 75-100% of outputs at two dice with LTarget 40 and
-M 100-1000, and at LTarget 20 with M 100-1000 and 2,000 games (:data:`PROBE_REGIONS`); a wrong M
-shows at settings whose M differs from the assigned one. An instructor may give the plan as TOML
-(``--plan FILE``)."""
+the handout's settings cannot show, caught in 75-100% of outputs at two dice with LTarget 20 and
+M 100-1000 and 2,000 games, and at LTarget 40 with M 100-1000; the probes stay at LTarget 31 or
+less, whose tables numpy prints in full by default (:data:`MAX_PROBE_LOW`, :data:`PROBE_REGIONS`);
+a wrong M shows at settings whose M differs from the assigned one. An instructor may give the
+plan as TOML (``--plan FILE``)."""
 
 from __future__ import annotations
 
@@ -23,15 +24,20 @@ from dicejack.grade.programs.conventions import Settings
 from dicejack.grade.settings import GradeError
 from dicejack.runtime.messages import Parameter
 
-__all__ = ["PlannedSetting", "RunPlan", "ProbeRegion", "PROBE_REGIONS", "DEFAULT_PROBE_COUNT",
-           "DEFAULT_RUNS", "MAX_RUNS", "MAX_SETTINGS", "MAX_PLAN_BYTES", "MAX_SECRET_CHARS",
-           "draw_probes", "new_secret", "default_plan", "load_plan", "parse_plan"]
+__all__ = ["PlannedSetting", "RunPlan", "ProbeRegion", "PROBE_REGIONS", "MAX_PROBE_LOW",
+           "DEFAULT_PROBE_COUNT", "DEFAULT_RUNS", "MAX_RUNS", "MAX_SETTINGS", "MAX_PLAN_BYTES",
+           "MAX_SECRET_CHARS", "draw_probes", "new_secret", "default_plan", "load_plan",
+           "parse_plan"]
 
 #: Runs per setting unless --runs says otherwise.
 DEFAULT_RUNS = 2
 MAX_RUNS = 100
 MAX_SETTINGS = 50
 MAX_PLAN_BYTES = 1 << 20
+#: The largest LTarget a probe is drawn at: numpy prints an array of at most 1,000 values (its
+#: default print threshold) in full and a larger one summarised with '...', which no one can
+#: read; two LTarget x LTarget tables printed with ``print(table)`` must be whole at every probe.
+MAX_PROBE_LOW = 31
 #: Probe settings the default plan draws (one from each of :data:`PROBE_REGIONS`).
 DEFAULT_PROBE_COUNT = 2
 MAX_SECRET_CHARS = 200
@@ -88,29 +94,32 @@ def _whole(word: int, bounds: tuple[int, int]) -> int:
 
 #: The regions probes are drawn from, in turn (two dice, six sides; the rows cited are the
 #: calibration grid's power table, NDice 2, as NDice | LTarget | M | NGAMES: share of the
-#: printed-by-wins, printed-by-plays and printed-prob-of-most-played outputs caught):
+#: printed-by-wins, printed-by-plays and printed-prob-of-most-played outputs caught). Every
+#: LTarget is at most :data:`MAX_PROBE_LOW` (31): numpy prints a 31 x 31 table (961 values) in
+#: full, a 32 x 32 one (1,024) summarised with '...' (earlier versions drew LTarget up to 40, at
+#: which every program printing its tables with ``print(ndarray)`` was unreadable).
 #:
-#: - ``large``: LTarget 30-40, M 100-1000, NGAMES 10,000-20,000: many games at large tables, the
-#:   role of the old fixed probe (LTarget 40, M 100, 20,000 games). The grid catches all three
-#:   slips in 100% at 2 | 40 | 100 and 2 | 40 | 1000, at 2,000 and at 20,000 games, but not at
-#:   M 10 with 20,000 games (printed-by-wins 25%) nor at M 1 or less (printed-by-wins 0-50%).
-#:   Many games also catch a wrong M (m-tenth 100% at 2 | 40 | 100 | 20,000 and
-#:   2 | 40 | 1000 | 20,000).
-#: - ``mid``: LTarget 20-29, M 300-1000, NGAMES 2,000-5,000: few games and a high M at mid-size
-#:   tables, the role of the old LTarget 20, M 1000, 2,000 games. At LTarget 20 the slips are
-#:   caught in 100% at 2 | 20 | 1000 | 2,000 and 75-100% at 2 | 20 | 100 | 2,000, but printed-by-
-#:   wins falls with many games (0% at 2 | 20 | 100 | 20,000): hence at most 5,000 games.
+#: - ``large``: LTarget 26-31, M 300-1000, NGAMES 10,000-20,000: many games at the largest
+#:   tables numpy prints whole. The grid catches all three slips in 100% at 2 | 40 | 100 and
+#:   2 | 40 | 1000 at 20,000 games; at LTarget 20 and 20,000 games printed-by-wins falls with M
+#:   (75% at M 1000, 0% at M 100): hence M at least 300. Many games also catch a wrong M
+#:   (m-tenth 100% at 2 | 20 | 1000 | 20,000 and 2 | 40 | 1000 | 20,000).
+#: - ``mid``: LTarget 20-25, M 300-1000, NGAMES 2,000-5,000: few games and a high M, the role
+#:   of the old LTarget 20, M 1000, 2,000 games. The slips are caught in 100% at
+#:   2 | 20 | 1000 | 2,000 and 75-100% at 2 | 20 | 100 | 2,000, but printed-by-wins falls with
+#:   many games (0% at 2 | 20 | 100 | 20,000): hence at most 5,000 games.
 #:
 #: UTarget is LTarget + 1 to 8 (the grid has only + 2). Between the grid's points, measured with
 #: benchmarks/bench_probe_regions.py (docs/running.md, "The run plan"; 40 probes a region, 4
-#: outputs of each slip at each): ``large`` caught printed-by-wins in 95% (the misses at M
-#: 127-554, LTarget 31-35) and the other two in 100%, ``mid`` all three in 100%, at every gap.
+#: outputs of each slip at each): ``large`` caught printed-by-wins in 99% (158 of 160; the two
+#: misses at LTarget 26 and 28, M 424-446) and the other two in 100%, ``mid`` all three in 100%,
+#: at every gap.
 #: ``mid`` starts at the grid's LTarget 20: at its LTarget 10 printed-by-wins is caught in 25%
-#: at 2 | 10 | 100 | 2,000. A run costs at most what the old fixed probes cost: LTarget at
-#: most 40, NGAMES at most 20,000.
+#: at 2 | 10 | 100 | 2,000. A run costs less than the old fixed probes cost (LTarget 40, NGAMES
+#: 20,000): LTarget at most 31, NGAMES at most 20,000.
 PROBE_REGIONS = (
-    ProbeRegion("large", low=(30, 40), gap=(1, 8), m=(100, 1000), games=(10_000, 20_000)),
-    ProbeRegion("mid", low=(20, 29), gap=(1, 8), m=(300, 1000), games=(2_000, 5_000)),
+    ProbeRegion("large", low=(26, 31), gap=(1, 8), m=(300, 1000), games=(10_000, 20_000)),
+    ProbeRegion("mid", low=(20, 25), gap=(1, 8), m=(300, 1000), games=(2_000, 5_000)),
 )
 
 
@@ -151,14 +160,14 @@ def draw_probes(secret: str | int, count: int = DEFAULT_PROBE_COUNT, *,
     """`count` probe settings drawn from `secret`, the i-th from ``PROBE_REGIONS[i % 2]``: the
     same secret always gives the same settings (on any machine and version), and a setting in
     `avoid` (the assigned settings) or drawn already is drawn again (the others stay). The two
-    regions hold ``PROBE_REGIONS[0].size`` = 792,959,288 and ``PROBE_REGIONS[1].size`` =
-    168,296,080 settings, so the default pair is one of about 1.3e17: far too many to print
+    regions hold ``PROBE_REGIONS[0].size`` = 336,513,648 and ``PROBE_REGIONS[1].size`` =
+    100,977,648 settings, so the default pair is one of about 3.4e16: far too many to print
     beforehand.
 
     Measured (docs/running.md), the grading cannot tell a printout at M within a factor 2 of the
     probe's, or at more games, from one at the probe's own settings, but fails one UTarget off;
     what a program of printouts would have to cover is then every (LTarget, UTarget) pair of a
-    region, 88 + 80 = 168 (``.cells``), each at a few M and twice (two identical printouts of a
+    region, 48 + 48 = 96 (``.cells``), each at a few M and twice (two identical printouts of a
     setting are flagged fixed-output)."""
     text = _secret_text(secret, Parameter("secret"))
     if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= MAX_SETTINGS:
