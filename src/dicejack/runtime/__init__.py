@@ -3,7 +3,8 @@
 pandas as an optional output (:mod:`.frames`), the one-line message for the user
 (:mod:`.messages`), the user's own Python (:mod:`.user_code`), and untrusted programs: the jail
 (:mod:`.sandbox`), a control group per jail (:mod:`.cgroups`) and hostile folders copied,
-unpacked and removed (:mod:`.tree`). It owns how work runs, never what the work is. Its face is its modules.
+unpacked and removed (:mod:`.tree`). It owns how work runs, never what the work is. Its face
+is its modules.
 
 May import: nothing of dicejack but the package root (DicejackError).
 """
