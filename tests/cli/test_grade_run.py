@@ -33,10 +33,11 @@ def test_run_one_program_with_the_courses_convention(tmp_path, monkeypatch, caps
     plan.write_text("runs = 2\n")
     code = main(["grade", "--run", str(PROGRAM), *GAME, "--plan", str(plan), "--input",
                  "argv: {sides} {low} {high} {dice} {m} {games}", "--cache",
-                 str(tmp_path / "cache"), "--out", "book.csv"])
+                 str(tmp_path / "cache"), "--out", "book.csv", "--python", "system"])
     err = capsys.readouterr().err
     assert code == 0, err
     assert "sandbox: " in err and "plan: 2 x assigned" in err
+    assert "python: system /usr/bin/python3 (Python 3." in err
     assert "input: argv: {sides} {low} {high} {dice} {m} {games}" in err
     book = (tmp_path / "book.csv").read_text().splitlines()
     assert len(book) == 2 and book[1].startswith("learn_argv.py,ok,")
@@ -76,7 +77,7 @@ def _header(monkeypatch, capsys, args: list[str]):
 
     monkeypatch.setattr(pg, "grade_programs", batch)
     with pytest.raises(SystemExit):
-        main(["grade", "--run", str(PROGRAM), *GAME, *args])
+        main(["grade", "--run", str(PROGRAM), *GAME, "--python", "system", *args])
     return seen[0], capsys.readouterr().err
 
 

@@ -301,7 +301,7 @@ def _probe(sandbox: sb.Sandbox, folder: Path | None, python: str) -> dict:
     path = () if folder is None else (str(Path(python).parent),)
     limits = sb.Limits(cpu_seconds=60, wall_seconds=120.0, memory_bytes=2 << 30)
     try:
-        result = sb.run_jailed(sandbox, ["python3", "-I", "-c", _PROBE], readonly=readonly,
+        result = sb.run_jailed(sandbox, [python, "-I", "-c", _PROBE], readonly=readonly,
                                path=path, limits=limits)
     except (OSError, sb.SandboxError) as exc:
         raise GradeError(f"cannot start Python in the jail: {exc}") from None
@@ -344,18 +344,15 @@ def folder_python(folder: Path, sandbox: sb.Sandbox, *, label: str | None = None
     read-only at its own path. GradeError (one line) when the jail cannot run it."""
     folder = Path(os.path.realpath(folder))
     python = folder / "bin" / "python3"
-    if not (python.exists() or (folder / "bin" / "python").exists()):
+    if not python.exists():
         raise GradeError(f"--python {folder} is not a Python environment (no bin/python3 in "
                          f"it); {_HINT}")
-    if not python.exists():
-        python = folder / "bin" / "python"
-    home = _venv_home(folder)
-    shown = ("/usr",)
+    home = _venv_home(folder)  # a venv's interpreter is elsewhere; a prefix's is its own
     target = Path(os.path.realpath(python))
-    outside = home if home is not None else target.parent
-    if not any(outside == Path(s) or Path(s) in outside.parents for s in shown) and (
-            folder not in target.parents):
-        raise GradeError(f"--python {folder} runs {outside}/{target.name}, which the jail does "
+    runs = home if home is not None else target.parent
+    if not (runs == Path("/usr") or Path("/usr") in runs.parents or (
+            home is None and folder in target.parents)):
+        raise GradeError(f"--python {folder} runs the python3 of {runs}, which the jail does "
                          f"not show (only /usr): make it with {SYSTEM_PYTHON} -m venv, or give a "
                          "requirements file")
     try:
