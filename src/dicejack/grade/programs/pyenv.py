@@ -269,7 +269,8 @@ def _build(requirements: str, final: Path, what: str,
         if listed.returncode != 0:
             raise GradeError(f"the new Python environment does not start: {_said(listed)}")
         facts = json.loads(listed.stdout)
-        facts.update(requirements=requirements, seconds=round(time.monotonic() - began, 1),
+        facts.update(executable=str(final / "bin" / "python3"), requirements=requirements,
+                     seconds=round(time.monotonic() - began, 1),
                      built=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
         (work / MARKER).write_text(json.dumps(facts, indent=1) + "\n")
         os.chmod(work / MARKER, 0o644)
