@@ -43,7 +43,8 @@ def test_run_one_program_with_the_courses_convention(tmp_path, monkeypatch, caps
     assert len(book) == 2 and book[1].startswith("learn_argv.py,ok,")
     runs = (tmp_path / "book.runs.csv").read_text().splitlines()
     assert len(runs) == 3 and "python3 -I ./learn_argv.py 6 10 12 2 10 2000" in runs[1]
-    assert "<h2>learn_argv.py</h2>" in (tmp_path / "book.runs.html").read_text()
+    page = (tmp_path / "book.runs.html").read_text()
+    assert "<h2>learn_argv.py</h2>" in page and "<p>python: system /usr/bin/python3" in page
 
 
 @pytest.mark.parametrize("extra, message", [

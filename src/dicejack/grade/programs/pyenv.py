@@ -402,6 +402,6 @@ def resolve_python(spec: str | None, sandbox: sb.Sandbox, *,
         except (OSError, UnicodeDecodeError) as exc:
             raise GradeError(f"--python {safe_text(spec)}: cannot read it ({exc})") from None
         folder = environment_for(text, what=f"the requirements of {path}", notify=notify)
-        return folder_python(folder, sandbox, label=f"environment of {path} ({folder})")
+        return folder_python(folder, sandbox, label=f"environment of {path} in {folder}")
     raise GradeError(f"--python takes system, a Python environment's folder or a requirements "
                      f"file; {safe_text(spec)!r} is none of them (no such file or folder)")
