@@ -1,7 +1,7 @@
 """`dicejack grade --run`: the submissions are programs; each is built and run in a sandbox on a
 run plan and graded from all its runs (:mod:`dicejack.grade.programs`, docs/running.md). Thin:
-reads the options, prints the header (which sandbox, which plan), calls the library, prints the
-summary."""
+reads the options, prints the header (which sandbox, which Python, which plan), calls the
+library, prints the summary."""
 
 from __future__ import annotations
 
@@ -48,11 +48,11 @@ def grade_run_cmd(
     conventions = (pg.parse_convention(input_spec),) if input_spec else ()
     limits = sb.Limits(wall_seconds=timeout, cpu_seconds=max(1, int(timeout)))
     box = sb.choose_sandbox(weaker=unsafe_sandbox)
-    student_python = pyenv.resolve_python(python, box,
+    typer.echo(f"sandbox: {box.description}", err=True)
+    student_python = pyenv.resolve_python(python, box,  # built on first use: a line says so
                                           notify=lambda line: typer.echo(line, err=True))
     runner = pg.Runner(box, limits, python=student_python)
     out = out if out is not None else Path("gradebook.csv")
-    typer.echo(f"sandbox: {box.description}", err=True)
     typer.echo(f"python: {student_python.description}", err=True)
     typer.echo(f"plan: {run_plan.describe()}", err=True)
     typer.echo("input: " + (conventions[0].describe() if conventions else
