@@ -33,16 +33,18 @@ def test_run_one_program_with_the_courses_convention(tmp_path, monkeypatch, caps
     plan.write_text("runs = 2\n")
     code = main(["grade", "--run", str(PROGRAM), *GAME, "--plan", str(plan), "--input",
                  "argv: {sides} {low} {high} {dice} {m} {games}", "--cache",
-                 str(tmp_path / "cache"), "--out", "book.csv"])
+                 str(tmp_path / "cache"), "--out", "book.csv", "--python", "system"])
     err = capsys.readouterr().err
     assert code == 0, err
     assert "sandbox: " in err and "plan: 2 x assigned" in err
+    assert "python: system /usr/bin/python3 (Python 3." in err
     assert "input: argv: {sides} {low} {high} {dice} {m} {games}" in err
     book = (tmp_path / "book.csv").read_text().splitlines()
     assert len(book) == 2 and book[1].startswith("learn_argv.py,ok,")
     runs = (tmp_path / "book.runs.csv").read_text().splitlines()
     assert len(runs) == 3 and "python3 -I ./learn_argv.py 6 10 12 2 10 2000" in runs[1]
-    assert "<h2>learn_argv.py</h2>" in (tmp_path / "book.runs.html").read_text()
+    page = (tmp_path / "book.runs.html").read_text()
+    assert "<h2>learn_argv.py</h2>" in page and "<p>python: system /usr/bin/python3" in page
 
 
 @pytest.mark.parametrize("extra, message", [
@@ -76,7 +78,7 @@ def _header(monkeypatch, capsys, args: list[str]):
 
     monkeypatch.setattr(pg, "grade_programs", batch)
     with pytest.raises(SystemExit):
-        main(["grade", "--run", str(PROGRAM), *GAME, *args])
+        main(["grade", "--run", str(PROGRAM), *GAME, "--python", "system", *args])
     return seen[0], capsys.readouterr().err
 
 

@@ -160,6 +160,13 @@ _UNSAFE_SANDBOX_OPT = typer.Option(
     "the host's files stay readable) or 'none' (resource limits only). Never needed where "
     "bubblewrap works (docs/running.md)."
 )
+_PYTHON_OPT = typer.Option(
+    None, "--python", metavar="system|FOLDER|REQUIREMENTS.txt", help="With --run: the Python "
+    "that Python programs run on: by default an environment with numpy, colorama, tabulate and "
+    "tqdm, built once and cached (the header's python: line names the versions); 'system' (the "
+    "system's python3 alone), a Python environment's folder made from /usr/bin/python3, or a "
+    "requirements file (an environment built from it, once)."
+)
 _RUN_TIMEOUT_OPT = typer.Option(
     60.0, "--timeout", help="With --run: seconds one run may take (wall clock; also its "
     "CPU-time limit)."
@@ -197,6 +204,7 @@ def grade_cmd(
     probe_secret: str | None = _PROBE_SECRET_OPT,
     input_spec: str | None = _INPUT_SPEC_OPT,
     unsafe_sandbox: str | None = _UNSAFE_SANDBOX_OPT,
+    python: str | None = _PYTHON_OPT,
     run_timeout: float = _RUN_TIMEOUT_OPT,
 ) -> None:
     """Grade student outputs against the truth and against the handout's algorithm.
@@ -221,7 +229,7 @@ def grade_cmd(
     options["lms_hold"] = parse_hold(lms_hold)
     if run:  # programs, not printouts: cli/grade_run.py
         return _grade_run(options)
-    _refuse_run_flags(plan, runs, input_spec, unsafe_sandbox, probe_secret, run_timeout)
+    _refuse_run_flags(plan, runs, input_spec, unsafe_sandbox, probe_secret, run_timeout, python)
     refs, grades, single, out = _grade_printouts(options)
     graded = [g for g in grades if g.status != "skipped"]
     hint = _say_grades(refs, grades, graded, single)
@@ -249,12 +257,12 @@ def _grade_run(options: dict) -> None:
 
 def _refuse_run_flags(plan: Path | None, runs: int | None, input_spec: str | None,
                       unsafe_sandbox: str | None, probe_secret: str | None,
-                      run_timeout: float) -> None:
+                      run_timeout: float, python: str | None = None) -> None:
     """Refuse the options that only go with --run when grading printouts."""
-    if any(v is not None for v in (plan, runs, input_spec, unsafe_sandbox, probe_secret)) or (
-            run_timeout != 60.0):
-        raise typer.BadParameter("--plan, --runs, --input, --timeout, --unsafe-sandbox and "
-                                 "--probe-secret go with --run")
+    if any(v is not None for v in (plan, runs, input_spec, unsafe_sandbox, probe_secret,
+                                   python)) or run_timeout != 60.0:
+        raise typer.BadParameter("--plan, --runs, --input, --timeout, --unsafe-sandbox, "
+                                 "--python and --probe-secret go with --run")
 
 
 def _grade_printouts(o: dict) -> tuple:

@@ -1,7 +1,7 @@
 """`dicejack grade --run`: the submissions are programs; each is built and run in a sandbox on a
 run plan and graded from all its runs (:mod:`dicejack.grade.programs`, docs/running.md). Thin:
-reads the options, prints the header (which sandbox, which plan), calls the library, prints the
-summary."""
+reads the options, prints the header (which sandbox, which Python, which plan), calls the
+library, prints the summary."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def grade_run_cmd(
     lms_assignment: str, references: int, seed: int, workers: int | None,
     probe_secret: str | None,
     cache: Path | None, plan: Path | None, runs: int | None, input_spec: str | None,
-    unsafe_sandbox: str | None, timeout: float,
+    unsafe_sandbox: str | None, timeout: float, python: str | None = None,
 ) -> None:
     """Run and grade student programs (the --run branch of `dicejack grade`)."""
     from dicejack import grade as gr
@@ -33,6 +33,7 @@ def grade_run_cmd(
     from dicejack.game import Game
     from dicejack.grade import programs as pg
     from dicejack.grade.outputs.writers import summary_text
+    from dicejack.grade.programs import pyenv
     from dicejack.runtime import sandbox as sb
 
     if workers is not None and workers < 1:
@@ -47,9 +48,12 @@ def grade_run_cmd(
     conventions = (pg.parse_convention(input_spec),) if input_spec else ()
     limits = sb.Limits(wall_seconds=timeout, cpu_seconds=max(1, int(timeout)))
     box = sb.choose_sandbox(weaker=unsafe_sandbox)
-    runner = pg.Runner(box, limits)
-    out = out if out is not None else Path("gradebook.csv")
     typer.echo(f"sandbox: {box.description}", err=True)
+    student_python = pyenv.resolve_python(python, box,  # built on first use: a line says so
+                                          notify=lambda line: typer.echo(line, err=True))
+    runner = pg.Runner(box, limits, python=student_python)
+    out = out if out is not None else Path("gradebook.csv")
+    typer.echo(f"python: {student_python.description}", err=True)
     typer.echo(f"plan: {run_plan.describe()}", err=True)
     typer.echo("input: " + (conventions[0].describe() if conventions else
                             "detected per program on a tiny game"), err=True)

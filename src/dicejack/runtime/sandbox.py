@@ -19,6 +19,12 @@ jail is never chosen silently:
   program runs as you;
 - ``none`` (only when the caller asks for it): the limits below and nothing else.
 
+A caller may show the jail more of the host: folders bound read-only at their own path
+(``readonly``, e.g. a Python environment for the programs) and folders put first on the jail's
+PATH (``path``); in the weaker jails the host's files are visible anyway, and only the PATH
+changes. Nothing else of the host becomes visible: a bound folder's parents inside the jail are
+empty folders made for the mount.
+
 Limits: per process (set in the child before it executes): CPU time, address space, file size,
 open files; per jail: processes (``prlimit`` inside the jail, where the kernel counts that
 jail's processes only) and, where this machine has writable control groups
@@ -50,7 +56,7 @@ from dicejack.runtime import cgroups, tree
 
 __all__ = ["MODES", "SandboxError", "Limits", "Sandbox", "RunResult", "choose_sandbox",
            "probe_mode", "run_jailed", "jailed_command", "private_folder", "NOBODY", "RUN_UIDS",
-           "INSTALL_HINT", "jails_cpu_seconds"]
+           "INSTALL_HINT", "jails_cpu_seconds", "check_readonly"]
 
 #: Sandbox modes, strongest first.
 MODES = ("bwrap", "unshare", "none")
@@ -246,7 +252,37 @@ def _describe(mode: str, grouped: bool, how: str) -> str:
     return f"{jail}; {bounds}; a wall-clock timeout"
 
 
-def _bwrap_prefix(limits: Limits, source: Path | None) -> list[str]:
+#: Where a folder bound read-only cannot be: the jail's own folders (a folder there would be the
+#: program's, or hide its files) and the file systems bubblewrap makes.
+_JAIL_OWN = (JAIL_DIR, str(Path(JAIL_SRC).parent), "/proc", "/dev")
+
+
+def check_readonly(folders: Sequence[Path]) -> tuple[Path, ...]:
+    """The folders to bind read-only into a jail, as absolute paths, with links resolved; those
+    under /usr (visible already) left out. SandboxError (one line) for a folder that does not
+    exist, is the root, or is within the jail's own folders (/work, /.dicejack, /proc, /dev)."""
+    out: list[Path] = []
+    for folder in folders:
+        path = Path(os.path.realpath(folder))
+        if not path.is_dir():
+            raise SandboxError(f"cannot show {folder} to the jail: not a folder")
+        if path == Path("/") or any(path == Path(own) or Path(own) in path.parents
+                                    for own in _JAIL_OWN):
+            raise SandboxError(f"cannot show {folder} to the jail: it would be at / or within "
+                               f"the jail's own folders ({', '.join(_JAIL_OWN)})")
+        if path == Path("/usr") or Path("/usr") in path.parents:
+            continue
+        out.append(path)
+    return tuple(out)
+
+
+def _jail_env(home: str, path: Sequence[str]) -> dict[str, str]:
+    """The environment of a jail's program: BASE_ENV with `path` first on PATH, and HOME."""
+    return {**BASE_ENV, "PATH": ":".join([*path, BASE_ENV["PATH"]]), "HOME": home}
+
+
+def _bwrap_prefix(limits: Limits, source: Path | None, readonly: Sequence[Path] = (),
+                  path: Sequence[str] = ()) -> list[str]:
     cmd = ["bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
            "--new-session", "--hostname", "sandbox", "--ro-bind", "/usr", "/usr"]
     for name in ("bin", "lib", "lib64", "sbin"):
@@ -256,16 +292,18 @@ def _bwrap_prefix(limits: Limits, source: Path | None) -> list[str]:
         elif target.is_dir():
             cmd += ["--ro-bind", str(target), str(target)]
     for entry in ETC_ENTRIES:
-        path = Path("/etc") / entry
-        if path.exists():
-            cmd += ["--ro-bind", str(path), str(path)]
+        etc = Path("/etc") / entry
+        if etc.exists():
+            cmd += ["--ro-bind", str(etc), str(etc)]
     size = str(limits.disk_bytes)
     cmd += ["--proc", "/proc", "--dev", "/dev", "--size", size, "--tmpfs", "/tmp",
             "--perms", "0700", "--size", size, "--tmpfs", JAIL_DIR]
+    for folder in check_readonly(readonly):
+        cmd += ["--ro-bind", str(folder), str(folder)]
     if source is not None:
         cmd += ["--ro-bind", str(source), JAIL_SRC]
     cmd += ["--chdir", JAIL_DIR, "--clearenv"]
-    for key, value in {**BASE_ENV, "HOME": JAIL_DIR, "TMPDIR": "/tmp"}.items():
+    for key, value in {**_jail_env(JAIL_DIR, path), "TMPDIR": "/tmp"}.items():
         cmd += ["--setenv", key, value]
     return [*cmd, "--"]
 
@@ -284,19 +322,23 @@ def private_folder(prefix: str = "dicejack-", *, parent: Path | None = None) -> 
 
 
 def jailed_command(sandbox: Sandbox, argv: Sequence[str], limits: Limits = Limits(), *,
-                   source: Path | None = None, export: bool = False) -> list[str]:
+                   source: Path | None = None, export: bool = False,
+                   readonly: Sequence[Path] = (), path: Sequence[str] = ()) -> list[str]:
     """The command line that runs `argv` under `sandbox` (argv's paths relative to the run's
     folder, the working directory in every mode). In bwrap the starting files are copied in
-    first, inside the jail. `export`: the command's stdout goes to stderr and, when it
-    succeeds, the folder is written to stdout as a tar stream. The process limit is set inside
-    the jail (prlimit), where the kernel counts only the jail's own processes."""
+    first, inside the jail, and the `readonly` folders are bound read-only at their own paths
+    (:func:`check_readonly`); `path`: folders first on the jail's PATH (bwrap only: the weaker
+    jails get their environment from :func:`run_jailed`). `export`: the command's stdout goes
+    to stderr and, when it succeeds, the folder is written to stdout as a tar stream. The
+    process limit is set inside the jail (prlimit), where the kernel counts only the jail's
+    own processes."""
     inner = ["prlimit", f"--nproc={limits.processes}", "--", *argv]
     if export:
         inner = ["/bin/sh", "-c", EXPORT, "sh", *inner]
     if sandbox.mode == "bwrap":
         start = (["/bin/sh", "-c", f'cp -R {JAIL_SRC}/. . && exec "$@"', "sh"]
                  if source is not None else [])
-        return [*_bwrap_prefix(limits, source), *start, *inner]
+        return [*_bwrap_prefix(limits, source, readonly, path), *start, *inner]
     if sandbox.mode == "unshare":
         return [*_unshare_prefix(), *inner]
     return inner
@@ -428,6 +470,8 @@ def run_jailed(
     stdin: bytes = b"",
     export: bool = False,
     cancel: threading.Event | None = None,
+    readonly: Sequence[Path] = (),
+    path: Sequence[str] = (),
 ) -> RunResult:
     """Run `argv` under `sandbox` with `limits`, in a fresh folder holding a copy of the folder
     `source` (the grader's own, plain files and folders: a submission's intake or a build) and
@@ -437,8 +481,11 @@ def run_jailed(
     (its result says); OSError or SandboxError only when it cannot be started at all. stdout
     beyond limits.output_bytes kills the run (reason output-limit); stderr beyond
     limits.stderr_bytes is dropped. Setting `cancel` (Ctrl-C in the caller) kills the run within
-    a fraction of a second (reason cancelled)."""
+    a fraction of a second (reason cancelled). `readonly`: host folders the program may read, at
+    their own paths (bwrap binds them; the weaker jails show them anyway); `path`: folders put
+    first on its PATH (e.g. a Python environment's bin)."""
     files = dict(files or {})
+    readonly = check_readonly(readonly)
     made: list[Path] = []  # folders of ours to remove afterwards
     group: cgroups.JailGroup | None = None
     try:
@@ -446,7 +493,8 @@ def run_jailed(
             run_as = sandbox.run_as
             staging, mounted = _stage(source, files, run_as)
             made += [staging] if staging is not None else []
-            cmd = jailed_command(sandbox, argv, limits, source=mounted, export=export)
+            cmd = jailed_command(sandbox, argv, limits, source=mounted, export=export,
+                                 readonly=readonly, path=path)
             cwd = Path("/")
         else:
             run_as = _weak_user()
@@ -457,12 +505,13 @@ def run_jailed(
         group = _open_group(sandbox, limits)
         return _run(cmd, cwd, argv, limits, stdin, cancel, group,
                     _limiter(limits, run_as, group, sandbox.mode == "none" and run_as is not None),
-                    jail_home=JAIL_DIR if sandbox.mode == "bwrap" else str(cwd))
+                    _jail_env(JAIL_DIR, ()) if sandbox.mode == "bwrap" else
+                    _jail_env(str(cwd), path))
     finally:
         if group is not None:
             group.close()
-        for path in made:
-            tree.remove_tree(path)
+        for ours in made:
+            tree.remove_tree(ours)
 
 
 def _stage(source: Path | None, files: Mapping[str, bytes], run_as: tuple[int, int] | None
@@ -536,8 +585,7 @@ def _host_folder(source: Path | None, files: Mapping[str, bytes],
 
 def _run(cmd: list[str], cwd: Path, argv: Sequence[str], limits: Limits, stdin: bytes,
          cancel: threading.Event | None, group: cgroups.JailGroup | None, preexec,
-         jail_home: str) -> RunResult:  # noqa: ANN001
-    run_env = {**BASE_ENV, "HOME": jail_home}
+         run_env: dict[str, str]) -> RunResult:  # noqa: ANN001
     began = time.monotonic()
     proc = subprocess.Popen(
         cmd, cwd=cwd, env=run_env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,

@@ -6,6 +6,7 @@ the runs joined into one verdict per student. Where things are:
 languages      Python, Java, C, C++ and command templates: finding the main file, build and run
 conventions    how a program takes its settings (argv, stdin, a file) and the common ones tried
 plan           the run plan: assigned settings and probes drawn from a secret; TOML (--plan)
+pyenv          the Python that Python programs run on (numpy by default; --python)
 running        building once, running in a fresh folder, detecting the input convention
 collect        programs from files, folders and LMS zips, with the path that names the student
 joint          a run's grade; the runs as one family (Holm); the student's row

@@ -252,7 +252,8 @@ def grade_programs(
     if runs_out is not None:
         formats.write_atomic(runs_out, runs_csv(students))
         formats.write_atomic(runs_out.with_suffix(".html"), runs_html(
-            students, runner.sandbox.description, plan.describe()))
+            students, runner.sandbox.description, plan.describe(),
+            runner.python.description if runner.python is not None else ""))
     _write_grade_outputs(refs, grades, reports=reports, site=site, lms_csv=lms_csv,
                          lms=(lms_format, lms_assignment, keep), progress=progress)
     return ProgramBatch(runner.sandbox.description, plan, refs, tuple(students))

@@ -58,11 +58,14 @@ def _section(s: StudentResult) -> list[Markup]:
     return out
 
 
-def runs_html(students: Sequence[StudentResult], sandbox: str, plan: str) -> str:
-    """The page: the sandbox and plan, then one section per student."""
+def runs_html(students: Sequence[StudentResult], sandbox: str, plan: str,
+              python: str = "") -> str:
+    """The page: the sandbox, the Python programs ran on (when said) and the plan, then one
+    section per student."""
     body: list[object] = [
         Markup("<h1>dicejack grade --run</h1>"),
         Markup(f"<p>sandbox: {html_text(sandbox)}</p>"),
+        *([Markup(f"<p>python: {html_text(python)}</p>")] if python else []),
         Markup(f"<p>plan: {html_text(plan)}</p>"),
     ]
     for s in students:

@@ -18,6 +18,7 @@ from dicejack.formats.escape import safe_text
 from dicejack.formats.submission import find_table_size
 from dicejack.grade.programs.conventions import CANDIDATES, Convention, Settings
 from dicejack.grade.programs.languages import Program
+from dicejack.grade.programs.pyenv import StudentPython
 from dicejack.runtime import sandbox as sb
 from dicejack.runtime import tree
 
@@ -38,12 +39,22 @@ BUILD_CAPS = tree.TreeCaps(files=20_000, bytes=256 << 20, depth=64)
 
 @dataclass(frozen=True)
 class Runner:
-    """How programs are run: the sandbox, the limits of a run and of a build."""
+    """How programs are run: the sandbox, the limits of a run and of a build, and the Python
+    that Python programs run on (:mod:`dicejack.grade.programs.pyenv`; None: the system's
+    python3 alone)."""
 
     sandbox: sb.Sandbox
     limits: sb.Limits = field(default_factory=sb.Limits)
     build_limits: sb.Limits = BUILD_LIMITS
     cancel: threading.Event = field(default_factory=threading.Event, compare=False)
+    python: StudentPython | None = None
+
+    def shown(self, program: Program) -> dict:
+        """What a program's jails are shown beyond /usr: for a Python program, the Python
+        environment (read-only, at its own path) with its bin first on PATH."""
+        if self.python is None or program.language.name != "python":
+            return {}
+        return {"readonly": self.python.readonly, "path": self.python.path}
 
 
 @dataclass(frozen=True)
@@ -80,7 +91,8 @@ def build(program: Program, runner: Runner) -> Build:
         return Build(program, program.folder)
     try:
         result = sb.run_jailed(runner.sandbox, cmd, source=program.folder, export=True,
-                               limits=runner.build_limits, cancel=runner.cancel)
+                               limits=runner.build_limits, cancel=runner.cancel,
+                               **runner.shown(program))
     except OSError as exc:
         return Build(program, None, f"cannot run the {program.language.name} compiler "
                      f"({cmd[0]}): {exc.strerror or exc}")
@@ -108,7 +120,8 @@ def run_once(built: Build, runner: Runner, convention: Convention, settings: Set
     args, stdin, files = convention.render(settings, seed)
     return sb.run_jailed(runner.sandbox, [*built.program.run_command(), *args],
                          source=built.folder, files=files, stdin=stdin,
-                         limits=limits or runner.limits, cancel=runner.cancel)
+                         limits=limits or runner.limits, cancel=runner.cancel,
+                         **runner.shown(built.program))
 
 
 def printed_size(stdout: bytes, n_dice: int) -> int | None:
