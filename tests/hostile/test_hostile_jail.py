@@ -485,6 +485,7 @@ def test_escape_sequences_never_reach_the_terminal(tmp_path, monkeypatch, capfd)
     _bwrap()
     code = main(["grade", "--run", str(attacker), "--sides", "6", "--low", "7", "--high", "9",
                  "--dice", "2", "-m", "10", "--games", "300", "--input", ARGV, "--runs", "1",
+                 "--python", "system",
                  "--cache", str(_CACHE[0]), "--out", "book.csv"])
     out, err = capfd.readouterr()
     assert code in (0, 1)
