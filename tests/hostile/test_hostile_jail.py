@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 import textwrap
+import uuid
 from pathlib import Path
 
 import pytest
@@ -88,25 +90,48 @@ def _batch(tmp_path: Path, attacker: Path, monkeypatch, *, box: sb.Sandbox | Non
     return rows, written
 
 
-def _assert_contained(rows, written, attacker: str):
-    assert SECRET.encode() not in written
-    assert CLASSMATE_SECRET.encode() not in written
-    assert not any(SECRET in repr(s) or CLASSMATE_SECRET in repr(s) for s in rows.values())
+#: Keys of the grader's environment that a jail's own environment also has (their values are
+#: the jail's, or too common to tell a leak by).
+_COMMON = {b"PATH", b"LANG", b"LC_ALL", b"HOME", b"TMPDIR", b"PWD", b"OLDPWD", b"SHELL", b"TERM",
+           b"USER", b"LOGNAME", b"SHLVL", b"_", b"HOSTNAME"}
+
+
+def _grader_env() -> list[bytes]:
+    """Entries of the grader's *starting* environment, which is what a link to
+    /proc/self/environ followed by the grader shows (monkeypatch.setenv never reaches it: SECRET
+    alone cannot catch such a leak), that nothing but a leak can bring into an output."""
+    entries = Path("/proc/self/environ").read_bytes().split(b"\0")
+    return [e for e in entries
+            if b"=" in e and e.split(b"=", 1)[0] not in _COMMON and len(e) >= 16]
+
+
+def _assert_contained(rows, written, attacker: str, marker: str = ""):
+    said = written + b"".join(repr(s).encode() for s in rows.values())
+    assert SECRET.encode() not in said
+    assert CLASSMATE_SECRET.encode() not in said
+    leaked = [e[:40] for e in _grader_env() if e in said]
+    assert not leaked, f"the grader's environment leaked: {leaked}"
     mate = rows["classmate"]
     assert mate.grade.status == "ok" and mate.grade.verdict != "fail", mate.grade
     assert attacker in rows
-    _assert_no_survivor()
+    if marker:
+        _assert_no_survivor(marker)
 
 
-def _assert_no_survivor():
-    """No process whose command line carries the marker is alive (zombies included)."""
+def _marker() -> str:
+    """A marker of this test's own processes (another run of the file beside it has others)."""
+    return f"{MARK}-{uuid.uuid4().hex[:12]}"
+
+
+def _assert_no_survivor(marker: str):
+    """No process whose command line carries `marker` is alive (zombies included)."""
     left = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
         except OSError:
             continue
-        if MARK.encode() in cmdline:
+        if marker.encode() in cmdline:
             left.append(pid)
     assert not left, f"processes of the batch outlived it: {left}"
 
@@ -138,6 +163,24 @@ def test_links_a_build_leaves_are_never_followed(tmp_path, monkeypatch):
         """)
     rows, written = _batch(tmp_path, attacker, monkeypatch, languages={"shellbuild": SHELL})
     _assert_contained(rows, written, "attacker")
+    assert rows["attacker"].grade.verdict == "fail"
+
+
+def test_links_to_environ_left_by_a_build_leak_nothing(tmp_path, monkeypatch):
+    """The program itself says when what its link shows is not its own environment."""
+    root = tmp_path / "class"
+    attacker = _shell_program(root, """\
+        ln -s /proc/self/environ env
+        """, """\
+        if [ -r env ] && ! cmp -s env /proc/self/environ; then
+            tr '\\0' '\\n' < env | tail -n 2 >&2
+            echo "FOREIGN-ENV" >&2
+        fi
+        exit 1
+        """)
+    rows, written = _batch(tmp_path, attacker, monkeypatch, languages={"shellbuild": SHELL})
+    _assert_contained(rows, written, "attacker")
+    assert b"FOREIGN-ENV" not in written
     assert rows["attacker"].grade.verdict == "fail"
 
 
@@ -183,7 +226,7 @@ def test_a_build_leaving_a_deep_tree_is_its_own_row(tmp_path, monkeypatch):
 @pytest.mark.skipif(shutil.which("javac") is None, reason="javac is not installed")
 def test_a_java_annotation_processor_never_runs(tmp_path, monkeypatch):
     """A class file of the submission's named in META-INF/services runs inside javac unless
-    annotation processing is off; here it would leave links to the environment."""
+    annotation processing is off; here it would leave a link to the grader's environment."""
     evil_src = tmp_path / "evil"
     evil_src.mkdir()
     (evil_src / "Evil.java").write_text(textwrap.dedent("""\
@@ -208,8 +251,7 @@ def test_a_java_annotation_processor_never_runs(tmp_path, monkeypatch):
         """))
     subprocess.run(["javac", "-d", str(evil_src), str(evil_src / "Evil.java")], check=True,
                    capture_output=True)
-    root = tmp_path / "class"
-    attacker = root / "attacker"
+    attacker = tmp_path / "class" / "attacker"
     (attacker / "META-INF" / "services").mkdir(parents=True)
     (attacker / "META-INF" / "services" / "javax.annotation.processing.Processor").write_text(
         "Evil\n")
@@ -218,8 +260,11 @@ def test_a_java_annotation_processor_never_runs(tmp_path, monkeypatch):
         import java.nio.file.*;
         public class Main {
             public static void main(String[] a) throws Exception {
+                try {
+                    System.err.println(new String(Files.readAllBytes(Paths.get("leak_env")))
+                                       .replace('\\0', ' '));
+                } catch (Exception e) { }
                 System.err.println("ran=" + Files.exists(Paths.get("processor_ran")));
-                System.err.println(new String(Files.readAllBytes(Paths.get("leak_env"))));
                 System.exit(1);
             }
         }
@@ -227,7 +272,7 @@ def test_a_java_annotation_processor_never_runs(tmp_path, monkeypatch):
     rows, written = _batch(tmp_path, attacker, monkeypatch,
                            limits=sb.Limits(wall_seconds=60.0, cpu_seconds=60))
     _assert_contained(rows, written, "attacker")
-    assert b"ran=true" not in written
+    assert b"ran=true" not in written  # printed last: a long leak cannot push it out
 
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
@@ -239,6 +284,34 @@ def test_a_c_file_named_like_an_option_is_the_rows_reason(tmp_path, monkeypatch)
     (attacker / "-specs=s.c").write_text("%include </proc/self/environ>\n")
     rows, written = _batch(tmp_path, attacker, monkeypatch)
     _assert_contained(rows, written, "attacker")
+    assert "starts with '-'" in rows["attacker"].grade.error
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
+def test_a_c_file_named_like_an_option_runs_nothing(tmp_path, monkeypatch):
+    """A file named ``-B.c`` would make gcc look for its own programs in the folder: the
+    submission's script would run as the compiler."""
+    attacker = tmp_path / "class" / "attacker"
+    attacker.mkdir(parents=True)
+    (attacker / "main.c").write_text(textwrap.dedent("""\
+        #include <stdio.h>
+        int main(void) {
+            int c;
+            FILE *f = fopen("env", "rb");
+            if (fopen("injected", "rb")) fputs("INJECTED ", stderr);
+            if (f) while ((c = fgetc(f)) != EOF) fputc(c ? c : ' ', stderr);
+            fputs("\\n", stderr);
+            return 1;
+        }
+        """))
+    (attacker / "-B.c").write_text("int unused;\n")
+    (attacker / ".ccc1").write_text(
+        '#!/bin/sh\nln -s /proc/self/environ env 2>/dev/null\n: > injected\n'
+        'exec "$(gcc -print-prog-name=cc1)" "$@"\n')
+    (attacker / ".ccc1").chmod(0o755)
+    rows, written = _batch(tmp_path, attacker, monkeypatch)
+    _assert_contained(rows, written, "attacker")
+    assert b"INJECTED" not in written
     assert "starts with '-'" in rows["attacker"].grade.error
 
 
@@ -318,15 +391,18 @@ def _copy_to(folder: Path, where: Path) -> Path:
     return dest
 
 
-@pytest.mark.parametrize("hazard", ["fifo", "mode-000", "deep", "link-out"])
+@pytest.mark.parametrize("hazard", ["fifo", "socket", "mode-000", "deep", "link-out"])
 def test_a_hostile_file_in_a_students_folder_is_that_students_row(tmp_path, monkeypatch,
                                                                    hazard):
     root = tmp_path / "class"
     attacker = root / "attacker"
     attacker.mkdir(parents=True)
     shutil.copy(FAITHFUL, attacker / "learn.py")
+    listener = socket.socket(socket.AF_UNIX)
     if hazard == "fifo":
         os.mkfifo(attacker / "pipe")
+    elif hazard == "socket":  # no one can open it, root included
+        listener.bind(str(attacker / "sock"))
     elif hazard == "mode-000":
         (attacker / "locked.txt").write_text("x")
         (attacker / "locked.txt").chmod(0)
@@ -346,6 +422,7 @@ def test_a_hostile_file_in_a_students_folder_is_that_students_row(tmp_path, monk
     try:
         rows, written = _batch(tmp_path, attacker, monkeypatch)
     finally:  # pytest's own clean-up recurses: a deep tree is removed here
+        listener.close()
         tree.remove_tree(attacker)
     _assert_contained(rows, written, "attacker")
     if hazard == "deep":
@@ -371,6 +448,7 @@ def test_a_jails_first_process_cannot_outlive_the_batch(tmp_path, monkeypatch, m
     root = tmp_path / "class"
     attacker = root / "attacker"
     attacker.mkdir(parents=True)
+    mark = _marker()
     (attacker / "linger.py").write_text(textwrap.dedent(f"""\
         import ctypes, os, sys, time
         ctypes.CDLL(None).prctl(1, 0)  # PR_SET_PDEATHSIG: none
@@ -379,14 +457,14 @@ def test_a_jails_first_process_cannot_outlive_the_batch(tmp_path, monkeypatch, m
             if os.fork() == 0:
                 os.setsid()
                 ctypes.CDLL(None).prctl(1, 0)
-                os.execv("/bin/sleep", ["{MARK}", "600"])
-        os.execv("/bin/sleep", ["{MARK}", "600"])
+                os.execv("/bin/sleep", ["{mark}", "600"])
+        os.execv("/bin/sleep", ["{mark}", "600"])
         """))
     box = sb.Sandbox(mode, mode, sb.NOBODY if os.geteuid() == 0 and mode == "bwrap" else None,
                      bool(cgroups.support()[0]))
     rows, written = _batch(tmp_path, attacker, monkeypatch, box=box,
                            limits=sb.Limits(wall_seconds=3.0, cpu_seconds=3))
-    _assert_contained(rows, written, "attacker")
+    _assert_contained(rows, written, "attacker", mark)
     assert "timed out" in rows["attacker"].grade.error
 
 
@@ -451,8 +529,8 @@ def test_a_jails_disk_is_capped(tmp_path, monkeypatch):
 
 @pytest.mark.skipif(not cgroups.support()[0], reason="no writable control groups here")
 def test_many_spinning_processes_do_not_starve_a_classmate(tmp_path, monkeypatch):
-    """60 processes spinning in their own sessions get one jail's CPU share, not 60: the
-    classmate's run beside them ends well within its timeout."""
+    """60 processes spinning in their own sessions get one jail's CPU share, not 60: a classmate
+    needing 3 s of CPU (some 90 s at a 1/62 share of two CPUs) ends within its 40 s timeout."""
     root = tmp_path / "class"
     attacker = root / "attacker"
     attacker.mkdir(parents=True)
@@ -466,6 +544,12 @@ def test_many_spinning_processes_do_not_starve_a_classmate(tmp_path, monkeypatch
         while True:
             pass
         """))
+    mate = root / "classmate"
+    mate.mkdir()
+    (mate / "learn.py").write_text(
+        "import time\n_t = time.process_time()\nwhile time.process_time() - _t < 3:\n    pass\n"
+        + FAITHFUL.read_text())
+    (mate / "notes.txt").write_text(CLASSMATE_SECRET)
     rows, written = _batch(tmp_path, attacker, monkeypatch,
                            limits=sb.Limits(wall_seconds=40.0, cpu_seconds=40, processes=64))
     _assert_contained(rows, written, "attacker")
