@@ -224,6 +224,9 @@ def grade_cmd(
     site/index.html)
 
     dicejack grade my_output.txt -m 100 --games 100000
+
+    dicejack grade --run programs.zip -m 100 --games 100000 --lms-csv grades.csv (the
+    programs themselves, built and run in a bubblewrap jail: docs/running.md)
     """
     options = dict(locals())
     options["lms_hold"] = parse_hold(lms_hold)
