@@ -5,10 +5,13 @@ happen in the sandbox (:mod:`dicejack.grade.programs.running`). A file name is n
 to a compiler: every file is passed as ``./NAME`` (so ``-specs=x.c`` or ``@args.java`` are
 files, not options), a source file whose name starts with ``-`` is the row's reason, and javac
 runs no annotation processor (``-proc:none``: a class file of the submission's could otherwise
-run inside javac)."""
+run inside javac). A program of many source files (a vendored library) gets them in an argument
+file the grader writes beside them (``@./NAME``, every name in it ``./``-prefixed and quoted),
+never one of the submission's own."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -18,15 +21,20 @@ from dicejack.formats.escape import safe_text
 from dicejack.grade.settings import GradeError
 
 __all__ = ["Language", "LANGUAGES", "Program", "parse_language", "find_program",
-           "JAVA_OPTIONS", "MAX_SOURCE_FILES"]
+           "JAVA_OPTIONS", "MAX_SOURCE_FILES", "ARGFILE_OVER"]
 
 #: JVM options that let Java start inside the address-space limit (the JVM reserves far more
 #: virtual memory than it uses) and keep its threads few (the process limit counts them).
 JAVA_OPTIONS = ("-Xmx256m", "-Xss2m", "-XX:CompressedClassSpaceSize=64m",
                 "-XX:ReservedCodeCacheSize=32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-XX:CICompilerCount=1", "-Xshare:auto")
-#: A submission with more source files than this is refused (a row says so).
-MAX_SOURCE_FILES = 200
+#: A submission with more source files than this is refused (a row says so): room for a
+#: program shipped with its vendored library (a thousand files and more), well within the
+#: intake's 20,000 files (:data:`dicejack.grade.programs.collect.INTAKE_CAPS`).
+MAX_SOURCE_FILES = 5_000
+#: Source names longer than this in all (bytes) go to the compiler in an argument file the
+#: grader writes (javac, gcc and g++ read ``@FILE``), not on its command line.
+ARGFILE_OVER = 32 << 10
 
 
 @dataclass(frozen=True)
@@ -39,6 +47,9 @@ class Language:
     extensions: tuple[str, ...]
     run: tuple[str, ...]
     build: tuple[str, ...] | None = None
+    #: How its compiler reads an argument file (``@FILE``): "javac" or "gcc" quoting; "" when
+    #: it reads none (the sources then always go on the command line).
+    argfile: str = ""
 
     def command(self, template: Sequence[str], main: str, sources: Sequence[str],
                 stem: str | None = None) -> list[str]:
@@ -56,11 +67,11 @@ LANGUAGES: dict[str, Language] = {
     "python": Language("python", (".py",), ("python3", "-I", "{main}")),
     "java": Language("java", (".java",), ("java", *JAVA_OPTIONS, "-cp", ".", "{stem}"),
                      ("javac", *(f"-J{o}" for o in JAVA_OPTIONS[:5]), "-proc:none",
-                      "-encoding", "UTF-8", "-d", ".", "{sources}")),
+                      "-encoding", "UTF-8", "-d", ".", "{sources}"), "javac"),
     "c": Language("c", (".c",), ("./program",),
-                  ("gcc", "-O2", "-std=gnu11", "-o", "program", "{sources}", "-lm")),
+                  ("gcc", "-O2", "-std=gnu11", "-o", "program", "{sources}", "-lm"), "gcc"),
     "c++": Language("c++", (".cpp", ".cc", ".cxx", ".C"), ("./program",),
-                    ("g++", "-O2", "-std=gnu++17", "-o", "program", "{sources}")),
+                    ("g++", "-O2", "-std=gnu++17", "-o", "program", "{sources}"), "gcc"),
 }
 
 
@@ -92,12 +103,16 @@ class Program:
     sources: tuple[str, ...]
     parts: tuple[str, ...] = ()  # its path in the download, for the LMS identity
     stem: str | None = None  # the main class with its package (Java), else the main file's stem
+    argfile: str = ""  # the grader's argument file in `folder` naming the sources ("": none)
 
     def build_command(self) -> list[str] | None:
         if self.language.build is None:
             return None
-        return self.language.command(self.language.build, _here(self.main),
-                                     [_here(s) for s in self.sources], self.stem)
+        style = self.language.argfile
+        sources = ([f"@{_here(self.argfile)}",
+                    *(_here(s) for s in self.sources if not _in_argfile(s, style))]
+                   if self.argfile else [_here(s) for s in self.sources])
+        return self.language.command(self.language.build, _here(self.main), sources, self.stem)
 
     def run_command(self) -> list[str]:
         return self.language.command(self.language.run, _here(self.main),
@@ -117,11 +132,17 @@ _JAVA_CLASS = re.compile(r"[A-Za-z_$][\w$]*")
 
 
 def _main_of(language: Language, folder: Path, sources: list[str]) -> str:
+    """The main file: the only one with a main; among several, the only one nearest the top (a
+    vendored library's own tools and examples lie deeper than the student's main)."""
     pattern = {"java": _JAVA_MAIN, "python": _PY_MAIN, "c": _C_MAIN, "c++": _C_MAIN}.get(
         language.name)
     if len(sources) == 1 or pattern is None:
         return sources[0]
     hits = [s for s in sources if pattern.search((folder / s).read_bytes()[:1 << 20])]
+    if len(hits) > 1:
+        top = min(s.count("/") for s in hits)
+        if sum(s.count("/") == top for s in hits) == 1:
+            return next(s for s in hits if s.count("/") == top)
     if len(hits) == 1:
         return hits[0]
     if language.name in ("c", "c++") and not hits:
@@ -167,4 +188,44 @@ def find_program(folder: Path, label: str, extra: Mapping[str, Language] | None 
                              "a Java class name")
         stem = Path(main).stem if package is None else (
             f"{package.group(1).decode()}.{Path(main).stem}")
-    return Program(label, folder, language, main, tuple(sources), tuple(parts), stem)
+    argfile = ""
+    if (language.argfile and language.build is not None
+            and sum(len(os.fsencode(s)) + 3 for s in sources) > ARGFILE_OVER):
+        argfile = _write_argfile(folder, language.argfile, sources)
+    return Program(label, folder, language, main, tuple(sources), tuple(parts), stem, argfile)
+
+
+def _in_argfile(name: str, style: str) -> bool:
+    """Does a source go in the argument file? javac reads it in the platform's charset (ASCII in
+    a jail without a locale): a name beyond ASCII stays on the command line."""
+    return style != "javac" or name.isascii()
+
+
+def _quoted(name: str, style: str) -> bytes:
+    """One source as its compiler reads it from an argument file: ``./NAME`` (never an option
+    nor another argument file), quoted so that no character of the name is read as a
+    separator, a quote or a comment (javac: double quotes, ``\\`` escapes, no raw line break;
+    gcc: every blank, quote and backslash escaped)."""
+    path = _here(name)
+    if style == "javac":
+        escaped = (path.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+                   .replace("\r", "\\r").replace("\f", "\\f"))
+        return f'"{escaped}"'.encode("utf-8", "surrogateescape")
+    return re.sub(r"""([\s'"\\])""", r"\\\1", path).encode("utf-8", "surrogateescape")
+
+
+def _write_argfile(folder: Path, style: str, sources: Sequence[str]) -> str:
+    """Write the argument file naming `sources` into `folder` under a name no file there has
+    (created afresh, never a file of the submission's), and return that name."""
+    text = b"".join(_quoted(s, style) + b"\n" for s in sources if _in_argfile(s, style))
+    for k in range(100):
+        name = f"dicejack-sources-{k}.args"
+        try:
+            fd = os.open(folder / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+                         0o644)
+        except FileExistsError:
+            continue
+        with os.fdopen(fd, "wb") as f:
+            f.write(text)
+        return name
+    raise GradeError("cannot write the list of source files (dicejack-sources-*.args taken)")
