@@ -1,11 +1,15 @@
 """Student programs from files, class folders, folders per student and LMS zips."""
 
+import io
 import zipfile
+from pathlib import Path
 
 import pytest
 
 from dicejack.grade import GradeError
+from dicejack.grade.intake.lms_names import lms_student
 from dicejack.grade.programs.collect import collect_programs
+from dicejack.grade.programs.languages import find_program
 
 
 def test_a_class_folder_of_files_and_folders(tmp_path):
@@ -47,3 +51,135 @@ def test_an_lms_zip_names_students_and_drops_escaping_members(tmp_path):
 def test_a_missing_path_is_an_error(tmp_path):
     with pytest.raises(GradeError, match="no such file"):
         collect_programs([tmp_path / "nothing"], tmp_path / "work")
+
+
+# ------------------------------------------------------------------ real LMS layouts
+# The issue: "Canvas renames uploads: student_1003_5003_Learner.java holding public class Learner
+# does not compile, and a C program with a local util.h renamed the same way does not either; a
+# student's own .zip inside the Canvas download gets no row at all; a flat folder of two
+# students' files (one main.c, one pa3.py) became one program and one row."
+
+LAYOUTS = Path(__file__).resolve().parents[2] / "students" / "programs" / "layouts"
+
+
+def _names(source) -> list[str]:
+    return sorted(p.relative_to(source.folder).as_posix() for p in source.folder.rglob("*")
+                  if p.is_file())
+
+
+def _who(source):
+    s = lms_student(source.student_parts(), deepest=source.deepest)
+    return (s.lms, s.id) if s is not None else None
+
+
+def test_a_canvas_renamed_java_file_goes_back_under_its_public_class(tmp_path):
+    (found,) = collect_programs([LAYOUTS / "canvas_java"], tmp_path / "work")
+    assert _names(found) == ["Learner.java"] and not found.error
+    assert _who(found) == ("canvas", "1003")  # identity from the LMS name, never the code's
+    assert found.parts[-1] == "student_1003_5003_Learner.java"
+    p = find_program(found.folder, found.label)
+    assert p.main == "Learner.java" and p.run_command()[-1] == "Learner"
+
+
+def test_a_canvas_renamed_c_header_goes_back_under_its_include(tmp_path):
+    (found,) = collect_programs([LAYOUTS / "canvas_c"], tmp_path / "work")
+    assert _names(found) == ["learn.c", "util.h"] and _who(found) == ("canvas", "1004")
+
+
+def test_one_renamed_file_given_alone_is_put_back(tmp_path):
+    (found,) = collect_programs([LAYOUTS / "canvas_java" / "student_1003_5003_Learner.java"],
+                                tmp_path / "work")
+    assert _names(found) == ["Learner.java"] and _who(found) == ("canvas", "1003")
+
+
+def test_a_flat_folder_is_one_student_per_lms_name(tmp_path):
+    flat = tmp_path / "download"
+    flat.mkdir()
+    (flat / "alice_111_222_main.c").write_text('#include "util.h"\nint main(void){return 0;}')
+    (flat / "alice_111_223_util.h").write_text("int twice(int);")
+    (flat / "bob_333_444_pa3.py").write_text("print(1)")
+    found = collect_programs([flat], tmp_path / "work")
+    assert [_who(s) for s in found] == [("canvas", "111"), ("canvas", "333")]
+    assert [_names(s) for s in found] == [["main.c", "util.h"], ["pa3.py"]]
+    assert [s.label for s in found] == ["alice_111_223_util.h", "bob_333_444_pa3.py"]
+
+
+def test_a_flat_download_packed_in_its_folder_is_one_student_per_lms_name(tmp_path):
+    archive = tmp_path / "hw3.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("hw3/alice_111_222_main.c", "int main(void){return 0;}")
+        zf.writestr("hw3/bob_333_444_pa3.py", "print(1)")
+    found = collect_programs([archive], tmp_path / "work")
+    assert [(_who(s), _names(s)) for s in found] == [(("canvas", "111"), ["main.c"]),
+                                                     (("canvas", "333"), ["pa3.py"])]
+
+
+def _zip(members: dict[str, bytes | str]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    return buffer.getvalue()
+
+
+def test_a_students_own_zip_in_the_download_is_that_students(tmp_path):
+    own = _zip({"pa3/Learner.java": "public class Learner {}", "pa3/lib.zip": _zip(
+        {"x.java": "class X {}"}), "../../escape.py": "print(1)"})
+    archive = tmp_path / "submissions.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("alice_111_222_submission.zip", own)
+        zf.writestr("bob_333_444_pa3.py", "print(1)")
+        zf.writestr("carol_555_666_broken.zip", b"PK\x03\x04 not a zip")
+    work = tmp_path / "work"
+    found = collect_programs([archive], work)
+    by = {_who(s): s for s in found}
+    assert set(by) == {("canvas", "111"), ("canvas", "333"), ("canvas", "555")}
+    alice = by[("canvas", "111")]
+    assert not alice.error and _names(alice) == ["pa3/Learner.java", "pa3/lib.zip"]  # not nested
+    assert alice.parts == ("submissions.zip", "alice_111_222_submission.zip")
+    assert "cannot read the archive carol_555_666_broken.zip" in by[("canvas", "555")].error
+    assert not by[("canvas", "333")].error
+    assert not any(work.rglob("escape.py")) and not (tmp_path / "escape.py").exists()
+
+
+def test_two_files_wanting_one_name_keep_the_lms_latest_and_say_so(tmp_path):
+    flat = tmp_path / "download"
+    flat.mkdir()
+    (flat / "ann_7_10_Game.java").write_text("public class Game { /* old */ }")
+    (flat / "ann_7_12_Game-1.java").write_text(
+        "public class Game { public static void main(String[] a) {} }")
+    (found,) = collect_programs([flat], tmp_path / "work")
+    assert _names(found) == ["Game.java"] and "main" in (found.folder / "Game.java").read_text()
+    assert found.notes and "kept the latest, ann_7_12_Game-1.java" in found.notes[0]
+
+
+@pytest.mark.parametrize("own", ["-o.c", "..", ".", "x.c"])
+def test_a_name_put_back_is_a_plain_name_in_the_folder(tmp_path, own):
+    flat = tmp_path / "download"
+    flat.mkdir()
+    name = f"eve_9_9_{own}"
+    (flat / name).write_text("int main(void){return 0;}")
+    (flat / "eve_9_8_main.c").write_text("int helper(void){return 0;}")
+    (found,) = collect_programs([flat], tmp_path / "work")
+    names = [p.name for p in found.folder.iterdir()]
+    assert set(names) == {"main.c", own if own == "x.c" else name}
+    assert all(p.parent == found.folder for p in found.folder.iterdir())
+
+
+def test_the_java_name_comes_from_the_public_top_level_type_not_comments(tmp_path):
+    flat = tmp_path / "download"
+    flat.mkdir()
+    (flat / "fay_4_5_anything.java").write_text(
+        "// public class Wrong {}\n/* public class Wrong2 */\nimport java.util.*;\n"
+        "final public class Right {\n  public static class Inner {}\n"
+        "  public static void main(String[] a) { String s = \"public class Str\"; }\n}\n")
+    (found,) = collect_programs([flat], tmp_path / "work")
+    assert _names(found) == ["Right.java"]
+
+
+def test_names_deeper_than_the_lms_level_are_never_put_back(tmp_path):
+    cls = tmp_path / "class"
+    (cls / "gus").mkdir(parents=True)
+    (cls / "gus" / "ann_7_10_Game.java").write_text("public class Game {}")
+    (found,) = collect_programs([cls], tmp_path / "work")
+    assert _names(found) == ["ann_7_10_Game.java"] and _who(found) is None
