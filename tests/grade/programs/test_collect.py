@@ -1,15 +1,23 @@
 """Student programs from files, class folders, folders per student and LMS zips."""
 
 import io
+import shutil
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from dicejack.grade import GradeError
+from dicejack.game import Game
+from dicejack.grade import GradeConfig, GradeError
+from dicejack.grade import programs as pg
 from dicejack.grade.intake.lms_names import lms_student
+from dicejack.grade.programs import languages
 from dicejack.grade.programs.collect import collect_programs
+from dicejack.grade.programs.conventions import Settings
 from dicejack.grade.programs.languages import find_program
+from dicejack.runtime import sandbox as sb
+
+from .test_languages import _vendored
 
 
 def test_a_class_folder_of_files_and_folders(tmp_path):
@@ -183,3 +191,107 @@ def test_names_deeper_than_the_lms_level_are_never_put_back(tmp_path):
     (cls / "gus" / "ann_7_10_Game.java").write_text("public class Game {}")
     (found,) = collect_programs([cls], tmp_path / "work")
     assert _names(found) == ["ann_7_10_Game.java"] and _who(found) is None
+
+
+# ------------------------------------------------------------------ built and run in the jail
+
+TINY = Settings(6, 7, 9, 2, 10.0, 300)
+ARGV = "argv: {sides} {low} {high} {dice} {m} {games}"
+FAITHFUL = LAYOUTS.parent / "faithful" / "learn_argv.py"
+
+
+def _runner() -> pg.Runner:
+    try:
+        box = sb.choose_sandbox()
+    except sb.SandboxError as exc:
+        pytest.skip(f"no sandbox on this machine: {exc}")
+    return pg.Runner(box, sb.Limits(wall_seconds=60.0, cpu_seconds=60))
+
+
+def _build_and_run(source, runner, settings=TINY) -> bytes:
+    program = find_program(source.folder, source.label, None, source.parts)
+    built = pg.build(program, runner)
+    try:
+        assert not built.error, built.error
+        result = pg.run_once(built, runner, pg.parse_convention(ARGV), settings)
+        assert result.ok, result.stderr
+        return result.stdout
+    finally:
+        built.discard()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("layout, compiler", [("canvas_java", "javac"), ("canvas_c", "gcc")])
+def test_canvas_renamed_programs_build_and_run_in_the_jail(tmp_path, layout, compiler):
+    if shutil.which(compiler) is None:
+        pytest.skip(f"{compiler} is not installed")
+    (source,) = collect_programs([LAYOUTS / layout], tmp_path / "work")
+    out = _build_and_run(source, _runner()).decode()
+    assert out.startswith("Best number of dice:\n") and len(out.splitlines()) == 2 * 7 + 3
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("javac") is None, reason="javac is not installed")
+def test_a_java_program_with_its_vendored_library_of_993_files_builds(tmp_path):
+    folder = tmp_path / "class" / "alice"  # a student's folder in a class folder
+    folder.mkdir(parents=True)
+    _vendored(folder)
+    (source,) = collect_programs([folder.parent], tmp_path / "work")
+    assert _build_and_run(source, _runner()) == b"vendored 0\n"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("compiler, files", [
+    ("gcc", {"main file.c": '#include "odd.h"\nint main(void){return helper();}',
+             "it's \"odd\"\\.c": "int helper(void){return 0;}", "odd.h": "int helper(void);"}),
+    ("javac", {"Main.java": "public class Main { public static void main(String[] a) "
+                            "{ System.exit(new Odd().v()); } }",
+               "Odd.java": "class Odd { int v() { return 0; } }",
+               "it's \"odd\"\\ #x.java": "class Other {}"}),
+])
+def test_an_argument_file_of_odd_names_builds(tmp_path, monkeypatch, compiler, files):
+    if shutil.which(compiler) is None:
+        pytest.skip(f"{compiler} is not installed")
+    monkeypatch.setattr(languages, "ARGFILE_OVER", 0)
+    folder = tmp_path / "odd"
+    folder.mkdir()
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    (source,) = collect_programs([folder], tmp_path / "work")
+    program = find_program(source.folder, source.label)
+    assert program.argfile and program.build_command()[-1 if compiler == "javac" else -2] \
+        .startswith("@./")
+    runner = _runner()
+    built = pg.build(program, runner)
+    try:
+        assert not built.error, built.error
+    finally:
+        built.discard()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("gcc") is None or shutil.which("javac") is None,
+                    reason="gcc or javac is not installed")
+def test_a_flat_canvas_download_grades_one_row_per_student(tmp_path):
+    """alice's C program and its renamed header, bob's Python file, carol's own zip of a Java
+    program, and dan's corrupt zip, all flat in one folder: four rows, each the LMS's student."""
+    flat = tmp_path / "download"
+    flat.mkdir()
+    c = LAYOUTS / "canvas_c"
+    shutil.copy(c / "student_1004_5004_learn.c", flat / "alice_111_222_learn.c")
+    shutil.copy(c / "student_1004_5004_util.h", flat / "alice_111_223_util.h")
+    shutil.copy(FAITHFUL, flat / "bob_333_444_pa3.py")
+    java = (LAYOUTS / "canvas_java" / "student_1003_5003_Learner.java").read_text()
+    (flat / "carol_555_666_submission.zip").write_bytes(_zip({"pa3/Learner.java": java}))
+    (flat / "dan_777_888_submission.zip").write_bytes(b"PK\x03\x04 torn")
+    config = GradeConfig(Game(TINY.sides, TINY.low, TINY.high, TINY.dice), TINY.m, TINY.games)
+    plan = pg.RunPlan((pg.PlannedSetting(TINY, "assigned", 1),))
+    batch = pg.grade_programs(config, plan, [flat], _runner(),
+                              conventions=(pg.parse_convention(ARGV),),
+                              cache_dir=tmp_path / "refs")
+    rows = {s.grade.student: s for s in batch.students}
+    assert set(rows) == {"111", "333", "555", "777"}
+    assert {rows[k].language for k in ("111", "333", "555")} == {"c", "python", "java"}
+    for k in ("111", "333", "555"):
+        assert rows[k].grade.status == "ok" and rows[k].grade.lms == "canvas", rows[k].grade
+    assert "cannot read the archive dan_777_888_submission.zip" in rows["777"].grade.error

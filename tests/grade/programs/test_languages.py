@@ -76,3 +76,54 @@ def test_a_command_template_language(tmp_path):
         "./program",)
     with pytest.raises(GradeError, match="language template"):
         lg.parse_language("ruby: ruby {main}")
+
+
+def _vendored(root, n=993):
+    """A student's Main.java beside a vendored library of `n` trivial classes (one with its own
+    main, deeper than the student's)."""
+    (root / "Main.java").write_text(
+        "import org.vendored.library.pkg.C0;\n"
+        "public class Main { public static void main(String[] a) {\n"
+        "  System.out.println(\"vendored \" + new C0().value()); } }\n")
+    lib = root / "lib" / "org" / "vendored" / "library" / "pkg"
+    lib.mkdir(parents=True)
+    for k in range(n):
+        (lib / f"C{k}.java").write_text(
+            f"package org.vendored.library.pkg;\npublic class C{k} {{ public int value() "
+            f"{{ return {k}; }} }}\n")
+    (lib / "Tool.java").write_text("package org.vendored.library.pkg;\npublic class Tool { "
+                                   "public static void main(String[] a) {} }\n")
+
+
+def test_a_program_with_its_vendored_library_is_found_and_its_sources_go_in_a_file(tmp_path):
+    _vendored(tmp_path)
+    p = lg.find_program(tmp_path, "s")
+    assert p.main == "Main.java" and len(p.sources) == 995  # the main nearest the top
+    cmd = p.build_command()
+    assert cmd[-1] == f"@./{p.argfile}" and len(cmd) < 30
+    listed = (tmp_path / p.argfile).read_text().split("\n")
+    assert listed[0] == '"./Main.java"' and len(listed) == 996 and listed[-1] == ""
+
+
+def test_more_than_max_source_files_is_the_rows_reason(tmp_path, monkeypatch):
+    monkeypatch.setattr(lg, "MAX_SOURCE_FILES", 3)
+    for k in range(4):
+        (tmp_path / f"f{k}.c").write_text("")
+    with pytest.raises(GradeError, match="more than 3 source files"):
+        lg.find_program(tmp_path, "c")
+
+
+def test_an_argument_file_quotes_every_name_and_is_never_the_students(tmp_path, monkeypatch):
+    monkeypatch.setattr(lg, "ARGFILE_OVER", 0)
+    odd = ['a b.c', 'q"u\'o.c', 'back\\slash.c', '#hash.c', '@at.c', 'main.c']
+    for name in odd:
+        (tmp_path / name).write_text("")
+    (tmp_path / "dicejack-sources-0.args").write_text("-o /etc/passwd")  # the student's
+    p = lg.find_program(tmp_path, "c")
+    assert p.argfile == "dicejack-sources-1.args"
+    assert (tmp_path / "dicejack-sources-0.args").read_text() == "-o /etc/passwd"
+    lines = (tmp_path / p.argfile).read_text().splitlines()
+    assert r"./a\ b.c" in lines and r"./q\"u\'o.c" in lines and r"./back\\slash.c" in lines
+    assert all(line.startswith("./") for line in lines)
+    java = lg._quoted('x "y"\\z\n.java', "javac")
+    assert java == b'"./x \\"y\\"\\\\z\\n.java"'
