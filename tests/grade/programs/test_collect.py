@@ -2,6 +2,7 @@
 
 import io
 import shutil
+import time
 import zipfile
 from pathlib import Path
 
@@ -295,3 +296,17 @@ def test_a_flat_canvas_download_grades_one_row_per_student(tmp_path):
     for k in ("111", "333", "555"):
         assert rows[k].grade.status == "ok" and rows[k].grade.lms == "canvas", rows[k].grade
     assert "cannot read the archive dan_777_888_submission.zip" in rows["777"].grade.error
+
+
+@pytest.mark.parametrize("text", [b"public " * 140_000, b"/*" * 400_000, b"'\"" * 400_000,
+                                  b"#include \"" * 90_000, b"\n" * 900_000 + b"from"])
+def test_reading_a_hostile_renamed_file_costs_one_pass(tmp_path, text):
+    flat = tmp_path / "download"
+    flat.mkdir()
+    (flat / "hal_1_2_Slow.java").write_bytes(text)
+    (flat / "hal_1_3_slow.c").write_bytes(text)
+    (flat / "hal_1_4_slow.py").write_bytes(text)
+    started = time.perf_counter()
+    (found,) = collect_programs([flat], tmp_path / "work")
+    assert time.perf_counter() - started < 5.0
+    assert _names(found) == ["Slow.java", "slow.c", "slow.py"]

@@ -224,11 +224,13 @@ def _cannot(exc: Exception) -> str:
 # ------------------------------------------------------------------ files an LMS renamed
 
 _CANVAS_DUPLICATE = re.compile(r"(?P<stem>.+)-[0-9]{1,4}(?P<ext>\.[^.]*)?", re.ASCII | re.DOTALL)
-_JAVA_NOISE = re.compile(rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?\*/',
-                         re.DOTALL)
-_JAVA_TYPE = re.compile(rb"[{}]|\b(?P<mods>(?:(?:public|abstract|final|sealed|non-sealed|"
-                        rb"strictfp|static)\s+)*)(?:class|interface|enum|record|@\s*interface)"
-                        rb"\s+(?P<name>[A-Za-z_$][\w$]*)")
+#: Comments and literals, each ending at its end or the text's (the line's for a literal):
+#: every start matches, so a text of unclosed ones costs one pass.
+_JAVA_NOISE = re.compile(rb'"(?:\\.|[^"\\\n])*(?:"|$)|\'(?:\\.|[^\'\\\n])*(?:\'|$)|//[^\n]*'
+                         rb"|/\*.*?(?:\*/|\Z)", re.DOTALL | re.MULTILINE)
+_JAVA_TYPE = re.compile(rb"[{}]|\b(?:class|interface|enum|record)\s+(?P<name>[A-Za-z_$][\w$]*)")
+_JAVA_MODIFIERS = frozenset({b"public", b"abstract", b"final", b"sealed", b"non-sealed",
+                             b"strictfp", b"static", b"@"})
 _C_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n/\\]+)"', re.MULTILINE)
 _PY_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+([A-Za-z_]\w*)|import[ \t]+([A-Za-z_]\w*"
                         rb"(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*))", re.MULTILINE)
@@ -295,7 +297,11 @@ def _java_type(text: bytes) -> str | None:
         elif depth == 0:
             name = m["name"].decode("ascii", "replace")
             every.append(name)
-            if b"public" in m["mods"].split():
+            words = text[max(m.start() - 200, 0):m.start()].split()
+            mods = []
+            while words and words[-1] in _JAVA_MODIFIERS:
+                mods.append(words.pop())
+            if b"public" in mods:
                 public.append(name)
     names = public or (every if len(every) == 1 else [])
     return names[0] if len(names) == 1 and _JAVA_CLASS_NAME.fullmatch(names[0]) else None
