@@ -310,3 +310,29 @@ def test_reading_a_hostile_renamed_file_costs_one_pass(tmp_path, text):
     (found,) = collect_programs([flat], tmp_path / "work")
     assert time.perf_counter() - started < 5.0
     assert _names(found) == ["Slow.java", "slow.c", "slow.py"]
+
+
+def test_a_students_folder_given_alone_with_its_vendored_library_is_one_program(tmp_path):
+    (tmp_path / "alice").mkdir()
+    _vendored(tmp_path / "alice")
+    (found,) = collect_programs([tmp_path / "alice"], tmp_path / "work")
+    assert found.label == "alice" and len(_names(found)) == 995
+
+
+def test_a_class_folder_of_java_files_is_still_a_class_folder(tmp_path):
+    cls = tmp_path / "class"
+    (cls / "bob" / "src").mkdir(parents=True)
+    (cls / "Main.java").write_text("public class Main { public static void main(String[] a) {} }")
+    (cls / "bob" / "src" / "Game.java").write_text(
+        "package bob;\npublic class Game { public static void main(String[] a) {} }")
+    assert [s.label for s in collect_programs([cls], tmp_path / "work")] == ["Main.java", "bob"]
+
+
+def test_reading_a_folder_given_alone_of_blank_lines_costs_one_pass(tmp_path):
+    alice = tmp_path / "alice"
+    (alice / "lib").mkdir(parents=True)
+    (alice / "Main.java").write_bytes(b"\n" * 1_000_000 + b"import lib.X;")
+    (alice / "lib" / "X.java").write_bytes(b"\n" * 60_000 + b"package lib;")
+    started = time.perf_counter()
+    (found,) = collect_programs([alice], tmp_path / "work")
+    assert time.perf_counter() - started < 5.0 and found.label == "alice"

@@ -1,5 +1,7 @@
 """Finding a submission's language and main file; command templates."""
 
+import time
+
 import pytest
 
 from dicejack.grade import GradeError
@@ -127,3 +129,11 @@ def test_an_argument_file_quotes_every_name_and_is_never_the_students(tmp_path, 
     assert all(line.startswith("./") for line in lines)
     java = lg._quoted('x "y"\\z\n.java', "javac")
     assert java == b'"./x \\"y\\"\\\\z\\n.java"'
+
+
+def test_reading_a_java_main_file_of_blank_lines_costs_one_pass(tmp_path):
+    (tmp_path / "Main.java").write_bytes(
+        b"public class Main { public static void main(String[] a) {} }" + b"\n" * 1_000_000)
+    started = time.perf_counter()
+    assert lg.find_program(tmp_path, "s").stem == "Main"
+    assert time.perf_counter() - started < 5.0

@@ -275,10 +275,15 @@ def _plain(name: str) -> bool:
             and name not in SKIP_DIRS)
 
 
-def _head(path: Path) -> bytes:
+def _head(path: Path, size: int = _READ) -> bytes:
+    """The start of a plain file (b"" when it cannot be read; never a link followed)."""
     try:
-        with open(path, "rb") as f:
-            return f.read(_READ)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return b""
+    try:
+        with os.fdopen(fd, "rb") as f:
+            return f.read(size) if stat.S_ISREG(os.fstat(f.fileno()).st_mode) else b""
     except OSError:
         return b""
 
@@ -430,11 +435,45 @@ def _level(folder: Path, given: str) -> int:
     return LMS_LEVEL + 1 if one_folder(top, given) else LMS_LEVEL
 
 
+_JAVA_PACKAGE = re.compile(rb"^[ \t\f\r]*package\s+([A-Za-z_][\w.]{0,200})\s*;", re.MULTILINE)
+_JAVA_IMPORT = re.compile(rb"^[ \t\f\r]*import\s+(?:static\s+)?([A-Za-z_][\w.]{0,200})",
+                          re.MULTILINE)
+
+
+def _imported_library(direct: list[os.DirEntry], folders: list[Path], exts: set[str]
+                      ) -> bool:
+    """Are `folders` a vendored Java library of the Java files `direct` (one program, not a
+    class): every source file in them a .java file declaring a package, and each folder
+    holding a package those files import?"""
+    imports: set[bytes] = set()
+    for e in direct:
+        if e.name.endswith(".java"):
+            imports.update(m.rsplit(b".", 1)[0] for m in _JAVA_IMPORT.findall(_head(Path(e.path))))
+    if not imports:
+        return False
+    for folder in folders:
+        packages = set()
+        for e in _walk(folder):
+            if e.name.endswith(".java"):
+                m = _JAVA_PACKAGE.search(_head(Path(e.path), 1 << 16))
+                if m is None:
+                    return False
+                packages.add(m[1])
+            elif Path(e.name).suffix in exts:
+                return False
+        if not packages & imports:
+            return False
+    return True
+
+
 def _one_program(folder: Path, exts: set[str], extra: Mapping[str, Language] | None) -> bool:
     """Do the source files directly in `folder` make one program (not one file per student)?
-    One file, or several with one main file in a compiled language."""
+    One file, or several with one main file in a compiled language; folders of source files
+    beside them make a class folder, unless they are the library the Java files import
+    (:func:`_imported_library`)."""
     direct = [e for e in _files(folder) if Path(e.name).suffix in exts]
-    if any(_holds_source(Path(d.path), exts) for d in _dirs(folder)):
+    holding = [Path(d.path) for d in _dirs(folder) if _holds_source(Path(d.path), exts)]
+    if holding and not _imported_library(direct, holding, exts):
         return False
     if len(direct) <= 1 or any(e.name.startswith("-") for e in direct):
         return True  # (a name like an option: one program, whose row then says so)

@@ -127,7 +127,7 @@ def _here(name: str) -> str:
 _JAVA_MAIN = re.compile(rb"public\s+static\s+(?:final\s+)?void\s+main\s*\(")
 _PY_MAIN = re.compile(rb"""__name__\s*==\s*['"]__main__['"]""")
 _C_MAIN = re.compile(rb"\bint\s+main\s*\(")
-_JAVA_PACKAGE = re.compile(rb"^\s*package\s+([A-Za-z_][\w.]*)\s*;", re.MULTILINE)
+_JAVA_PACKAGE = re.compile(rb"^[ \t\f\r]*package\s+([A-Za-z_][\w.]*)\s*;", re.MULTILINE)
 _JAVA_CLASS = re.compile(r"[A-Za-z_$][\w$]*")
 
 
