@@ -216,3 +216,24 @@ def test_hostile_programs_each_end_as_one_row(cache):
         reasons = why if isinstance(why, tuple) else (why,)
         assert any(r in g.error for r in reasons), (name, g.error)
     assert rows["learn_argv.py"].status == "ok"  # the batch went on
+
+
+def test_what_the_intake_decided_is_in_the_students_notes(cache, tmp_path):
+    """Two files of one student wanting one name: the LMS's latest is graded and the row's notes
+    say which was kept."""
+    if shutil.which("javac") is None:
+        pytest.skip("javac is not installed")
+    flat = tmp_path / "download"
+    flat.mkdir()
+    (flat / "ann_7_10_Learner.java").write_text("public class Learner { /* a draft */ }\n")
+    (flat / "ann_7_12_Learner-1.java").write_text(
+        (CORPUS / "layouts" / "canvas_java" / "student_1003_5003_Learner.java").read_text())
+    tiny = pg.Settings(6, 7, 9, 2, 10.0, 300)
+    config = GradeConfig(Game(6, 7, 9, 2), 10.0, 300)
+    plan = pg.RunPlan((pg.PlannedSetting(tiny, "assigned", 1),))
+    batch = pg.grade_programs(config, plan, [flat], _runner(60.0), cache_dir=cache,
+                              conventions=(pg.parse_convention(
+                                  "argv: {sides} {low} {high} {dice} {m} {games}"),))
+    (only,) = batch.students
+    assert only.grade.status == "ok" and only.grade.student == "7"
+    assert "kept the latest, ann_7_12_Learner-1.java" in only.grade.notes

@@ -384,6 +384,8 @@ def _student_result(source: Source, built: Build | None, found: Detection | None
                     g, flags=(*g.flags, named),
                     notes=f"{g.notes}; every inconsistent run fits M x "
                           f"{M_FACTORS[named]:g} ({named})")
+    if source.notes:  # what taking the submission in decided (a renamed file kept, ...)
+        g = dataclasses.replace(g, notes="; ".join(n for n in (g.notes, *source.notes) if n))
     s = (lms_student(source.student_parts(), deepest=source.deepest) if source.parts
          else None)
     if s is not None:
