@@ -28,17 +28,10 @@ from dicejack.grade.outputs.writers import GRADEBOOK_HEADER
 from dicejack.grade.scoring.grading import grade_entry
 from dicejack.grade.scoring.rubric import FLAG_HINTS, REVIEW_FLAGS
 
-TEXT = "Best number of dice:\n1 2\n2 1\n\nWin probability:\n0.5 0.5\n0.5 0.5\n"
+from .support import TEXT, zip_bytes
+
 HYP = settings(max_examples=60, deadline=None,
                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-
-
-def zip_bytes(members: dict[str, bytes | str]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as zf:
-        for name, data in members.items():
-            zf.writestr(name, data if isinstance(data, bytes) else data.encode())
-    return buffer.getvalue()
 
 
 def students(entries: list[Entry]) -> dict[str, str | None]:

@@ -23,17 +23,7 @@ from dicejack.grade.outputs.lms import student_scores
 from dicejack.grade.outputs.site import SITE_MARKER
 from dicejack.grade.scoring.students import file_owner, student_ids
 
-from .support import submission_text
-
-TEXT = "Best number of dice:\n1 2\n2 1\n\nWin probability:\n0.5 0.5\n0.5 0.5\n"
-
-
-def zip_bytes(members: dict[str, bytes | str]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as zf:
-        for name, data in members.items():
-            zf.writestr(name, data if isinstance(data, bytes) else data.encode())
-    return buffer.getvalue()
+from .support import TEXT, submission_text, zip_bytes
 
 
 def by_name(entries: list[Entry]) -> dict[str, Entry]:

@@ -13,9 +13,7 @@ the student's other files then no one's)."""
 from __future__ import annotations
 
 import csv
-import io
 import os
-import zipfile
 
 import pytest
 
@@ -24,18 +22,7 @@ from dicejack.grade.intake.inputs import collect
 from dicejack.grade.intake.lms_names import Student, lms_student
 from dicejack.grade.programs.collect import collect_programs
 
-from .support import submission_text
-
-TEXT = "Best number of dice:\n1 2\n2 1\n\nWin probability:\n0.5 0.5\n0.5 0.5\n"
-
-
-def zip_bytes(members: dict[str, bytes | str]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as zf:
-        for name, data in members.items():
-            zf.writestr(name, data if isinstance(data, bytes) else data.encode())
-    return buffer.getvalue()
-
+from .support import TEXT, submission_text, zip_bytes
 
 #: What each student of a class folder (no LMS names it) holds: a name an LMS would write for
 #: classmate 111, at a level no LMS writes, and notes of their own. alice is the audit's case.

@@ -11,20 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from dicejack.runtime import cgroups
 from dicejack.runtime import sandbox as sb
+from tests.runtime.test_sandbox import MODES, PYTHON, jail  # noqa: F401 - the same jails
 
-PYTHON = "/usr/bin/python3"
 pytestmark = pytest.mark.skipif(not Path(PYTHON).exists(), reason="no /usr/bin/python3")
-MODES = [pytest.param(m, marks=pytest.mark.skipif(not sb.probe_mode(m),
-                                                   reason=f"the {m} sandbox does not work here"))
-         for m in sb.MODES]
-
-
-def jail(mode: str) -> sb.Sandbox:
-    root = os.geteuid() == 0
-    return sb.Sandbox(mode, mode, sb.NOBODY if root and mode == "bwrap" else None,
-                      bool(cgroups.support()[0]))
 
 
 @pytest.fixture
