@@ -1,6 +1,7 @@
 """The runs as one family: Holm's adjustment and the print-flag count's binomial p-value; a
 run's printout read (or why not)."""
 
+import dataclasses
 import math
 
 import numpy as np
@@ -57,3 +58,114 @@ def test_a_run_printing_its_tables_with_numpy_is_graded_and_a_summarised_one_say
     row, _ = jt.joint_grade("alice", [whole, cut], "argv")
     assert row.status == "error" and row.error.endswith(reason)
     assert "ignores-settings" not in row.flags  # the tables' size is not guessed from '...'
+
+
+def _runs_named(monkeypatch, causes: list[str], roles: list[str] | None = None
+                ) -> list[jt.ProgramRun]:
+    """Runs whose diagnosis (stubbed) names `causes`, in order ("" none)."""
+    from dicejack.grade.scoring.diagnosis import Diagnosis
+    from dicejack.grade.scoring.record import Grade
+
+    by_name = dict(zip((f"run{i}" for i in range(len(causes))), causes, strict=True))
+    monkeypatch.setattr(jt, "diagnose", lambda refs, g: Diagnosis(
+        by_name[g.submission], {}, text=f"{by_name[g.submission]} in words"))
+    out = []
+    for i, _ in enumerate(causes):
+        role = roles[i] if roles else "probe"
+        setting = PlannedSetting(Settings(6, 10, 12, 2, M, GAMES), role, len(causes))
+        g = Grade(submission=f"run{i}", status="ok", score=90.0, verdict="review")
+        out.append(jt.ProgramRun(setting, i, None, "prog", None, g, refs=object()))
+    return out
+
+
+@pytest.mark.parametrize("causes, named", [
+    (["m-tenth", "m-tenth", ""], "m-tenth"),  # runs that passed are not diagnosed
+    (["m-tenth", "m-tenth", "unusual"], "m-tenth"),  # unusual contradicts nothing
+    (["m-tenth", "m-tenth", "m-hundredth"], "m-tenth"),  # one family: not contradicted
+    (["m-tenth", "m-tenth", "xy-swapped"], ""),  # another known bug contradicts it
+    (["m-tenth", "unusual"], "m-tenth"),  # half the runs diagnosed
+    (["m-tenth", "unusual", "unusual"], ""),  # fewer than half
+    (["m-tenth", "m-hundredth", "unusual"], "m-tenth"),  # a family: the one named most often
+    (["unusual", "unusual", ""], "unusual"),  # no known bug explains them
+    (["", ""], ""),
+])
+def test_the_cause_is_the_one_the_runs_back(monkeypatch, causes, named):
+    from dicejack.grade.evidence.bug_models import BY_NAME
+
+    assert all(c in BY_NAME for c in causes if c not in ("", "unusual"))
+    cause, text, note = jt.joint_cause(_runs_named(monkeypatch, causes))
+    assert cause == named
+    assert (text != "") == (named != "")
+    assert (note != "") == any(causes)
+
+
+def test_the_causes_words_are_an_assigned_runs_else_say_which_run(monkeypatch):
+    runs = _runs_named(monkeypatch, ["m-tenth", "m-tenth"], ["probe", "assigned"])
+    assert jt.joint_cause(runs)[1] == "m-tenth in words"
+    runs = _runs_named(monkeypatch, ["m-tenth", "m-tenth"], ["probe", "probe"])
+    assert jt.joint_cause(runs)[1].startswith("in probe run 1 (")
+
+
+def test_a_student_who_passes_has_no_cause_and_one_in_review_gets_the_runs_cause(monkeypatch):
+    runs = _runs_named(monkeypatch, ["m-tenth", "m-tenth"], ["assigned", "assigned"])
+    from dicejack.grade.scoring.record import Grade
+    passing = [dataclasses.replace(r, grade=Grade(submission=r.grade.submission, status="ok",
+                                                  score=95.0, verdict="pass"))
+               for r in runs]
+    row, _ = jt.joint_grade("alice", passing, "argv")
+    assert row.verdict == "pass" and row.cause == ""
+    low = [dataclasses.replace(r, grade=dataclasses.replace(r.grade, score=50.0,
+                                                            verdict="review"))
+           for r in runs]
+    row, _ = jt.joint_grade("alice", low, "argv")
+    assert row.verdict == "review" and row.cause == "m-tenth" and row.cause_text
+    assert "likely cause m-tenth: named by 2 of 2 runs" in row.notes
+
+
+@pytest.mark.parametrize("cause, named", [("", "m-tenth"), ("unusual", "m-tenth"),
+                                          ("m-hundredth", "m-tenth"),
+                                          ("xy-swapped", "xy-swapped")])
+def test_a_wrong_m_named_by_refitting_is_the_cause_unless_another_bug_is(monkeypatch, cause,
+                                                                         named):
+    from dicejack.grade.programs import diagnosis as dg
+    from dicejack.grade.scoring.record import Grade
+
+    monkeypatch.setattr(dg, "wrong_m", lambda runs, refs_for: "m-tenth")
+    g = Grade(submission="a", status="ok", verdict="review", flags=("inconsistent",),
+              cause=cause, cause_text="before")
+    out = dg.mark_wrong_m(g, [], lambda s, f: None)
+    assert out.cause == named
+    assert ("m-tenth" in out.flags) == (named == "m-tenth")
+    if named == "m-tenth":
+        assert "M ten times too small" in out.cause_text
+    assert dg.mark_wrong_m(dataclasses.replace(g, flags=()), [], lambda s, f: None) is not None
+
+
+def _assigned_runs(*grades) -> list[jt.ProgramRun]:
+    setting = PlannedSetting(Settings(6, 10, 12, 2, M, GAMES), "assigned", len(grades))
+    return [jt.ProgramRun(setting, i, None, "prog", None, g) for i, g in enumerate(grades)]
+
+
+@pytest.mark.parametrize("layout", ["unlabelled", "rows-reordered", "prob-percent"])
+def test_a_layout_flag_never_sends_a_student_to_review(layout):
+    """A run reviewed for its own p-value (the family decides that) and laid out unlabelled is
+    a pass when the family rejects nothing; the flag is still shown."""
+    from dicejack.grade.scoring.record import Grade
+
+    own = Grade(submission="r", status="ok", score=95.0, verdict="review",
+                flags=("inconsistent", layout))
+    clean = Grade(submission="r", status="ok", score=95.0, verdict="pass", flags=(layout,))
+    row, joint = jt.joint_grade("alice", _assigned_runs(own, clean), "argv")
+    assert not joint.rejected
+    assert row.verdict == "pass" and layout in row.flags and "inconsistent" not in row.flags
+
+
+def test_a_review_flag_still_sends_a_student_to_review():
+    from dicejack.grade.scoring.record import Grade
+
+    own = Grade(submission="r", status="ok", score=95.0, verdict="review",
+                flags=("inconsistent", "transposed"))
+    row, _ = jt.joint_grade("alice", _assigned_runs(own), "argv")
+    assert row.verdict == "review"
+    low = Grade(submission="r", status="ok", score=60.0, verdict="review")
+    assert jt.joint_grade("alice", _assigned_runs(low), "argv")[0].verdict == "review"

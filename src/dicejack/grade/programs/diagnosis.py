@@ -5,7 +5,9 @@ output
 is graded again against reference runs at M x 0.1 and M x 10 (computed and cached like any
 references); a factor under which every one of those runs fits (consistency p at least
 FIT_LEVEL), where the other does not, names the bug (flag ``m-tenth`` or ``m-tenfold``). A hint
-beside ``inconsistent``, never a verdict of its own.
+beside ``inconsistent``, never a verdict of its own; :func:`mark_wrong_m` also makes it the
+student's likely cause when the runs' own diagnosis (:func:`dicejack.grade.programs.joint.
+joint_cause`) named no known bug.
 
 FIT_LEVEL is well below the review level: each regraded run of a program with that bug would
 miss the review level by chance 3.4% of the time (so a program with two inconsistent runs went
@@ -17,13 +19,16 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 
+from dicejack.grade.evidence.bug_models import BY_NAME
 from dicejack.grade.evidence.references import References
 from dicejack.grade.programs.joint import ProgramRun
 from dicejack.grade.programs.plan import PlannedSetting
+from dicejack.grade.scoring.diagnosis import UNUSUAL
 from dicejack.grade.scoring.grading import grade_text
+from dicejack.grade.scoring.record import Grade
 from dicejack.grade.scoring.rubric import P_INCONSISTENT
 
-__all__ = ["M_FACTORS", "FIT_LEVEL", "wrong_m", "scaled"]
+__all__ = ["M_FACTORS", "FIT_LEVEL", "wrong_m", "scaled", "mark_wrong_m"]
 
 #: The wrong-M bugs named, by the factor on M they apply.
 M_FACTORS: dict[str, float] = {"m-tenth": 0.1, "m-tenfold": 10.0}
@@ -58,3 +63,26 @@ def scaled(setting: PlannedSetting, factor: float) -> PlannedSetting:
     """The same setting with M times `factor`."""
     return dataclasses.replace(setting, settings=dataclasses.replace(
         setting.settings, m=setting.settings.m * factor))
+
+
+def mark_wrong_m(g: Grade, runs: Sequence[ProgramRun],
+                 refs_for: Callable[[PlannedSetting, float], References]) -> Grade:
+    """The student's row with the wrong M named, when inconsistent and :func:`wrong_m` names
+    one: its flag, a note, and the likely cause unless the runs' diagnosis already named a
+    known bug (a cause of its own family is replaced: this test saw every inconsistent run).
+    A bug of another family named by the runs' diagnosis contradicts it: nothing is added."""
+    if "inconsistent" not in g.flags or (g.cause in BY_NAME
+                                         and BY_NAME[g.cause].family != "wrong-m"):
+        return g
+    named = wrong_m(runs, refs_for)
+    if not named:
+        return g
+    note = f"every inconsistent run fits M x {M_FACTORS[named]:g} ({named})"
+    cause, text = g.cause, g.cause_text
+    if cause != named and (cause in ("", UNUSUAL)
+                           or (cause in BY_NAME and BY_NAME[cause].family == "wrong-m")):
+        model = BY_NAME[named]
+        cause = named
+        text = f"{model.cause} ({note}). {model.hint[:1].upper()}{model.hint[1:]}."
+    return dataclasses.replace(g, flags=tuple(dict.fromkeys((*g.flags, named))),
+                               notes=f"{g.notes}; {note}", cause=cause, cause_text=text)

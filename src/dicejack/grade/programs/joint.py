@@ -24,21 +24,29 @@ import dataclasses
 import math
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import stats
 
 from dicejack.formats.escape import safe_text
+from dicejack.grade.evidence.bug_models import BY_NAME
 from dicejack.grade.evidence.references import References
 from dicejack.grade.programs.plan import PlannedSetting
+from dicejack.grade.scoring.diagnosis import UNUSUAL, diagnose
 from dicejack.grade.scoring.grading import grade_text
 from dicejack.grade.scoring.record import Grade
-from dicejack.grade.scoring.rubric import ALPHA_PRINT, P_INCONSISTENT
+from dicejack.grade.scoring.rubric import (
+    ALPHA_PRINT,
+    EVIDENCE_FLAGS,
+    P_INCONSISTENT,
+    PRINT_RULE_FLAGS,
+    verdict_for,
+)
 from dicejack.runtime.sandbox import RunResult
 
 __all__ = ["ProgramRun", "Joint", "P_REVIEW", "grade_run", "holm", "print_flag_p", "joint_grade",
-           "failed_grade"]
+           "failed_grade", "joint_cause"]
 
 P_REVIEW = P_INCONSISTENT + ALPHA_PRINT
 
@@ -55,6 +63,8 @@ class ProgramRun:
     result: RunResult | None
     grade: Grade | None
     error: str = ""
+    #: the references the run was graded against (its setting's): its diagnosis needs them
+    refs: References | None = field(default=None, repr=False, compare=False)
 
     @property
     def failed(self) -> str:
@@ -85,7 +95,7 @@ def grade_run(refs: References, setting: PlannedSetting, index: int, seed: int |
     g = grade_text(refs, result.stdout, name=f"{label} [{setting.role} run {index + 1}]")
     if not g.consistency_p < P_INCONSISTENT:  # the text is kept only for the diagnosis
         result = dataclasses.replace(result, stdout=b"")
-    return ProgramRun(setting, index, seed, command, result, g)
+    return ProgramRun(setting, index, seed, command, result, g, refs=refs)
 
 
 def holm(p_values: Sequence[float]) -> list[float]:
@@ -176,11 +186,12 @@ def _same_tables(a: Grade, b: Grade) -> bool:
 
 
 def _statistical_review(g: Grade) -> bool:
-    """Was this run's review only its own p-values (which the family replaces)?"""
-    own = g.consistency_p < P_INCONSISTENT or bool(g.print_check and g.print_check.flag)
-    others = [f for f in g.flags if f != "inconsistent" and not f.startswith("printed-")
-              and f != "low-power"]
-    return own and not others
+    """Was this run's review only its own p-values (which the family replaces)? It is when,
+    without that evidence (rubric.EVIDENCE_FLAGS, its p-value), the rubric would pass it: a flag
+    that only says how the tables were laid out (``unlabelled``, ``rows-reordered``,
+    ``prob-percent``, anything not in rubric.REVIEW_FLAGS) never makes it more."""
+    rest = [f for f in g.flags if f not in EVIDENCE_FLAGS]
+    return verdict_for(g.score, math.nan, rest) == "pass"
 
 
 def joint_grade(label: str, runs: Sequence[ProgramRun], convention: str) -> tuple[Grade, Joint]:
@@ -209,11 +220,62 @@ def joint_grade(label: str, runs: Sequence[ProgramRun], convention: str) -> tupl
         verdict = "review" if verdict == "pass" else verdict
     notes.append(f"joint p-value {joint.p_value:.3g} over {len(joint.p_values)} tests "
                  f"(Holm, review below {P_REVIEW:.3f}); input {convention}")
+    slip = joint.slip if any(lab.startswith("print-rule") for lab in joint.rejected) else ""
+    cause, cause_text, why = joint_cause(runs, slip) if verdict != "pass" else ("", "", "")
+    if why:
+        notes.append(why)
+    if cause in BY_NAME:  # as the printout grader: a slip flag naming another bug is dropped
+        flags = [f for f in flags if f not in PRINT_RULE_FLAGS or f == cause]
     layout = f"{first.layout}; input {convention}"
     g = dataclasses.replace(
         first, submission=label, score=score, verdict=verdict, flags=tuple(dict.fromkeys(flags)),
-        layout=layout, notes="; ".join(n for n in (first.notes, *notes) if n))
+        layout=layout, notes="; ".join(n for n in (first.notes, *notes) if n), cause=cause,
+        cause_text=cause_text)
     return g, joint
+
+
+def joint_cause(runs: Sequence[ProgramRun], slip: str = "") -> tuple[str, str, str]:
+    """The likely cause the runs back, as (cause, cause_text, a note saying how many runs named
+    it), or ("", "", note) when they do not agree: every distinct graded run that did not pass is
+    diagnosed as the printout grader diagnoses a file (:func:`dicejack.grade.scoring.diagnosis.
+    diagnose`, against its own setting's references). A known bug is named when the runs naming
+    a bug of its family (an M grid is one) are at least half of those diagnosed and no run names
+    a bug of another family (it is the one of its family named most often; a run named
+    ``unusual``, no known bug, is one a bug may not be told apart in at its setting: it
+    contradicts nothing, but counts among those diagnosed); ``unusual`` when every run is.
+    Its words are an assigned run's when one named it. `slip`:
+    the print-only slip the family's flag count found (:func:`_family`), which every run may then
+    be named, as a file may be when its own print-rule check flagged it."""
+    named: list[tuple[ProgramRun, str, str]] = []
+    seen: list[Grade] = []
+    for r in runs:
+        g = r.grade
+        if (g is None or r.refs is None or g.status != "ok"
+                or any(_same_tables(g, h) for h in seen)):
+            continue
+        seen.append(g)
+        if slip and g.print_check is not None and g.print_check.runs:
+            g = dataclasses.replace(g, print_check=dataclasses.replace(g.print_check, flag=slip))
+        d = diagnose(r.refs, g)
+        if d.cause:
+            named.append((r, d.cause, d.text))
+    if not named:
+        return "", "", ""
+    votes = Counter(c for _, c, _ in named)
+    families = Counter(BY_NAME[c].family for _, c, _ in named if c in BY_NAME)
+    if len(families) > 1 or (families and 2 * sum(families.values()) < len(named)):
+        return "", "", (f"no likely cause: the {len(named)} runs diagnosed name "
+                        + ", ".join(f"{c} ({n})" for c, n in votes.most_common()))
+    top, count = next(((c, n) for c, n in votes.most_common() if c in BY_NAME),
+                      (UNUSUAL, votes[UNUSUAL]))
+    runs_named = [(r, t) for r, c, t in named if c == top]
+    r, text = next(((r, t) for r, t in runs_named if r.setting.role == "assigned"),
+                   runs_named[0])
+    if r.setting.role != "assigned" and text:  # its M values are that run's, not the assigned
+        text = f"in {r.setting.role} run {r.index + 1} ({r.setting.settings.describe()}): {text}"
+    count = sum(families.values()) or count
+    kin = "it or its family " if len(set(votes) & set(BY_NAME)) > 1 else ""
+    return top, text, f"likely cause {top}: {kin}named by {count} of {len(named)} runs diagnosed"
 
 
 def _failed_runs_grade(label: str, runs: Sequence[ProgramRun],
@@ -235,7 +297,7 @@ def _failed_runs_grade(label: str, runs: Sequence[ProgramRun],
 
 def _runs_verdict(grades: Sequence[Grade]) -> str:
     """The assigned runs' verdict before the family: fail if any failed, review if any was
-    reviewed for more than its own p-values, else pass."""
+    reviewed for more than its own p-values (a layout flag is not more), else pass."""
     if any(g.verdict == "fail" for g in grades):
         return "fail"
     if any(g.verdict == "review" and not _statistical_review(g) for g in grades):
