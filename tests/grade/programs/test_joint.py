@@ -169,3 +169,58 @@ def test_a_review_flag_still_sends_a_student_to_review():
     assert row.verdict == "review"
     low = Grade(submission="r", status="ok", score=60.0, verdict="review")
     assert jt.joint_grade("alice", _assigned_runs(low), "argv")[0].verdict == "review"
+
+
+def _consistent(p: float):
+    from dicejack.grade.evidence.consistency import Consistency
+
+    return Consistency(1.0, p, p, 10, 0.0, 1.0, np.zeros((2, 2)), np.zeros((2, 2)))
+
+
+def _graded(p: float, verdict: str = "pass", flags: tuple[str, ...] = (), seed: int = 0):
+    from dicejack.grade.scoring.record import Grade
+
+    rng = np.random.default_rng(seed)  # distinct tables: no run repeats another's
+    return Grade(submission="r", status="ok", score=95.0, verdict=verdict, flags=flags,
+                 consistency=_consistent(p), policy=rng.integers(1, 3, (2, 2)),
+                 probability=rng.random((2, 2)))
+
+
+def test_the_row_names_the_run_that_decided_the_verdict_with_its_numbers():
+    """A probe run's p decided it: the row (page, reports) says which run and its numbers, not
+    the first assigned run's p-value."""
+    from dicejack.grade.outputs.writers import plain_summary
+
+    assigned = PlannedSetting(Settings(6, 10, 12, 2, M, GAMES), "assigned", 1)
+    probe = PlannedSetting(Settings(6, 20, 22, 2, 1000.0, GAMES), "probe", 2)
+    runs = [jt.ProgramRun(assigned, 0, None, "p", None, _graded(0.212, seed=1)),
+            jt.ProgramRun(probe, 0, None, "p", None, _graded(0.5, seed=2)),
+            jt.ProgramRun(probe, 1, None, "p", None,
+                          _graded(0.002, "review", ("inconsistent",), seed=3))]
+    row, joint = jt.joint_grade("alice", runs, "argv")
+    assert row.verdict == "review" and "inconsistent" in row.flags
+    assert joint.deciding() is not None and joint.deciding()[0] is runs[2]
+    assert "probe run 2" in row.decided_by and "consistency p = 0.002" in row.decided_by
+    text = plain_summary(row)
+    assert "probe run 2" in text and "0.212" not in text
+    assert "the verdict came from probe run 2" in row.notes
+
+
+def test_an_assigned_run_that_decided_is_the_one_shown():
+    assigned = PlannedSetting(Settings(6, 10, 12, 2, M, GAMES), "assigned", 2)
+    runs = [jt.ProgramRun(assigned, 0, None, "p", None, _graded(0.6, seed=1)),
+            jt.ProgramRun(assigned, 1, None, "p", None,
+                          _graded(0.001, "review", ("inconsistent",), seed=2))]
+    row, _ = jt.joint_grade("alice", runs, "argv")
+    assert row.consistency_p == pytest.approx(0.001) and "assigned run 2" in row.decided_by
+
+
+def test_the_flags_counted_are_the_flags_listed_and_each_says_what_it_is():
+    from dicejack.grade.outputs.writers import flag_checklist, plain_summary
+    from dicejack.grade.scoring.record import Grade
+
+    flags = ("unlabelled", "fixed-output", "m-tenth", "m-tenfold", "ignores-settings")
+    g = Grade(submission="r", status="ok", score=95.0, verdict="review", flags=flags)
+    assert f"Check the {len(flags)} flags below" in plain_summary(g)
+    for f, text in flag_checklist(g):
+        assert "reported by the reader" not in text, f

@@ -421,6 +421,9 @@ def _tables(refs: References, g: Grade) -> list[str]:
             f"<p>Statistic T = {_fmt(c.statistic)} over {c.usable} usable states; held-out "
             f"calibration runs: mean {_fmt(c.null_mean)}, sd {_fmt(c.null_sd)}; "
             f"{html_text(deciding)}. {html_text(REVIEW_BELOW)}.</p>")]
+        if g.decided_by:  # grade --run: every run's evidence jointly decided the verdict
+            out.append(Markup("<p>The verdict comes from all the program's runs together "
+                              f"(grade --run): {html_text(g.decided_by)}.</p>"))
         if g.print_check is not None:
             out.append(Markup(f"<p>{html_text(g.print_check.sentence())}</p>"))
         if c.decimals is not None:

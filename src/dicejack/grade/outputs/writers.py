@@ -339,10 +339,10 @@ def plain_summary(g: Grade) -> str:
         text += " " + SCORE_STANDS.format(why=why)
     if g.cause_text:
         text += f" Likely cause: {g.cause_text}"
-    hinted = [f for f in g.flags if f in FLAG_HINTS]
-    if hinted:
-        text += (" Check the flag below: it says what to look at." if len(hinted) == 1 else
-                 f" Check the {len(hinted)} flags below, in order: each says what to look at.")
+    listed = [f for f, _ in flag_checklist(g) if f]  # as many as the checklist lists
+    if listed:
+        text += (" Check the flag below: it says what to look at." if len(listed) == 1 else
+                 f" Check the {len(listed)} flags below, in order: each says what to look at.")
     elif g.verdict != Verdict.PASS and g.worst:
         w = g.worst[0]
         text += (f" Check first: state <{w.x},{w.y}>, where your estimate is least like the "
@@ -356,7 +356,9 @@ def evidence_reason(g: Grade) -> str:
     if g.status != Status.OK or g.verdict != Verdict.REVIEW:
         return ""
     reasons = []
-    if "inconsistent" in g.flags:
+    if "inconsistent" in g.flags and g.decided_by:  # grade --run: the run that decided it
+        reasons.append(g.decided_by)
+    elif "inconsistent" in g.flags:
         reasons.append(f"the tables are unusual for the handout's algorithm (consistency p = "
                        f"{_fmt(g.consistency_p, '.3g')}, below {P_INCONSISTENT:.3f})")
     reasons += [f"a print-rule check fired: {FLAG_HELP[f]}" for f in g.flags

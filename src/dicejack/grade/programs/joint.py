@@ -128,11 +128,24 @@ class Joint:
     slip: str  # the print flag seen most often ("" none)
     slip_flags: int
     slip_checked: int
+    #: the run behind each consistency test, in order (the print-flag count has none)
+    sources: tuple[ProgramRun, ...] = field(default=(), repr=False, compare=False)
 
     @property
     def p_value(self) -> float:
         kept = [p for p in self.adjusted if not math.isnan(p)]
         return min(kept) if kept else math.nan
+
+    def deciding(self) -> tuple[ProgramRun, float, float] | None:
+        """The run whose consistency test the family rejected with the smallest adjusted
+        p-value, with its p-value and the adjusted one (None when no consistency test was)."""
+        rejected = [(a, p, r) for r, p, a in zip(self.sources, self.p_values, self.adjusted,
+                                                 strict=False)
+                    if not math.isnan(a) and a < P_REVIEW]
+        if not rejected:
+            return None
+        a, p, r = min(rejected, key=lambda t: (t[0], t[1]))
+        return r, p, a
 
     @property
     def rejected(self) -> tuple[str, ...]:
@@ -147,11 +160,13 @@ def _family(runs: Sequence[ProgramRun]) -> Joint:
     strength: Counter[str] = Counter()
     checked = 0
     seen: list[Grade] = []
+    sources: list[ProgramRun] = []
     for r in runs:
         g = r.grade
         if g is None or g.status != "ok" or any(_same_tables(g, h) for h in seen):
             continue  # a repeated printout is not new evidence: counted once
         seen.append(g)
+        sources.append(r)
         labels.append(f"consistency of {r.setting.role} run {r.index + 1} "
                       f"({r.setting.settings.describe()})")
         ps.append(g.consistency_p)
@@ -169,7 +184,8 @@ def _family(runs: Sequence[ProgramRun]) -> Joint:
     labels.append(f"print-rule flags: {sum(flags.values())} of {checked} runs"
                   + (f" (most often {slip})" if slip else ""))
     ps.append(print_flag_p(sum(flags.values()), checked))
-    return Joint(tuple(labels), tuple(ps), tuple(holm(ps)), slip, count, checked)
+    return Joint(tuple(labels), tuple(ps), tuple(holm(ps)), slip, count, checked,
+                 tuple(sources))
 
 
 def failed_grade(label: str, error: str, flags: Sequence[str] = ()) -> Grade:
@@ -203,7 +219,12 @@ def joint_grade(label: str, runs: Sequence[ProgramRun], convention: str) -> tupl
         return _failed_runs_grade(label, runs, failed), joint
     if not assigned:
         return failed_grade(label, "no assigned run"), joint
-    first = assigned[0].grade
+    # the row shows the run that decided the verdict when it is an assigned run (its tables,
+    # numbers and page), else the first assigned run, the deciding run named beside it
+    deciding = joint.deciding()
+    base = (deciding[0] if deciding is not None and deciding[0].setting.role == "assigned"
+            and deciding[0] in assigned else assigned[0])
+    first = base.grade
     assert first is not None
     grades = [r.grade for r in assigned if r.grade is not None]
     score = float(np.mean([g.score for g in grades]))
@@ -220,6 +241,16 @@ def joint_grade(label: str, runs: Sequence[ProgramRun], convention: str) -> tupl
         verdict = "review" if verdict == "pass" else verdict
     notes.append(f"joint p-value {joint.p_value:.3g} over {len(joint.p_values)} tests "
                  f"(Holm, review below {P_REVIEW:.3f}); input {convention}")
+    decided = ""
+    if deciding is not None and "inconsistent" in flags:
+        r, p, a = deciding
+        decided = (f"the tables of {r.setting.role} run {r.index + 1} "
+                   f"({r.setting.settings.describe()}) are unusual for the handout's algorithm "
+                   f"(consistency p = {p:.3g}; Holm-adjusted over the {len(joint.p_values)} "
+                   f"tests of all runs {a:.3g}, below {P_REVIEW:.3f})")
+        if base is not r:
+            notes.append(f"the tables shown are assigned run {base.index + 1}'s; the verdict "
+                         f"came from {r.setting.role} run {r.index + 1}")
     slip = joint.slip if any(lab.startswith("print-rule") for lab in joint.rejected) else ""
     cause, cause_text, why = joint_cause(runs, slip) if verdict != "pass" else ("", "", "")
     if why:
@@ -230,7 +261,7 @@ def joint_grade(label: str, runs: Sequence[ProgramRun], convention: str) -> tupl
     g = dataclasses.replace(
         first, submission=label, score=score, verdict=verdict, flags=tuple(dict.fromkeys(flags)),
         layout=layout, notes="; ".join(n for n in (first.notes, *notes) if n), cause=cause,
-        cause_text=cause_text)
+        cause_text=cause_text, decided_by=decided)
     return g, joint
 
 

@@ -35,7 +35,13 @@ def _section(s: StudentResult) -> list[Markup]:
     summary = (f"{g.verdict or g.status}, score {g.score:.1f}; {s.language or 'language ?'}; "
                f"input {s.convention or '-'}" + (f"; {g.error}" if g.error else "")
                + (f"; flags {', '.join(g.flags)}" if g.flags else ""))
+    if g.cause:
+        summary += f"; likely cause {g.cause}"
     out = [Markup(f"<h2>{html_text(head)}</h2>"), Markup(f"<p>{html_text(summary)}</p>")]
+    if g.decided_by:  # the run whose evidence decided the verdict, with its numbers
+        out.append(Markup(f"<p>Decided by: {html_text(g.decided_by)}</p>"))
+    if g.cause_text:
+        out.append(Markup(f"<p>Likely cause: {html_text(g.cause_text)}</p>"))
     if g.notes:
         out.append(Markup(f"<p>{html_text(g.notes)}</p>"))
     if s.joint is not None:

@@ -78,6 +78,9 @@ class Grade:
     cause: str = ""  # likely cause (grade.diagnosis): a bug model, "unusual", "" (not diagnosed)
     cause_text: str = ""  # the likely cause in words, with what to check
     lines_read: tuple[int, ...] = ()  # the 1-based lines its tables were read from (its page)
+    #: grade --run: why the runs' evidence sent it to review, naming the run and its numbers
+    #: (the run may not be the one whose tables the row holds); "" otherwise
+    decided_by: str = ""
 
     def __post_init__(self) -> None:
         # the words as enums however they were given ("ok" and Status.OK are one value)

@@ -92,6 +92,14 @@ FLAG_HELP: dict[str, str] = {
     "identity-ambiguous": "the file's name matches two LMSs' patterns and the batch does not "
     "say which LMS it came from (no student is assumed), or two spellings of one id that differ "
     "only in letter case were merged into one student",
+    "fixed-output": "grade --run: two runs at the same settings printed identical tables; a "
+    "learner playing random games prints different ones every run",
+    "m-tenth": "grade --run: every inconsistent run fits the handout's algorithm with M ten "
+    "times smaller than the one given",
+    "m-tenfold": "grade --run: every inconsistent run fits the handout's algorithm with M ten "
+    "times larger than the one given",
+    "ignores-settings": "grade --run: a run printed tables of another size than the LTarget it "
+    "was given: the program does not use the settings it is run with",
 }
 #: What to check first, per flag (the per-student report).
 FLAG_HINTS: dict[str, str] = {
@@ -126,6 +134,14 @@ FLAG_HINTS: dict[str, str] = {
     "copied": "the instructor should compare the submissions named under similar_to.",
     "identity-ambiguous": "the instructor should enter this grade by hand: the file's name does "
     "not say whose it is.",
+    "fixed-output": "compute the tables from the games played on every run: do not print tables "
+    "saved beforehand, and do not seed the random generator with a constant.",
+    "m-tenth": "check that M is the one given (read from the input, not a constant) and is not "
+    "divided by ten where it is read or used in p_B = (T f_B + M) / (T f_B + K M).",
+    "m-tenfold": "check that M is the one given (read from the input, not a constant) and is "
+    "not multiplied by ten where it is read or used in p_B = (T f_B + M) / (T f_B + K M).",
+    "ignores-settings": "read NSides, LTarget, UTarget, NDice, M and NGames from the input on "
+    "every run, and size the tables by the LTarget given, not by constants.",
 }
 
 
