@@ -114,3 +114,27 @@ def test_help_names_the_probe_secret(capsys, monkeypatch):
     assert main(["grade", "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "--probe-secret TEXT With --run: the secret the probe settings are drawn from" in text
+
+
+def test_a_program_that_cannot_run_reads_fail_everywhere(tmp_path, monkeypatch, capsys):
+    """One word per outcome: the gradebook's verdict, the terminal table and the student's line
+    on stderr all say fail for a program that could not run (its reason beside it)."""
+    if not _has_sandbox():
+        pytest.skip("no sandbox or no /usr/bin/python3 here")
+    monkeypatch.chdir(tmp_path)
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "learn.py").write_text("import sys\nsys.exit('no tables today')\n")
+    (tmp_path / "plan.toml").write_text("runs = 1\n")
+    code = main(["grade", "--run", str(broken), *GAME, "--plan", "plan.toml", "--input",
+                 "argv: {sides} {low} {high} {dice} {m} {games}", "--cache",
+                 str(tmp_path / "cache"), "--out", "book.csv", "--python", "system"])
+    captured = capsys.readouterr()
+    assert code == 1, captured.err  # none of the programs could be graded
+    book = (tmp_path / "book.csv").read_text().splitlines()
+    assert book[1].startswith("broken,error,") and ",fail," in book[1]
+    row = next(line for line in captured.out.splitlines() if line.startswith("broken"))
+    assert " fail " in row and "error: " in row
+    line = next(x for x in captured.err.splitlines() if x.startswith("broken: "))
+    assert ", fail (error: " in line
+    assert "unreadable" not in captured.out + line

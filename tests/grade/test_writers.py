@@ -115,10 +115,12 @@ def test_the_terminal_table_shows_the_student_first_and_counts_that_add_up():
     lines = summary_text(grades).splitlines()
     assert lines[0].startswith("student ") and lines[1].startswith("500012 (Ann Lee)  moodle.zip")
     assert "..." in lines[1] and lines[1].split()[4].endswith("/output.txt")  # both ends kept
-    assert " unreadable " in lines[2] and " fail " not in lines[2]
-    assert lines[-1] == "2 submissions: 1 pass, 0 review, 0 fail, 1 unreadable (1 other file " \
-                        "skipped)"
+    # the gradebook's word: a file that could not be graded is a fail, its reason after it
+    assert " fail " in lines[2] and "unreadable" not in lines[2]
+    assert "error: submission is empty" in lines[2]
+    assert lines[-1] == ("2 submissions: 1 pass, 0 review, 1 fail (1 of them could not be "
+                         "graded) (1 other file skipped)")
     one = summary_text(grades[:1]).splitlines()[-1]
-    assert one == "1 submission: 1 pass, 0 review, 0 fail, 0 unreadable"
+    assert one == "1 submission: 1 pass, 0 review, 0 fail (0 of them could not be graded)"
     plain = summary_text([grade.Grade("a.txt", "ok", score=1.0, verdict="fail")])
     assert plain.startswith("submission ")  # no student column when no LMS named anyone

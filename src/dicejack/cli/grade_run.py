@@ -70,9 +70,11 @@ def grade_run_cmd(
         raise
     write_output(summary_text(batch.grades), None)
     for s in batch.students:  # names and reasons are a student's words: escaped, one line
+        g = s.grade  # the gradebook's words: its verdict (a program that could not run: fail)
         typer.echo(safe_text(f"{s.label}: {s.language or '?'}, input {s.convention or '-'}, "
-                             f"{len(s.runs)} runs, {s.grade.verdict or s.grade.status}"
-                             + (f" ({s.grade.error})" if s.grade.error else "")), err=True)
+                             f"{len(s.runs)} runs, {g.verdict or g.status}"
+                             + (f", likely: {g.cause}" if g.cause else "")
+                             + (f" (error: {g.error})" if g.error else "")), err=True)
     written = [str(out), str(runs_path(out))] + [str(p) for p in (lms_csv,) if p is not None]
     if reports is not None:
         written.append(f"reports in {reports}/")

@@ -146,8 +146,9 @@ _SEVERITY = {verdict: rank for rank, verdict in enumerate(VERDICT_SEVERITY)}
 
 
 def _verdict(g: Grade) -> Markup:
-    word = "unreadable" if g.status == "error" else g.verdict
-    return Markup(f'<span class="verdict {html_text(g.verdict)}">{html_text(word)}</span>')
+    # the gradebook's word (a file or program that could not be graded is a fail); it sorts
+    # before the other fails (VERDICT_SEVERITY's "unreadable")
+    return Markup(f'<span class="verdict {html_text(g.verdict)}">{html_text(g.verdict)}</span>')
 
 
 def _fmt(v: float, spec: str = ".4f") -> str:
@@ -237,7 +238,8 @@ def _index_head(refs: References, counted: Sequence[tuple[Grade, str]],
         Markup('<div class="cards">' + "".join(
             f'<div class="card {cls}"><b>{count}</b>{label}</div>' for label, cls, count in (
                 ("pass", "pass", counts["pass"]), ("review", "review", counts["review"]),
-                ("fail", "fail", counts["fail"]), ("unreadable", "fail", unreadable),
+                ("fail", "fail", counts["fail"] + unreadable),
+                ("not graded (counted in fail)", "fail", unreadable),
                 ("skipped", "muted", len(skipped)))) + "</div>"),
     ]
     note = setting_power(refs).note() if ok else ""  # the setting-level note of grade.power
@@ -264,7 +266,7 @@ def _index_row(g: Grade, page: str, labels: dict[str, str], page_of: dict[str, s
         html_link(page, _student(g) or labels[g.submission]),
         g.score, (_verdict(g), str(_SEVERITY.get(word, len(_SEVERITY)))), g.cause,
         "; ".join([*g.flags, *notes] if g.status == "ok"
-                  else [f"unreadable: {g.error}", *notes]),
+                  else [f"could not be graded: {g.error}", *notes]),
         html_link(page, labels[g.submission]),
         *(g.metrics.get(k, math.nan) for k in ("agreement_decisive", "rmse_onpath",
                                               "score_vs_optimal", "exploitability")),
@@ -298,7 +300,7 @@ def _superseded_section(superseded: Sequence[tuple[Grade, str]],
                         HtmlColumn("score", numeric=True, fmt=".1f"),
                         HtmlColumn("verdict")),
                        [(_student(g), html_link(page, labels[g.submission]),
-                         g.score, g.verdict if g.status == "ok" else "unreadable")
+                         g.score, g.verdict)
                         for g, page in superseded])]
 
 

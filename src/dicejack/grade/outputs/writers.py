@@ -252,8 +252,8 @@ def _plural(n: int, word: str, words: str | None = None) -> str:
 
 def summary_text(grades: Sequence[Grade]) -> str:
     """A plain table for the terminal: one line per file (the student first, then the file's
-    name shortened in the middle; an unreadable file's verdict is `unreadable`), then counts
-    that add up to the files graded."""
+    name shortened in the middle; a file or program that could not be graded reads `fail`, as
+    in the gradebook, its reason after it), then counts that add up to the files graded."""
     names = [safe_text(g.submission) for g in grades]
     who = [safe_text(g.who) for g in grades]
     show_who = any(who)
@@ -268,18 +268,18 @@ def summary_text(grades: Sequence[Grade]) -> str:
                 if g.status == Status.OK else
                 f"skipped: {g.error}" if g.status == Status.SKIPPED else f"error: {g.error}")
         score = f"{g.score:5.1f}" if g.status != Status.SKIPPED else f"{'':5}"
-        verdict = "unreadable" if g.status == Status.ERROR else g.verdict
+        verdict = g.verdict  # one word per outcome: the gradebook's (an error row is a fail)
         first = f"{_middle(student, who_width):<{who_width}}  " if show_who else ""
         lines.append(f"{first}{_middle(name, width):<{width}}  {score}  {verdict:<10}  "
                      f"{p:>8}  {safe_text(tail)}")
-    counts = {v: sum(1 for g in grades if g.status == Status.OK and g.verdict == v)
+    counts = {v: sum(1 for g in grades if g.status != Status.SKIPPED and g.verdict == v)
               for v in (Verdict.PASS, Verdict.REVIEW, Verdict.FAIL)}
     errors = sum(1 for g in grades if g.status == Status.ERROR)
     skipped = sum(1 for g in grades if g.status == Status.SKIPPED)
     graded = len(grades) - skipped
     tail = f" ({_plural(skipped, 'other file')} skipped)" if skipped else ""
     lines.append(f"{_plural(graded, 'submission')}: {counts['pass']} pass, {counts['review']} "
-                 f"review, {counts['fail']} fail, {errors} unreadable{tail}")
+                 f"review, {counts['fail']} fail ({errors} of them could not be graded){tail}")
     return "\n".join(lines) + "\n"
 
 
