@@ -224,3 +224,19 @@ def test_the_flags_counted_are_the_flags_listed_and_each_says_what_it_is():
     assert f"Check the {len(flags)} flags below" in plain_summary(g)
     for f, text in flag_checklist(g):
         assert "reported by the reader" not in text, f
+
+
+def test_the_runs_page_says_what_decided_the_verdict_and_the_likely_cause():
+    from dicejack.grade.programs.batch import StudentResult
+    from dicejack.grade.programs.pages import runs_html
+
+    assigned = PlannedSetting(Settings(6, 10, 12, 2, M, GAMES), "assigned", 2)
+    runs = [jt.ProgramRun(assigned, 0, None, "p", None, _graded(0.6, seed=1)),
+            jt.ProgramRun(assigned, 1, None, "p", None,
+                          _graded(0.001, "review", ("inconsistent",), seed=2))]
+    row, joint = jt.joint_grade("alice", runs, "argv")
+    row = dataclasses.replace(row, cause="m-tenth", cause_text="M <ten> times too small")
+    page = runs_html([StudentResult("alice", "python", "argv", tuple(runs), row, joint)],
+                     "bwrap", "2 x assigned")
+    assert "Decided by: the tables of assigned run 2" in page
+    assert "likely cause m-tenth" in page and "M &lt;ten&gt; times too small" in page
