@@ -37,7 +37,7 @@ from dicejack.grade.outputs.writers import (
 )
 from dicejack.grade.programs.collect import Source, collect_programs
 from dicejack.grade.programs.conventions import Convention
-from dicejack.grade.programs.diagnosis import M_FACTORS, scaled, wrong_m
+from dicejack.grade.programs.diagnosis import mark_wrong_m, scaled
 from dicejack.grade.programs.joint import Joint, ProgramRun, failed_grade, grade_run, joint_grade
 from dicejack.grade.programs.languages import Language, Program, find_program
 from dicejack.grade.programs.pages import runs_html
@@ -377,13 +377,7 @@ def _student_result(source: Source, built: Build | None, found: Detection | None
         g, joint = failed_grade(source.label, error, flags), None
     else:
         g, joint = joint_grade(source.label, runs, conv)
-        if "inconsistent" in g.flags:
-            named = wrong_m(runs, refs_at)
-            if named:
-                g = dataclasses.replace(
-                    g, flags=(*g.flags, named),
-                    notes=f"{g.notes}; every inconsistent run fits M x "
-                          f"{M_FACTORS[named]:g} ({named})")
+        g = mark_wrong_m(g, runs, refs_at)
     if source.notes:  # what taking the submission in decided (a renamed file kept, ...)
         g = dataclasses.replace(g, notes="; ".join(n for n in (g.notes, *source.notes) if n))
     s = (lms_student(source.student_parts(), deepest=source.deepest) if source.parts
