@@ -100,3 +100,43 @@ def test_size_alone_takes_the_swapped_order_consistency_does_not(batch, cache, t
     assert judged.convention is not None
     assert judged.convention.order == ("dice", "sides", "low", "high", "games", "m")
     assert any("inconsistent" in what for _, what in judged.tries)
+
+
+def test_candidates_from_the_source_text():
+    """Flag conventions and an output file are proposed from a program's literals; only
+    proposals (every one is judged by running it)."""
+    from dicejack.grade.programs import conventions as cv
+
+    text = ('p.add_argument("-ND", "--n_dice"); p.add_argument("-NS", "--nsides")\n'
+            '"-LT" "--ltarget" "-UT" "--utarget" "-M" "--M" "-NG" "--ngames"\n'
+            'open("output.txt", "w"); open("input.txt")')
+    flags = cv.flag_candidates(text)
+    assert [c.template for c in flags] == [
+        "--nsides {sides} --ltarget {low} --utarget {high} --n_dice {dice} --M {m} "
+        "--ngames {games}",
+        "-NS {sides} -LT {low} -UT {high} -ND {dice} -M {m} -NG {games}"]
+    every = cv.source_candidates(text)
+    assert every[:2] == flags and len(every) == 2 * (2 + len(cv.CANDIDATES))
+    assert {c.output for c in every} == {"", "output.txt"}
+    assert cv.flag_candidates('"--NDice" "--NSides"') == ()  # not all six: no candidate
+    assert len({c.order for c in cv.CANDIDATES}) == len(cv.ORDERS)
+
+
+def test_an_output_file_convention_is_parsed_and_named():
+    from dicejack.grade.programs import conventions as cv
+    from dicejack.grade.settings import GradeError
+
+    c = cv.parse_convention("argv: {sides} {low} {high} {dice} {m} {games} > output.txt")
+    assert c.output == "output.txt" and c.describe().endswith("> output.txt")
+    assert cv.parse_convention(c.describe()) == c
+    with pytest.raises(GradeError):
+        cv.parse_convention("argv: {sides} {low} {high} {dice} {m} {games} > ../x")
+
+
+def test_a_tie_says_what_to_pass():
+    from dicejack.grade.programs import conventions as cv
+
+    a, b = cv.CANDIDATES[0], cv.CANDIDATES[5]
+    det = pr.Detection(None, (), fits=(a, b))
+    assert det.reason().startswith("2 input conventions fit")
+    assert f"--input '{a.describe()}' or --input '{b.describe()}'" in det.reason()
