@@ -140,8 +140,11 @@ def printed_size(stdout: bytes, n_dice: int) -> int | None:
 
 
 #: The consistency p-value at or above which a candidate's printout counts as the program
-#: following that convention's settings (a faithful program falls below it once in a thousand).
-DETECT_P = 1e-3
+#: following that convention's settings. Measured at TINY (docs/running.md): M and NGAMES
+#: swapped gave p of at most 2.3e-6 (75 runs); the right order, by faithful programs and by
+#: programs with a print-only slip (which lowers the p at the tiny game), at least 5e-4 (85).
+#: Low, so that a program's own slip is graded and named rather than held as input unknown.
+DETECT_P = 1e-5
 #: Runs that hit a limit (time, CPU, output) before detection gives up on a program.
 DETECT_LIMIT_HITS = 2
 #: A candidate's printout judged: its consistency p-value and a few words on it.
