@@ -209,3 +209,35 @@ def test_cancelling_kills_a_running_program(mode):
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     assert r.reason == "cancelled" and not r.ok
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_collect_returns_the_named_plain_files_only(mode):
+    """A run whose printout is a file: its stdout goes to stderr, the named files it left come
+    back (a link or a file not named does not), the exit status is the program's."""
+    box = jail(mode)
+    folder = sb.private_folder()
+    try:
+        (folder / "prog.py").write_text(textwrap.dedent("""\
+            import os
+            print("to stderr")
+            open("output.txt", "w").write("tables\\n")
+            open("other.txt", "w").write("not named\\n")
+            os.symlink("/etc/passwd", "link.txt")
+            raise SystemExit(3)
+            """))
+        r = sb.run_jailed(box, [PYTHON, "prog.py"], source=folder,
+                          limits=sb.Limits(wall_seconds=60.0),
+                          collect=("output.txt", "link.txt", "missing.txt"))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert r.exit_code == 3 and b"to stderr" in r.stderr
+    assert sb.collected(r.stdout) == {"output.txt": b"tables\n"}
+
+
+def test_collect_takes_plain_names_only():
+    with pytest.raises(sb.SandboxError):
+        sb.check_collect(["../x"])
+    with pytest.raises(sb.SandboxError):
+        sb.check_collect(["a b; rm -rf /"])
+    assert sb.collected(b"not a tar") == {}

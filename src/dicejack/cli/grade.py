@@ -152,7 +152,7 @@ _PROBE_SECRET_OPT = typer.Option(
 _INPUT_SPEC_OPT = typer.Option(
     None, "--input", help="With --run: how programs take their settings, e.g. 'argv: "
     "{sides} {low} {high} {dice} {m} {games}', 'stdin: ...', 'file input.txt: ...' "
-    "(default: detected per program)."
+    "(default: detected per program); end with '> output.txt' when the tables go to a file."
 )
 _UNSAFE_SANDBOX_OPT = typer.Option(
     None, "--unsafe-sandbox", metavar="unshare|none", help="With --run: the weaker jail you "

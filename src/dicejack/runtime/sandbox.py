@@ -37,13 +37,16 @@ Plumbing only: what is run, and what its output means, is the caller's.
 
 from __future__ import annotations
 
+import io
 import itertools
 import os
+import re
 import resource
 import selectors
 import shutil
 import signal
 import subprocess
+import tarfile
 import tempfile
 import threading
 import time
@@ -56,7 +59,7 @@ from dicejack.runtime import cgroups, tree
 
 __all__ = ["MODES", "SandboxError", "Limits", "Sandbox", "RunResult", "choose_sandbox",
            "probe_mode", "run_jailed", "jailed_command", "private_folder", "NOBODY", "RUN_UIDS",
-           "INSTALL_HINT", "jails_cpu_seconds", "check_readonly"]
+           "INSTALL_HINT", "jails_cpu_seconds", "check_readonly", "check_collect", "collected"]
 
 #: Sandbox modes, strongest first.
 MODES = ("bwrap", "unshare", "none")
@@ -80,6 +83,12 @@ INSTALL_HINT = ("install bubblewrap (Debian/Ubuntu: apt install bubblewrap; Fedo
 #: The shell line that runs a command with its standard output sent to standard error, then
 #: writes the folder as a tar stream on standard output (a build's way out of the jail).
 EXPORT = '"$@" 1>&2 && exec tar --format=gnu -cf - .'
+#: The shell line of a run whose printout is files of its folder (`collect`): the command's
+#: standard output goes to standard error, then the named files (those there) come back as a
+#: tar stream on standard output; the exit status is the command's.
+COLLECT = ('"$@" 1>&2; rc=$?; set --; for f in $COLLECT_NAMES; do [ -f "$f" ] && set -- "$@" '
+           '"$f"; done; [ $# -gt 0 ] && tar --format=gnu -cf - -- "$@"; exit $rc')
+_COLLECT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
 class SandboxError(DicejackError):
@@ -323,7 +332,8 @@ def private_folder(prefix: str = "dicejack-", *, parent: Path | None = None) -> 
 
 def jailed_command(sandbox: Sandbox, argv: Sequence[str], limits: Limits = Limits(), *,
                    source: Path | None = None, export: bool = False,
-                   readonly: Sequence[Path] = (), path: Sequence[str] = ()) -> list[str]:
+                   readonly: Sequence[Path] = (), path: Sequence[str] = (),
+                   collect: Sequence[str] = ()) -> list[str]:
     """The command line that runs `argv` under `sandbox` (argv's paths relative to the run's
     folder, the working directory in every mode). In bwrap the starting files are copied in
     first, inside the jail, and the `readonly` folders are bound read-only at their own paths
@@ -335,6 +345,9 @@ def jailed_command(sandbox: Sandbox, argv: Sequence[str], limits: Limits = Limit
     inner = ["prlimit", f"--nproc={limits.processes}", "--", *argv]
     if export:
         inner = ["/bin/sh", "-c", EXPORT, "sh", *inner]
+    elif collect:
+        names = " ".join(check_collect(collect))
+        inner = ["/bin/sh", "-c", f"COLLECT_NAMES='{names}'; {COLLECT}", "sh", *inner]
     if sandbox.mode == "bwrap":
         start = (["/bin/sh", "-c", f'cp -R {JAIL_SRC}/. . && exec "$@"', "sh"]
                  if source is not None else [])
@@ -472,6 +485,7 @@ def run_jailed(
     cancel: threading.Event | None = None,
     readonly: Sequence[Path] = (),
     path: Sequence[str] = (),
+    collect: Sequence[str] = (),
 ) -> RunResult:
     """Run `argv` under `sandbox` with `limits`, in a fresh folder holding a copy of the folder
     `source` (the grader's own, plain files and folders: a submission's intake or a build) and
@@ -483,7 +497,9 @@ def run_jailed(
     limits.stderr_bytes is dropped. Setting `cancel` (Ctrl-C in the caller) kills the run within
     a fraction of a second (reason cancelled). `readonly`: host folders the program may read, at
     their own paths (bwrap binds them; the weaker jails show them anyway); `path`: folders put
-    first on its PATH (e.g. a Python environment's bin)."""
+    first on its PATH (e.g. a Python environment's bin). `collect`: plain file names of the
+    folder that are the run's printout: the command's stdout goes to stderr and those of the
+    files it left come back as a tar stream in ``stdout`` (read with :func:`collected`)."""
     files = dict(files or {})
     readonly = check_readonly(readonly)
     made: list[Path] = []  # folders of ours to remove afterwards
@@ -494,13 +510,13 @@ def run_jailed(
             staging, mounted = _stage(source, files, run_as)
             made += [staging] if staging is not None else []
             cmd = jailed_command(sandbox, argv, limits, source=mounted, export=export,
-                                 readonly=readonly, path=path)
+                                 readonly=readonly, path=path, collect=collect)
             cwd = Path("/")
         else:
             run_as = _weak_user()
             folder = _host_folder(source, files, run_as)
             made.append(folder.parent)
-            cmd = jailed_command(sandbox, argv, limits, export=export)
+            cmd = jailed_command(sandbox, argv, limits, export=export, collect=collect)
             cwd = folder
         group = _open_group(sandbox, limits)
         return _run(cmd, cwd, argv, limits, stdin, cancel, group,
@@ -512,6 +528,32 @@ def run_jailed(
             group.close()
         for ours in made:
             tree.remove_tree(ours)
+
+
+def check_collect(names: Sequence[str]) -> list[str]:
+    """`collect`'s names checked: plain file names only (SandboxError otherwise)."""
+    bad = [n for n in names if not _COLLECT_NAME.match(n)]
+    if bad:
+        raise SandboxError(f"collect takes plain file names, got {bad[0]!r}")
+    return list(names)
+
+
+def collected(stdout: bytes, limit: int = 16 << 20) -> dict[str, bytes]:
+    """The files a `collect` run returned (name -> bytes): plain files of the top folder only,
+    each within `limit` bytes; anything else in the stream (a link, a folder) is ignored."""
+    out: dict[str, bytes] = {}
+    if not stdout:
+        return out
+    try:
+        with tarfile.open(fileobj=io.BytesIO(stdout), mode="r:") as tar:
+            for member in tar:
+                if member.isfile() and "/" not in member.name and member.size <= limit:
+                    data = tar.extractfile(member)
+                    if data is not None:
+                        out[member.name] = data.read()
+    except (tarfile.TarError, OSError):
+        pass
+    return out
 
 
 def _stage(source: Path | None, files: Mapping[str, bytes], run_as: tuple[int, int] | None

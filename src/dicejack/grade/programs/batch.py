@@ -36,13 +36,24 @@ from dicejack.grade.outputs.writers import (
     write_reports,
 )
 from dicejack.grade.programs.collect import Source, collect_programs
-from dicejack.grade.programs.conventions import Convention
+from dicejack.grade.programs.conventions import Convention, source_candidates
 from dicejack.grade.programs.diagnosis import mark_wrong_m, scaled
 from dicejack.grade.programs.joint import Joint, ProgramRun, failed_grade, grade_run, joint_grade
 from dicejack.grade.programs.languages import Language, Program, find_program
 from dicejack.grade.programs.pages import runs_html
 from dicejack.grade.programs.plan import PlannedSetting, RunPlan
-from dicejack.grade.programs.running import Build, Detection, Runner, build, detect, run_once
+from dicejack.grade.programs.running import (
+    TINY,
+    Build,
+    Detection,
+    Judge,
+    Runner,
+    build,
+    detect,
+    read_printout,
+    run_once,
+)
+from dicejack.grade.scoring.grading import grade_text
 from dicejack.grade.scoring.record import Grade
 from dicejack.grade.scoring.students import mark_held, mark_kept
 from dicejack.grade.settings import GradeConfig, GradeError
@@ -132,8 +143,8 @@ class _Stop:
 
 
 def _prepare(source: Source, runner: Runner, conventions: Sequence[Convention],
-             fixed: bool, languages: Mapping[str, Language] | None, stop: _Stop
-             ) -> tuple[Build | None, Detection | None, str]:
+             fixed: bool, languages: Mapping[str, Language] | None, stop: _Stop,
+             judge: Judge | None = None) -> tuple[Build | None, Detection | None, str]:
     """Find, build and detect one student's program. Whatever goes wrong is that student's
     row, never the batch's end (only Ctrl-C stops the batch)."""
     stop.check()
@@ -146,7 +157,7 @@ def _prepare(source: Source, runner: Runner, conventions: Sequence[Convention],
     except (OSError, RecursionError) as exc:  # an unreadable file: this student's row
         return None, None, f"cannot read the submission: {_reason(exc)}"
     try:
-        return _build_and_detect(program, runner, conventions, fixed, stop)
+        return _build_and_detect(program, runner, conventions, fixed, stop, judge)
     except KeyboardInterrupt:
         raise
     except Exception as exc:  # noqa: BLE001 - one student's program never stops the batch
@@ -160,15 +171,48 @@ def _reason(exc: BaseException) -> str:
 
 
 def _build_and_detect(program: Program, runner: Runner, conventions: Sequence[Convention],
-                      fixed: bool, stop: _Stop) -> tuple[Build | None, Detection | None, str]:
+                      fixed: bool, stop: _Stop, judge: Judge | None = None
+                      ) -> tuple[Build | None, Detection | None, str]:
     built = build(program, runner)
     if built.error:
         return built, None, built.error
     if fixed:
         return built, Detection(conventions[0], ()), ""
     stop.check()
-    found = detect(built, runner, conventions)
+    found = detect(built, runner, source_candidates(_source_text(program), tuple(conventions)),
+                   judge=judge)
     return built, found, found.reason()
+
+
+def _source_text(program: Program, cap: int = 1 << 20) -> str:
+    """The program's source files as one text (capped), to propose flag and output-file
+    conventions from: only proposals, each judged by running it."""
+    parts: list[str] = []
+    for name in program.sources[:50]:
+        try:
+            with open(program.folder / name, "rb") as f:
+                parts.append(f.read(cap).decode("utf-8", "replace"))
+        except OSError:
+            continue
+    return "\n".join(parts)[:cap]
+
+
+def _tiny_judge(config: GradeConfig, say: Callable[[str], None], cache_dir: Path | None,
+                workers: int | None, progress: bool) -> Judge:
+    """Detection's judge: a printout graded against the reference runs of the tiny game
+    (computed once, cached like every setting's); its consistency p-value (0 when it cannot
+    be graded)."""
+    say("reference runs: the tiny game of input detection")
+    tiny = GradeConfig(Game(TINY.sides, TINY.low, TINY.high, TINY.dice), TINY.m, TINY.games,
+                       config.references, config.seed)
+    refs = reference_runs(tiny, cache_dir=cache_dir, workers=workers, progress=progress)
+
+    def judge(printed: bytes) -> tuple[float, str]:
+        g = grade_text(refs, printed, name="input detection")
+        p = g.consistency_p if g.status == "ok" else 0.0
+        return (0.0 if math.isnan(p) else p), ("" if g.status == "ok" else f": {g.error}")
+
+    return judge
 
 
 def _one_run(built: Build, runner: Runner, convention: Convention, setting: PlannedSetting,
@@ -183,6 +227,8 @@ def _one_run(built: Build, runner: Runner, convention: Convention, setting: Plan
     except Exception as exc:  # noqa: BLE001 - cannot start, no room: this run's row only
         return ProgramRun(setting, index, seed, command, None, None,
                           f"cannot start: {_reason(exc)}")
+    if convention.output:  # the printout is the file it wrote
+        result = dataclasses.replace(result, stdout=read_printout(result, convention))
     return grade_run(refs, setting, index, seed, command, result, built.program.label)
 
 
@@ -223,6 +269,7 @@ def grade_programs(
     refs_by = _setting_references(plan, config, say, cache_dir, workers, progress)
     assigned = next(s for s in plan.settings if s.role == "assigned")
     refs_at = _scaled_references(config, say, cache_dir, workers, progress)
+    judge = None if fixed else _tiny_judge(config, say, cache_dir, workers, progress)
     n_workers = parallel.worker_count(workers)
     stop = _Stop(runner.cancel)
     work = Path(tempfile.mkdtemp(prefix="dicejack-programs-"))
@@ -233,7 +280,7 @@ def grade_programs(
             raise GradeError("no student program found (source files: .py .java .c .cpp ...)")
         by_program = _build_and_run(
             sources, builds, plan, runner, refs_by, stop,
-            prepare=(candidates, fixed, languages), n_workers=n_workers, progress=progress)
+            prepare=(candidates, fixed, languages, judge), n_workers=n_workers, progress=progress)
         students = [_student_result(source, built, found, error, by_program.get(k, []), refs_at)
                     for k, (source, built, found, error) in enumerate(builds)]
     finally:
@@ -341,10 +388,10 @@ def _build_and_run(sources: Sequence[Source], builds: list, plan: RunPlan, runne
     `builds` gets the builds once all are done (for the caller to discard). On any error
     (Ctrl-C too) pending work is cancelled and running programs stopped. Returns the graded
     runs by program index."""
-    candidates, fixed, languages = prepare
+    candidates, fixed, languages, judge = prepare
     with cf.ThreadPoolExecutor(n_workers) as pool:
         try:
-            futures = [pool.submit(_prepare, s, runner, candidates, fixed, languages, stop)
+            futures = [pool.submit(_prepare, s, runner, candidates, fixed, languages, stop, judge)
                        for s in sources]
             _wait_all(futures, "building", progress)
             builds.extend((s, *f.result()) for s, f in zip(sources, futures, strict=True))
@@ -372,7 +419,12 @@ def _student_result(source: Source, built: Build | None, found: Detection | None
     program = built.program if built is not None else None
     language = program.language.name if program is not None else ""
     conv = found.convention.describe() if found and found.convention else ""
-    if error:
+    if error and found is not None and found.convention is None:
+        # detection's guess is never a fail: the row is held for a person to name the input
+        flags = tuple(f for f in (found.flag, "input-unknown") if f)
+        g = dataclasses.replace(failed_grade(source.label, error, flags), verdict="review")
+        joint = None
+    elif error:
         flags = (found.flag,) if found is not None and found.flag else ()
         g, joint = failed_grade(source.label, error, flags), None
     else:

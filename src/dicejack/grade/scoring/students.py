@@ -88,8 +88,10 @@ def check_hold(reasons: Iterable[str]) -> tuple[str, ...]:
 
 
 def _hold_reason(g: Grade, hold: Sequence[str]) -> str:
-    if g.status == Status.ERROR:
-        return "unreadable" if "unreadable" in hold else ""
+    if g.status == Status.ERROR:  # a row for review (a program's input not known) or unreadable
+        held = [r for r in (("review",) if g.verdict == Verdict.REVIEW else ()) + ("unreadable",)
+                if r in hold]
+        return held[0] if held else ""
     if g.status != Status.OK:
         return ""
     reasons = [g.verdict] if g.verdict in (Verdict.REVIEW, Verdict.FAIL) else []
