@@ -34,6 +34,10 @@ __all__ = ["M_FACTORS", "FIT_LEVEL", "wrong_m", "scaled", "mark_wrong_m"]
 M_FACTORS: dict[str, float] = {"m-tenth": 0.1, "m-tenfold": 10.0}
 #: A regraded run fits a factor when its consistency p is at least this.
 FIT_LEVEL = 1e-3
+#: A wrong M is named only when some inconsistent run is decisively so (consistency p below
+#: this): a faithful student at review is inconsistent by chance at p near the review level,
+#: where a scaled M can fit as well, and must not be blamed (fair by default).
+NAME_LEVEL = 1e-3
 
 
 def wrong_m(runs: Sequence[ProgramRun],
@@ -44,7 +48,7 @@ def wrong_m(runs: Sequence[ProgramRun],
     bad = [r for r in runs if r.grade is not None and r.grade.status == "ok"
            and r.grade.consistency_p < P_INCONSISTENT and r.result is not None
            and r.result.stdout]
-    if not bad:
+    if not bad or min(r.grade.consistency_p for r in bad) >= NAME_LEVEL:
         return ""
     fits = []
     for name, factor in M_FACTORS.items():
