@@ -172,3 +172,12 @@ def test_separability_tells_distinct_bugs_apart_and_counts_every_model(refs):
         told, right = result[name]
         assert told == right == bug_models.MODEL_RUNS, (name, told, right)
     assert all(0 <= right <= told for told, right in result.values())
+
+
+def test_pair_separation_tells_apart_bugs_that_play_apart(refs):
+    far = diagnosis.pair_separation(refs, "last-sampled", "integer-division")
+    assert far == diagnosis.pair_separation(refs, "integer-division", "last-sampled") >= 0.9
+    # two M of one grid a factor ten apart play closer than the two bugs above
+    assert diagnosis.pair_separation(refs, "m-hundredth", "m-tenth") <= far
+    with pytest.raises(ValueError, match="two different models"):
+        diagnosis.pair_separation(refs, "m-tenth", "m-tenth")

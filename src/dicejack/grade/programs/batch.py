@@ -36,9 +36,16 @@ from dicejack.grade.outputs.writers import (
     write_reports,
 )
 from dicejack.grade.programs.collect import Source, collect_programs
-from dicejack.grade.programs.conventions import Convention, source_candidates
+from dicejack.grade.programs.conventions import Convention, Settings, source_candidates
 from dicejack.grade.programs.diagnosis import mark_wrong_m, scaled
-from dicejack.grade.programs.joint import Joint, ProgramRun, failed_grade, grade_run, joint_grade
+from dicejack.grade.programs.joint import (
+    Joint,
+    ProgramRun,
+    failed_grade,
+    grade_run,
+    joint_grade,
+    tied_causes,
+)
 from dicejack.grade.programs.languages import Language, Program, find_program
 from dicejack.grade.programs.pages import runs_html
 from dicejack.grade.programs.plan import PlannedSetting, RunPlan
@@ -53,6 +60,8 @@ from dicejack.grade.programs.running import (
     read_printout,
     run_once,
 )
+from dicejack.grade.programs.tiebreak import TIEBREAK_RUNS, separating_setting, settle
+from dicejack.grade.scoring.diagnosis import UNUSUAL
 from dicejack.grade.scoring.grading import grade_text
 from dicejack.grade.scoring.record import Grade
 from dicejack.grade.scoring.students import mark_held, mark_kept
@@ -283,6 +292,8 @@ def grade_programs(
             prepare=(candidates, fixed, languages, judge), n_workers=n_workers, progress=progress)
         students = [_student_result(source, built, found, error, by_program.get(k, []), refs_at)
                     for k, (source, built, found, error) in enumerate(builds)]
+        students = _break_ties(students, builds, runner, stop, plan, _Ties(
+            config, say, cache_dir, workers, progress), n_workers=n_workers, progress=progress)
     finally:
         for _, built, _, _ in builds:
             if built is not None:
@@ -350,6 +361,80 @@ def _scaled_references(config: GradeConfig, say: Callable[[str], None],
         return scaled_refs[key]
 
     return refs_at
+
+
+class _Ties:
+    """The reference runs of the tie-break candidates (:mod:`dicejack.grade.programs.tiebreak`),
+    each computed on first use, and the separating setting of each tied pair (once a batch)."""
+
+    def __init__(self, config: GradeConfig, say: Callable[[str], None], cache_dir: Path | None,
+                 workers: int | None, progress: bool) -> None:
+        self.config, self.say, self.cache_dir = config, say, cache_dir
+        self.workers, self.progress = workers, progress
+        self._refs: dict[Settings, References] = {}
+        self._chosen: dict[tuple[str, str], tuple[PlannedSetting, float]] = {}
+
+    def refs(self, s: Settings) -> References:
+        if s not in self._refs:
+            self.say(f"reference runs for a tie-break: {s.describe()}")
+            cfg = GradeConfig(Game(s.sides, s.low, s.high, s.dice), s.m, s.games,
+                              self.config.references, self.config.seed)
+            self._refs[s] = reference_runs(cfg, cache_dir=self.cache_dir, workers=self.workers,
+                                           progress=self.progress)
+        return self._refs[s]
+
+    def setting(self, pair: tuple[str, str]) -> tuple[PlannedSetting, float]:
+        if pair not in self._chosen:
+            self._chosen[pair] = separating_setting(
+                pair, self.refs, cache_dir=self.cache_dir if self.cache_dir else False)
+        return self._chosen[pair]
+
+
+def _break_ties(students: list[StudentResult], builds: Sequence[tuple], runner: Runner,
+                stop: _Stop, plan: RunPlan, ties: _Ties, *, n_workers: int,
+                progress: bool) -> list[StudentResult]:
+    """Run again, at the setting that separates them best, every student whose runs leave two
+    causes tied and who did not pass (:mod:`dicejack.grade.programs.tiebreak`); their rows get
+    the cause the extra runs name, and the extra runs join their runs (never their verdict)."""
+    tied: dict[int, tuple[str, str]] = {}
+    for k, s in enumerate(students):
+        g = s.grade
+        if (s.joint is None or g.status != "ok" or g.verdict == "pass"
+                or (g.cause and g.cause != UNUSUAL) or builds[k][1] is None):
+            continue
+        pair = tied_causes(s.runs, s.joint.named_slip)
+        if pair is not None:
+            tied[k] = pair
+    if not tied:
+        return students
+    ties.say(f"tie-break: {len(tied)} student(s) with two likely causes tied, "
+             f"{TIEBREAK_RUNS} more runs each")
+    first_seed = SEED_BASE + 1000 * len(plan.settings)
+    with cf.ThreadPoolExecutor(n_workers) as pool:
+        try:
+            jobs = []
+            for k, pair in tied.items():
+                setting, _ = ties.setting(pair)
+                built, found = builds[k][1], builds[k][2]
+                for i in range(setting.runs):
+                    seed = first_seed + i if found.convention.takes_seed else None
+                    jobs.append((k, pool.submit(_one_run, built, runner, found.convention,
+                                                setting, i, seed, ties.refs(setting.settings),
+                                                stop)))
+            _wait_all([f for _, f in jobs], "tie-break", progress)
+        except BaseException:
+            stop.event.set()
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+    extra: dict[int, list[ProgramRun]] = {}
+    for k, fut in jobs:
+        extra.setdefault(k, []).append(fut.result())
+    out = list(students)
+    for k, pair in tied.items():
+        setting, separation = ties.setting(pair)
+        g = settle(out[k].grade, pair, setting, separation, extra[k])
+        out[k] = dataclasses.replace(out[k], grade=g, runs=(*out[k].runs, *extra[k]))
+    return out
 
 
 def _wait_all(futures: Sequence[cf.Future], label: str, progress: bool) -> None:

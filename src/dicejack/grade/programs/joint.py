@@ -33,7 +33,7 @@ from dicejack.formats.escape import safe_text
 from dicejack.grade.evidence.bug_models import BY_NAME
 from dicejack.grade.evidence.references import References
 from dicejack.grade.programs.plan import PlannedSetting
-from dicejack.grade.scoring.diagnosis import UNUSUAL, diagnose
+from dicejack.grade.scoring.diagnosis import UNUSUAL, Diagnosis, diagnose
 from dicejack.grade.scoring.grading import grade_text
 from dicejack.grade.scoring.record import Grade
 from dicejack.grade.scoring.rubric import (
@@ -46,7 +46,7 @@ from dicejack.grade.scoring.rubric import (
 from dicejack.runtime.sandbox import RunResult
 
 __all__ = ["ProgramRun", "Joint", "P_REVIEW", "grade_run", "holm", "print_flag_p", "joint_grade",
-           "failed_grade", "joint_cause"]
+           "failed_grade", "joint_cause", "tied_causes"]
 
 P_REVIEW = P_INCONSISTENT + ALPHA_PRINT
 
@@ -146,6 +146,12 @@ class Joint:
             return None
         a, p, r = min(rejected, key=lambda t: (t[0], t[1]))
         return r, p, a
+
+    @property
+    def named_slip(self) -> str:
+        """The print-only slip the family rejected the print-flag count on ("" none): every
+        run may then be named it."""
+        return self.slip if any(lab.startswith("print-rule") for lab in self.rejected) else ""
 
     @property
     def rejected(self) -> tuple[str, ...]:
@@ -251,7 +257,7 @@ def joint_grade(label: str, runs: Sequence[ProgramRun], convention: str) -> tupl
         if base is not r:
             notes.append(f"the tables shown are assigned run {base.index + 1}'s; the verdict "
                          f"came from {r.setting.role} run {r.index + 1}")
-    slip = joint.slip if any(lab.startswith("print-rule") for lab in joint.rejected) else ""
+    slip = joint.named_slip
     cause, cause_text, why = joint_cause(runs, slip) if verdict != "pass" else ("", "", "")
     if why:
         notes.append(why)
@@ -263,6 +269,23 @@ def joint_grade(label: str, runs: Sequence[ProgramRun], convention: str) -> tupl
         layout=layout, notes="; ".join(n for n in (first.notes, *notes) if n), cause=cause,
         cause_text=cause_text, decided_by=decided)
     return g, joint
+
+
+def _diagnosed(runs: Sequence[ProgramRun], slip: str = "") -> list[tuple[ProgramRun, Diagnosis]]:
+    """Every distinct graded run's diagnosis (a repeated printout once), as the printout grader
+    diagnoses a file; `slip`: a print-only slip every run may be named (joint_cause)."""
+    out: list[tuple[ProgramRun, Diagnosis]] = []
+    seen: list[Grade] = []
+    for r in runs:
+        g = r.grade
+        if (g is None or r.refs is None or g.status != "ok"
+                or any(_same_tables(g, h) for h in seen)):
+            continue
+        seen.append(g)
+        if slip and g.print_check is not None and g.print_check.runs:
+            g = dataclasses.replace(g, print_check=dataclasses.replace(g.print_check, flag=slip))
+        out.append((r, diagnose(r.refs, g)))
+    return out
 
 
 def joint_cause(runs: Sequence[ProgramRun], slip: str = "") -> tuple[str, str, str]:
@@ -277,19 +300,7 @@ def joint_cause(runs: Sequence[ProgramRun], slip: str = "") -> tuple[str, str, s
     Its words are an assigned run's when one named it. `slip`:
     the print-only slip the family's flag count found (:func:`_family`), which every run may then
     be named, as a file may be when its own print-rule check flagged it."""
-    named: list[tuple[ProgramRun, str, str]] = []
-    seen: list[Grade] = []
-    for r in runs:
-        g = r.grade
-        if (g is None or r.refs is None or g.status != "ok"
-                or any(_same_tables(g, h) for h in seen)):
-            continue
-        seen.append(g)
-        if slip and g.print_check is not None and g.print_check.runs:
-            g = dataclasses.replace(g, print_check=dataclasses.replace(g.print_check, flag=slip))
-        d = diagnose(r.refs, g)
-        if d.cause:
-            named.append((r, d.cause, d.text))
+    named = [(r, d.cause, d.text) for r, d in _diagnosed(runs, slip) if d.cause]
     if not named:
         return "", "", ""
     votes = Counter(c for _, c, _ in named)
@@ -307,6 +318,40 @@ def joint_cause(runs: Sequence[ProgramRun], slip: str = "") -> tuple[str, str, s
     count = sum(families.values()) or count
     kin = "it or its family " if len(set(votes) & set(BY_NAME)) > 1 else ""
     return top, text, f"likely cause {top}: {kin}named by {count} of {len(named)} runs diagnosed"
+
+
+def tied_causes(runs: Sequence[ProgramRun], slip: str = "") -> tuple[str, str] | None:
+    """The two known bugs, of different families, that the runs leave tied (None when there is
+    no such pair): the most named bug of each of the two families named most often, when runs
+    name bugs of two families; else, when every diagnosed run is ``unusual``, the two bugs of
+    different families that explain all the runs together best (their log likelihoods summed),
+    when both explain them better than the handout's algorithm does. Print-only slips enter
+    only as named (a slip model fits any output that exploits early: unflagged, it is no
+    candidate). What :mod:`dicejack.grade.programs.tiebreak` runs the program again for."""
+    diagnosed = [(r, d) for r, d in _diagnosed(runs, slip) if d.cause]
+    if not diagnosed:
+        return None
+    first_of: dict[str, str] = {}
+    for cause, _ in Counter(d.cause for _, d in diagnosed if d.cause in BY_NAME).most_common():
+        first_of.setdefault(BY_NAME[cause].family, cause)
+    if len(first_of) >= 2:
+        a, b = list(first_of.values())[:2]
+        return a, b
+    if first_of:  # one family named: a majority or not, no second cause to weigh it against
+        return None
+    total: Counter[str] = Counter()
+    for _, d in diagnosed:
+        total.update(d.loglik)
+    ranked = [k for k, _ in total.most_common() if k == "handout"
+              or (k in BY_NAME and not BY_NAME[k].from_references)]
+    a = ranked[0]
+    if a == "handout":
+        return None
+    b = next((k for k in ranked[1:] if k != "handout"
+              and BY_NAME[k].family != BY_NAME[a].family), None)
+    if b is None or ranked.index(b) > ranked.index("handout"):
+        return None
+    return a, b
 
 
 def _failed_runs_grade(label: str, runs: Sequence[ProgramRun],

@@ -54,7 +54,7 @@ from dicejack.grade.scoring.rubric import PRINT_RULE_FLAGS
 from dicejack.grade.settings import Status, Verdict
 
 __all__ = ["Z_FIT", "MARGIN_FAITHFUL", "MARGIN_RUNNER", "UNUSUAL", "Diagnosis", "diagnose",
-           "mark_diagnosis", "cause_sentence", "separability"]
+           "mark_diagnosis", "cause_sentence", "separability", "pair_separation"]
 
 #: A model explains an output only when the output's log likelihood under it is at most this
 #: many sd below its own runs' ...
@@ -235,6 +235,23 @@ def separability(refs: References, decimals: int | None = 4,
         told = [t for t in top if t != "handout"]
         out[a] = (len(told), sum(_family(t) == _family(a) for t in told))
     return out
+
+
+def pair_separation(refs: References, a: str, b: str, decimals: int | None = 4,
+                    cache_dir: str | os.PathLike[str] | None | bool = False) -> float:
+    """How well two bug models are told apart from each other at `refs`' settings: the
+    smaller of (the share of A's runs that A's fit explains better than B's, the same for B),
+    each run scored as an output is (left out of its own fit). 1.0: every run of either is
+    told apart; 0.5 or less: they play alike there. Where two runs' likely causes tie, the
+    setting of highest separation is the one to run the program again at
+    (:mod:`dicejack.grade.programs.tiebreak`)."""
+    fits = _fits(refs, decimals, cache_dir)
+    if a not in fits or b not in fits or a == b:
+        raise ValueError(f"two different models are needed, got {a!r} and {b!r}")
+    cross = _cross(refs, decimals, fits)
+    told_a = float(np.mean(cross[a][a] > cross[a][b]))
+    told_b = float(np.mean(cross[b][b] > cross[b][a]))
+    return min(told_a, told_b)
 
 
 @dataclass(frozen=True)
