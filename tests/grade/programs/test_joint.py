@@ -227,7 +227,7 @@ def test_the_flags_counted_are_the_flags_listed_and_each_says_what_it_is():
 
 
 def test_the_runs_page_says_what_decided_the_verdict_and_the_likely_cause():
-    from dicejack.grade.programs.batch import StudentResult
+    from dicejack.grade.programs.joint import StudentResult
     from dicejack.grade.programs.pages import runs_html
 
     assigned = PlannedSetting(Settings(6, 10, 12, 2, M, GAMES), "assigned", 2)

@@ -24,7 +24,6 @@ from __future__ import annotations
 from dicejack.grade.programs.batch import (
     RUNS_HEADER,
     ProgramBatch,
-    StudentResult,
     grade_programs,
     runs_csv,
 )
@@ -35,7 +34,14 @@ from dicejack.grade.programs.conventions import (
     Settings,
     parse_convention,
 )
-from dicejack.grade.programs.joint import Joint, ProgramRun, holm, joint_grade, print_flag_p
+from dicejack.grade.programs.joint import (
+    Joint,
+    ProgramRun,
+    StudentResult,
+    holm,
+    joint_grade,
+    print_flag_p,
+)
 from dicejack.grade.programs.languages import (
     LANGUAGES,
     Language,

@@ -39,8 +39,8 @@ from dicejack.grade.programs.collect import Source, collect_programs
 from dicejack.grade.programs.conventions import Convention, Settings, source_candidates
 from dicejack.grade.programs.diagnosis import mark_wrong_m, scaled
 from dicejack.grade.programs.joint import (
-    Joint,
     ProgramRun,
+    StudentResult,
     failed_grade,
     grade_run,
     joint_grade,
@@ -68,7 +68,7 @@ from dicejack.grade.scoring.students import mark_held, mark_kept
 from dicejack.grade.settings import GradeConfig, GradeError
 from dicejack.runtime import parallel, tree
 
-__all__ = ["StudentResult", "ProgramBatch", "grade_programs", "runs_csv", "RUNS_HEADER",
+__all__ = ["ProgramBatch", "grade_programs", "runs_csv", "RUNS_HEADER",
            "SEED_BASE"]
 
 #: The first seed given to programs that take one ({seed} in the convention): run i of a
@@ -77,19 +77,6 @@ SEED_BASE = 20_250_000
 RUNS_HEADER = ("student", "submission", "role", "settings", "run", "seed", "input", "command",
                "seconds", "cpu_seconds", "exit_code", "outcome", "score", "verdict",
                "consistency_p", "print_p", "print_flag", "flags", "stderr_tail")
-
-
-@dataclass(frozen=True)
-class StudentResult:
-    """One student's program: what was found and built, the convention, every run, the joint
-    grade and the family behind it."""
-
-    label: str
-    language: str
-    convention: str
-    runs: tuple[ProgramRun, ...]
-    grade: Grade
-    joint: Joint | None
 
 
 @dataclass(frozen=True)

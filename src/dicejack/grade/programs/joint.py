@@ -45,8 +45,8 @@ from dicejack.grade.scoring.rubric import (
 )
 from dicejack.runtime.sandbox import RunResult
 
-__all__ = ["ProgramRun", "Joint", "P_REVIEW", "grade_run", "holm", "print_flag_p", "joint_grade",
-           "failed_grade", "joint_cause", "tied_causes"]
+__all__ = ["ProgramRun", "StudentResult", "Joint", "P_REVIEW", "grade_run", "holm",
+           "print_flag_p", "joint_grade", "failed_grade", "joint_cause", "tied_causes"]
 
 P_REVIEW = P_INCONSISTENT + ALPHA_PRINT
 
@@ -83,6 +83,20 @@ class ProgramRun:
             return ""
         lines = self.result.stderr.decode("utf-8", "replace").strip().splitlines()
         return safe_text(" | ".join(lines[-3:])[-300:])  # a student's words, shown as text
+
+
+@dataclass(frozen=True)
+class StudentResult:
+    """One student's program: what was found and built, the convention, every run, the joint
+    grade and the family behind it (what :mod:`dicejack.grade.programs.batch` returns per
+    student and :mod:`dicejack.grade.programs.pages` shows)."""
+
+    label: str
+    language: str
+    convention: str
+    runs: tuple[ProgramRun, ...]
+    grade: Grade
+    joint: Joint | None
 
 
 def grade_run(refs: References, setting: PlannedSetting, index: int, seed: int | None,

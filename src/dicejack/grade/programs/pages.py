@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from dicejack.formats.html import HtmlColumn, Markup, html_page, html_table, html_text
 
 if TYPE_CHECKING:  # pragma: no cover
-    from dicejack.grade.programs.batch import StudentResult
+    from dicejack.grade.programs.joint import StudentResult
 
 __all__ = ["runs_html"]
 
