@@ -32,7 +32,9 @@ jail's processes only) and, where this machine has writable control groups
 CPU share of at most one CPU, and processes again; ``RunResult.reason`` says which limit ended a
 run. Builds take their result out the same way a run does: as output (a tar stream of the
 folder, :data:`EXPORT`), read by the caller with :func:`dicejack.runtime.tree.extract_tar`.
-Plumbing only: what is run, and what its output means, is the caller's.
+Plumbing only: what is run, and what its output means, is the caller's. This module is the
+face: the types are :mod:`dicejack.runtime.jail_types`'s, running the one process to its end
+:mod:`dicejack.runtime.jail_process`'s.
 """
 
 from __future__ import annotations
@@ -41,21 +43,17 @@ import io
 import itertools
 import os
 import re
-import resource
-import selectors
 import shutil
-import signal
 import subprocess
 import tarfile
 import tempfile
 import threading
-import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from dicejack.game import DicejackError
 from dicejack.runtime import cgroups, tree
+from dicejack.runtime.jail_process import jails_cpu_seconds, limiter, run_process
+from dicejack.runtime.jail_types import Limits, RunResult, Sandbox, SandboxError
 
 __all__ = ["MODES", "SandboxError", "Limits", "Sandbox", "RunResult", "choose_sandbox",
            "probe_mode", "run_jailed", "jailed_command", "private_folder", "NOBODY", "RUN_UIDS",
@@ -89,97 +87,6 @@ EXPORT = '"$@" 1>&2 && exec tar --format=gnu -cf - .'
 COLLECT = ('"$@" 1>&2; rc=$?; set --; for f in $COLLECT_NAMES; do [ -f "$f" ] && set -- "$@" '
            '"$f"; done; [ $# -gt 0 ] && tar --format=gnu -cf - -- "$@"; exit $rc')
 _COLLECT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-
-
-class SandboxError(DicejackError):
-    """No sandbox can be had here (and running without one was not allowed), or a bad limit."""
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Per-run limits. cpu_seconds: CPU time (RLIMIT_CPU; the kernel sends SIGXCPU, then kills);
-    memory_bytes: address space per process (RLIMIT_AS) and, with control groups, the whole
-    jail's memory (its memory file systems included); file_bytes: largest file written
-    (RLIMIT_FSIZE); disk_bytes: the size of each of the jail's two memory file systems
-    (/work, /tmp; bwrap only); processes: processes and threads of the jail; open_files
-    (RLIMIT_NOFILE); wall_seconds: the timeout after which the whole jail is killed;
-    output_bytes: stdout kept (more kills the run), stderr_bytes: stderr kept (more is dropped,
-    not fatal)."""
-
-    cpu_seconds: int = 20
-    memory_bytes: int = 1 << 30
-    file_bytes: int = 16 << 20
-    disk_bytes: int = 128 << 20
-    processes: int = 64
-    open_files: int = 64
-    wall_seconds: float = 30.0
-    output_bytes: int = 8 << 20
-    stderr_bytes: int = 64 << 10
-
-    def __post_init__(self) -> None:
-        for name in ("cpu_seconds", "memory_bytes", "file_bytes", "disk_bytes", "processes",
-                     "open_files", "output_bytes", "stderr_bytes"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise SandboxError(f"limit {name} must be a whole number >= 1, got {value!r}")
-        if not self.wall_seconds > 0:
-            raise SandboxError(f"limit wall_seconds must be > 0, got {self.wall_seconds!r}")
-
-
-@dataclass(frozen=True)
-class Sandbox:
-    """The jail chosen for a batch: its mode, the sentence the batch header shows, the user a
-    root parent drops to in bubblewrap, and whether control groups bound each jail."""
-
-    mode: str
-    description: str
-    run_as: tuple[int, int] | None = None  # (uid, gid) to drop to, when running as root
-    grouped: bool = False  # each jail in a control group of its own (memory, CPU, processes)
-
-    @property
-    def isolates_files(self) -> bool:
-        return self.mode == "bwrap"
-
-
-@dataclass(frozen=True)
-class RunResult:
-    """What one jailed run did. reason: "" (it exited by itself), "timeout", "output-limit",
-    "cpu-limit", "memory-limit" or "cancelled"; exit_code: the program's (negative: a
-    signal)."""
-
-    exit_code: int
-    stdout: bytes
-    stderr: bytes
-    seconds: float
-    cpu_seconds: float
-    reason: str = ""
-    stderr_truncated: bool = False
-    command: tuple[str, ...] = field(default=())
-
-    @property
-    def ok(self) -> bool:
-        return self.reason == "" and self.exit_code == 0
-
-    def why(self) -> str:
-        """One line: why the run did not end well ("" when it did). The program's own words
-        (a stderr line) are the caller's to escape before showing them."""
-        if self.reason == "timeout":
-            return "timed out (killed after the wall-clock limit)"
-        if self.reason == "output-limit":
-            return f"printed more than the output limit ({len(self.stdout):,} bytes kept)"
-        if self.reason == "cpu-limit":
-            return "used up its CPU-time limit"
-        if self.reason == "memory-limit":
-            return "used up its memory limit (killed)"
-        if self.reason:
-            return self.reason
-        if self.exit_code != 0:
-            tail = self.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
-            said = f": {tail[0][:200]}" if tail else ""
-            if self.exit_code < 0:
-                return f"killed by signal {-self.exit_code}{said}"
-            return f"exit code {self.exit_code}{said}"
-        return ""
 
 
 def _works(cmd: Sequence[str], run_as: tuple[int, int] | None, cwd: str) -> bool:
@@ -357,19 +264,6 @@ def jailed_command(sandbox: Sandbox, argv: Sequence[str], limits: Limits = Limit
     return inner
 
 
-_spent = [0.0]  # CPU seconds of every jail this process ran (jails_cpu_seconds)
-_spent_lock = threading.Lock()
-
-
-def jails_cpu_seconds() -> float:
-    """The CPU time of every jail this process has run so far, as their RunResults said: a
-    jail's processes are not the grader's waited-for children (bubblewrap's own first process
-    reaps them), so the grader's rusage misses them; with control groups this is every process
-    of every jail, without them what the kernel told the jail tool."""
-    with _spent_lock:
-        return _spent[0]
-
-
 _uids = itertools.cycle(RUN_UIDS)
 _uids_lock = threading.Lock()
 
@@ -392,75 +286,6 @@ def _chown_tree(folder: Path, owner: tuple[int, int]) -> None:
             os.chown(os.path.join(root, name), *owner, follow_symlinks=False)
     os.chown(folder, *owner)
     os.chmod(folder, 0o700)
-
-
-def _limiter(limits: Limits, run_as: tuple[int, int] | None, group: cgroups.JailGroup | None,
-             per_user_nproc: bool):  # noqa: ANN202 - a preexec function
-    cpu = limits.cpu_seconds
-    settings = [
-        (resource.RLIMIT_CPU, (cpu, cpu + 1)),
-        (resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes)),
-        (resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes)),
-        (resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files)),
-        (resource.RLIMIT_CORE, (0, 0)),
-    ]
-    if per_user_nproc:  # no jail of processes: the kernel counts the run's own user's
-        settings.append((resource.RLIMIT_NPROC, (limits.processes, limits.processes)))
-    join = group.joiner() if group is not None else None
-    setrlimit, setgroups, setgid, setuid = (resource.setrlimit, os.setgroups, os.setgid,
-                                            os.setuid)
-
-    def limit() -> None:  # runs in the child between fork and exec: system calls only
-        if join is not None:  # before dropping the user: the group's files are root's
-            join()
-        if run_as is not None:
-            setgroups([])
-            setgid(run_as[1])
-            setuid(run_as[0])
-        for what, value in settings:
-            setrlimit(what, value)
-
-    return limit
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _pump(proc: subprocess.Popen, sel: selectors.BaseSelector, out: bytearray,
-          err: bytearray, limits: Limits, deadline: float,
-          cancel: threading.Event | None) -> tuple[str, bool]:
-    """Read the program's stdout into `out` and stderr into `err` until both close, the
-    deadline passes, `cancel` is set or stdout passes its limit; (reason to kill it or '',
-    whether stderr was cut)."""
-    reason = ""
-    err_cut = False
-    while sel.get_map():
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return "timeout", err_cut
-        if cancel is not None and cancel.is_set():
-            return "cancelled", err_cut
-        for key, _ in sel.select(timeout=min(left, 0.2)):
-            chunk = os.read(key.fd, 65536)
-            if not chunk:
-                sel.unregister(key.fileobj)
-                continue
-            if key.fileobj is proc.stdout:
-                out += chunk
-                if len(out) > limits.output_bytes:
-                    del out[limits.output_bytes:]
-                    reason = "output-limit"
-            elif len(err) < limits.stderr_bytes:
-                err += chunk[: limits.stderr_bytes - len(err)]
-            else:
-                err_cut = True
-        if reason:
-            break
-    return reason, err_cut
 
 
 def _open_group(sandbox: Sandbox, limits: Limits) -> cgroups.JailGroup | None:
@@ -519,8 +344,8 @@ def run_jailed(
             cmd = jailed_command(sandbox, argv, limits, export=export, collect=collect)
             cwd = folder
         group = _open_group(sandbox, limits)
-        return _run(cmd, cwd, argv, limits, stdin, cancel, group,
-                    _limiter(limits, run_as, group, sandbox.mode == "none" and run_as is not None),
+        return run_process(cmd, cwd, argv, limits, stdin, cancel, group,
+                    limiter(limits, run_as, group, sandbox.mode == "none" and run_as is not None),
                     _jail_env(JAIL_DIR, ()) if sandbox.mode == "bwrap" else
                     _jail_env(str(cwd), path))
     finally:
@@ -625,87 +450,3 @@ def _host_folder(source: Path | None, files: Mapping[str, bytes],
     return folder
 
 
-def _run(cmd: list[str], cwd: Path, argv: Sequence[str], limits: Limits, stdin: bytes,
-         cancel: threading.Event | None, group: cgroups.JailGroup | None, preexec,
-         run_env: dict[str, str]) -> RunResult:  # noqa: ANN001
-    began = time.monotonic()
-    proc = subprocess.Popen(
-        cmd, cwd=cwd, env=run_env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, start_new_session=True, preexec_fn=preexec)
-    out, err = bytearray(), bytearray()
-    reason = ""
-    err_cut = False
-    status = usage = None
-    sel = selectors.DefaultSelector()
-    try:
-        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-        try:
-            if stdin:
-                proc.stdin.write(stdin[:65536])  # within a pipe's buffer: never blocks
-            proc.stdin.close()
-        except (BrokenPipeError, OSError):
-            pass
-        for stream in (proc.stdout, proc.stderr):
-            os.set_blocking(stream.fileno(), False)
-            sel.register(stream, selectors.EVENT_READ)
-        deadline = began + limits.wall_seconds
-        reason, err_cut = _pump(proc, sel, out, err, limits, deadline, cancel)
-        if reason:
-            _end(proc, group)
-        # output closed: the program is ending; wait for it within what is left of the deadline
-        status, usage = _wait(proc, deadline, cancel)
-        if status is None:
-            reason = reason or ("cancelled" if cancel is not None and cancel.is_set()
-                                else "timeout")
-            _end(proc, group)
-            status, usage = _wait(proc, None)
-    finally:
-        sel.close()
-        for stream in (proc.stdout, proc.stderr):
-            if stream is not None:
-                stream.close()
-        if proc.returncode is None:
-            _end(proc, group)
-            _wait(proc, None)
-        if group is not None:  # whatever the jail left behind dies now
-            group.kill()
-    code = os.waitstatus_to_exitcode(status) if status is not None else -signal.SIGKILL
-    cpu = (usage.ru_utime + usage.ru_stime) if usage is not None else 0.0
-    if group is not None:
-        cpu = max(cpu, group.cpu_seconds())
-    xcpu = code in (-signal.SIGXCPU, 128 + signal.SIGXCPU)
-    spent = code != 0 and cpu >= 0.9 * limits.cpu_seconds  # a jail's tool may report it as 1
-    if not reason and group is not None and code != 0 and group.hit_memory_cap():
-        reason = "memory-limit"
-    if not reason and (xcpu or spent):
-        reason = "cpu-limit"
-    with _spent_lock:
-        _spent[0] += cpu
-    return RunResult(code, bytes(out), bytes(err), time.monotonic() - began, cpu, reason,
-                     err_cut, tuple(argv))
-
-
-def _end(proc: subprocess.Popen, group: cgroups.JailGroup | None) -> None:
-    """Kill the jail: its control group when it has one, and the tool's process group (whose
-    end ends the jail's process tree)."""
-    if group is not None:
-        group.kill()
-    _kill_group(proc)
-
-
-def _wait(proc: subprocess.Popen, deadline: float | None,
-          cancel: threading.Event | None = None):  # noqa: ANN202
-    """(wait status, rusage) of `proc` (with its waited-for descendants), or (None, None) when
-    `deadline` passes or `cancel` is set first. Polls: a blocking wait could outlive the
-    deadline."""
-    delay = 0.001
-    while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid == proc.pid:
-            proc.returncode = os.waitstatus_to_exitcode(status)
-            return status, usage
-        if deadline is not None and (time.monotonic() >= deadline
-                                     or (cancel is not None and cancel.is_set())):
-            return None, None
-        time.sleep(delay)  # not a test waiting: the parent polling a child's end
-        delay = min(delay * 2, 0.05)
