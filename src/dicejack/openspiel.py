@@ -443,8 +443,10 @@ class ProtocolGame(pyspiel.Game):
     ``rl_environment`` reads it after chance), so the rewards seen at decisions and at the end
     sum to the returns. A game that pays rewards on the way has reward model REWARDS (else
     TERMINAL), and its state's text (``str``, what OpenSpiel's ``value_iteration`` keys by)
-    adds what has been paid so far when it is not 0. Utility range and max_game_length are
-    the game's bounds (:func:`dicejack.games.bounds.game_bounds`). Perfect information: the
+    adds what has been paid so far when it is not 0 (so a game whose cycles pay has endlessly
+    many texts: OpenSpiel's value_iteration cannot list them; dicejack's solver solves it).
+    Utility range and max_game_length are the game's bounds
+    (:func:`dicejack.games.bounds.game_bounds`). Perfect information: the
     information state and observation strings are the protocol state's repr and the player to
     move. The arrays live in the per-process registry under the game's short name (OpenSpiel
     rebuilds game objects when it clones or deserializes states)."""
