@@ -52,6 +52,7 @@ except ImportError:
 
 from dicejack import compare, solver  # noqa: E402  (after the OpenSpiel check, on purpose)
 from dicejack.compare.learned import register_policy_reader  # noqa: E402
+from dicejack.games.bounds import MOVES_CAP, Bounds, game_bounds  # noqa: E402
 from dicejack.solver.best_response import SeatValues  # noqa: E402
 from dicejack.solver.solution import policy_distribution  # noqa: E402
 
@@ -403,8 +404,9 @@ register_policy_reader(_is_openspiel_policy, _read_openspiel_policy)
 
 # ------------------------------------------------------------------------ protocol games
 #: A nominal max_game_length for protocol games with cycles (Pig: two pigs return to the same
-#: scores, so no length bounds every game; every game still ends with probability 1).
-PROTOCOL_MAX_GAME_LENGTH = 10**6
+#: scores, so no length bounds every game; every game still ends with probability 1): the one
+#: cap of every bridge, :data:`dicejack.games.bounds.MOVES_CAP`.
+PROTOCOL_MAX_GAME_LENGTH = MOVES_CAP
 _PROTOCOL_GAMES: dict[str, Any] = {}  # short name -> _Protocol
 
 
@@ -414,14 +416,18 @@ def _slug(text: str) -> str:
 
 @dataclass(frozen=True, eq=False)
 class _Protocol:
-    """What a registered protocol game's nodes read: the enumerated game and its arrays."""
+    """What a registered protocol game's nodes read: the game, its enumeration and arrays, its
+    rewards per row as the game gave them (None when it pays none) and its bounds."""
 
+    game: Any
     space: Any
     action_labels: list[Any]
     row_action: np.ndarray
     indptr: np.ndarray
     succ: np.ndarray
     prob: np.ndarray
+    reward: list[Any] | None
+    bounds: Bounds
 
 
 class ProtocolGame(pyspiel.Game):
@@ -430,11 +436,20 @@ class ProtocolGame(pyspiel.Game):
     Its decision nodes are the enumerated game's non-terminal states; action ids number the
     game's actions in the order the enumeration first meets them (``action_labels``); a move
     with several outcomes is followed by a chance node whose outcome k is the move's k-th
-    successor, with its exact probability; returns are ``[payoff, -payoff]`` (player 0's payoff,
-    zero-sum) for two players, ``[payoff]`` for one. Perfect information: the information state
-    and observation strings are the protocol state's repr and the player to move. The arrays
-    live in the per-process registry under the game's short name (OpenSpiel rebuilds game
-    objects when it clones or deserializes states)."""
+    successor, with its exact probability. Returns are player 0's return R (the rewards of
+    the moves so far, ``reward(state, action)``, plus the payoff at the end): ``[R, -R]``
+    (zero-sum) for two players, ``[R]`` for one; ``rewards()`` is what the last move paid
+    (kept through its chance node, the payoff added at the end: OpenSpiel's
+    ``rl_environment`` reads it after chance), so the rewards seen at decisions and at the end
+    sum to the returns. A game that pays rewards on the way has reward model REWARDS (else
+    TERMINAL), and its state's text (``str``, what OpenSpiel's ``value_iteration`` keys by)
+    adds what has been paid so far when it is not 0 (so a game whose cycles pay has endlessly
+    many texts: OpenSpiel's value_iteration cannot list them; dicejack's solver solves it).
+    Utility range and max_game_length are the game's bounds
+    (:func:`dicejack.games.bounds.game_bounds`). Perfect information: the
+    information state and observation strings are the protocol state's repr and the player to
+    move. The arrays live in the per-process registry under the game's short name (OpenSpiel
+    rebuilds game objects when it clones or deserializes states)."""
 
     #: The registered game's type (each protocol game registers a subclass naming its own).
     GAME_TYPE: Any = None
@@ -445,18 +460,16 @@ class ProtocolGame(pyspiel.Game):
             raise DicejackError(f"{game_type.short_name} takes no parameters; build another "
                                 "game with dicejack.openspiel.protocol_game(game)")
         p = _PROTOCOL_GAMES[game_type.short_name]
-        space = p.space
-        payoffs = space.payoff[space.terminal]
-        players = space.num_players
-        ends = np.concatenate([payoffs, -payoffs]) if players == 2 else payoffs
+        players = p.space.num_players
+        ranges = [p.bounds.seat(q) for q in range(players)]
         info = pyspiel.GameInfo(
             num_distinct_actions=len(p.action_labels),
             max_chance_outcomes=int(np.diff(p.indptr).max(initial=1)),
             num_players=players,
-            min_utility=float(ends.min()),
-            max_utility=float(ends.max()),
+            min_utility=min(lo for lo, _ in ranges),
+            max_utility=max(hi for _, hi in ranges),
             utility_sum=0.0 if players == 2 else None,
-            max_game_length=PROTOCOL_MAX_GAME_LENGTH,
+            max_game_length=p.bounds.move_limit,
         )
         super().__init__(game_type, info, {})
 
@@ -482,14 +495,18 @@ class ProtocolGame(pyspiel.Game):
 
 
 class ProtocolState(pyspiel.State):
-    """A position of a :class:`ProtocolGame`: the protocol state's index, and the row (state,
-    action) chosen when a chance node is pending (-1 otherwise)."""
+    """A position of a :class:`ProtocolGame`: the protocol state's index, the row (state,
+    action) chosen when a chance node is pending (-1 otherwise), what player 0 has been paid so
+    far (``paid``, as the game gave the rewards: exact when they are) and by the last move
+    (``last``)."""
 
     def __init__(self, game: ProtocolGame) -> None:
         super().__init__(game)
         self._g = game.protocol
         self.index = 0
         self.row = -1
+        self.paid: Any = 0
+        self.last: Any = 0
 
     def current_player(self) -> int:
         space = self._g.space
@@ -516,6 +533,8 @@ class ProtocolState(pyspiel.State):
             self.row = -1
             return
         row = self._rows()[int(action)]
+        self.last = 0 if g.reward is None else g.reward[row]
+        self.paid += self.last
         lo, hi = int(g.indptr[row]), int(g.indptr[row + 1])
         if hi - lo == 1:  # a sure outcome: no chance node
             self.index = int(g.succ[lo])
@@ -532,17 +551,34 @@ class ProtocolState(pyspiel.State):
     def is_terminal(self) -> bool:
         return bool(self._g.space.terminal[self.index])
 
-    def returns(self) -> list[float]:
-        space = self._g.space
-        p = float(space.payoff[self.index]) if space.terminal[self.index] else 0.0
-        return [p, -p] if space.num_players == 2 else [p]
+    def _seats(self, value: Any) -> list[float]:
+        """Player 0's `value` and player 1's (its negative) as OpenSpiel's per-player list."""
+        v = float(value)
+        return [v, -v] if self._g.space.num_players == 2 else [v]
 
-    def __str__(self) -> str:
+    def _end(self) -> Any:
+        """The payoff if the game is over here, else 0."""
+        space = self._g.space
+        return space.payoff_exact[self.index] if space.terminal[self.index] else 0
+
+    def returns(self) -> list[float]:
+        """Player 0's return so far (rewards paid, and the payoff at the end), per player."""
+        return self._seats(self.paid + self._end())
+
+    def rewards(self) -> list[float]:
+        """What the last move paid (kept through its chance node), and the payoff at the end."""
+        return self._seats(self.last + self._end())
+
+    def position(self) -> str:
+        """The protocol state's repr, and the move whose chance node is pending."""
         space = self._g.space
         text = repr(space.states[self.index])
         if self.row >= 0:
             text += f" after {space.actions[self.row]!r}"
         return text
+
+    def __str__(self) -> str:
+        return self.position() + (f" (paid so far: {self.paid})" if self.paid else "")
 
 
 class _ProtocolObserver:
@@ -559,7 +595,7 @@ class _ProtocolObserver:
 
     def string_from(self, state: ProtocolState, player: int) -> str:
         mover = state.current_player()
-        return f"{state} (to move: {mover})"
+        return f"{state.position()} (to move: {mover})"
 
 
 def protocol_game(game: Any) -> ProtocolGame:
@@ -567,42 +603,55 @@ def protocol_game(game: Any) -> ProtocolGame:
     an OpenSpiel game, registered once per process as ``python_dicejack_<game label>`` (e.g.
     ``python_dicejack_pig_goal_10_die_6``, then ``pyspiel.load_game`` of that name works too:
     what OpenSpiel's serialization and pickling use: a process that unpickles one calls
-    protocol_game for the same game first)."""
+    protocol_game for the same game first). The registry keys by the game itself
+    (:func:`dicejack.games.protocol.same_game`: the same object, or one of the same class with
+    equal parameters and attributes), never by the label alone: another game under a label
+    already taken (a class without ``params()``) is registered as ``..._2``, ``..._3``, in the
+    order they come."""
     from dicejack.games import enumerate_game
-    from dicejack.games.protocol import game_label
+    from dicejack.games.protocol import game_label, same_game
 
-    short = "python_dicejack_" + _slug(game_label(game))
-    if short not in _PROTOCOL_GAMES:
-        space = enumerate_game(game)
-        two = space.num_players == 2
-        game_type = pyspiel.GameType(
-            short_name=short,
-            long_name=f"dicejack protocol game: {game_label(game)}",
-            dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-            chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-            information=pyspiel.GameType.Information.PERFECT_INFORMATION,
-            utility=(pyspiel.GameType.Utility.ZERO_SUM if two
-                     else pyspiel.GameType.Utility.GENERAL_SUM),
-            reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-            max_num_players=space.num_players,
-            min_num_players=space.num_players,
-            provides_information_state_string=True,
-            provides_information_state_tensor=False,
-            provides_observation_string=True,
-            provides_observation_tensor=False,
-            parameter_specification={},
-        )
+    base = "python_dicejack_" + _slug(game_label(game))
+    short, k = base, 1
+    while short in _PROTOCOL_GAMES:
+        if same_game(_PROTOCOL_GAMES[short].game, game):
+            return pyspiel.load_game(short)
+        k += 1
+        short = f"{base}_{k}"
+    space = enumerate_game(game)
+    two = space.num_players == 2
+    paid = space.reward is not None and bool(np.any(space.reward))
+    game_type = pyspiel.GameType(
+        short_name=short,
+        long_name=f"dicejack protocol game: {game_label(game)}",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+        utility=(pyspiel.GameType.Utility.ZERO_SUM if two
+                 else pyspiel.GameType.Utility.GENERAL_SUM),
+        reward_model=(pyspiel.GameType.RewardModel.REWARDS if paid
+                      else pyspiel.GameType.RewardModel.TERMINAL),
+        max_num_players=space.num_players,
+        min_num_players=space.num_players,
+        provides_information_state_string=True,
+        provides_information_state_tensor=False,
+        provides_observation_string=True,
+        provides_observation_tensor=False,
+        parameter_specification={},
+    )
 
-        labels = list(dict.fromkeys(space.actions))
-        ids = {a: i for i, a in enumerate(labels)}
-        t = space.transitions
-        _PROTOCOL_GAMES[short] = _Protocol(space, labels,
-                                           np.array([ids[a] for a in space.actions]),
-                                           t.indptr, t.indices, t.data)
+    labels = list(dict.fromkeys(space.actions))
+    ids = {a: i for i, a in enumerate(labels)}
+    t = space.transitions
+    _PROTOCOL_GAMES[short] = _Protocol(game, space, labels,
+                                       np.array([ids[a] for a in space.actions]),
+                                       t.indptr, t.indices, t.data,
+                                       space.reward_exact if paid else None,
+                                       game_bounds(space))
 
-        name = f"ProtocolGame_{short}"
-        cls = type(name, (ProtocolGame,), {"GAME_TYPE": game_type, "__module__": __name__,
-                                            "__qualname__": name})
-        globals()[name] = cls  # pickle finds it here (in a process that registered the game)
-        pyspiel.register_game(game_type, cls)
+    name = f"ProtocolGame_{short}"
+    cls = type(name, (ProtocolGame,), {"GAME_TYPE": game_type, "__module__": __name__,
+                                        "__qualname__": name})
+    globals()[name] = cls  # pickle finds it here (in a process that registered the game)
+    pyspiel.register_game(game_type, cls)
     return pyspiel.load_game(short)

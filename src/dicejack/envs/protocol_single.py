@@ -6,8 +6,10 @@ against a fixed policy, as a Gymnasium environment with action masks (what sb3-c
 of the enumerated game as weights per (state, action) row (``GameSolution.policy()`` for optimal
 play, ``solver.generic.uniform_policy(space)``, ``policy_from_actions``...). A step is the
 agent's move and the opponent's moves until the agent is to move again or the game ends (in Pig
-the opponent may roll many times); the reward is the agent's (the AEC environment's, summed);
-truncated when the AEC environment truncates. ``action_masks()`` marks the agent's legal
+the opponent may roll many times); the reward is the agent's (the AEC environment's, summed:
+what the moves paid on the way and the payoff at the end); truncated when the AEC environment
+truncates. ``return_range`` is the agent's least and greatest return (the game's bounds,
+:mod:`dicejack.games.bounds`, from its seat). ``action_masks()`` marks the agent's legal
 actions; an illegal action (an agent that ignores the masks) is played as the first legal one,
 ``info["illegal_action"]`` saying so. When the opponent's opening moves end the game,
 ``reset`` plays another (``info["restarts"]``). Seeding: ``reset(seed=s)`` reseeds the
@@ -48,6 +50,7 @@ class ProtocolSingleAgentEnv(gymnasium.Env):
         self.env, self.raw, self.agent = aec_env, raw, agent
         self.weights = weights
         self.render_mode = raw.render_mode
+        self.return_range = raw.bounds.seat(raw.possible_agents.index(agent))
         self.observation_space = aec_env.observation_space(agent)["observation"]
         self.action_space = aec_env.action_space(agent)
 

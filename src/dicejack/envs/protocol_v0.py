@@ -8,9 +8,16 @@ e.g. Pig's ``["roll", "hold"]``); ``action_mask`` marks the legal ones of the ag
 (zeros for the other agent). Chance draws each move's outcome from its exact probabilities with
 the environment's generator, seeded by ``reset(seed=...)``. Observation: ``observation`` = the
 state's index in the enumerated game (``env.unwrapped.space.states[i]`` is the state itself),
-``action_mask`` as above. At the end: player 0 gets the payoff, player 1 its negative (zero-sum;
-win = 1, lose = 0 pays 1 and -1); nothing before. A game still going after `max_moves` moves
-(a cyclic game whose policies never end it) is truncated.
+``action_mask`` as above. Rewards: when a move is played, player 0 gets what the game pays for
+it (``reward(state, action)``: Peeking Blackjack's peek cost), and at the end the payoff too;
+player 1 gets the negative of player 0's (zero-sum; win = 1, lose = 0 pays 1 and -1), so each
+agent's cumulative reward is its return, whose expectation is the game's value under the
+policies played (``last()`` reports an agent's rewards since its previous move, as PettingZoo's
+AEC API says). ``env.unwrapped.bounds`` is the game's :class:`~dicejack.games.bounds.Bounds`
+(player 0's return range, the longest play). A game still going after `max_moves` moves (a
+cyclic game whose policies never end it) is truncated; by default `max_moves` is the game's
+longest play, or :data:`~dicejack.games.bounds.MOVES_CAP` for a game with cycles
+(``Bounds.move_limit``: the same cut as OpenSpiel's ``max_game_length``).
 
 ``raw_env`` is the bare environment; ``env`` wraps it as PettingZoo's classic games are. Needs
 pettingzoo (``pip install '.[pettingzoo]'``); without it, importing this module raises
@@ -62,8 +69,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's name for the bare 
                 "is_parallelizable": False}
 
     def __init__(self, game: Any, render_mode: str | None = None,
-                 max_moves: int = 100_000) -> None:
+                 max_moves: int | None = None) -> None:
         from dicejack.games import enumerate_game
+        from dicejack.games.bounds import game_bounds
         from dicejack.games.protocol import game_label
 
         if render_mode not in (None, "ansi", "human"):
@@ -78,7 +86,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's name for the bare 
         if space.terminal[0]:
             raise DicejackError(f"{self.label}: the initial state is terminal")
         self.render_mode = render_mode
-        self.max_moves = int(max_moves)
+        self.bounds = game_bounds(space)
+        self.max_moves = self.bounds.move_limit if max_moves is None else int(max_moves)
+        self._reward = space.reward if space.reward is not None and space.reward.any() else None
         self.action_labels = list(dict.fromkeys(space.actions))
         ids = {a: i for i, a in enumerate(self.action_labels)}
         self._row_action = np.array([ids[a] for a in space.actions], dtype=np.int64)
@@ -147,15 +157,18 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's name for the bare 
         k = int(np.searchsorted(cum, float(self.np_random.random()) * cum[-1], side="right"))
         self.index = int(self._succ[lo + min(k, hi - lo - 1)])
         self.moves += 1
+        self._cumulative_rewards[agent] = 0  # last() reports what came since the agent's move
         self._clear_rewards()
         self.infos = {a: {"last_move": {"agent": agent, "action": self.action_labels[int(action)],
                                         "state": repr(self.space.states[self.index])}}
                       for a in self.agents}
         space = self.space
-        if space.terminal[self.index]:
-            p = float(space.payoff[self.index])
-            self.rewards = ({self.agents[0]: p, self.agents[1]: -p} if len(self.agents) == 2
-                            else {self.agents[0]: p})
+        over = bool(space.terminal[self.index])
+        p = (0.0 if self._reward is None else float(self._reward[row])) + (
+            float(space.payoff[self.index]) if over else 0.0)
+        self.rewards = ({self.agents[0]: p, self.agents[1]: -p} if len(self.agents) == 2
+                        else {self.agents[0]: p})
+        if over:
             self.terminations = {a: True for a in self.agents}
         else:
             if self.moves >= self.max_moves:

@@ -34,6 +34,7 @@ __all__ = [
     "check_game_object",
     "game_label",
     "game_params",
+    "same_game",
 ]
 
 #: An exact probability: a Fraction or a whole number (1).
@@ -108,6 +109,35 @@ def game_params(game: Any) -> dict[str, Any]:
     if fields:
         return {k: getattr(game, k) for k in fields}
     return {}
+
+
+def _attributes(game: Any) -> dict[str, Any]:
+    """Everything a game object holds: a dataclass's fields, else its attributes and slots."""
+    fields = getattr(game, "__dataclass_fields__", None)
+    if fields:
+        return {k: getattr(game, k) for k in fields}
+    out = dict(getattr(game, "__dict__", {}))
+    for cls in type(game).__mro__:
+        for k in getattr(cls, "__slots__", ()):
+            if isinstance(k, str) and hasattr(game, k):
+                out[k] = getattr(game, k)
+    return out
+
+
+def same_game(a: Any, b: Any) -> bool:
+    """True when `a` and `b` are one game: the same object, or objects of one class whose
+    parameters (:func:`game_params`) and everything they hold (a dataclass's fields, else every
+    attribute) are equal. What a cache of games keys by: never the name or label alone (a class
+    without ``params()`` labels every instance alike); anything that cannot be compared is
+    another game."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    try:
+        return bool(game_params(a) == game_params(b)) and bool(_attributes(a) == _attributes(b))
+    except Exception:  # the game's own values: arrays, objects that refuse ==
+        return False
 
 
 def game_label(game: Any) -> str:
