@@ -140,3 +140,47 @@ def test_a_tie_says_what_to_pass():
     det = pr.Detection(None, (), fits=(a, b))
     assert det.reason().startswith("2 input conventions fit")
     assert f"--input '{a.describe()}' or --input '{b.describe()}'" in det.reason()
+
+
+def _printout(low: int, visited: int) -> bytes:
+    """Tables of size `low` with an estimate in the first `visited` states, -1 elsewhere."""
+    cells = [f"{0.5:.4f}" if k < visited else "-1" for k in range(low * low)]
+    best = [("2" if k < visited else "0") for k in range(low * low)]
+
+    def rows(values: list[str]) -> str:
+        return "\n".join(" ".join(values[r * low:(r + 1) * low]) for r in range(low))
+
+    return f"Best:\n{rows(best)}\n\nProbability:\n{rows(cells)}\n".encode()
+
+
+def test_states_with_data_counts_the_estimates_printed():
+    assert pr.states_with_data(_printout(TINY.low, 50), TINY) == 50
+    assert pr.states_with_data(_printout(TINY.low, 0), TINY) == 0
+    assert pr.states_with_data(b"no tables here", TINY) == 0
+
+
+def test_when_no_order_fits_the_one_that_played_its_games_is_guessed():
+    """A program whose bug makes its tables inconsistent in every order (integer division, the
+    last J drawn printed): the order giving 1,500 games has data in many more states than M and
+    NGAMES swapped (7 games), and is guessed; close counts, or no data at all, guess nothing."""
+    from dicejack.grade.programs import conventions as cv
+
+    right = cv.parse_convention("argv: {sides} {low} {high} {dice} {m} {games}")
+    lines = cv.parse_convention("stdin: {sides} | {low} | {high} | {dice} | {m} | {games}")
+    swapped = cv.parse_convention("argv: {sides} {low} {high} {dice} {games} {m}")
+    guess, why = pr._guess([(right, 50), (swapped, 9), (lines, 48)])
+    assert guess == right and "input guessed" in why and "50 states" in why
+    assert f"--input '{right.describe()}'" in why and "against 9" in why
+    assert pr._guess([(swapped, 9), (right, 12)]) == (None, "")  # not GUESS_RATIO apart
+    assert pr._guess([(right, 0), (swapped, 0)]) == (None, "")
+    assert pr._guess([])[0] is None
+    alone, why = pr._guess([(right, 40)])
+    assert alone == right and "the only order" in why
+
+
+def test_a_guess_is_a_detection_with_no_reason_to_refuse():
+    from dicejack.grade.programs import conventions as cv
+
+    c = cv.CANDIDATES[0]
+    det = pr.Detection(c, (), guess="input guessed: ...")
+    assert det.reason() == "" and det.convention == c

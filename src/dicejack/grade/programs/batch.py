@@ -65,7 +65,7 @@ from dicejack.grade.scoring.diagnosis import UNUSUAL
 from dicejack.grade.scoring.grading import grade_text
 from dicejack.grade.scoring.record import Grade
 from dicejack.grade.scoring.students import mark_held, mark_kept
-from dicejack.grade.settings import GradeConfig, GradeError
+from dicejack.grade.settings import GradeConfig, GradeError, Verdict
 from dicejack.runtime import parallel, tree
 
 __all__ = ["ProgramBatch", "grade_programs", "runs_csv", "RUNS_HEADER",
@@ -502,6 +502,9 @@ def _student_result(source: Source, built: Build | None, found: Detection | None
     else:
         g, joint = joint_grade(source.label, runs, conv)
         g = mark_wrong_m(g, runs, refs_at)
+        if found is not None and found.guess:  # graded in a guessed order: never decided
+            g = dataclasses.replace(g, verdict=Verdict.REVIEW, flags=(*g.flags, "input-guessed"),
+                                    notes="; ".join(n for n in (g.notes, found.guess) if n))
     if source.notes:  # what taking the submission in decided (a renamed file kept, ...)
         g = dataclasses.replace(g, notes="; ".join(n for n in (g.notes, *source.notes) if n))
     s = (lms_student(source.student_parts(), deepest=source.deepest) if source.parts
