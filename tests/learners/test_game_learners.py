@@ -162,6 +162,57 @@ def test_the_compiled_loop_equals_the_plain_one(name, game):
         assert a["rng_state"] == b["rng_state"] and a["moves"] == b["moves"]
 
 
+@pytest.mark.parametrize("game", [Pig(goal=10), HandoutGame(4, 8, 9, 2), HandoutGame(5, 9, 11, 3),
+                                  Piglet(goal=5)], ids=lambda g: g.name)
+def test_the_compiled_counting_loop_equals_the_plain_one(game):
+    compiled = GameCounting(game, 5, m=3.0)
+    plain = GameCounting(game, 5, m=3.0, engine="python")
+    assert compiled.engine == "numba"  # the default
+    for chunk in (1, 37, 400):
+        compiled.play(chunk)
+        plain.play(chunk)
+        assert compiled.tables().equals(plain.tables())
+        a, b = compiled.state(), plain.state()
+        for key in ("n", "lose", "visits"):
+            np.testing.assert_array_equal(a[key], b[key])
+        assert a["rng_state"] == b["rng_state"] and a["moves"] == b["moves"]
+
+
+def _counted_start(lose: tuple[int, int], engine: str, seed: int) -> tuple[GameCounting, list]:
+    """A counting learner on the handout's game (2 dice, M = 0) whose start state has
+    `lose` losses after J = 1, 2 and no win; and the start state's two rows."""
+    game = HandoutGame(6, 10, 12, 2)
+    space = game_space(game)
+    rows = [space.row_of((0, 0, 0), j) for j in (1, 2)]
+    fresh = GameCounting(game, seed, m=0.0, engine=engine)
+    state = fresh.state()
+    state["lose"][rows] = lose
+    state["visits"][space.index[(0, 0, 0)]] = sum(lose)
+    return GameCounting.restore(game, seed, fresh.params, state, engine=engine), rows
+
+
+@pytest.mark.parametrize("engine", ["numba", "python"])
+def test_an_untried_j_counts_as_one_half_when_choosing(engine):
+    # the handout: f_J = 0.5 when J has no data. J = 1 lost once (f_1 = 0), J = 2 untried
+    # (f_2 = 0.5): B = 2 and, with M = 0, p_2 = 1: every learner takes J = 2 from the start
+    # (with f_2 = 0 the two would tie and be drawn half and half)
+    for seed in range(8):
+        learner, (one, two) = _counted_start((1, 0), engine, seed)
+        learner.play(1)
+        state = learner.state()
+        assert (state["n"][one], state["lose"][one]) == (0, 1)
+        assert state["n"][two] + state["lose"][two] == 1
+
+
+def test_the_counting_table_shows_the_best_j_with_data():
+    # J = 1 untried, J = 2 lost once: the table shows J = 2 (f 0), as the handout prints,
+    # never the untried J (its 0.5 guides learning only)
+    learner, (_, two) = _counted_start((0, 1), "python", 1)
+    tables = learner.tables()
+    start = learner.space.index[(0, 0, 0)]
+    assert tables.best[start] == two and tables.value[start] == 0.0
+
+
 @pytest.mark.parametrize("game", [Piglet(goal=3), HandoutGame(3, 6, 7, 2), Pig(goal=8)],
                          ids=lambda g: g.name)
 def test_the_counting_rule_keeps_the_contract(game):

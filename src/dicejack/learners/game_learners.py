@@ -390,11 +390,14 @@ def _row_arrays(space: StateSpace) -> dict[str, np.ndarray]:
 class GameCounting(GameLearner):
     """The handout's counting learner on any win/lose protocol game: per (state, action) the
     mover's wins and losses after it (``n`` holds the wins, ``q`` is unused: the counts are
-    the state), f_a = W / (W + L), B the lowest best f, and the handout's p_a with M
+    the state), f_a = W / (W + L) (0.5 for an untried action, as the handout says), B the
+    lowest best f, and the handout's p_a with M
     (:func:`dicejack.learners.formulas.move_probabilities`, actions in the game's order as
     J = 1..K); the action drawn by the handout's sampler (cumulative p, first with x < it).
     Each move counts (a state visited twice in one game counts twice). Payoffs must be 0 or 1
-    (player 0 wins with 1); one-player games count 1 as a win. Plain Python (engine "python")."""
+    (player 0 wins with 1); one-player games count 1 as a win. Compiled (engine "numba",
+    :func:`dicejack.learners.game_kernels.counting_self_play`) or the plain loop ("python"),
+    identical tables."""
 
     NAME = "counting"
     SUMMARY = "the handout's counting rule (win/lose counts, M) on any win/lose protocol game"
@@ -402,21 +405,29 @@ class GameCounting(GameLearner):
         Param("m", 100.0, "the handout's M: explore/exploit", low=0.0, high=1e300),
         MAX_MOVES,
     )
-    ENGINES = ("python",)
     STATE_KEYS = ("q", "n", "lose", "visits", "games", "moves", "rng_state")
 
-    def __init__(self, game: Any, seed: int | None = None, *, engine: str = "python",
+    def __init__(self, game: Any, seed: int | None = None, *, engine: str = "numba",
                  **params: Any) -> None:
         super().__init__(game, seed, engine=engine, **params)
+        self._player = self.space.player.astype(np.int64)
         bad = [p for p in set(self.space.payoff[self.space.terminal].tolist()) if p not in (0, 1)]
         if bad:
             raise LearnerError(f"{game_label(game)}: the counting rule needs win/lose payoffs "
                                f"(0 or 1), got {bad[0]!r}")
         self.lose = np.zeros(self.space.n_rows, dtype=np.int64)
 
+    def _play_compiled(self, games: int, kernels: Any, pcg: Any) -> None:
+        p, a = self.params, self.arrays
+        pcg.stepping(
+            self.rng, kernels.counting_self_play, self.n, self.lose, self.visits, self.counters,
+            a["row_start"], a["indptr"], a["succ"], a["cum"], a["terminal"], a["payoff"],
+            self._player, float(p["m"]), p["max_moves"], games,
+        )
+
     def _play(self, games: int, q: list[float], n: list[int], visits: list[int],
               counters: list[int]) -> None:
-        from dicejack.learners.formulas import move_probabilities
+        from dicejack.learners.formulas import estimates, move_probabilities
 
         lose = self.lose.tolist()
         m, cap, lists = self.params["m"], self.params["max_moves"], self.lists()
@@ -430,15 +441,8 @@ class GameCounting(GameLearner):
                 while not terminal[s] and moves < cap:
                     lo, hi = rs[s], rs[s + 1]
                     k = hi - lo
-                    f = [0.0] * (k + 1)
-                    total = 0
-                    best = 1
-                    for j in range(1, k + 1):
-                        w, ls = n[lo + j - 1], lose[lo + j - 1]
-                        total += w + ls
-                        f[j] = w / (w + ls) if w + ls else 0.0
-                        if f[j] > f[best]:
-                            best = j
+                    # the handout's f_J (0.5 untried), T and B; the rows as J = 1..K
+                    f, total, best = estimates([0, *n[lo:hi]], [0, *lose[lo:hi]], k)
                     p = move_probabilities(f, total, best, k, m)
                     x = rng.random()
                     j, u = k, p[0]
@@ -471,7 +475,9 @@ class GameCounting(GameLearner):
         best = np.full(space.n_states, -1, dtype=np.int64)
         value = np.full(space.n_states, np.nan)
         tried = self.n + self.lose
-        f = np.where(tried > 0, self.n / np.maximum(tried, 1), 0.0)
+        # as the handout prints: the best among the actions with data (an untried one's 0.5
+        # guides the choice while learning, never the table)
+        f = np.where(tried > 0, self.n / np.maximum(tried, 1), -np.inf)
         rs = self.arrays["row_start"]
         for s in np.flatnonzero(self.visits > 0).tolist():
             lo, hi = int(rs[s]), int(rs[s + 1])
@@ -488,7 +494,7 @@ class GameCounting(GameLearner):
 
     @classmethod
     def restore(cls, game: Any, seed: int, params: Mapping[str, Any],
-                state: Mapping[str, Any], engine: str = "python") -> GameLearner:
+                state: Mapping[str, Any], engine: str = "numba") -> GameLearner:
         obj = super().restore(game, seed, params, state, engine=engine)
         obj.lose = np.array(state_array(state, "lose", (obj.space.n_rows,), "iu"),
                             dtype=np.int64)
