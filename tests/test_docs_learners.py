@@ -12,7 +12,7 @@ import pytest
 from dicejack import learners
 from dicejack.cli import main
 from dicejack.learners.base import format_value
-from dicejack.learners.registry import parameters
+from dicejack.learners.catalogue import parameters
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "learners.md"
 TEXT = DOC.read_text()

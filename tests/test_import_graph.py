@@ -98,4 +98,4 @@ def test_the_circle_finder_finds_an_annotation_only_circle():
     # from joint, which batch imports; were pages to import batch again, this would show it
     graph = import_graph()
     assert "dicejack.grade.programs.joint" in graph["dicejack.grade.programs.pages"]
-    assert "dicejack.grade.programs.batch" not in graph["dicejack.grade.programs.pages"]
+    assert "dicejack.grade.programs.batch_run" not in graph["dicejack.grade.programs.pages"]

@@ -18,7 +18,7 @@ from dicejack.formats.learner_runs import load_run_npz, save_run_npz
 from dicejack.formats.tables import learn_text, read_params_header, run_text
 from dicejack.game import Game
 from dicejack.learners import handout
-from dicejack.learners.registry import parameters
+from dicejack.learners.catalogue import parameters
 
 #: Small enough that a few hundred games visit most states; large enough to have decisive ones.
 SMALL = Game(4, 9, 10, 2)

@@ -11,7 +11,7 @@ from PIL import Image
 
 from dicejack import compare, figures
 from dicejack.compare.metrics import STATE_CLASSES, state_classes
-from dicejack.figures.base import FIGURE_FORMATS, REPORT_DPI
+from dicejack.figures.canvas import FIGURE_FORMATS, REPORT_DPI
 from dicejack.figures.convergence import CURVE_FIGURES, curves_csv, plot_optimal, seeds_figure
 from dicejack.game import Game
 from dicejack.learners import handout
@@ -198,7 +198,7 @@ def test_every_figure_keeps_its_labels_inside_the_canvas_and_off_other_panels(fm
     from matplotlib.text import Text
 
     for name, fig in _every_figure():
-        data = figures.base.figure_bytes(fig, fmt)
+        data = figures.canvas.figure_bytes(fig, fmt)
         assert data[:4] in (b"\x89PNG", b"<?xm", b"%PDF"), name
         for dpi in (REPORT_DPI, 72):
             fig.set_dpi(dpi)
@@ -226,9 +226,9 @@ def test_svg_and_pdf_depend_only_on_the_picture():
 
     panels = CURVE_FIGURES[2][2]
     for fmt in ("svg", "pdf"):
-        one = figures.base.figure_bytes(figures.curves_figure(
+        one = figures.canvas.figure_bytes(figures.curves_figure(
             GAMES, _report_like_series(True), panels), fmt)
-        two = figures.base.figure_bytes(figures.curves_figure(
+        two = figures.canvas.figure_bytes(figures.curves_figure(
             GAMES, _report_like_series(True), panels), fmt)
         assert one == two, fmt
         assert matplotlib.__version__.encode() not in one, fmt

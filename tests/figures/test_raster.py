@@ -10,7 +10,7 @@ from PIL import Image
 
 from dicejack import figures
 from dicejack.figures import raster, svg
-from dicejack.figures.base import CLASS_COLORS
+from dicejack.figures.canvas import CLASS_COLORS
 
 
 def hex_rgb(color: str) -> tuple[int, int, int]:

@@ -10,7 +10,7 @@ import pytest
 
 from dicejack.compare.metrics import STATE_CLASSES
 from dicejack.figures import svg
-from dicejack.figures.base import CLASS_COLORS
+from dicejack.figures.canvas import CLASS_COLORS
 from dicejack.figures.svg import histogram_svg, submission_heatmaps_svg
 
 NS = "{http://www.w3.org/2000/svg}"

@@ -1,7 +1,7 @@
 """Tests of dicejack.formats.tables: the handout's text tables and what solve and learn write.
 
 Run files (.npz save, load, resume, corrupt files) are tested with the learner in
-tests/learners/handout/test_session.py, and the JSON keys of `solve` with the command line in
+tests/learners/handout/test_learning.py, and the JSON keys of `solve` with the command line in
 tests/cli/test_cli.py.
 """
 

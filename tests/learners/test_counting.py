@@ -7,9 +7,9 @@ import pytest
 
 from dicejack import learners
 from dicejack.learners import LearnerError
+from dicejack.learners.catalogue import learner_class
 from dicejack.learners.counting import check_counts, count_tables, f_cache
 from dicejack.learners.formulas import learned_tables
-from dicejack.learners.registry import learner_class
 from tests.games import HAND_SIZED as TINY
 from tests.games import HANDOUT
 

@@ -15,8 +15,8 @@ from dicejack import compare, learners
 from dicejack.game import Game
 from dicejack.learners import LearnerError, Tables
 from dicejack.learners.base import ResumableLearner
+from dicejack.learners.catalogue import canonical_name, is_custom, learner_class, parameters
 from dicejack.learners.formulas import learned_tables
-from dicejack.learners.registry import canonical_name, is_custom, learner_class, parameters
 from tests.games import HAND_SIZED as TINY
 from tests.games import HANDOUT
 

@@ -16,7 +16,7 @@ from dicejack.cli import main
 from dicejack.compare.metrics import metric_values
 from dicejack.compare.truth import truth_for
 from dicejack.figures.convergence import CURVE_FIGURES
-from dicejack.learners.registry import parameters
+from dicejack.learners.catalogue import parameters
 from dicejack.report.config import LEARNED_FIGURES_LIMIT
 from dicejack.report.contents import TIMING_FILE, metrics_csv, metrics_json, report_markdown
 from dicejack.report.study import games_to_reach, run_one

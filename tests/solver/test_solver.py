@@ -192,7 +192,7 @@ def test_default_engine_numpy_for_small_games_numba_for_large_ones_or_many_calls
 def test_a_fresh_process_solves_small_games_with_numpy_until_numba_is_loaded():
     code = (
         "from dicejack.solver import engines; "
-        "from dicejack.learners.handout import session as learner; "
+        "from dicejack.learners.handout import learning as learner; "
         "from dicejack.game import Game; "
         "g = Game(6, 15, 17, 2); a = engines.choose_engine(g); learner.learn(g, 1.0, 1, 1); "
         "print(a, engines.choose_engine(g))"

@@ -35,9 +35,9 @@ from collections.abc import Iterator  # noqa: E402
 import typer  # noqa: E402
 
 from dicejack import DicejackError  # noqa: E402
-from dicejack.cli import compare, grade, learn, report, solve, study  # noqa: E402,F401  (registers commands)
+from dicejack.cli import compare, grade, learn, report, solve, study_command  # noqa: E402,F401  (registers commands)
 from dicejack.cli.common import UsageError, app  # noqa: E402,F401
-from dicejack.cli.playing import INTERRUPTED_RUN  # noqa: E402,F401
+from dicejack.cli.play_session import INTERRUPTED_RUN  # noqa: E402,F401
 from dicejack.runtime import interrupts  # noqa: E402
 from dicejack.runtime.messages import one_line  # noqa: E402
 

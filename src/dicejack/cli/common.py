@@ -94,9 +94,9 @@ def count_parser(option: str) -> Callable[[str], int]:
 
 def learner_name(value: str) -> str:
     """The parser of --learner: a bundled learner's name in any case or spelling of its
-    separators (:func:`dicejack.learners.registry.canonical_name`); a slip gets "did you mean"."""
+    separators (:func:`dicejack.learners.catalogue.canonical_name`); a slip gets "did you mean"."""
     from dicejack import learners
-    from dicejack.learners.registry import canonical_name
+    from dicejack.learners.catalogue import canonical_name
 
     try:
         return canonical_name(value)

@@ -25,7 +25,7 @@ from dicejack.cli.common import (
     write_output,
 )
 from dicejack.cli.learn_game import learn_protocol_game
-from dicejack.cli.playing import play_saving_on_interrupt
+from dicejack.cli.play_session import play_saving_on_interrupt
 
 if TYPE_CHECKING:
     from dicejack.game import Game
@@ -92,8 +92,8 @@ def learner_params(
     UsageError saying why; a bad --param is a LearnerError naming the key and valid values."""
     from dicejack import learners
     from dicejack.learners.base import format_value
+    from dicejack.learners.catalogue import learner_class, parameters
     from dicejack.learners.formulas import check_m
-    from dicejack.learners.registry import learner_class, parameters
 
     learner_class(name)  # an unknown name: the error lists the bundled ones
     params = learners.parse_params(name, items or [])
@@ -274,7 +274,7 @@ def _learn_run(o: _LearnOptions) -> None:
     """`learn` with any bundled learner, the handout's included: a fresh run or the --resume
     file continued, saved to --out (and on Ctrl-C), printed; --trace / --explain first."""
     from dicejack import formats, learners
-    from dicejack.learners.registry import learner_class, restore
+    from dicejack.learners.catalogue import learner_class, restore
 
     _check_counts(o)
     check_out_path(o.out)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from dicejack.cli.common import UsageError, check_out_path, write_output
-from dicejack.cli.playing import play_saving_on_interrupt
+from dicejack.cli.play_session import play_saving_on_interrupt
 
 __all__ = ["learn_protocol_game"]
 

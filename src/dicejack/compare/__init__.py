@@ -45,7 +45,7 @@ solver and (lazily) the handout's learner's table rule; nothing above it.
 
 from __future__ import annotations
 
-from dicejack.compare.conventions import (
+from dicejack.compare.frameworks import (
     action_to_dice,
     dice_to_action,
     greedy_tables,

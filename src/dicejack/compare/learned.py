@@ -106,10 +106,10 @@ def learned_from_q(
     game: Game, q: Any, visits: Any = None, *, returns: bool = False, source: str = ""
 ) -> Learned:
     """A :class:`Learned` from a tabular agent's q-values (L, L, K+1), through
-    :func:`dicejack.compare.conventions.greedy_tables`: the best J among those visited (every J
+    :func:`dicejack.compare.frameworks.greedy_tables`: the best J among those visited (every J
     without `visits`) and its q as the estimate. `returns`: q holds values in [-1, 1] (win +1,
     loss -1, as OpenSpiel and most RL code keep them) rather than win probabilities."""
-    from dicejack.compare.conventions import greedy_tables, value_to_probability
+    from dicejack.compare.frameworks import greedy_tables, value_to_probability
 
     q_a = np.asarray(q, dtype=np.float64) if returns else q
     best, probability = greedy_tables(game, value_to_probability(q_a) if returns else q_a, visits)

@@ -15,7 +15,7 @@ histogram, as SVG text for web pages.
 All heatmaps share one orientation: rows X (the mover's score), columns Y (the opponent's),
 <0,0> top left.
 
-How it stays fast and reproducible (:mod:`dicejack.figures.base`, the ground it draws on):
+How it stays fast and reproducible (:mod:`dicejack.figures.canvas`, the ground it draws on):
 matplotlib is imported on first drawing (importing this module is cheap) and never through
 pyplot, each figure gets its own Agg canvas, drawing runs under matplotlib's default style,
 every layout is fixed in inches, ticks and the per-cell numbers of a small heatmap are drawn as a

@@ -3,7 +3,7 @@ per :class:`Series`, e.g. one per M, with its 95% band over seeds) and the heatm
 and learned tables (one seed's, and the share over seeds). Each figure has a builder returning the
 matplotlib Figure (:func:`curves_figure`, :func:`optimal_figure`, :func:`learned_figure`,
 :func:`seeds_figure`) and a writer (``plot_*``); :func:`plot_figures` writes a report's whole set.
-Drawn on :mod:`dicejack.figures.base` (matplotlib on first drawing, fixed layouts, same bytes for
+Drawn on :mod:`dicejack.figures.canvas` (matplotlib on first drawing, fixed layouts, same bytes for
 the same numbers).
 """
 
@@ -25,7 +25,7 @@ from dicejack import formats
 from dicejack.compare.learned import Learned
 from dicejack.compare.metrics import STATE_CLASSES, state_classes
 from dicejack.compare.truth import Truth
-from dicejack.figures.base import (
+from dicejack.figures.canvas import (
     CLASS_COLORS,
     axes_in_inches,
     check_formats,
@@ -177,7 +177,7 @@ def _class_image(ax: Any, codes: np.ndarray, legend: Sequence[int]) -> Any:
 
 def _cell_numbers(ax: Any, labels: np.ndarray, dark: np.ndarray, fontsize: float = 6) -> None:
     """A label in the middle of each cell of an LxL heatmap ('' for none), white on dark cells
-    and black on light ones (one artist: see :func:`~dicejack.figures.base.text_collection`)."""
+    and black on light ones (one artist: see :func:`~dicejack.figures.canvas.text_collection`)."""
     cells = [(x, y) for (x, y), text in np.ndenumerate(labels) if text]
     if cells:
         m = mpl()
@@ -286,7 +286,7 @@ def _legend_below(series: Sequence[Series], width: float) -> tuple[int, float]:
 def _place_panels(axes: Sequence[Any], width: float, height: float, bottom: float,
                   top: float) -> None:
     """Place the panels side by side, each with room on its left for its tick labels and y label
-    exactly as drawn (:func:`~dicejack.figures.base.flat_ticks` set each y axis' label pad to
+    exactly as drawn (:func:`~dicejack.figures.canvas.flat_ticks` set each y axis' label pad to
     its tick labels' width), so that no label is cut at the figure's edge or runs into the panel
     before it; the panels share the width that is left."""
     lefts = []

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from dicejack import formats
-from dicejack.figures.base import CLASS_COLORS
+from dicejack.figures.canvas import CLASS_COLORS
 from dicejack.figures.svg import score_rgb
 from dicejack.game import Game
 

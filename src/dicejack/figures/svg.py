@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from dicejack.compare.metrics import STATE_CLASSES
-from dicejack.figures.base import CLASS_COLORS
+from dicejack.figures.canvas import CLASS_COLORS
 from dicejack.formats.escape import html_text_escape
 
 __all__ = ["submission_heatmaps_svg", "histogram_svg", "score_color", "score_colors",

@@ -225,8 +225,8 @@ def _snapshot_marks(members: NpzMembers, games: int, limit: int) -> np.ndarray:
 def _read_current(members: NpzMembers) -> _Parts:
     """A learner run file (:data:`LEARNER_RUN_KIND`)."""
     from dicejack import learners
+    from dicejack.learners.catalogue import check_learner_params, learner_class
     from dicejack.learners.checks import check_table_sizes
-    from dicejack.learners.registry import check_learner_params, learner_class
 
     name = _scalar(members, "learner", "U")
     if name not in learners.NAMES:
@@ -270,9 +270,9 @@ def _read_legacy(members: NpzMembers) -> _Parts:
     """A handout run of the old layout (:data:`LEGACY_RUN_KIND`), converted: m and tie_break
     become the learner's params, the counts and generator its state, the count snapshots
     tables."""
+    from dicejack.learners.catalogue import check_learner_params
     from dicejack.learners.checks import check_table_sizes
     from dicejack.learners.counting import count_tables
-    from dicejack.learners.registry import check_learner_params
 
     missing = [key for key in _LEGACY_REQUIRED if key not in members.infos]
     if missing:
@@ -328,7 +328,7 @@ def _rebuild(parts: _Parts) -> Run:
     """The run the parts describe: the learner restored from its state (which checks it), its
     games and moves as recorded, the snapshots as checked tables (read-only, no copy)."""
     from dicejack import learners
-    from dicejack.learners.registry import learner_class
+    from dicejack.learners.catalogue import learner_class
 
     learner = learner_class(parts.name).restore(parts.game, parts.seed, parts.params, parts.state)
     if learner.played != parts.games or (parts.moves != -1 and learner.moves != parts.moves):

@@ -36,10 +36,10 @@ May import :mod:`dicejack.game`, :mod:`dicejack.games`, :mod:`dicejack.solver` a
 from __future__ import annotations
 
 from dicejack.learners.base import Learner, Param, Run, Tables
+from dicejack.learners.catalogue import NAMES, help_text, make, parse_params
 from dicejack.learners.checks import LearnerError
 from dicejack.learners.contract import check_learner
 from dicejack.learners.game_session import check_game_learner, learn_game
-from dicejack.learners.registry import NAMES, help_text, make, parse_params
 from dicejack.learners.session import Session, learn, resume
 
 #: The public face (DESIGN.md, "Python API"; tests/test_public_faces.py holds it): everything else

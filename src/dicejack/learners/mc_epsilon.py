@@ -27,11 +27,11 @@ class MCEpsilon(CountingLearner):
 
     def play_compiled(self, games: int) -> None:
         with interrupts.atomic():  # a signal inside an import can hang the next one
-            from dicejack.learners import kernels, pcg
+            from dicejack.learners import compiled_loops, pcg
 
         p, g = self.params, self.game
         pcg.stepping(
-            self.rng, kernels.mc_epsilon_self_play, self.win, self.lose, self.fcache,
+            self.rng, compiled_loops.mc_epsilon_self_play, self.win, self.lose, self.fcache,
             self.counters, self.cdf, self.guide, g.low, g.high, p["epsilon"], p["epsilon_min"],
             p["epsilon_decay"], games,
         )

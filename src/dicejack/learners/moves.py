@@ -1,7 +1,8 @@
 """The move bookkeeping every compiled counting loop shares, written once: the buffers of a game's
 moves, drawing a roll total from one uniform, keeping a move and ending the game when it reaches
 LTarget, and adding a finished game's moves to the counts (with their f cache). All are inlined
-into the loops of :mod:`dicejack.learners.handout.kernel` and :mod:`dicejack.learners.kernels`;
+into the loops of :mod:`dicejack.learners.handout.kernel` and
+:mod:`dicejack.learners.compiled_loops`;
 their plain twins are :func:`dicejack.game.roll_total` and the reference loops' count updates.
 
 The loops work on flat views of their (L, L, K+1) tables (:func:`flat`): a state <a, b> is the

@@ -74,14 +74,14 @@ class QLearning(SelfPlaying):
         self.counters = np.zeros(2, dtype=np.int64)  # games, moves
 
     def play_compiled(self, games: int) -> None:
-        """The compiled loop (kernels.q_self_play)."""
+        """The compiled loop (compiled_loops.q_self_play)."""
         with interrupts.atomic():  # a signal inside an import can hang the next one
-            from dicejack.learners import kernels, pcg
+            from dicejack.learners import compiled_loops, pcg
 
         p, g = self.params, self.game
         alpha = 0.0 if p["alpha"] is None else p["alpha"]
         pcg.stepping(
-            self.rng, kernels.q_self_play, self.q, self.visits, self.counters, self.cdf,
+            self.rng, compiled_loops.q_self_play, self.q, self.visits, self.counters, self.cdf,
             self.guide, g.low, g.high, p["epsilon"], p["epsilon_min"], p["epsilon_decay"], alpha,
             games,
         )

@@ -1,5 +1,5 @@
 """The bundled learners in plain Python: the specification of every rule, and the reference
-self-play loops that tests hold the compiled loops (:mod:`dicejack.learners.kernels`) to.
+self-play loops that tests hold the compiled loops (:mod:`dicejack.learners.compiled_loops`) to.
 
 Both implementations consume the same numpy Generator in the same order and evaluate the same
 float64 expressions in the same order, so for a seed they give identical tables, counters and

@@ -8,9 +8,9 @@ from typing import Any
 
 from dicejack.game import Game
 from dicejack.learners.base import Learner, Run, check_protocol
+from dicejack.learners.catalogue import make, restore
 from dicejack.learners.checks import LearnerError
 from dicejack.learners.harness import Session
-from dicejack.learners.registry import make, restore
 
 __all__ = ["Session", "learn", "resume"]
 

@@ -37,10 +37,10 @@ class Thompson(CountingLearner):
             self.gcache = np.ascontiguousarray(cache)
 
     def play_compiled(self, games: int) -> None:
-        from dicejack.learners import kernels
+        from dicejack.learners import compiled_loops
 
         g = self.game
-        kernels.thompson_self_play(
+        compiled_loops.thompson_self_play(
             self.win, self.lose, self.fcache, self.gcache, self.counters, self.cdf,
             self.guide, g.low, g.high, games, self.rng,
         )

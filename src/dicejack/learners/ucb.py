@@ -29,11 +29,11 @@ class UCB(CountingLearner):
 
     def play_compiled(self, games: int) -> None:
         with interrupts.atomic():  # a signal inside an import can hang the next one
-            from dicejack.learners import kernels, pcg
+            from dicejack.learners import compiled_loops, pcg
 
         g = self.game
         pcg.stepping(
-            self.rng, kernels.ucb_self_play, self.win, self.lose, self.fcache, self.counters,
+            self.rng, compiled_loops.ucb_self_play, self.win, self.lose, self.fcache, self.counters,
             self.cdf, self.guide, g.low, g.high, self.params["c"], games,
         )
 

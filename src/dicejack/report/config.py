@@ -24,11 +24,11 @@ from typing import Any
 import numpy as np
 
 from dicejack import learners
-from dicejack.figures.base import check_formats
+from dicejack.figures.canvas import check_formats
 from dicejack.game import HANDOUT_GAME, Game
 from dicejack.learners import checks, formulas
-from dicejack.learners.registry import canonical_name, check_learner_params, learner_class
-from dicejack.learners.registry import parameters as learner_parameters
+from dicejack.learners.catalogue import canonical_name, check_learner_params, learner_class
+from dicejack.learners.catalogue import parameters as learner_parameters
 from dicejack.runtime.messages import Parameter, ParameterError
 
 __all__ = [

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from dicejack.figures.base import check_formats
+from dicejack.figures.canvas import check_formats
 from dicejack.games import GameDefinitionError, make_game
 from dicejack.games.protocol import game_label, game_params
 from dicejack.learners import checks

@@ -6,7 +6,7 @@ handout's): :func:`write_game_report` draws the figures (``figures/convergence.p
 curves over checkpoints with 95% bands and their numbers as CSV, by
 :func:`dicejack.figures.convergence.plot_curves`; for games with two score axes, Pig and Piglet,
 a policy maps of every series, ``figures/policy.png`` with its numbers as ``policy.csv``, by
-:mod:`dicejack.figures.games`) and writes the files :mod:`dicejack.report.game_contents` builds,
+:mod:`dicejack.figures.game_maps`) and writes the files :mod:`dicejack.report.game_contents` builds,
 built in a temporary folder beside the destination and swapped in only when complete (the same
 marker as every report: only a dicejack report, or an empty folder, is replaced; a report of
 another kind never). :func:`make_game_report` runs a study and writes it (default
@@ -28,7 +28,7 @@ import numpy as np
 
 from dicejack import figures, formats
 from dicejack.figures.convergence import plot_curves
-from dicejack.figures.games import ScoreMap, plot_score_maps
+from dicejack.figures.game_maps import ScoreMap, plot_score_maps
 from dicejack.formats.folders import new_folder_beside
 from dicejack.report.config import ReportError
 from dicejack.report.game_contents import (

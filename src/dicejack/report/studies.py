@@ -63,7 +63,7 @@ def write_study(name: str, out: str | Path, seeds: int | None = None) -> list[Pa
     if seeds is not None and (isinstance(seeds, bool) or not isinstance(seeds, int)
                               or not 1 <= seeds <= 1000):
         raise StudyError(f"seeds must be a whole number in 1..1000, got {seeds!r}")
-    from dicejack.figures.studies import curves_figure
+    from dicejack.figures.study_figures import curves_figure
 
     out = Path(out)
     tmp = new_folder_beside(out, marker=MARKER, what="study", example="reports/studies-mine")

@@ -314,7 +314,7 @@ def _bj_runs_csv(runs: list[dict[str, Any]]) -> str:
 
 def _bj_figure(result: dict[str, Any]) -> dict[str, Any]:
     """The figure of the exact value of the learned greedy policy on largeMDP while learning."""
-    from dicejack.figures.studies import Curve
+    from dicejack.figures.study_figures import Curve
 
     xs, ident = result["curves"][("largeMDP", "identity")]
     _, feats = result["curves"][("largeMDP", "blackjack")]
@@ -328,7 +328,7 @@ def _bj_figure(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def blackjack_report(result: dict[str, Any], command: str) -> tuple[str, str, list[tuple]]:
-    """(README.md text, runs.csv text, figures: dicts of :func:`~dicejack.figures.studies.
+    """(README.md text, runs.csv text, figures: dicts of :func:`~dicejack.figures.study_figures.
     curves_figure`'s arguments and "file") of a study."""
     cfg: BlackjackStudy = result["config"]
     lines = [*_bj_mdp_lines(result, command), *_bj_qlearning_lines(result, cfg),

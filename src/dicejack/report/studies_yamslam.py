@@ -256,7 +256,7 @@ def _ys_runs_csv(runs: list[dict[str, Any]]) -> str:
 
 def _ys_figures(result: dict[str, Any], grids: dict[str, np.ndarray]) -> list[dict[str, Any]]:
     """The agreement and RMS figures' arguments."""
-    from dicejack.figures.studies import Curve
+    from dicejack.figures.study_figures import Curve
 
     cfg: YamslamStudy = result["config"]
     ns = list(cfg.trials)
@@ -284,7 +284,7 @@ def _ys_figures(result: dict[str, Any], grids: dict[str, np.ndarray]) -> list[di
 
 
 def yamslam_report(result: dict[str, Any], command: str) -> tuple[str, str, list[tuple]]:
-    """(README.md text, runs.csv text, figures: dicts of :func:`~dicejack.figures.studies.
+    """(README.md text, runs.csv text, figures: dicts of :func:`~dicejack.figures.study_figures.
     curves_figure`'s arguments and "file")."""
     grids = {key: _grid(result, key) for key in
              ("agree_exact", "agree_ref", "agree_ref_held", "rms_exact", "rms_ref", "loss")}

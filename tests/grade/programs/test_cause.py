@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from dicejack.grade.programs import diagnosis as dg
-from tests.grade.programs.test_batch import _student, cache, corpus  # noqa: F401 - fixtures
+from dicejack.grade.programs import wrong_m as dg
+from tests.grade.programs.test_batch_run import _student, cache, corpus  # noqa: F401 - fixtures
 
 pytestmark = [pytest.mark.slow]
 

@@ -14,7 +14,7 @@ import pytest
 from dicejack.game import Game
 from dicejack.grade import GradeConfig
 from dicejack.grade import programs as pg
-from dicejack.grade.programs import batch as pb
+from dicejack.grade.programs import batch_run as pb
 from dicejack.grade.programs import running as pr
 from dicejack.grade.programs.languages import find_program
 from dicejack.runtime import sandbox as sb

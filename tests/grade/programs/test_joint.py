@@ -127,7 +127,7 @@ def test_a_student_who_passes_has_no_cause_and_one_in_review_gets_the_runs_cause
                                           ("xy-swapped", "xy-swapped")])
 def test_a_wrong_m_named_by_refitting_is_the_cause_unless_another_bug_is(monkeypatch, cause,
                                                                          named):
-    from dicejack.grade.programs import diagnosis as dg
+    from dicejack.grade.programs import wrong_m as dg
     from dicejack.grade.scoring.record import Grade
 
     monkeypatch.setattr(dg, "wrong_m", lambda runs, refs_for: "m-tenth")

@@ -13,7 +13,7 @@ import pytest
 from dicejack.game import Game
 from dicejack.grade import GradeConfig
 from dicejack.grade import programs as pg
-from dicejack.grade.programs import batch as bt
+from dicejack.grade.programs import batch_run as bt
 from dicejack.grade.programs import joint as jt
 from dicejack.grade.programs import tiebreak as tb
 from dicejack.grade.programs.conventions import Settings

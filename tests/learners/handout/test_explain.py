@@ -16,7 +16,7 @@ from dicejack.formats.learner_runs import save_run_npz
 from dicejack.game import Game
 from dicejack.learners import formulas, handout
 from dicejack.learners.handout import explain, trace
-from dicejack.learners.handout import reference as handout_reference
+from dicejack.learners.handout import reference_loop as handout_reference
 from tests.games import HANDOUT
 from tests.games import HANDOUT_3_DICE as THREE_DICE
 

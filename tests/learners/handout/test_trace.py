@@ -9,7 +9,7 @@ import pytest
 from dicejack.game import Game
 from dicejack.learners import handout
 from dicejack.learners.checks import LearnerError
-from dicejack.learners.handout import reference as handout_reference
+from dicejack.learners.handout import reference_loop as handout_reference
 from dicejack.learners.handout import trace
 from tests.games import HANDOUT
 

@@ -28,18 +28,18 @@ the scan and the Submission built from the chosen arrays, with flags and notes):
 
 from __future__ import annotations
 
-from dicejack.formats.submission.reader import (
-    find_table_size,
-    read_submission,
-    read_submission_text,
-    submission_text,
-)
-from dicejack.formats.submission.record import (
+from dicejack.formats.submission.parsed import (
     SUBMISSION_FLAGS,
     SUBMISSION_LAYOUTS,
     SUBMISSION_NO_DATA_WORDS,
     SUBMISSION_SIZE_LIMIT,
     Submission,
+)
+from dicejack.formats.submission.reader import (
+    find_table_size,
+    read_submission,
+    read_submission_text,
+    submission_text,
 )
 
 __all__ = [

@@ -16,7 +16,7 @@ import numpy as np
 from dicejack.formats import FormatError
 from dicejack.formats.submission.arrays import Block
 from dicejack.formats.submission.choosing import choose_arrays, policy_first, split_combined
-from dicejack.formats.submission.record import SUBMISSION_FLAGS, SUBMISSION_SIZE_LIMIT, Submission
+from dicejack.formats.submission.parsed import SUBMISSION_FLAGS, SUBMISSION_SIZE_LIMIT, Submission
 from dicejack.formats.submission.scanner import Scanner
 from dicejack.formats.submission.tokens import VALUE_KINDS, clean_text, tokenize
 

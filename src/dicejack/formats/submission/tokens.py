@@ -11,7 +11,7 @@ import re
 from typing import Any, NamedTuple
 
 from dicejack.formats import FormatError
-from dicejack.formats.submission.record import SUBMISSION_NO_DATA_WORDS
+from dicejack.formats.submission.parsed import SUBMISSION_NO_DATA_WORDS
 
 #: Control characters that printed text does not contain (tab, newlines, \f, \v, ESC allowed);
 #: bell and backspace (progress bars) are tolerated, but replaced like the others.

@@ -21,7 +21,7 @@ below it and none of them imports it.
 
 from __future__ import annotations
 
-from dicejack.grade.programs.batch import (
+from dicejack.grade.programs.batch_run import (
     RUNS_HEADER,
     ProgramBatch,
     grade_programs,

@@ -88,7 +88,7 @@ class ProgramRun:
 @dataclass(frozen=True)
 class StudentResult:
     """One student's program: what was found and built, the convention, every run, the joint
-    grade and the family behind it (what :mod:`dicejack.grade.programs.batch` returns per
+    grade and the family behind it (what :mod:`dicejack.grade.programs.batch_run` returns per
     student and :mod:`dicejack.grade.programs.pages` shows)."""
 
     label: str

@@ -18,6 +18,6 @@ base, playing, harness, moves, counting); nothing above the learners.
 from __future__ import annotations
 
 from dicejack.learners.handout.learner import ENGINES, TIE_BREAKS, Handout, HandoutRun
-from dicejack.learners.handout.session import learn, resume
+from dicejack.learners.handout.learning import learn, resume
 
 __all__ = ["Handout", "HandoutRun", "TIE_BREAKS", "ENGINES", "learn", "resume"]

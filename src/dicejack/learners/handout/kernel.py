@@ -8,7 +8,7 @@ plain reference). The loops write into arrays their caller
 (:class:`dicejack.learners.handout.Handout`) preallocates and validates; the roll and the count
 update are the shared :mod:`dicejack.learners.moves` (on flat views of the tables); the random
 numbers are numpy's PCG64 stepped in place (:mod:`dicejack.learners.pcg`); the plain reference
-tests hold them to is :mod:`dicejack.learners.handout.reference`.
+tests hold them to is :mod:`dicejack.learners.handout.reference_loop`.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ Corner cases the handout leaves open, decided here (each has a test):
 Counts must stay below 2**53 for f_J to be exact divisions; that is far beyond any run.
 
 The compiled loop is :mod:`dicejack.learners.handout.kernel`, its plain reference
-:mod:`dicejack.learners.handout.reference`; traces (`learn --trace`, `--explain`) are
+:mod:`dicejack.learners.handout.reference_loop`; traces (`learn --trace`, `--explain`) are
 :mod:`dicejack.learners.handout.trace`. The learner runs in the harness like every other
 (:class:`dicejack.learners.harness.Session`); its run, :class:`HandoutRun`, is a
 :class:`~dicejack.learners.base.Run` that also shows its counts, M and tie-break.
@@ -61,7 +61,7 @@ from dicejack.learners.base import (
 from dicejack.learners.checks import LearnerError, check_table_sizes
 from dicejack.learners.counting import check_counts, count_tables
 from dicejack.learners.formulas import check_m
-from dicejack.learners.handout.reference import self_play_python
+from dicejack.learners.handout.reference_loop import self_play_python
 from dicejack.runtime import interrupts
 
 __all__ = ["Handout", "HandoutRun", "TIE_BREAKS", "ENGINES"]
@@ -72,7 +72,7 @@ TIE_BREAKS = ("lowest", "random")
 
 
 #: "numba": the compiled loop in :mod:`dicejack.learners.handout.kernel`; "python": the plain
-#: reference of :mod:`dicejack.learners.handout.reference`.
+#: reference of :mod:`dicejack.learners.handout.reference_loop`.
 ENGINES = ("numba", "python")
 
 

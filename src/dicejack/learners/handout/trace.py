@@ -1,7 +1,7 @@
 """Traces of the handout's learner (`learn --trace`, `--explain`): its games move by move.
 
 :func:`trace` replays the next games of a run in the reference loop
-(:func:`dicejack.learners.handout.reference.play_one_python`) on copies of its tables and
+(:func:`dicejack.learners.handout.reference_loop.play_one_python`) on copies of its tables and
 generator, recording every move's :class:`Choice` (the counts, f_J, B, T, p_J and draws it used)
 and every game's count updates; :func:`replay_trace` does the same for a game whose dice are given
 (the handout's examples, scripted with :func:`replay_game`), :func:`replay_script` a series of
@@ -28,7 +28,7 @@ from dicejack.learners.formulas import (
     other_sum,
 )
 from dicejack.learners.handout.learner import Handout, HandoutRun
-from dicejack.learners.handout.reference import play_one_python, record_game, updated_counts
+from dicejack.learners.handout.reference_loop import play_one_python, record_game, updated_counts
 
 __all__ = [
     "Choice",
@@ -241,8 +241,8 @@ def _learner_at(
 def _record_traced(
     win: Any, lose: Any, moves: Sequence[tuple[int, int, int]], winner: str
 ) -> tuple[CountUpdate, ...]:
-    """:func:`dicejack.learners.handout.reference.record_game`, returning the cells it incremented
-    and their new counts."""
+    """:func:`dicejack.learners.handout.reference_loop.record_game`, returning the cells it
+    incremented and their new counts."""
     record_game(win, lose, moves, winner)
     return tuple(
         CountUpdate("WinCount" if won else "LoseCount", x, y, j,
@@ -262,7 +262,7 @@ def replay_trace(
 ) -> TracedGame:
     """A scripted game (`rolls` as in :func:`replay_game`) traced like :func:`trace`: at every
     move the handout's computation from the counts `win` and `lose` (zeros when None), which
-    are then updated in place as :func:`dicejack.learners.handout.reference.record_game` does.
+    are then updated in place as :func:`dicejack.learners.handout.reference_loop.record_game` does.
 
     The dice are given, so a move's choice has no draws; B is the lowest J among tied f_J.
     Handout Game 3 from empty tables: WinCount[0,0,2], LoseCount[0,7,2], ... are incremented.

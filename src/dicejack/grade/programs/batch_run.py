@@ -37,7 +37,6 @@ from dicejack.grade.outputs.writers import (
 )
 from dicejack.grade.programs.collect import Source, collect_programs
 from dicejack.grade.programs.conventions import Convention, Settings, source_candidates
-from dicejack.grade.programs.diagnosis import mark_wrong_m, scaled
 from dicejack.grade.programs.joint import (
     ProgramRun,
     StudentResult,
@@ -61,6 +60,7 @@ from dicejack.grade.programs.running import (
     run_once,
 )
 from dicejack.grade.programs.tiebreak import TIEBREAK_RUNS, separating_setting, settle
+from dicejack.grade.programs.wrong_m import mark_wrong_m, scaled
 from dicejack.grade.scoring.diagnosis import UNUSUAL
 from dicejack.grade.scoring.grading import grade_text
 from dicejack.grade.scoring.record import Grade

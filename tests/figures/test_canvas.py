@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from dicejack.figures import base
+from dicejack.figures import canvas
 
 
 @pytest.mark.parametrize("value, text", [
@@ -17,25 +17,25 @@ from dicejack.figures import base
     (0.5, "0.5"), (2e6, "2e+06"), (0.0, "0"), (-100.0, "-100"),
 ])
 def test_power_of_ten_labels_powers_in_plain_text_and_the_rest_as_g(value, text):
-    assert base.power_of_ten(value) == text
+    assert canvas.power_of_ten(value) == text
 
 
 def test_axes_are_placed_in_inches():
-    with base.default_style() as m:
-        fig = base.new_figure(m, 4.0, 2.0)
-        ax = base.axes_in_inches(fig, 1.0, 0.5, 2.0, 1.0)
+    with canvas.default_style() as m:
+        fig = canvas.new_figure(m, 4.0, 2.0)
+        ax = canvas.axes_in_inches(fig, 1.0, 0.5, 2.0, 1.0)
     assert tuple(fig.get_size_inches()) == (4.0, 2.0)
     np.testing.assert_allclose(ax.get_position().bounds, (0.25, 0.25, 0.5, 0.5))
 
 
 def test_flat_ticks_draws_matplotlibs_own_ticks_as_a_few_artists():
-    with base.default_style() as m:
-        fig = base.new_figure(m, 4.0, 3.0)
+    with canvas.default_style() as m:
+        fig = canvas.new_figure(m, 4.0, 3.0)
         ax = fig.add_subplot()
         ax.set_xlim(0, 10)
         ax.set_ylim(0, 1)
         major = ax.xaxis.major.formatter.format_ticks(ax.xaxis.major.locator())
-        base.flat_ticks(m, ax, grid_alpha=0.3)
+        canvas.flat_ticks(m, ax, grid_alpha=0.3)
         labels = [c for c in ax.collections if isinstance(c, m.PathCollection)]
         grids = [c for c in ax.collections if isinstance(c, m.LineCollection)]
         # one collection of labels and one of grid lines per axis; no Tick artists left
@@ -43,7 +43,7 @@ def test_flat_ticks_draws_matplotlibs_own_ticks_as_a_few_artists():
         assert len(labels[0].get_paths()) == len(major) == 6  # 0, 2, ..., 10
         assert len(grids[0].get_segments()) == 6
         assert ax.xaxis.get_major_ticks() == [] and ax.get_xlim() == (0.0, 10.0)
-        data = base.png_bytes(fig)
+        data = canvas.png_bytes(fig)
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     info = Image.open(io.BytesIO(data)).info
     assert "Software" not in info

@@ -21,7 +21,7 @@ from dicejack.formats.tables import learn_text
 from dicejack.game import Game, GameError
 from dicejack.learners import checks, formulas, handout, playing
 from dicejack.learners.checks import LearnerError
-from dicejack.learners.handout import reference as handout_reference
+from dicejack.learners.handout import reference_loop as handout_reference
 from dicejack.learners.handout.trace import replay_game
 from tests.games import HANDOUT
 from tests.learners.legacy_runs import legacy_run_file, save_legacy_run

@@ -5,7 +5,7 @@ of square maps over (my score i, opponent's score j), rows i and columns j, (0, 
 every heatmap of dicejack. A map is either turn totals (the turn total at which the mover stops
 rolling, Neller and Presser's roll/hold boundary in two dimensions; viridis from 0 to the goal)
 or shares (0..1, e.g. how often learned runs choose an optimal action there; red to green);
-NaN cells (no data) grey. Drawn on matplotlib through :mod:`dicejack.figures.base` (own Agg
+NaN cells (no data) grey. Drawn on matplotlib through :mod:`dicejack.figures.canvas` (own Agg
 canvas, default style, fixed layout in inches, reproducible bytes).
 """
 
@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from dicejack.figures.base import (
+from dicejack.figures.canvas import (
     axes_in_inches,
     default_style,
     flat_ticks,

@@ -1,6 +1,6 @@
 """The figures of the classroom studies redone against exact truth (docs/studies.md): curves of a
 measure against a count (trials per pair, trials), each a median line over seeds with the band
-of their smallest to largest, on the ground of :mod:`dicejack.figures.base` (default style, axes
+of their smallest to largest, on the ground of :mod:`dicejack.figures.canvas` (default style, axes
 in inches, reproducible bytes: the same numbers give the same file)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from dicejack.figures.base import axes_in_inches, default_style, figure_bytes, new_figure
+from dicejack.figures.canvas import axes_in_inches, default_style, figure_bytes, new_figure
 
 __all__ = ["Curve", "curves_figure"]
 
