@@ -1,5 +1,5 @@
-"""The Python blocks of README.md and DESIGN.md run as written (game counts shrunk so that they run
-in seconds), and no module of dicejack imports an old import path."""
+"""The Python blocks of README.md and docs/design/api.md run as written (game counts shrunk so
+that they run in seconds), and no module of dicejack imports an old import path."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def shrunk(code: str) -> str:
                   lambda m: str(max(int(m.group(1).replace("_", "")) // 100, 10)), code)
 
 
-@pytest.mark.parametrize("name", ["README.md", "DESIGN.md"])
+@pytest.mark.parametrize("name", ["README.md", "docs/design/api.md"])
 def test_the_python_blocks_run(name):
     blocks = python_blocks(name)
     assert blocks, f"{name} has no Python block"
@@ -32,7 +32,7 @@ def test_the_python_blocks_run(name):
 
 def test_the_design_api_block_learns_what_it_says():
     namespace: dict = {}
-    exec(compile(shrunk(python_blocks("DESIGN.md")[0]), "DESIGN.md", "exec"), namespace)  # noqa: S102
+    exec(compile(shrunk(python_blocks("docs/design/api.md")[0]), "api.md", "exec"), namespace)  # noqa: S102
     assert namespace["run"].games == 1000
     assert sorted(namespace["run"].snapshots) == [10, 100]
     assert namespace["lrun"].games == 1000

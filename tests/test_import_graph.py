@@ -99,3 +99,17 @@ def test_the_circle_finder_finds_an_annotation_only_circle():
     graph = import_graph()
     assert "dicejack.grade.programs.joint" in graph["dicejack.grade.programs.pages"]
     assert "dicejack.grade.programs.batch_run" not in graph["dicejack.grade.programs.pages"]
+
+
+#: File names two modules still share: the report's and the grader's writers.py (one is renamed
+#: when the report change under way lands); nothing may join them.
+KNOWN_TWINS = {"writers.py"}
+
+
+def test_no_two_modules_share_a_file_name():
+    names: dict[str, list[str]] = {}
+    for p in (SRC / "dicejack").rglob("*.py"):
+        if p.name != "__init__.py":
+            names.setdefault(p.name, []).append(str(p.relative_to(SRC)))
+    twins = {n for n, where in names.items() if len(where) > 1}
+    assert twins <= KNOWN_TWINS, {n: names[n] for n in twins - KNOWN_TWINS}

@@ -1,8 +1,8 @@
-"""The public face of every package (issue 33): ``__all__`` is exactly the names that DESIGN.md's
-"Python API" lists for it (in order), each resolves, and nothing else public sits on the package
-but its modules; everything else is imported from its defining module. Two modules that users
-import as a face (game, openspiel) hold the first check. (dicejack.grade's face:
-tests/grade/test_public.py.)"""
+"""The public face of every package (issue 33): ``__all__`` is exactly the names that
+docs/design/api.md's "Python API" lists for it (in order), each resolves, and nothing else
+public sits on the package but its modules; everything else is imported from its defining
+module. Two modules that users import as a face (game, openspiel) hold the first check.
+(dicejack.grade's face: tests/grade/test_public.py.)"""
 
 from __future__ import annotations
 
@@ -13,20 +13,20 @@ from pathlib import Path
 
 import pytest
 
-DESIGN = Path(__file__).resolve().parents[1] / "DESIGN.md"
+DESIGN = Path(__file__).resolve().parents[1] / "docs" / "design" / "api.md"
 PACKAGES = ["dicejack", "dicejack.runtime", "dicejack.solver", "dicejack.learners",
             "dicejack.compare", "dicejack.games", "dicejack.envs", "dicejack.figures",
             "dicejack.formats", "dicejack.report", "dicejack.grade"]
-#: Modules that are a face themselves: `__all__` is what DESIGN.md lists; their other names
+#: Modules that are a face themselves: `__all__` is what docs/design/api.md lists; their other names
 #: (imports, the rules' helpers) are a module's own business, so only the first check applies.
 MODULES = ["dicejack.game", "dicejack.openspiel"]
 
 
 def design_names(package: str) -> list[str]:
-    """The names of DESIGN.md's "`package.__all__`: `A`, `B`, ..." line, in order."""
+    """The names of docs/design/api.md's "`package.__all__`: `A`, `B`, ..." line, in order."""
     pattern = rf"^`{re.escape(package)}\.__all__`: (.*)$"
     line = re.search(pattern, DESIGN.read_text(), flags=re.M)
-    assert line is not None, f"DESIGN.md lists {package}'s public names"
+    assert line is not None, f"docs/design/api.md lists {package}'s public names"
     return re.findall(r"`(\w+)`", line.group(1))
 
 

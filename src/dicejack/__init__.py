@@ -3,7 +3,7 @@
 `Game` is imported on first use (``from dicejack import Game`` works as ever): the package itself
 loads no numpy, so that the command line can print its help or a usage error without it.
 
-The package is layered (DESIGN.md, "Layout"): game.py, then runtime/, solver/, learners/,
+The package is layered (docs/design/layout.md): game.py, then runtime/, solver/, learners/,
 formats/, compare/, figures/ and envs/, report/ and grade/, cli/, each importing only those before
 it. The package is not released: a module that moves has one path, its new one.
 """
@@ -16,7 +16,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-#: The public face (DESIGN.md, "Python API"; tests/test_public_faces.py holds it); the one-line
+#: The public face (docs/design/api.md; tests/test_public_faces.py holds it); the one-line
 #: message helper every layer uses is dicejack.runtime.messages.one_line.
 __all__ = ["DicejackError", "Game", "__version__"]
 __version__ = "0.1.0"

@@ -21,7 +21,7 @@ import numpy as np
 
 from dicejack import DicejackError
 
-#: The public face (DESIGN.md, "Python API"; tests/test_public_faces.py holds it). The rules'
+#: The public face (docs/design/api.md; tests/test_public_faces.py holds it). The rules'
 #: helpers (outcome, roll_total, Successor, MOVER_WINS, MOVER_LOSES, CONTINUES), the size limit
 #: and the DicejackError re-export stay importable by name for the other layers.
 __all__ = ["Game", "GameError", "HANDOUT_GAME"]

@@ -56,7 +56,7 @@ from dicejack.games.bounds import MOVES_CAP, Bounds, game_bounds  # noqa: E402
 from dicejack.solver.best_response import SeatValues  # noqa: E402
 from dicejack.solver.solution import policy_distribution  # noqa: E402
 
-#: The public face (DESIGN.md, "Python API"; tests/test_public_faces.py holds it). The game and
+#: The public face (docs/design/api.md; tests/test_public_faces.py holds it). The game and
 #: state classes OpenSpiel instantiates (DicejackGame, DicejackState, ProtocolGame,
 #: ProtocolState), decision_state and PROTOCOL_MAX_GAME_LENGTH stay importable by name.
 __all__ = [

@@ -1,5 +1,5 @@
 """What dicejack.grade's public face leaves out (issue 33): internal names are imported from their
-rooms. (`__all__` against DESIGN.md's list: tests/test_public_faces.py.)"""
+rooms. (`__all__` against docs/design/api.md's list: tests/test_public_faces.py.)"""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tests of grade's rooms (DESIGN.md, "grade in rooms"): no room imports a room above it and no
+"""Tests of grade's rooms (DESIGN.md, "Layers"): no room imports a room above it and no
 module imports in a circle, on the import graph with annotation-only (``if TYPE_CHECKING:``)
 imports counted, which the project's lint-imports run leaves out; and no such import in the
 rooms at all."""

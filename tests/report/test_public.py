@@ -1,6 +1,6 @@
 """What dicejack.report's public face leaves out (issue 33): no text parser in the library (the
 command line's text is read in cli/report_options.py), internal names from their modules.
-(`__all__` against DESIGN.md's list: tests/test_public_faces.py.)"""
+(`__all__` against docs/design/api.md's list: tests/test_public_faces.py.)"""
 
 from __future__ import annotations
 

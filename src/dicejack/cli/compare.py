@@ -176,9 +176,10 @@ def compare_cmd(
 ) -> None:
     """Compare learned tables with the exact solution.
 
-    Prints every metric of DESIGN.md, then the decisive states where the learned policy is
-    wrong, worst regret first. For text tables, a hint on stderr when they look transposed or
-    their J 0-based, and an error naming the LTarget they fit when they are another size.
+    Prints every metric (docs/design/metrics.md), then the decisive states where the learned
+    policy is wrong, worst regret first. For text tables, a hint on stderr when they look
+    transposed or their J 0-based, and an error naming the LTarget they fit when they are
+    another size.
     Without SOURCE, --learner NAME [--param KEY=VALUE ...] --games N --seed S learns first
     (nothing saved) and compares the run.
 

@@ -1,11 +1,11 @@
-"""compare: metrics of a learned table against the exact solution (DESIGN.md, "Metrics").
+"""compare: metrics of a learned table against the exact solution (docs/design/metrics.md).
 
 Everything that depends only on the game (solution, visit probabilities, the state sets that encode
 the handout's caveats A-E) is computed once in a frozen :class:`Truth`; comparing a learned table is
 then a handful of vectorised numpy operations plus two exact policy evaluations, cheap enough for
 thousands of checkpoints. Pure functions, no I/O.
 
-Interpretations (each one a choice the handout and DESIGN.md leave open):
+Interpretations (each one a choice the handout and docs/design/metrics.md leave open):
 
 * **State sets.** ``all``: every <X,Y>. ``reachable``: :meth:`Game.reachable`. ``on-path``: visit
   probability >= 1e-3 in a game between two optimal players, ties split evenly
@@ -69,7 +69,7 @@ from dicejack.compare.metrics import (
 )
 from dicejack.compare.truth import CompareError, CompareWarning, truth
 
-#: The public face (DESIGN.md, "Python API"; tests/test_public_faces.py holds it): everything else
+#: The public face (docs/design/api.md; tests/test_public_faces.py holds it): everything else
 #: is imported from its module (Truth, truth_for and the state sets' thresholds from truth;
 #: Comparison, metric_values and METRIC_HELP from metrics; Learned and register_policy_reader from
 #: learned; the printed tables' hints from hints).

@@ -1,4 +1,5 @@
-"""Slips in printed tables, for `dicejack compare` on text (DESIGN.md: `hint:` lines on stderr).
+"""Slips in printed tables, for `dicejack compare` on text (`hint:` lines on stderr:
+docs/design/commands.md).
 
 Judged against the truth (:class:`dicejack.compare.truth.Truth`): tables *transposed* when their win
 probabilities, read transposed, are off from P* by at most half as much on average (over

@@ -1,4 +1,4 @@
-"""The metrics of a learned table against the truth (DESIGN.md, "Metrics"), the full comparison
+"""The metrics of a learned table against the truth (docs/design/metrics.md), the full comparison
 and its text: vectorised numpy plus two exact policy evaluations per comparison."""
 
 from __future__ import annotations
@@ -87,7 +87,8 @@ def _mean(values: np.ndarray, mask: np.ndarray) -> float:
 
 
 def metric_values(t: Truth, learned: Learned) -> dict[str, float]:
-    """Every metric of DESIGN.md, in :data:`METRIC_NAMES` order (see the module docstring)."""
+    """Every metric of docs/design/metrics.md, in :data:`METRIC_NAMES` order (see the module
+    docstring)."""
     game, sol = t.game, t.solution
     if learned.best.shape != game.shape:
         raise CompareError(f"the learned table is not {game.low}x{game.low}")

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import typing
 
-#: The public face (DESIGN.md, "Python API"; tests/test_public_faces.py holds it); the environments
+#: The public face (docs/design/api.md; tests/test_public_faces.py holds it); the environments
 #: themselves are the modules (``from dicejack.envs import dicejack_v0``).
 __all__ = ["single_agent", "protocol_env", "protocol_single_agent"]
 

@@ -36,7 +36,7 @@ from dicejack.figures.convergence import (
 )
 from dicejack.figures.raster import SubmissionHeatmaps
 
-#: The public face (DESIGN.md, "Python API"; tests/test_public_faces.py holds it): everything else
+#: The public face (docs/design/api.md; tests/test_public_faces.py holds it): everything else
 #: is imported from its module (convergence: the seeds figure, the curves' CSV and styles, the
 #: report's panels, plot_curves; base: formats, DPI, PNG metadata, CLASS_COLORS; svg: the web
 #: pages' drawings).

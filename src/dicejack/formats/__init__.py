@@ -41,7 +41,7 @@ import typing
 
 import dicejack
 
-#: The public face (DESIGN.md, "Python API"; tests/test_public_faces.py holds it), by module:
+#: The public face (docs/design/api.md; tests/test_public_faces.py holds it), by module:
 #: each loaded with its module, on first use. Every other name is imported from its module
 #: (``from dicejack.formats.tables import solution_text``, ``from dicejack.formats.escape import
 #: safe_text``).

@@ -4,7 +4,7 @@ The handout's text tables (`format_table`) and the params header line; solutions
 CSV and .npz; any learner's run (:class:`dicejack.learners.Run`) as text, JSON and CSV, the
 handout's learner in its own layout (:func:`run_text` picks it). Run files are
 :mod:`dicejack.formats.learner_runs`'. Key names and
-layouts are those of DESIGN.md "File formats"; sizes.py estimates how large each will be.
+layouts are those of docs/design/formats.md; sizes.py estimates how large each will be.
 """
 
 from __future__ import annotations
@@ -94,8 +94,8 @@ def read_params_header(text: str) -> dict[str, int] | None:
 
 # ------------------------------------------------------------------------------ solutions
 def solution_dict(sol: Solution) -> dict[str, Any]:
-    """The `solve --format json` object, keys exactly as in DESIGN.md; the tables as numpy
-    arrays (json_text and json_chunks write them as nested lists, NaN as null)."""
+    """The `solve --format json` object, keys exactly as in docs/design/formats.md; the tables
+    as numpy arrays (json_text and json_chunks write them as nested lists, NaN as null)."""
     return {
         "params": sol.game.params(),
         "win_probability": sol.p,
@@ -180,8 +180,8 @@ def save_solution_npz(path: str | os.PathLike[str], sol: Solution) -> None:
 
 
 def learn_dict(run: HandoutRun) -> dict[str, Any]:
-    """The `learn --format json` object, keys exactly as in DESIGN.md; the tables as numpy
-    arrays (json_text and json_chunks write them as nested lists)."""
+    """The `learn --format json` object, keys exactly as in docs/design/formats.md; the tables
+    as numpy arrays (json_text and json_chunks write them as nested lists)."""
     best, prob = run.tables
     return {
         "params": run.game.params(),

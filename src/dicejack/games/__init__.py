@@ -27,7 +27,7 @@ from dicejack.games.registry import make_game
 from dicejack.games.space import StateSpace, enumerate_game
 from dicejack.games.yamslam import Yamslam
 
-#: The public face (DESIGN.md, "Python API"; tests/test_public_faces.py holds it): everything else
+#: The public face (docs/design/api.md; tests/test_public_faces.py holds it): everything else
 #: is imported from its module (the protocol's checks, types, game_label and game_params from
 #: protocol, the registry's table and parse_game_params from registry, the size limit from space,
 #: Pig's HOLD from pig).

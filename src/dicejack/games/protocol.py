@@ -1,5 +1,5 @@
 """The game protocol: what any finite game must offer to be solved exactly and learned on one
-harness (DESIGN.md, "Games beyond the handout's").
+harness (docs/design/games.md).
 
 A game is a finite, enumerable game with one or two players. Every state (any hashable value)
 is either terminal, with a payoff, or has a player to move (0 or 1) and a non-empty list of legal

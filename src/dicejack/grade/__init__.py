@@ -7,7 +7,7 @@ same game, M and NGAMES) and **consistency** (could these tables have come from 
 algorithm at all? a statistic calibrated on held-out faithful runs, so its false-alarm rate is
 known).
 
-The public face is what a user calls (DESIGN.md, "Python API", lists it; a test holds
+The public face is what a user calls (docs/design/api.md, lists it; a test holds
 ``__all__`` to it)::
 
     config = GradeConfig(game, m=100.0, games=100_000)

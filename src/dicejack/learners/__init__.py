@@ -42,7 +42,7 @@ from dicejack.learners.contract import check_learner
 from dicejack.learners.game_session import check_game_learner, learn_game
 from dicejack.learners.session import Session, learn, resume
 
-#: The public face (DESIGN.md, "Python API"; tests/test_public_faces.py holds it): everything else
+#: The public face (docs/design/api.md; tests/test_public_faces.py holds it): everything else
 #: is imported from its module (the learner classes from their modules, the registry's table,
 #: look-ups and restore from registry, the protocol games' tables and runs from
 #: game_learners/game_session).

@@ -7,7 +7,7 @@ as a report folder (``report.md``, ``figures/*.png`` with each curves figure's n
 ``figures/*.csv`` and, on request, every figure as SVG and PDF too, ``metrics.csv``,
 ``metrics.json``, which a re-run reproduces byte for byte, and ``timing.json``, the run times).
 
-The public face is what a user calls (DESIGN.md, "Python API", lists it; a test holds
+The public face is what a user calls (docs/design/api.md, lists it; a test holds
 ``__all__`` to it); it takes Python values (the command line's text is read in
 :mod:`dicejack.cli.report_options`)::
 

@@ -2,7 +2,7 @@
 ``timing.json``, ``report.md`` and ``report.html`` (report.md as a page), built from a
 :class:`~dicejack.report.study.Study`.
 
-Owns the contents (DESIGN.md, "File formats"), not the disk: :mod:`dicejack.report.writers` writes
+Owns the contents (docs/design/formats.md), not the disk: :mod:`dicejack.report.writers` writes
 them into the report folder. ``metrics.csv`` is the long form (one row per run, checkpoint and
 metric), ``metrics.json`` the summary over seeds, ``timing.json`` where the run time went and
 ``report.md`` a plain-language summary, the state sets, the figures and the tables.
@@ -536,7 +536,7 @@ def report_markdown(study: Study, figures: Sequence[tuple[str, str]]) -> str:
                "the metric's range (e.g. agreement above 1) it is cut there and shown as mean "
                "(low..high) (`metrics.json` keeps its raw ends). "
                "Every metric at every checkpoint is in `metrics.csv` (per run) and "
-               "`metrics.json` (summaries); definitions in DESIGN.md. The columns:\n")
+               "`metrics.json` (summaries); definitions in docs/design/metrics.md. The columns:\n")
     out += [f"- `{name}`: {METRIC_HELP[name]}" for name in TABLE_METRICS]
     out.append("")
     for s in cfg.series:

@@ -9,4 +9,4 @@ is its modules.
 May import: nothing of dicejack but the package root (DicejackError).
 """
 
-__all__: list[str] = []  # the face is the modules (DESIGN.md, "Python API")
+__all__: list[str] = []  # the face is the modules (docs/design/api.md)

@@ -35,7 +35,7 @@ from dicejack.solver.evaluation import evaluate, visit_probabilities
 from dicejack.solver.generic import game_exploitability, solve_game
 from dicejack.solver.solution import Solution, SolverError, ZeroBasedError, optimal_distribution
 
-#: The public face (DESIGN.md, "Python API"; tests/test_public_faces.py holds it): everything else
+#: The public face (docs/design/api.md; tests/test_public_faces.py holds it): everything else
 #: is imported from its module (engines' choice and limits, policy tables, the generic solver's
 #: parts, result types such as best_response.BestResponse).
 __all__ = [

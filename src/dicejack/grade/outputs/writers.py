@@ -49,7 +49,8 @@ __all__ = ["GRADEBOOK_HEADER", "gradebook_csv", "gradebook_records", "write_grad
            "write_reports", "check_gradebook_path", "check_output_path",
            "prepare_reports_folder", "same_as_any", "quality_rows", "REVIEW_BELOW"]
 
-#: The gradebook's header, exactly as in DESIGN.md (columns are only ever added at the end).
+#: The gradebook's header, exactly as in docs/design/formats.md (columns are only ever added at
+#: the end).
 GRADEBOOK_HEADER: tuple[str, ...] = (
     "submission", "status", "score", "verdict", "consistency_p", "agreement_decisive",
     "rmse_onpath", "score_vs_optimal", "layout", "flags", "error", "similar_to", "student",
@@ -193,8 +194,9 @@ _NUMBER_FORMATS = {"score": ".1f", "consistency_p": ".4g", "agreement_decisive":
 
 
 def gradebook_csv(grades: Iterable[Grade]) -> str:
-    """The gradebook: DESIGN.md's header, one row per file (a skipped one: status ``skipped``,
-    no score or verdict, the reason in `error`); the cells of :func:`gradebook_records`."""
+    """The gradebook: docs/design/formats.md's header, one row per file (a skipped one: status
+    ``skipped``, no score or verdict, the reason in `error`); the cells of
+    :func:`gradebook_records`."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(GRADEBOOK_HEADER)
