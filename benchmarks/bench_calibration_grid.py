@@ -35,7 +35,7 @@ sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
 
 import students  # noqa: E402  (tests/students: the independent corpus)
 from dicejack import formats, grade  # noqa: E402
-from dicejack.game import Game  # noqa: E402
+from dicejack.games.handout_rules import Game  # noqa: E402
 from dicejack.grade.evidence.power import setting_power
 from dicejack.grade.scoring.rubric import P_INCONSISTENT
 from dicejack.grade.settings import REFERENCE_SEED

@@ -35,7 +35,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.grade import GradeConfig, GradeError
 from dicejack.grade import programs as pg
 from dicejack.grade.programs import pyenv

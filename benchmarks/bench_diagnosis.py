@@ -34,7 +34,7 @@ sys.path.insert(1, str(Path(__file__).resolve().parent))
 from tests import students  # noqa: E402  (the independent corpus)
 
 from dicejack import grade  # noqa: E402
-from dicejack.game import Game  # noqa: E402
+from dicejack.games.handout_rules import Game  # noqa: E402
 from dicejack.grade.evidence import bug_models  # noqa: E402
 from dicejack.grade.scoring import diagnosis  # noqa: E402
 from dicejack.grade.settings import REFERENCE_SEED

@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from dicejack.game import CONTINUES, Game, roll_total
+from dicejack.games.handout_rules import CONTINUES, Game, roll_total
 
 
 def plain_loop(game: Game, games: int, rng: np.random.Generator) -> int:
@@ -69,7 +69,7 @@ def pettingzoo_env(game: Game, games: int, rng: np.random.Generator) -> int:
 
 
 def openspiel_game(game: Game, games: int, rng: np.random.Generator) -> int:
-    import dicejack.openspiel as dos
+    import dicejack.envs.openspiel as dos
 
     os_game = dos.load(game)
     moves = 0

@@ -28,8 +28,8 @@ from pathlib import Path
 import numpy as np
 
 from dicejack import learners
-from dicejack.game import Game
 from dicejack.games import Pig
+from dicejack.games.handout_rules import Game
 from dicejack.learners import pcg
 from dicejack.learners.game_learners import GAME_LEARNERS
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from dicejack import grade
 from dicejack.formats.tables import format_table
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.grade.evidence.references import forget_references, reference_run
 from dicejack.learners import handout
 

@@ -45,7 +45,7 @@ import students  # noqa: E402  (tests/students: the independent corpus)
 from dicejack import formats, grade  # noqa: E402
 from dicejack.formats.submission import read_submission_text
 from dicejack.formats.tables import format_table
-from dicejack.game import Game  # noqa: E402
+from dicejack.games.handout_rules import Game  # noqa: E402
 from dicejack.grade.evidence.calibration import calibration
 from dicejack.grade.evidence.copies import COPY_FACTOR
 from dicejack.grade.scoring.copied import mark_copies

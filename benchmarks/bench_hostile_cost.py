@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dicejack import grade
 from dicejack.formats.json_output import json_text, write_json
 from dicejack.formats.tables import learn_dict, learn_text
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.learners import handout
 from dicejack.learners.handout import trace as handout_trace
 

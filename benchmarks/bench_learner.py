@@ -21,7 +21,7 @@ import time
 import numba
 import numpy as np
 
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.learners import handout
 
 GAMES = [

@@ -29,7 +29,7 @@ import numba
 import numpy as np
 
 from dicejack import learners
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 
 HERE = Path(__file__).resolve().parent
 GAMES = (Game(6, 15, 17, 2), Game(6, 30, 35, 4))

@@ -27,7 +27,7 @@ import numba
 import numpy as np
 
 from dicejack import learners
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 
 GAME = Game(6, 15, 17, 2)
 TARGET_RATIO = 0.5

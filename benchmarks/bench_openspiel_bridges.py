@@ -1,4 +1,4 @@
-"""Seconds of the OpenSpiel bridges (dicejack.openspiel), keyed by information state, beside
+"""Seconds of the OpenSpiel bridges (dicejack.envs.openspiel), keyed by information state, beside
 OpenSpiel's own ways to the same things, measured in the same run:
 
 * ``openspiel_policy`` (a TabularPolicy over the 2 L^2 decision states, built directly) beside
@@ -6,7 +6,7 @@ OpenSpiel's own ways to the same things, measured in the same run:
   their string; ``TabularPolicy(os_game)``, keyed by history, walks every history: about 1.3e10
   on the handout's game, so it never returns and is not run);
 * ``policy_table`` (reads any OpenSpiel policy, both seats) and
-  ``dicejack.openspiel.exploitability`` (exact, by backward induction) beside OpenSpiel's
+  ``dicejack.envs.openspiel.exploitability`` (exact, by backward induction) beside OpenSpiel's
   ``exploitability`` on a small game, where it finishes (it walks every history, so its time
   grows with their number: issue 37 measured 16 s on (3, 6, 7, 2) and no end within 200 s on
   the handout's game).
@@ -44,9 +44,9 @@ def main() -> None:
     from open_spiel.python import policy as policy_lib
     from open_spiel.python.algorithms import exploitability
 
-    import dicejack.openspiel as dos
+    import dicejack.envs.openspiel as dos
     from dicejack import solver
-    from dicejack.game import HANDOUT_GAME, Game
+    from dicejack.games.handout_rules import HANDOUT_GAME, Game
 
     games = [HANDOUT_GAME, Game(6, 30, 35, 4)]
     print(f"{'game':<42} {'what':<52} {'seconds':>9}")

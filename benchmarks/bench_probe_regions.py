@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests import students  # noqa: E402  (the independent corpus)
 
 from dicejack import grade  # noqa: E402
-from dicejack.game import Game  # noqa: E402
+from dicejack.games.handout_rules import Game  # noqa: E402
 from dicejack.grade.programs import plan as pl  # noqa: E402
 from dicejack.grade.settings import REFERENCE_SEED  # noqa: E402
 

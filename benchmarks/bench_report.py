@@ -37,7 +37,7 @@ from pathlib import Path
 from dicejack import compare, report
 from dicejack.cli.report_options import parse_games, parse_series
 from dicejack.compare.metrics import metric_values
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.learners import handout
 from dicejack.report.contents import TIMING_FILE
 

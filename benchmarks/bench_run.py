@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.grade import GradeConfig, reference_runs
 from dicejack.grade import programs as pg
 from dicejack.runtime import sandbox as sb

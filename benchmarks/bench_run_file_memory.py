@@ -14,7 +14,7 @@ from pathlib import Path
 
 from dicejack import formats, learners
 from dicejack.formats.learner_runs import load_run_npz, save_run_npz
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.learners import handout
 
 GAME = Game(n_sides=6, low=300, high=310, n_dice=2)

@@ -20,7 +20,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.grade import GradeConfig
 from dicejack.grade import programs as pg
 from dicejack.runtime import sandbox as sb

@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 from tests.students import BUGS, FAITHFUL, run_student  # noqa: E402
 
 from dicejack import grade  # noqa: E402
-from dicejack.game import Game  # noqa: E402
+from dicejack.games.handout_rules import Game  # noqa: E402
 from dicejack.grade.outputs.site import write_site  # noqa: E402
 
 GAME = Game(6, 15, 17, 2)

@@ -27,7 +27,7 @@ import numpy as np  # noqa: E402
 from numpy.lib.stride_tricks import as_strided  # noqa: E402
 
 from dicejack import solver  # noqa: E402
-from dicejack.game import Game  # noqa: E402
+from dicejack.games.handout_rules import Game  # noqa: E402
 
 
 def _diagonal(flat: np.ndarray, start: int, step: int, n: int, width: int = 0) -> np.ndarray:

@@ -14,7 +14,7 @@ import numpy as np
 
 from dicejack import compare, solver
 from dicejack.envs.gym_env import DiceJackEnv
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 
 
 def greedy_table(model, game: Game) -> np.ndarray:

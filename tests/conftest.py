@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from tests.games import HANDOUT, SMALL, TINY
 
 

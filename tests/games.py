@@ -4,7 +4,7 @@ the root conftest.py also offers them as fixtures."""
 
 from __future__ import annotations
 
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 
 #: The handout's game: NSides 6, LTarget 15, UTarget 17, NDice 2.
 HANDOUT = Game(n_sides=6, low=15, high=17, n_dice=2)

@@ -3,9 +3,10 @@
 `Game` is imported on first use (``from dicejack import Game`` works as ever): the package itself
 loads no numpy, so that the command line can print its help or a usage error without it.
 
-The package is layered (docs/design/layout.md): game.py, then runtime/, solver/, learners/,
-formats/, compare/, figures/ and envs/, report/ and grade/, cli/, each importing only those before
-it. The package is not released: a module that moves has one path, its new one.
+The package is layered (DESIGN.md): runtime/, games/ (the handout's game first), solver/,
+learners/, formats/, compare/, figures/ and envs/, report/ and grade/, cli/, each importing only
+those before it; the root holds only the packages. The package is not released: a module that
+moves has one path, its new one.
 """
 
 from __future__ import annotations
@@ -21,21 +22,16 @@ if TYPE_CHECKING:
 __all__ = ["DicejackError", "Game", "__version__"]
 __version__ = "0.1.0"
 
+from dicejack.runtime.messages import DicejackError  # noqa: E402 - no numpy, no typing
+
 if TYPE_CHECKING:
-    from dicejack.game import Game
+    from dicejack.games.handout_rules import Game
 del TYPE_CHECKING  # a switch for the checkers, not a name of the package
-
-
-class DicejackError(Exception):
-    """Base of every error dicejack raises on purpose; its message is one line for the user.
-
-    Defined here, without numpy; :mod:`dicejack.game` re-exports it.
-    """
 
 
 def __getattr__(name: str) -> Any:
     if name == "Game":
-        from dicejack.game import Game
+        from dicejack.games.handout_rules import Game
 
         return Game
     raise AttributeError(f"module 'dicejack' has no attribute {name!r}")

@@ -11,7 +11,7 @@ import pytest
 
 from dicejack import solver
 from dicejack.cli import app, main
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 
 
 def run(capsys, *args: str) -> tuple[int, str, str]:

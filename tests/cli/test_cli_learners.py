@@ -16,7 +16,7 @@ from dicejack.cli import app, main
 from dicejack.formats.json_output import json_text
 from dicejack.formats.learner_runs import load_run_npz, save_run_npz
 from dicejack.formats.tables import learn_text, read_params_header, run_text
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.learners import handout
 from dicejack.learners.catalogue import parameters
 

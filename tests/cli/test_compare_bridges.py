@@ -69,9 +69,9 @@ OPENSPIEL_AGENT = '''
 import numpy as np
 from open_spiel.python import policy as policy_lib
 
-import dicejack.openspiel as dos
+import dicejack.envs.openspiel as dos
 from dicejack import solver
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 
 GAME = Game(6, 15, 17, 2)
 OS_GAME = dos.load(GAME)
@@ -102,4 +102,4 @@ def test_an_openspiel_policy_on_the_handouts_game_through_the_command_line(tmp_p
         solver.exploitability(HANDOUT, np.full(HANDOUT.shape, -1)), abs=1e-12)
     code, out, err = run(capsys, "compare", "--policy", "os_agent.py:pair")
     assert code == 2 and "plays differently as player 0 and player 1" in err
-    assert "dicejack.openspiel.seat_values(os_game, policy)" in err and "pass seat" not in err
+    assert "dicejack.envs.openspiel.seat_values(os_game, policy)" in err and "pass seat" not in err

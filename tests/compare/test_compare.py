@@ -13,7 +13,7 @@ from dicejack.cli import main
 from dicejack.compare.metrics import STATE_CLASSES, metric_values, state_classes
 from dicejack.formats.learner_runs import save_run_npz
 from dicejack.formats.tables import format_table
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.learners import formulas, handout
 from tests.games import HANDOUT
 from tests.games import SMALLEST as TINY

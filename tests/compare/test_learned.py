@@ -97,5 +97,5 @@ def test_an_openspiel_like_policy_without_the_bridge_says_what_to_import(sol):
         def action_probabilities(self, state):
             return {0: 1.0}
 
-    with pytest.raises(CompareError, match="import dicejack.openspiel"):
+    with pytest.raises(CompareError, match="import dicejack.envs.openspiel"):
         compare.learned_from_policy(HANDOUT, Foreign())

@@ -14,9 +14,10 @@ pytest.importorskip("pettingzoo")
 
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 
-from dicejack import DicejackError, solver  # noqa: E402
+from dicejack import solver  # noqa: E402
 from dicejack.envs import dicejack_v0, single_agent  # noqa: E402
-from dicejack.game import Game  # noqa: E402
+from dicejack.games.handout_rules import Game  # noqa: E402
+from dicejack.runtime.messages import DicejackError  # noqa: E402
 from tests.games import SMALL, TINY  # noqa: E402
 
 #: LTarget above NDice x NSides: no opening roll ends a game (reset never replays one).

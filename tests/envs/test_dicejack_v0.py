@@ -14,9 +14,9 @@ pytest.importorskip("pettingzoo")
 
 from pettingzoo.test import api_test, render_test, seed_test  # noqa: E402
 
-from dicejack import DicejackError  # noqa: E402
 from dicejack.envs import dicejack_v0  # noqa: E402
-from dicejack.game import HANDOUT_GAME, Game  # noqa: E402
+from dicejack.games.handout_rules import HANDOUT_GAME, Game  # noqa: E402
+from dicejack.runtime.messages import DicejackError  # noqa: E402
 from tests.games import SMALL  # noqa: E402
 
 

@@ -16,10 +16,11 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import dicejack.envs.gym_env as denv
-from dicejack import DicejackError, compare, solver
+from dicejack import compare, solver
 from dicejack.compare import greedy_tables
 from dicejack.envs.gym_env import ENV_ID, DiceJackEnv, EnvError, roll_total
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
+from dicejack.runtime.messages import DicejackError
 from tests.games import HANDOUT
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,7 +65,7 @@ def within_4_se(rate: float, p: float, n: int) -> bool:
 def test_import_without_gymnasium_is_a_one_line_dicejack_error():
     code = (
         "import sys; sys.modules['gymnasium'] = None\n"
-        "from dicejack import DicejackError\n"
+        "from dicejack.runtime.messages import DicejackError\n"
         "try:\n    import dicejack.envs.gym_env\n"
         "except DicejackError as e:\n"
         "    print(type(e).__name__, isinstance(e, ImportError)); print(e)\n"
@@ -314,7 +315,7 @@ def test_render_without_mode_warns_and_returns_none():
         ({"opponent": np.full((10, 10), 1.5)}, "whole numbers of dice"),
         ({"opponent": np.full((10, 10, 3), 0.5)}, "action distribution"),
         ({"opponent": [["a"]]}, "must hold numbers"),
-        ({"game": (4, 10, 12, 2)}, "game must be a dicejack.game.Game"),
+        ({"game": (4, 10, 12, 2)}, "game must be a dicejack.games.handout_rules.Game"),
         ({"render_mode": "human"}, "render_mode must be None or 'ansi'"),
         ({"agent_first": 1.5}, "agent_first must be a probability"),
         ({"agent_first": "yes"}, "agent_first must be a probability"),

@@ -13,7 +13,7 @@ from dicejack import compare, figures
 from dicejack.compare.metrics import STATE_CLASSES, state_classes
 from dicejack.figures.canvas import FIGURE_FORMATS, REPORT_DPI
 from dicejack.figures.convergence import CURVE_FIGURES, curves_csv, plot_optimal, seeds_figure
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.learners import handout
 from tests.games import TINY
 
@@ -55,7 +55,7 @@ backend = dict.__getitem__(matplotlib.rcParams, "backend")  # raw: get_backend()
 from pathlib import Path
 from dicejack import compare
 from dicejack.figures import convergence
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 convergence.plot_optimal(compare.truth(Game(3, 6, 7, 2)), Path({str(tmp_path / 'o.png')!r}))
 print('matplotlib.pyplot' in sys.modules,
       dict.__getitem__(matplotlib.rcParams, "backend") == backend,

@@ -60,7 +60,7 @@ def test_every_state_is_drawn_in_its_colour(low):
 def test_bad_tables_are_refused_and_the_writer_checks_the_game(tmp_path):
     with pytest.raises(ValueError, match="two square tables of one size"):
         raster.submission_heatmaps_png(np.zeros((3, 3)), np.zeros((3, 4)))
-    from dicejack.game import Game
+    from dicejack.games.handout_rules import Game
 
     maps = figures.SubmissionHeatmaps(Game(3, 6, 7, 2))
     with pytest.raises(ValueError, match="not \\(6, 6\\)"):

@@ -8,9 +8,9 @@ import stat
 import numpy as np
 import pytest
 
-from dicejack import DicejackError
 from dicejack.formats import FormatError, write_atomic
 from dicejack.formats.atomic import check_output_file, ensure_output_folder, savez_atomic
+from dicejack.runtime.messages import DicejackError
 
 
 def _umask() -> int:

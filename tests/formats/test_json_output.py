@@ -15,7 +15,7 @@ from dicejack import formats, solver
 from dicejack.formats import sizes
 from dicejack.formats.json_output import json_chunks, json_text, write_json
 from dicejack.formats.tables import learn_dict, learn_json, solution_dict
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.learners import handout
 
 

@@ -22,7 +22,7 @@ from dicejack.formats.learner_runs import (
     save_learner_run,
     save_run_npz,
 )
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.learners import handout
 from tests.games import HANDOUT
 from tests.learners.legacy_runs import legacy_run_file

@@ -11,7 +11,7 @@ from dicejack.formats import FormatError
 from dicejack.formats.json_output import json_text
 from dicejack.formats.sizes import learner_run_bytes, run_bytes, solution_bytes
 from dicejack.formats.tables import run_csv, run_dict, run_text
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 
 GAME = Game(6, 60, 65, 4)
 

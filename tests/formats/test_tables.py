@@ -25,7 +25,7 @@ from dicejack.formats.tables import (
     solution_json,
     solution_text,
 )
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.learners import handout
 from dicejack.learners.handout import trace
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from dicejack import grade
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.grade.evidence.calibration import calibration
 from dicejack.grade.evidence.consistency import consistency
 from dicejack.grade.evidence.references import reference_tie_break

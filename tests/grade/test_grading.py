@@ -219,7 +219,7 @@ def test_cli_grade_bad_settings_exit_2(capsys, tmp_path, args, message):
 def test_a_batch_of_another_size_gets_one_hint_and_a_nonzero_exit(tmp_path, capsys):
     """Every file holds 10x10 tables while the grader was told LTarget=8: one hint at the top
     with the command to re-run, and exit 1 because nothing could be graded."""
-    from dicejack.game import Game
+    from dicejack.games.handout_rules import Game
     from dicejack.learners import formulas, handout
 
     other = Game(GAME.n_sides, 10, 11, GAME.n_dice)

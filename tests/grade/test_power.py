@@ -8,7 +8,7 @@ import warnings
 import pytest
 
 from dicejack import grade
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.grade.evidence.power import LOW_POWER, PROBE_RUNS, PROBES, setting_power
 from dicejack.grade.outputs.site import index_html
 from dicejack.grade.outputs.writers import report_markdown

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from dicejack import grade
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.grade.evidence.print_model import PRINT_RULES, rule_tables
 from dicejack.grade.evidence.print_rules import print_check
 from dicejack.grade.outputs.writers import report_markdown

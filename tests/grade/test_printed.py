@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.grade.evidence.printed import graded_tables, printed_decimals
 from dicejack.learners import formulas, handout
 

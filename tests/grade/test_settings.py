@@ -81,7 +81,7 @@ def test_grade_error_names_its_parameters_where_they_stand():
 
 def test_library_errors_name_parameters_and_the_cli_says_flags(tmp_path):
     from dicejack.cli.grade import FLAGS, flag_names
-    from dicejack.game import Game
+    from dicejack.games.handout_rules import Game
     from dicejack.grade import GradeConfig, grade_files
 
     sub = tmp_path / "a.txt"

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from dicejack.cli import main
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.grade import GradeConfig
 from dicejack.grade import programs as pg
 from dicejack.runtime import cgroups, tree

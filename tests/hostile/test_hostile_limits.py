@@ -18,7 +18,7 @@ import pytest
 from dicejack import formats, learners
 from dicejack.cli import main
 from dicejack.formats.learner_runs import load_run_npz
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.learners import handout
 from dicejack.runtime import parallel
 from tests.learners.legacy_runs import legacy_run_file
@@ -186,7 +186,7 @@ def test_the_env_refuses_what_it_cannot_use():
     pytest.importorskip("gymnasium")
     from dicejack.compare import CompareError, greedy_tables
     from dicejack.envs.gym_env import DiceJackEnv, EnvError
-    from dicejack.game import HANDOUT_GAME as game
+    from dicejack.games.handout_rules import HANDOUT_GAME as game
 
     env = DiceJackEnv(game)
     for options in (1, "agent_first", [("agent_first", True)]):

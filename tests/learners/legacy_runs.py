@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from dicejack.formats.atomic import savez_atomic
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.learners import handout
 
 

@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from dicejack import DicejackError
 from dicejack.learners import base
 from dicejack.learners.base import LearnerError, Param, Run, Tables
+from dicejack.runtime.messages import DicejackError
 from tests.games import HAND_SIZED as TINY
 from tests.games import HANDOUT
 
@@ -144,7 +144,7 @@ def test_check_count_and_sizes():
         base.check_count("games", -1)
     with pytest.raises(LearnerError, match="whole number"):
         base.check_count("games", 2.0)
-    from dicejack.game import Game
+    from dicejack.games.handout_rules import Game
 
     with pytest.raises(LearnerError, match="too large"):
         base.check_learner_size(Game(2, 20_000, 20_000, 1), 7, "thompson")

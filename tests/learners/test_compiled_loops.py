@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from dicejack import learners
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from tests.games import HAND_SIZED as TINY
 from tests.games import HANDOUT
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.learners import checks, formulas, handout
 from dicejack.learners.checks import LearnerError
 from tests.games import HANDOUT

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dicejack import compare, learners
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.learners import LearnerError, Tables
 from dicejack.learners.base import ResumableLearner
 from dicejack.learners.catalogue import canonical_name, is_custom, learner_class, parameters

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dicejack import game
+from dicejack.games import handout_rules as game
 from dicejack.learners import formulas
 from dicejack.learners import reference as ref
 from tests.games import HAND_SIZED as TINY

@@ -33,7 +33,7 @@ def test_the_compiled_loop_picks_what_the_rule_says():
 
 def test_the_choice_draws_no_random_number():
     """With one die there is nothing to choose: ucb and thompson then consume only the rolls."""
-    from dicejack.game import Game
+    from dicejack.games.handout_rules import Game
 
     one = Game(6, 15, 17, 1)
     a = learners.learn(one, "ucb", 400, 9)

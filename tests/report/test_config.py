@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from dicejack import report
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.report.config import check_games, check_ms, series_125
 from tests.games import TINY
 

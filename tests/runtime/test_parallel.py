@@ -12,7 +12,7 @@ import pytest
 
 from dicejack import compare
 from dicejack.compare.truth import truth_for
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.runtime import parallel
 
 

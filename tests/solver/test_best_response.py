@@ -1,6 +1,6 @@
 """solver.best_response / exploitability: held to brute force over every deterministic
 response on tiny games, to exact evaluation, and to 0 for optimal play. (OpenSpiel's own
-exploitability is the third check: tests/test_openspiel.py.)"""
+exploitability is the third check: tests/envs/test_openspiel.py.)"""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from dicejack import solver
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.solver import SolverError
 from tests.games import HAND_SIZED, SMALL, SMALLEST
 

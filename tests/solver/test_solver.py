@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dicejack import solver
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.solver import SolverError, engines
 
 SMALL_GAMES = st.builds(
@@ -193,7 +193,7 @@ def test_a_fresh_process_solves_small_games_with_numpy_until_numba_is_loaded():
     code = (
         "from dicejack.solver import engines; "
         "from dicejack.learners.handout import learning as learner; "
-        "from dicejack.game import Game; "
+        "from dicejack.games.handout_rules import Game; "
         "g = Game(6, 15, 17, 2); a = engines.choose_engine(g); learner.learn(g, 1.0, 1, 1); "
         "print(a, engines.choose_engine(g))"
     )

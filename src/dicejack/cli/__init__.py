@@ -34,12 +34,11 @@ from collections.abc import Iterator  # noqa: E402
 
 import typer  # noqa: E402
 
-from dicejack import DicejackError  # noqa: E402
 from dicejack.cli import compare, grade, learn, report, solve, study_command  # noqa: E402,F401  (registers commands)
 from dicejack.cli.common import UsageError, app  # noqa: E402,F401
 from dicejack.cli.play_session import INTERRUPTED_RUN  # noqa: E402,F401
 from dicejack.runtime import interrupts  # noqa: E402
-from dicejack.runtime.messages import one_line  # noqa: E402
+from dicejack.runtime.messages import DicejackError, one_line  # noqa: E402
 
 
 def _usage_error_types() -> tuple[type[BaseException], ...]:

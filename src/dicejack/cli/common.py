@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import typer
 from typer.core import TyperGroup
 
-from dicejack import DicejackError
+from dicejack.runtime.messages import DicejackError
 
 if TYPE_CHECKING:
-    from dicejack.game import Game
+    from dicejack.games.handout_rules import Game
 
 #: The commands in the order the README introduces them; `dicejack --help` lists them so.
 COMMAND_ORDER = ("solve", "learn", "compare", "report", "grade")
@@ -121,7 +121,7 @@ DaskOpt = typer.Option(
 
 def make_game(sides: int, low: int, high: int, dice: int) -> "Game":
     """Build a validated Game from CLI options (errors surface as one-line messages)."""
-    from dicejack.game import Game
+    from dicejack.games.handout_rules import Game
 
     return Game(n_sides=sides, low=low, high=high, n_dice=dice)
 

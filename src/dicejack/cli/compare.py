@@ -21,7 +21,7 @@ from dicejack.cli.learn import (
 from dicejack.runtime.messages import one_line
 
 if TYPE_CHECKING:
-    from dicejack.game import Game
+    from dicejack.games.handout_rules import Game
 
 
 class CompareFormat(str, Enum):
@@ -34,7 +34,7 @@ def _game_from_options(
 ) -> "Game | None":
     """The game named by --sides/--low/--high/--dice; unnamed ones come from `fallback` (or the
     handout's game); None when no option was given and there is no fallback."""
-    from dicejack.game import HANDOUT_GAME, Game
+    from dicejack.games.handout_rules import HANDOUT_GAME, Game
 
     if all(v is None for v in given.values()) and fallback is None:
         return None
@@ -58,7 +58,7 @@ def _read_text_tables(
     from dicejack.compare.hints import size_hint
     from dicejack.formats.submission import find_table_size
     from dicejack.formats.tables import read_params_header
-    from dicejack.game import HANDOUT_GAME, Game
+    from dicejack.games.handout_rules import HANDOUT_GAME, Game
 
     try:
         text = path.read_text(errors="replace")
@@ -215,7 +215,7 @@ def compare_cmd(
         extra = [k for k, v in learning.items() if v is not None]
         if extra:
             raise UsageError(f"{', '.join(extra)}: only with --learner, not with --policy")
-        from dicejack.game import HANDOUT_GAME
+        from dicejack.games.handout_rules import HANDOUT_GAME
 
         game = _game_from_options(given, None) or HANDOUT_GAME
         learned = _policy_learned(game, policy, zero_based)
@@ -269,7 +269,7 @@ def _policy_learned(game: "Game", spec: str, zero_based: bool) -> object:
     obj = _load_policy(spec)
     if hasattr(obj, "action_probabilities"):  # an OpenSpiel policy: its bridge reads it
         with contextlib.suppress(ImportError):  # (without OpenSpiel, compare says what to do)
-            import dicejack.openspiel  # noqa: F401
+            import dicejack.envs.openspiel  # noqa: F401
     try:
         return cmp.learned_from_policy(game, obj, zero_based=zero_based, source=spec)
     except cmp.CompareError as exc:
@@ -297,7 +297,7 @@ def _learn_for_compare(
     """(game, run): `name` with its parameters learned for `compare --learner` (progress bar on
     stderr; Ctrl-C stops it, nothing is saved)."""
     from dicejack import learners
-    from dicejack.game import HANDOUT_GAME
+    from dicejack.games.handout_rules import HANDOUT_GAME
     from dicejack.learners import checks
     from dicejack.runtime import parallel
 

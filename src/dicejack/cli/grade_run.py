@@ -30,7 +30,7 @@ def grade_run_cmd(
     """Run and grade student programs (the --run branch of `dicejack grade`)."""
     from dicejack import grade as gr
     from dicejack.formats.escape import safe_text
-    from dicejack.game import Game
+    from dicejack.games.handout_rules import Game
     from dicejack.grade import programs as pg
     from dicejack.grade.outputs.writers import summary_text
     from dicejack.grade.programs import pyenv

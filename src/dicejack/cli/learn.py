@@ -28,7 +28,7 @@ from dicejack.cli.learn_game import learn_protocol_game
 from dicejack.cli.play_session import play_saving_on_interrupt
 
 if TYPE_CHECKING:
-    from dicejack.game import Game
+    from dicejack.games.handout_rules import Game
     from dicejack.learners import Run
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from dicejack.compare.truth import CompareError
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 
 __all__ = [
     "dice_to_action",

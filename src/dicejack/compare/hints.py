@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from dicejack.compare.truth import CompareError, Truth
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 
 __all__ = [
     "TableHints",

@@ -1,7 +1,7 @@
 """What a caller hands `compare`, as one `Learned`, through explicit constructors that never
 guess: printed tables (best J, estimate), the raw counts (win, lose), q-values (with visits), a
 policy alone (a callable (x, y) -> J, a table of J, an action distribution, or an object a
-framework bridge registered, e.g. an OpenSpiel policy once :mod:`dicejack.openspiel` is
+framework bridge registered, e.g. an OpenSpiel policy once :mod:`dicejack.envs.openspiel` is
 imported), any learner's run or tables. Arrays that look like something else (q-values handed
 as counts) are refused with the constructor to use."""
 
@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from dicejack.compare.truth import CompareError
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 
 
 @dataclass(frozen=True, eq=False)
@@ -126,7 +126,7 @@ def register_policy_reader(
 ) -> None:
     """Teach :func:`learned_from_policy` a framework's policy objects: `test(obj)` says whether
     it is one, `read(game, obj)` gives its (L, L, K+1) action distribution. Bridges above compare
-    (:mod:`dicejack.openspiel`) register on import, so compare never imports them."""
+    (:mod:`dicejack.envs.openspiel`) register on import, so compare never imports them."""
     _POLICY_READERS.append((test, read))
 
 
@@ -136,7 +136,7 @@ def learned_from_policy(
     """A :class:`Learned` from a policy alone, with no estimates (the probability metrics are
     then NaN, "not available"): a callable (x, y) -> J, an (L, L) table of J (-1 or NaN = no
     data), an (L, L, K+1) action distribution (a row of NaN = no data), a Solution, or a
-    registered framework policy (an OpenSpiel policy once :mod:`dicejack.openspiel` is
+    registered framework policy (an OpenSpiel policy once :mod:`dicejack.envs.openspiel` is
     imported). J counts from 1: a 0 is refused as a 0-based policy, unless `zero_based` (a
     table or callable of actions 0..K-1, J = action + 1)."""
     from dicejack.solver.solution import SolverError, no_data_mask, policy_distribution
@@ -148,7 +148,7 @@ def learned_from_policy(
     else:
         if hasattr(policy, "action_probabilities"):
             raise CompareError(
-                "this looks like an OpenSpiel policy: import dicejack.openspiel first (pip "
+                "this looks like an OpenSpiel policy: import dicejack.envs.openspiel first (pip "
                 "install '.[openspiel]' in a clone of dicejack), so that compare can read it"
             )
     try:

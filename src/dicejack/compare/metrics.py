@@ -15,7 +15,7 @@ from dicejack.compare.hints import table_hints
 from dicejack.compare.learned import Learned, as_learned
 from dicejack.compare.truth import CompareError, CompareWarning, Truth, truth
 from dicejack.formats.json_output import json_safe
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.solver import Solution
 from dicejack.solver.best_response import SeatValues
 
@@ -192,7 +192,7 @@ def compare(
 ) -> Comparison:
     """Compare `learned` with the truth: a run, a :class:`Learned` (see the constructors
     learned_from_tables / _counts / _q / _policy), (best, probability), (win, lose), or a policy
-    alone (a callable (x, y) -> J, a table of J, an OpenSpiel policy once dicejack.openspiel is
+    alone (a callable (x, y) -> J, a table of J, an OpenSpiel policy once dicejack.envs.openspiel is
     imported; its probability metrics are NaN).
 
     `sol` may be a Solution, a prepared :class:`Truth` (fastest for many comparisons) or None.

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dicejack import solver
-from dicejack.game import DicejackError, Game
+from dicejack.games.handout_rules import Game
+from dicejack.runtime.messages import DicejackError
 from dicejack.solver import Solution
 
 #: A state is on-path when optimal players visit it with at least this probability (caveat D).

@@ -4,13 +4,13 @@ API, two agents, as PettingZoo's classic games; the ``pettingzoo`` extra):
 ``from dicejack.envs import dicejack_v0``; :mod:`.protocol_v0` (any protocol game of
 :mod:`dicejack.games`, e.g. Pig, as a PettingZoo AEC environment: :func:`protocol_env`).
 Importing this package loads none of them, so that it
-never needs an optional dependency; import the module you use. (The OpenSpiel game is
-:mod:`dicejack.openspiel`, beside this package in the same layer.)
+never needs an optional dependency; import the module you use. The OpenSpiel game is
+:mod:`dicejack.envs.openspiel` (the ``openspiel`` extra).
 
 :func:`single_agent` turns one agent of the PettingZoo environment, against a fixed policy, into
 a Gymnasium environment (:mod:`.aec_single`; sb3-contrib's MaskablePPO learns on it).
 
-May import: :mod:`dicejack.compare`, :mod:`dicejack.solver`, :mod:`dicejack.game` and
+May import: :mod:`dicejack.compare`, :mod:`dicejack.solver`, :mod:`dicejack.games.handout_rules` and
 :mod:`dicejack.runtime`.
 """
 

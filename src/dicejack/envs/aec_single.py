@@ -29,8 +29,9 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from dicejack import DicejackError, solver
+from dicejack import solver
 from dicejack.envs.dicejack_v0 import AGENTS
+from dicejack.runtime.messages import DicejackError
 from dicejack.solver.solution import policy_distribution
 
 __all__ = ["SingleAgentEnv"]

@@ -4,7 +4,8 @@ games: ``from dicejack.envs import dicejack_v0; env = dicejack_v0.env(game=...)`
 Agents ``player_0`` (moves first) and ``player_1`` take turns. Action a in 0..NDice-1 rolls
 J = a + 1 dice (0-based, as PettingZoo and OpenSpiel number actions). The roll is drawn from the
 environment's generator, seeded by ``reset(seed=...)``, by the one roll rule of
-:func:`dicejack.game.roll_total`; what it means is :meth:`dicejack.game.Game.outcome`. Reaching
+:func:`dicejack.games.handout_rules.roll_total`; what it means is
+:meth:`dicejack.games.handout_rules.Game.outcome`. Reaching
 [LTarget, UTarget] wins at once (+1 to the mover, -1 to the other), passing UTarget loses at once
 (-1, +1); nothing is paid before the end.
 
@@ -30,8 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from dicejack import DicejackError
-from dicejack.game import CONTINUES, HANDOUT_GAME, MOVER_WINS, Game, roll_total
+from dicejack.games.handout_rules import CONTINUES, HANDOUT_GAME, MOVER_WINS, Game, roll_total
+from dicejack.runtime.messages import DicejackError
 
 
 class PettingZooMissingError(DicejackError, ImportError):

@@ -3,7 +3,8 @@
 :class:`DiceJackEnv` (id ``dicejack/DiceJack-v0``, registered on
 ``import dicejack.envs.gym_env``) plays one agent against a fixed opponent policy, or against
 itself; its class docstring is the specification. :func:`dicejack.compare.greedy_tables` turns
-what an agent learned into the handout's two output arrays. The rules come from :mod:`dicejack.game`
+what an agent learned into the handout's two output arrays. The rules come from
+:mod:`dicejack.games.handout_rules`
 (``Game.outcome``, ``Game.sum_cdf_table``); this module owns only the episode: whose turn it is,
 what the agent sees and what it is paid.
 
@@ -19,7 +20,7 @@ from typing import Any, NamedTuple, cast
 
 import numpy as np
 
-from dicejack import DicejackError
+from dicejack.runtime.messages import DicejackError
 
 
 class GymMissingError(DicejackError, ImportError):
@@ -36,7 +37,7 @@ except ImportError:
     ) from None
 
 from dicejack import solver  # noqa: E402  (after the gymnasium check, on purpose)
-from dicejack.game import CONTINUES, HANDOUT_GAME, MOVER_WINS, Game, roll_total  # noqa: E402
+from dicejack.games.handout_rules import CONTINUES, HANDOUT_GAME, MOVER_WINS, Game, roll_total  # noqa: E402
 from dicejack.solver.solution import no_data_mask, policy_distribution  # noqa: E402
 
 __all__ = [
@@ -187,8 +188,8 @@ class DiceJackEnv(gymnasium.Env):
     ## Description
     Two players alternately roll 1..NDice dice with NSides sides and add the total to their
     score. A player whose score lands in [LTarget, UTarget] wins at once; one who passes UTarget
-    loses at once (``dicejack.game.Game.outcome``). The agent plays against a fixed opponent
-    policy, or plays both sides (self-play).
+    loses at once (``dicejack.games.handout_rules.Game.outcome``). The agent plays against a
+    fixed opponent policy, or plays both sides (self-play).
 
     ## Action Space
     ``Discrete(NDice, start=1)``: J, the number of dice to roll, 1..NDice. Anything else (a
@@ -252,7 +253,7 @@ class DiceJackEnv(gymnasium.Env):
     gym.make("dicejack/DiceJack-v0", game=Game(6, 15, 17, 2), opponent="optimal",
              agent_first=1.0, render_mode=None)
     ```
-    - `game`: a :class:`dicejack.game.Game` (None: the handout's Game(6, 15, 17, 2)).
+    - `game`: a :class:`dicejack.games.handout_rules.Game` (None: the handout's Game(6, 15, 17, 2)).
     - `opponent`: "optimal" (lowest optimal J), "uniform", "self" (self-play), an (L, L)
       table of J in 1..NDice, an (L, L, NDice+1) action distribution, or a callable
       (x, y, rng) -> J with <x, y> from the opponent's view and `rng` the environment's
@@ -289,7 +290,8 @@ class DiceJackEnv(gymnasium.Env):
         if game is None:
             game = HANDOUT_GAME
         if not isinstance(game, Game):
-            raise EnvError(f"game must be a dicejack.game.Game or None, got {type(game).__name__}")
+            raise EnvError(f"game must be a dicejack.games.handout_rules.Game or None, got "
+                           f"{type(game).__name__}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise EnvError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         self.game = game

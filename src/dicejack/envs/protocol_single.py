@@ -23,7 +23,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from dicejack import DicejackError
+from dicejack.runtime.messages import DicejackError
 
 __all__ = ["ProtocolSingleAgentEnv"]
 

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from dicejack import DicejackError
+from dicejack.runtime.messages import DicejackError
 
 
 class PettingZooMissingError(DicejackError, ImportError):

@@ -37,7 +37,7 @@ from dicejack.figures.canvas import (
     save_figure,
     text_collection,
 )
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 
 __all__ = [
     "Band",

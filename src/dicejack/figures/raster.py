@@ -25,7 +25,7 @@ import numpy as np
 from dicejack import formats
 from dicejack.figures.canvas import CLASS_COLORS
 from dicejack.figures.svg import score_rgb
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 
 __all__ = ["INK", "png_rgb", "map_layout", "submission_heatmaps_png", "SubmissionHeatmaps"]
 

@@ -24,11 +24,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from dicejack import DicejackError
 from dicejack.formats import FormatError
 from dicejack.formats.atomic import savez_atomic
 from dicejack.formats.npz import SMALL_MEMBER_BYTES, NpzMembers, open_npz
-from dicejack.runtime.messages import one_line
+from dicejack.runtime.messages import DicejackError, one_line
 from dicejack.runtime.user_code import is_spec
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -24,12 +24,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from dicejack import DicejackError
 from dicejack.formats import FormatError
 from dicejack.formats.atomic import savez_atomic
 from dicejack.formats.npz import SMALL_MEMBER_BYTES, NpzMembers, open_npz
-from dicejack.game import Game
-from dicejack.runtime.messages import one_line
+from dicejack.games.handout_rules import Game
+from dicejack.runtime.messages import DicejackError, one_line
 
 if TYPE_CHECKING:  # pragma: no cover
     from dicejack.learners import Run

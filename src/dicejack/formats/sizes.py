@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from dicejack.formats import FormatError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from dicejack.game import Game
+    from dicejack.games.handout_rules import Game
 
 __all__ = ["available_memory_bytes", "check_output_memory", "learner_run_bytes",
            "output_memory_bytes", "run_bytes", "solution_bytes"]

@@ -9,8 +9,8 @@ decision). :func:`enumerate_game` turns any of them into the arrays of a :class:
 the generic solver (:mod:`dicejack.solver.generic`) and the generic learners
 (:mod:`dicejack.learners.games`) use; :func:`make_game` builds a game from a name or the user's
 ``FILE.py:Class`` (``--game``). Modules, from the ground up: protocol, handout, pig,
-peeking_blackjack, yamslam, space, bounds, registry. May import :mod:`dicejack.game` and
-:mod:`dicejack.runtime`; nothing above.
+peeking_blackjack, yamslam, space, bounds, registry (handout_rules first: the handout's game's
+own rules, which every layer above uses). May import :mod:`dicejack.runtime`; nothing above.
 
 >>> from dicejack.games import Piglet, enumerate_game
 >>> enumerate_game(Piglet(goal=2)).n_states

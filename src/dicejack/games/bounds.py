@@ -1,7 +1,7 @@
 """A game's bounds, computed once from its enumeration: :func:`game_bounds` -> :class:`Bounds`.
 
 Every bridge to another library reads them here and nowhere else: OpenSpiel's
-``min_utility``/``max_utility``/``max_game_length`` (:func:`dicejack.openspiel.protocol_game`),
+``min_utility``/``max_utility``/``max_game_length`` (:func:`dicejack.envs.openspiel.protocol_game`),
 the PettingZoo and Gymnasium environments' return range and truncation
 (:mod:`dicejack.envs.protocol_v0`, :mod:`dicejack.envs.protocol_single`).
 

@@ -1,4 +1,5 @@
-"""The handout's dice game (:class:`dicejack.game.Game`) as a protocol game: :class:`HandoutGame`.
+"""The handout's dice game (:class:`dicejack.games.handout_rules.Game`) as a protocol game:
+:class:`HandoutGame`.
 
 A state is ``(score of player 0, score of player 1, player to move)``; a terminal state is
 ``("win", winner)``. The payoff is player 0's win probability (1 or 0). The handout's own tables
@@ -14,7 +15,7 @@ from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
-from dicejack.game import CONTINUES, MOVER_WINS, Game, GameError
+from dicejack.games.handout_rules import CONTINUES, MOVER_WINS, Game, GameError
 from dicejack.games.protocol import GameDefinitionError
 
 __all__ = ["HandoutGame"]
@@ -40,12 +41,12 @@ class HandoutGame:
 
     @classmethod
     def from_game(cls, game: Game) -> HandoutGame:
-        """The protocol view of a :class:`~dicejack.game.Game`."""
+        """The protocol view of a :class:`~dicejack.games.handout_rules.Game`."""
         return cls(game.n_sides, game.low, game.high, game.n_dice)
 
     @cached_property
     def rules(self) -> Game:
-        """The :class:`~dicejack.game.Game` these parameters make."""
+        """The :class:`~dicejack.games.handout_rules.Game` these parameters make."""
         return Game(n_sides=self.sides, low=self.low, high=self.high, n_dice=self.dice)
 
     @cached_property

@@ -25,7 +25,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Protocol, Union, runtime_checkable
 
-from dicejack import DicejackError
+from dicejack.runtime.messages import DicejackError
 
 __all__ = [
     "GameDefinitionError",

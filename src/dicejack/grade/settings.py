@@ -11,7 +11,7 @@ from enum import Enum
 
 import numpy as np
 
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.learners import checks, formulas
 from dicejack.runtime.messages import Parameter, ParameterError
 

@@ -24,10 +24,10 @@ and explain), mc_epsilon, ucb, thompson, qlearning, registry (the learners by na
 and resume by name), contract (check_learner); game_learners and game_session (q-learning and
 mc-exploring-starts for any protocol game of :mod:`dicejack.games`, their harness and contract
 check).
-May import :mod:`dicejack.game`, :mod:`dicejack.games`, :mod:`dicejack.solver` and
+May import :mod:`dicejack.games.handout_rules`, :mod:`dicejack.games`, :mod:`dicejack.solver` and
 :mod:`dicejack.runtime`; nothing above.
 
->>> from dicejack.game import Game
+>>> from dicejack.games.handout_rules import Game
 >>> run = learn(Game(6, 15, 17, 2), "q-learning", games=1000, seed=1, epsilon=0.2)
 >>> run.label
 'q-learning epsilon=0.2 epsilon_min=0.1 epsilon_decay=1000 alpha=1/n q_init=0.5 seed=1 games=1000'

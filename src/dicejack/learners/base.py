@@ -22,7 +22,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.learners.checks import (
     CDF_ENTRIES_LIMIT,
     LearnerError,
@@ -137,9 +137,9 @@ class Tables:
 class Learner(Protocol):
     """What :func:`dicejack.learners.learn` needs of a learner (a user's own object included).
 
-    name: a short label ("q-learning"); game: the :class:`~dicejack.game.Game` it plays; seed:
-    the seed of its generator; played: games played so far. play(games) plays that many more
-    games of self-play (however the games are chunked, the result must be the same);
+    name: a short label ("q-learning"); game: the :class:`~dicejack.games.handout_rules.Game` it
+    plays; seed: the seed of its generator; played: games played so far. play(games) plays that
+    many more games of self-play (however the games are chunked, the result must be the same);
     tables() reports the greedy tables now. Optional: `params` (a mapping shown in labels and
     saved in runs) and `moves` (moves played so far).
     """
@@ -360,7 +360,8 @@ def roll_tables(game: Game) -> tuple[np.ndarray, np.ndarray]:
 def roll_guide(cdf: np.ndarray) -> np.ndarray:
     """The compiled loops' start points for drawing a roll total with one uniform x:
     guide[j, floor(x * G)] is where the search for the first t with x < cdf[j, t] begins; the
-    kernels correct it both ways, so the total is exactly :func:`dicejack.game.roll_total`'s.
+    kernels correct it both ways, so the total is exactly
+    :func:`dicejack.games.handout_rules.roll_total`'s.
     4 buckets per possible total (fewer steps after the guess), within a size cap."""
     buckets = cdf.shape[1] * (4 if cdf.size * 4 <= CDF_ENTRIES_LIMIT else 1)
     levels = np.arange(buckets) / buckets

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.learners.base import Param, ResumableLearner, Run, check_params, check_protocol
 from dicejack.learners.checks import LearnerError
 from dicejack.learners.handout import Handout

@@ -8,7 +8,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from dicejack.game import DicejackError, Game
+from dicejack.games.handout_rules import Game
+from dicejack.runtime.messages import DicejackError
 
 __all__ = [
     "LearnerError",

@@ -46,7 +46,7 @@ def check_learner(obj: Any, games: int = 300) -> None:
     """Check that `obj` (a learner, played or not; it is not changed) keeps the learner contract
     over `games` games of fresh learners like it; LearnerError naming the first broken promise.
 
-    >>> from dicejack.game import Game
+    >>> from dicejack.games.handout_rules import Game
     >>> from dicejack.learners import make
     >>> check_learner(make(Game(4, 6, 7, 2), "ucb", seed=3), games=50)
     """

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.learners.base import (
     SelfPlaying,
     Tables,

@@ -3,7 +3,8 @@ moves, drawing a roll total from one uniform, keeping a move and ending the game
 LTarget, and adding a finished game's moves to the counts (with their f cache). All are inlined
 into the loops of :mod:`dicejack.learners.handout.kernel` and
 :mod:`dicejack.learners.compiled_loops`;
-their plain twins are :func:`dicejack.game.roll_total` and the reference loops' count updates.
+their plain twins are :func:`dicejack.games.handout_rules.roll_total` and the reference loops'
+count updates.
 
 The loops work on flat views of their (L, L, K+1) tables (:func:`flat`): a state <a, b> is the
 row starting at ``(a * L + b) * (K + 1)`` (:func:`row`), so a table entry is one addition away.
@@ -43,7 +44,8 @@ def roll_table(cdf, guide):
 @njit(cache=True, inline="always")
 def roll(table, jj, x):
     """The total of jj dice from one uniform x: the first t with x < cdf[jj, t] (exactly
-    :func:`dicejack.game.roll_total`), searched from the guide's start in both directions."""
+    :func:`dicejack.games.handout_rules.roll_total`), searched from the guide's start in both
+    directions."""
     cdf, width, guide, gsz = table
     start = jj * width
     t = guide[np.uint64(jj * gsz + min(int(x * gsz), gsz - 1))]

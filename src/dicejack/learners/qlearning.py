@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.learners import reference
 from dicejack.learners.base import (
     EPSILON_PARAMS,

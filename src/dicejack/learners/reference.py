@@ -10,7 +10,7 @@ the counters and the generator). Per move, in this order:
   nothing (:func:`ucb_choice`); thompson draws two Gamma variates per J when NDice > 1
   (:func:`thompson_choice`), nothing when NDice = 1;
 - the roll: one uniform x, and the total is the first t with x < P(total of J dice <= t)
-  (:func:`dicejack.game.roll_total`, the handout learner's rule).
+  (:func:`dicejack.games.handout_rules.roll_total`, the handout learner's rule).
 
 Counting learners (mc-epsilon, ucb, thompson) keep the handout's WinCount/LoseCount tables and
 update them as the handout does, when a game ends: every (X, Y, J) of the winner adds 1 to win,
@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from dicejack.game import roll_total
+from dicejack.games.handout_rules import roll_total
 from dicejack.learners.formulas import estimates
 
 __all__ = [

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.learners.base import Learner, Run, check_protocol
 from dicejack.learners.catalogue import make, restore
 from dicejack.learners.checks import LearnerError

@@ -25,7 +25,7 @@ import numpy as np
 
 from dicejack import learners
 from dicejack.figures.canvas import check_formats
-from dicejack.game import HANDOUT_GAME, Game
+from dicejack.games.handout_rules import HANDOUT_GAME, Game
 from dicejack.learners import checks, formulas
 from dicejack.learners.catalogue import canonical_name, check_learner_params, learner_class
 from dicejack.learners.catalogue import parameters as learner_parameters

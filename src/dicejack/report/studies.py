@@ -12,9 +12,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from dicejack import DicejackError
 from dicejack.formats.atomic import write_atomic
 from dicejack.formats.folders import new_folder_beside, swap_folder
+from dicejack.runtime.messages import DicejackError
 
 __all__ = ["STUDIES", "StudyError", "study_command", "write_study"]
 

@@ -32,7 +32,7 @@ from dicejack.compare import METRIC_NAMES, METRIC_RANGES
 from dicejack.compare.learned import Learned
 from dicejack.compare.metrics import metric_values
 from dicejack.compare.truth import Truth, truth_for
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.learners.catalogue import is_custom
 from dicejack.report.config import Parameter, ReportConfig, ReportError, SeriesSpec
 from dicejack.runtime import frames, parallel

@@ -32,7 +32,7 @@ from dicejack import figures, formats
 from dicejack.compare import METRIC_NAMES
 from dicejack.formats.folders import new_folder_beside, os_reason, swap_folder
 from dicejack.formats.json_output import json_text
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.report.config import LEARNED_FIGURES_LIMIT, Parameter, ReportConfig, ReportError
 from dicejack.report.contents import (
     TIMING_FILE,

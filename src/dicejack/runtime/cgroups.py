@@ -53,7 +53,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from dicejack.game import DicejackError
+from dicejack.runtime.messages import DicejackError
 
 __all__ = ["CgroupError", "GroupLimits", "JailGroup", "support", "available",
            "remove_stale_groups"]

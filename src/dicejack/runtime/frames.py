@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from dicejack import DicejackError
+from dicejack.runtime.messages import DicejackError
 
 
 class PandasMissingError(DicejackError):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from dicejack.game import DicejackError
+from dicejack.runtime.messages import DicejackError
 
 __all__ = ["SandboxError", "Limits", "Sandbox", "RunResult"]
 

@@ -1,18 +1,20 @@
 """The one-line message a user sees for an error: every layer's errors, warnings and batch rows
 say their reason through :func:`one_line`, so none prints a multi-line or endless text; and the
 library errors that name Python parameters (:class:`ParameterError`), which a command line says
-as its own flags. No imports beyond the package root: the console script loads it before its
-Ctrl-C handler is in place."""
+as its own flags; and :class:`DicejackError`, the base of them all (the package root re-exports
+it). No imports: the console script loads it before its Ctrl-C handler is in place."""
 
 from __future__ import annotations
-
-from dicejack import DicejackError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-__all__ = ["one_line", "Parameter", "ParameterError"]
+__all__ = ["DicejackError", "one_line", "Parameter", "ParameterError"]
+
+
+class DicejackError(Exception):
+    """Base of every error dicejack raises on purpose; its message is one line for the user."""
 
 
 def one_line(message: object, limit: int = 500) -> str:

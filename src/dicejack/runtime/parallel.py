@@ -20,8 +20,7 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from dicejack import DicejackError
-from dicejack.runtime.messages import one_line
+from dicejack.runtime.messages import DicejackError, one_line
 
 __all__ = [
     "ExecutorError",

@@ -20,8 +20,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from dicejack import DicejackError
-from dicejack.runtime.messages import one_line
+from dicejack.runtime.messages import DicejackError, one_line
 
 __all__ = ["UserCodeError", "is_spec", "split_spec", "load_object"]
 

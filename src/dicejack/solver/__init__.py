@@ -23,7 +23,7 @@ same two engines, bit-identical, chosen the same way.
 
 from __future__ import annotations
 
-from dicejack import game as _game
+from dicejack.games import handout_rules as _game
 from dicejack.solver import backward as _backward
 from dicejack.solver import engines as _engines
 from dicejack.solver import exact as _exact

@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.solver.engines import charge, check_engine, choose_engine
 from dicejack.solver.solution import TIE_TOLERANCE, Engine, Solution
 

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.solver.solution import TIE_TOLERANCE, SolverError, policy_distribution
 
 __all__ = ["BestResponse", "SeatValues", "best_response", "seat_values", "exploitability"]

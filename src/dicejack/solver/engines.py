@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 import time
 
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.solver.solution import Engine, SolverError
 
 #: Largest game, in states x n_dice x (n_dice * n_sides + 1) (the forward pass's work), that the

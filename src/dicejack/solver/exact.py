@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from dicejack.game import CONTINUES, MOVER_WINS, Game
+from dicejack.games.handout_rules import CONTINUES, MOVER_WINS, Game
 from dicejack.solver.solution import Solution, SolverError
 
 #: Largest exact-rational problem, in (states x J x dice totals) Fraction operations.

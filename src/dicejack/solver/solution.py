@@ -10,7 +10,8 @@ from typing import Any, Literal, Union
 
 import numpy as np
 
-from dicejack.game import DicejackError, Game
+from dicejack.games.handout_rules import Game
+from dicejack.runtime.messages import DicejackError
 
 TIE_TOLERANCE = 1e-12
 

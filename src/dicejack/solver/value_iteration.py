@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dicejack.game import MOVER_WINS, Game
+from dicejack.games.handout_rules import MOVER_WINS, Game
 from dicejack.solver.solution import TIE_TOLERANCE, Solution, SolverError
 
 

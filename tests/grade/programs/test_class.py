@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.grade import GradeConfig, GradeError
 from dicejack.grade import programs as pg
 from dicejack.grade.programs import pyenv

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.grade import GradeConfig, GradeError
 from dicejack.grade import programs as pg
 from dicejack.grade.intake.lms_names import lms_student

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.grade import GradeConfig
 from dicejack.grade import programs as pg
 from dicejack.grade.programs import batch_run as bt

@@ -13,7 +13,7 @@ import pytest
 
 from dicejack.cli import main
 from dicejack.formats.learner_runs import save_run_npz
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.learners import formulas, handout
 from dicejack.learners.handout import explain, trace
 from dicejack.learners.handout import reference_loop as handout_reference

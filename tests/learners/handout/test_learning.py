@@ -18,7 +18,7 @@ from dicejack.formats.learner_runs import (
     save_run_npz,
 )
 from dicejack.formats.tables import learn_text
-from dicejack.game import Game, GameError
+from dicejack.games.handout_rules import Game, GameError
 from dicejack.learners import checks, formulas, handout, playing
 from dicejack.learners.checks import LearnerError
 from dicejack.learners.handout import reference_loop as handout_reference

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.learners import handout
 from dicejack.learners.checks import LearnerError
 from dicejack.learners.handout import reference_loop as handout_reference

@@ -10,7 +10,7 @@ import numpy as np
 
 from dicejack import compare
 from dicejack.compare.learned import Learned
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 
 __all__ = ["graded_tables", "graded_learned", "printed_decimals", "as_printed"]
 

@@ -26,13 +26,13 @@ from dicejack.compare import METRIC_NAMES
 from dicejack.compare.metrics import metric_values
 from dicejack.compare.truth import Truth, truth_for
 from dicejack.formats.atomic import savez_atomic
-from dicejack.game import DicejackError, Game
+from dicejack.games.handout_rules import Game
 from dicejack.grade.evidence.printed import graded_learned, graded_tables
 from dicejack.grade.evidence.probes import probe_count, probe_plan
 from dicejack.grade.settings import CACHE_VERSION, GradeConfig, GradeWarning
 from dicejack.learners import formulas, handout
 from dicejack.runtime import parallel
-from dicejack.runtime.messages import one_line
+from dicejack.runtime.messages import DicejackError, one_line
 
 __all__ = ["References", "reference_run", "reference_runs", "reference_tie_break",
            "compute_references", "forget_references",

@@ -23,7 +23,7 @@ from pathlib import Path
 from dicejack import formats
 from dicejack.formats.escape import safe_text
 from dicejack.formats.escape import spreadsheet_cell as cell
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.grade.evidence.references import References, reference_runs
 from dicejack.grade.intake.lms_names import lms_student
 from dicejack.grade.outputs.lms import check_lms_path, lms_hold_reasons, write_lms_csv

@@ -20,7 +20,7 @@ import numpy as np
 
 from dicejack.compare.metrics import metric_values
 from dicejack.formats.submission import find_table_size, read_submission_text
-from dicejack.game import DicejackError, Game
+from dicejack.games.handout_rules import Game
 from dicejack.grade.evidence.calibration import calibration
 from dicejack.grade.evidence.consistency import (
     Consistency,
@@ -58,7 +58,7 @@ from dicejack.grade.scoring.rubric import (
 from dicejack.grade.scoring.students import mark_held, mark_kept
 from dicejack.grade.settings import GradeError, GradeWarning, Status, Verdict
 from dicejack.runtime import parallel
-from dicejack.runtime.messages import one_line
+from dicejack.runtime.messages import DicejackError, one_line
 
 __all__ = ["grade_tables", "grade_text", "grade_file", "grade_entry", "grade_batch",
            "worst_states", "batch_hint"]

@@ -6,10 +6,10 @@ extras: traces of single games (:mod:`.trace`) and their plain-language explanat
 other learner; its run is a :class:`dicejack.learners.Run`. Its formulas (f_J, B, p_J) are
 :mod:`dicejack.learners.formulas`, shared with the other counting learners.
 
-May import: :mod:`dicejack.game` and the ground of :mod:`dicejack.learners` (checks, formulas,
-base, playing, harness, moves, counting); nothing above the learners.
+May import: :mod:`dicejack.games.handout_rules` and the ground of :mod:`dicejack.learners`
+(checks, formulas, base, playing, harness, moves, counting); nothing above the learners.
 
->>> from dicejack.game import Game
+>>> from dicejack.games.handout_rules import Game
 >>> run = learn(Game(6, 15, 17, 2), m=100.0, games=1000, seed=1)
 >>> run.games, run.win.shape
 (1000, (15, 15, 3))

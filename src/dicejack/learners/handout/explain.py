@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.learners.handout.trace import Choice, TracedGame, move_sentence
 
 __all__ = ["explain_text", "explain_game", "explain_choice", "legend", "number_text"]

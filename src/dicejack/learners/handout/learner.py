@@ -48,7 +48,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.learners.base import (
     Param,
     Run,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import cast
 
-from dicejack.game import Game
+from dicejack.games.handout_rules import Game
 from dicejack.learners.handout.learner import ENGINES, TIE_BREAKS, Handout, HandoutRun
 from dicejack.learners.harness import Session
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from dicejack.game import CONTINUES, MOVER_WINS, outcome, roll_total
+from dicejack.games.handout_rules import CONTINUES, MOVER_WINS, outcome, roll_total
 from dicejack.learners.checks import LearnerError
 from dicejack.learners.formulas import estimates, move_probabilities
 

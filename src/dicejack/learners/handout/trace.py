@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from dicejack.game import CONTINUES, MOVER_WINS, Game
+from dicejack.games.handout_rules import CONTINUES, MOVER_WINS, Game
 from dicejack.learners.checks import check_count, check_games_limit
 from dicejack.learners.formulas import (
     LearnerError,

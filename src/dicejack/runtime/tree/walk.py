@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from dicejack.game import DicejackError
+from dicejack.runtime.messages import DicejackError
 
 __all__ = ["WINDOW", "CHUNK", "DIR_FLAGS", "FILE_FLAGS", "NEW_FLAGS", "TreeError", "TreeCaps",
            "TreeStats", "show", "rel", "reason", "size_text", "too_many", "too_big", "too_deep",

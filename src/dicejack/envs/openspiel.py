@@ -1,4 +1,5 @@
-"""The handout's game for OpenSpiel: ``import dicejack.openspiel`` registers ``python_dicejack``.
+"""The handout's game for OpenSpiel: ``import dicejack.envs.openspiel`` registers
+``python_dicejack``.
 
 ``pyspiel.load_game("python_dicejack(sides=3,low=10,high=20,dice=2)")`` (default: the handout's
 6, 15, 17, 2). Sequential, two players, perfect information, zero-sum, returns +1 / -1 at the end.
@@ -34,19 +35,19 @@ from typing import Any
 
 import numpy as np
 
-from dicejack import DicejackError
-from dicejack.game import CONTINUES, HANDOUT_GAME, MOVER_WINS, Game
+from dicejack.games.handout_rules import CONTINUES, HANDOUT_GAME, MOVER_WINS, Game
+from dicejack.runtime.messages import DicejackError
 
 
 class OpenSpielMissingError(DicejackError, ImportError):
-    """:mod:`dicejack.openspiel` was imported but OpenSpiel is not installed."""
+    """:mod:`dicejack.envs.openspiel` was imported but OpenSpiel is not installed."""
 
 
 try:
     import pyspiel
 except ImportError:
     raise OpenSpielMissingError(
-        "dicejack.openspiel needs OpenSpiel, which dicejack does not install: "
+        "dicejack.envs.openspiel needs OpenSpiel, which dicejack does not install: "
         "pip install '.[openspiel]' in a clone of dicejack (or pip install open-spiel cvxpy)"
     ) from None
 
@@ -274,7 +275,7 @@ class SeatsDifferError(DicejackError):
         super().__init__(
             f"the policy plays differently as player 0 and player 1 (first at <{x},{y}>): read "
             "one seat with policy_table(os_game, policy, seat=0) or seat=1, and measure the pair "
-            "with dicejack.openspiel.seat_values(os_game, policy)"
+            "with dicejack.envs.openspiel.seat_values(os_game, policy)"
         )
 
 
@@ -392,8 +393,8 @@ def _read_openspiel_policy(game: Game, policy: Any) -> np.ndarray:
         raise compare.CompareError(
             f"the OpenSpiel policy plays differently as player 0 and player 1 (first at "
             f"<{exc.x},{exc.y}>), so compare will not pick one: compare each seat's table, "
-            "dicejack.openspiel.policy_table(os_game, policy, seat=0) (and seat=1), and "
-            "measure the pair with dicejack.openspiel.seat_values(os_game, policy)"
+            "dicejack.envs.openspiel.policy_table(os_game, policy, seat=0) (and seat=1), and "
+            "measure the pair with dicejack.envs.openspiel.seat_values(os_game, policy)"
         ) from None
     except DicejackError as exc:
         raise compare.CompareError(str(exc)) from None
@@ -458,7 +459,7 @@ class ProtocolGame(pyspiel.Game):
         game_type = type(self).GAME_TYPE
         if params:
             raise DicejackError(f"{game_type.short_name} takes no parameters; build another "
-                                "game with dicejack.openspiel.protocol_game(game)")
+                                "game with dicejack.envs.openspiel.protocol_game(game)")
         p = _PROTOCOL_GAMES[game_type.short_name]
         players = p.space.num_players
         ranges = [p.bounds.seat(q) for q in range(players)]

@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from dicejack import DicejackError
+from dicejack.runtime.messages import DicejackError
 
 #: The public face (docs/design/api.md; tests/test_public_faces.py holds it). The rules'
 #: helpers (outcome, roll_total, Successor, MOVER_WINS, MOVER_LOSES, CONTINUES), the size limit

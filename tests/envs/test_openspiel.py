@@ -1,4 +1,4 @@
-"""dicejack.openspiel: the game passes OpenSpiel's own checks, OpenSpiel's value iteration and
+"""dicejack.envs.openspiel: the game passes OpenSpiel's own checks, OpenSpiel's value iteration and
 exploitability agree with dicejack's solver, and OpenSpiel policies go through compare."""
 
 from __future__ import annotations
@@ -23,9 +23,10 @@ from open_spiel.python.algorithms import (  # noqa: E402
     value_iteration,
 )
 
-import dicejack.openspiel as dos  # noqa: E402
-from dicejack import DicejackError, compare, solver  # noqa: E402
-from dicejack.game import HANDOUT_GAME, Game  # noqa: E402
+import dicejack.envs.openspiel as dos  # noqa: E402
+from dicejack import compare, solver  # noqa: E402
+from dicejack.games.handout_rules import HANDOUT_GAME, Game  # noqa: E402
+from dicejack.runtime.messages import DicejackError  # noqa: E402
 
 #: Games for value iteration: one with 3 dice; the handout's own.
 VI_GAMES = (Game(3, 10, 20, 2), HANDOUT_GAME, Game(4, 12, 14, 3))
@@ -219,8 +220,8 @@ def test_compare_refuses_a_pair_naming_only_functions_and_arguments_that_exist()
         compare.compare(game, None, joint)
     text = str(err.value)
     assert "differently as player 0 and player 1" in text and "pass seat" not in text
-    assert "dicejack.openspiel.policy_table(os_game, policy, seat=0)" in text
-    assert "dicejack.openspiel.seat_values(os_game, policy)" in text
+    assert "dicejack.envs.openspiel.policy_table(os_game, policy, seat=0)" in text
+    assert "dicejack.envs.openspiel.seat_values(os_game, policy)" in text
     assert "seat" in inspect.signature(dos.policy_table).parameters
     assert "seat" not in inspect.signature(compare.compare).parameters
     assert list(inspect.signature(dos.seat_values).parameters) == ["os_game", "policy"]
@@ -301,10 +302,11 @@ def test_state_at_and_bad_arguments():
 
 def test_without_openspiel_the_import_is_one_line_naming_the_extra():
     code = ("import sys; sys.modules['pyspiel'] = None\n"
-            "try:\n    import dicejack.openspiel\n"
+            "try:\n    import dicejack.envs.openspiel\n"
             "except ImportError as e:\n    print(e)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
-    assert out.strip() == ("dicejack.openspiel needs OpenSpiel, which dicejack does not install: "
+    assert out.strip() == ("dicejack.envs.openspiel needs OpenSpiel, which dicejack does not "
+                           "install: "
                            "pip install '.[openspiel]' in a clone of dicejack (or pip install "
                            "open-spiel cvxpy)")

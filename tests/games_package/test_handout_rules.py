@@ -10,7 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dicejack.game import CONTINUES, MOVER_LOSES, MOVER_WINS, DicejackError, Game, GameError
+from dicejack.games.handout_rules import (
+    CONTINUES,
+    MOVER_LOSES,
+    MOVER_WINS,
+    DicejackError,
+    Game,
+    GameError,
+)
 
 
 def brute_force_counts(n_sides: int, j: int) -> list[int]:
@@ -116,7 +123,7 @@ def test_reachable_by_brute_force_enumeration():
 
 
 def test_outcome_is_the_rule_every_path_uses():
-    from dicejack.game import CONTINUES, MOVER_LOSES, MOVER_WINS, outcome
+    from dicejack.games.handout_rules import CONTINUES, MOVER_LOSES, MOVER_WINS, outcome
 
     game = Game(n_sides=6, low=15, high=17, n_dice=2)
     assert [outcome(s, 15, 17) for s in (14, 15, 17, 18)] == [
@@ -126,7 +133,7 @@ def test_outcome_is_the_rule_every_path_uses():
 
 
 def test_roll_total_inverts_the_cdf_exactly():
-    from dicejack.game import roll_total
+    from dicejack.games.handout_rules import roll_total
 
     game = Game(n_sides=3, low=10, high=12, n_dice=2)
     cdf = game.sum_cdf_table.tolist()

@@ -1,4 +1,4 @@
-"""Protocol games as OpenSpiel games (`dicejack.openspiel.protocol_game`): OpenSpiel's own
+"""Protocol games as OpenSpiel games (`dicejack.envs.openspiel.protocol_game`): OpenSpiel's own
 simulation tests pass on a small Pig, Piglet and Peeking Blackjack, every node is the enumerated
 game's, OpenSpiel's exact policy value and value iteration equal dicejack's (rewards on the way
 included), games are registered by what they are (never an earlier game under the same label),
@@ -15,7 +15,7 @@ import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
 
-import dicejack.openspiel as dos  # noqa: E402
+import dicejack.envs.openspiel as dos  # noqa: E402
 from dicejack.games import HandoutGame, PeekingBlackjack, Pig, Piglet, enumerate_game  # noqa: E402
 from dicejack.solver.generic import evaluate_policy, uniform_policy  # noqa: E402
 
