@@ -31,6 +31,7 @@ from dicejack.compare import METRIC_NAMES
 from dicejack.compare.metrics import METRIC_HELP
 from dicejack.formats.escape import markdown_code, safe_text
 from dicejack.formats.html import Markup, html_page, markdown_html, png_data_uri
+from dicejack.formats.precision import stated_text, stated_tree
 from dicejack.report.config import LEARNED_FIGURES_LIMIT, SeriesSpec
 from dicejack.report.study import Reach, Study
 
@@ -67,7 +68,8 @@ def _num(v: float) -> float | None:
 
 def metrics_csv(study: Study) -> str:
     """Long form, header ``m,games,seed,metric,value`` (``series,learner,games,seed,metric,value``
-    when learners are compared): one row per run, checkpoint, metric."""
+    when learners are compared): one row per run, checkpoint, metric; values at 12 significant
+    digits (:mod:`dicejack.formats.precision`), as in :func:`metrics_json`."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     comparison = study.config.comparison
@@ -81,7 +83,7 @@ def metrics_csv(study: Study) -> str:
                 if name == "states_with_data":
                     text = str(int(v))
                 else:
-                    text = repr(v) if math.isfinite(v) else "nan"
+                    text = stated_text(v) if math.isfinite(v) else "nan"
                 w.writerow([*key, n, r.seed, name, text])
     return buf.getvalue()
 
@@ -127,7 +129,7 @@ def metrics_json(study: Study) -> dict[str, Any]:
                        for s in cfg.series],
         }
     out["summary"] = summary
-    return out
+    return stated_tree(out)
 
 
 #: The report's file of run times: the one file a re-run does not reproduce.
@@ -147,8 +149,9 @@ def timing_json(study: Study) -> dict[str, Any]:
         "command": study.config.command(),
         "seconds": {out: round(t[k], 3) for k, out in names.items() if k in t},
         "moves": int(t.get("moves", 0)),
-        "note": "run times vary between runs and machines; every other file of the report "
-                "is reproduced byte for byte by the command",
+        "note": "run times vary between runs and machines; the command reproduces report.md, "
+                "the metrics and the figures' CSV byte for byte, the pictures under the same "
+                "matplotlib",
     }
 
 
@@ -542,10 +545,11 @@ def report_markdown(study: Study, figures: Sequence[tuple[str, str]]) -> str:
     for s in cfg.series:
         out += _series_tables(study, s, _label(s) if cfg.comparison else f"M = {s.m:g}")
     out.append("## Reproducing this report\n")
-    out.append(f"Running the command above again (with the same versions of dicejack, numpy and "
-               f"matplotlib) rewrites every file of this folder byte for byte, whatever the "
-               f"number of workers; run times vary, so they are kept apart in `{TIMING_FILE}`, "
-               f"the one file that differs between runs.\n")
+    out.append(f"Running the command above again rewrites `report.md`, `metrics.csv`, "
+               f"`metrics.json` and the figures' CSV byte for byte on any machine, whatever the "
+               f"number of workers (numbers at 12 significant digits); the pictures, and "
+               f"`report.html` which embeds them, under the same matplotlib. Run times vary, so "
+               f"they are kept apart in `{TIMING_FILE}`.\n")
     return "\n".join(out).rstrip("\n") + "\n"
 
 

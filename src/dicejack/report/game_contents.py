@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from dicejack.formats.precision import stated_text, stated_tree
 from dicejack.games.protocol import game_params
 from dicejack.learners.base import check_params
 from dicejack.learners.game_learners import GAME_LEARNERS
@@ -54,14 +55,15 @@ def _all_params(s: GameSeries) -> dict[str, Any]:
 
 def game_metrics_csv(study: GameStudy) -> str:
     """metrics.csv: ``series,learner,games,seed,metric,value``, one row per run, checkpoint and
-    metric (value repr'd; empty where undefined)."""
+    metric (values at 12 significant digits, :mod:`dicejack.formats.precision`; empty where
+    undefined)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["series", "learner", "games", "seed", "metric", "value"])
     for row in study.rows():
         v = row["value"]
         w.writerow([row["series"], row["learner"], row["games"], row["seed"], row["metric"],
-                    repr(v) if math.isfinite(v) else ""])
+                    stated_text(v) if math.isfinite(v) else ""])
     return buf.getvalue()
 
 
@@ -75,7 +77,7 @@ def game_metrics_json(study: GameStudy) -> dict[str, Any]:
     """metrics.json: the game, its solution, the series, and per series, checkpoint and metric
     the mean and raw 95% interval over seeds; the games to reach 95% decisive agreement."""
     cfg, sol = study.config, study.solution
-    return {
+    return stated_tree({
         "kind": GAME_REPORT_KIND,
         "command": cfg.command(),
         "game": str(cfg.game.name),
@@ -89,7 +91,7 @@ def game_metrics_json(study: GameStudy) -> dict[str, Any]:
         "metrics": list(GAME_METRICS),
         "summary": study.summary_rows(),
         "agreement_target": {s.label: _reach(study, s) for s in cfg.series},
-    }
+    })
 
 
 def game_timing_json(study: GameStudy) -> dict[str, Any]:
@@ -101,8 +103,9 @@ def game_timing_json(study: GameStudy) -> dict[str, Any]:
     return {"command": study.config.command(),
             "seconds": {out: round(t[k], 3) for k, out in names.items() if k in t},
             "moves": int(t.get("moves", 0)),
-            "note": "run times vary between runs and machines; every other file of the report "
-                    "is reproduced byte for byte by the command"}
+            "note": "run times vary between runs and machines; the command reproduces "
+                    "report.md, the metrics and the figures' CSV byte for byte, the pictures "
+                    "under the same matplotlib"}
 
 
 def top_states(study: GameStudy, limit: int = TOP_STATES) -> list[dict[str, Any]]:
