@@ -171,6 +171,65 @@ def test_a_review_flag_still_sends_a_student_to_review():
     assert jt.joint_grade("alice", _assigned_runs(low), "argv")[0].verdict == "review"
 
 
+def _quality_graded(shares: tuple[float, float, float], seed: int = 0):
+    """A run graded with these shares of each quality metric's points (and the rubric's own
+    per-run score, verdict and flags for them)."""
+    from dicejack.grade.scoring.rubric import (
+        CONSISTENCY_POINTS,
+        FORMAT_POINTS,
+        QUALITY_METRICS,
+        QUALITY_POINTS,
+        verdict_for,
+    )
+
+    per = QUALITY_POINTS / len(QUALITY_METRICS)
+    points = {name: per * share for (name, _, _), share in zip(QUALITY_METRICS, shares,
+                                                               strict=True)}
+    score = FORMAT_POINTS + sum(points.values()) + CONSISTENCY_POINTS
+    flags = ("low-quality",) if min(shares) < 0.5 else ()
+    return dataclasses.replace(_graded(0.5, seed=seed), score=score, metric_points=points,
+                               flags=flags, verdict=str(verdict_for(score, 0.5, flags)))
+
+
+def test_one_assigned_runs_low_quality_among_several_is_chance_judged_on_the_mean():
+    """Score and quality are judged on the student's means over the assigned runs, as the
+    p-values are by the family: a correct program's one run in a metric's tail (here 0.3 of its
+    points: that run's own verdict is review, low-quality) is not a review when the mean is
+    fine (it was: the runs multiplied the false alarms, 5.0% with one run per setting, 7.0%
+    with three, measured)."""
+    low, fine = _quality_graded((0.3, 1.0, 1.0), seed=1), _quality_graded((1.0, 1.0, 1.0), 2)
+    assert low.verdict == "review" and "low-quality" in low.flags
+    other = _quality_graded((1.0, 1.0, 1.0), 6)  # tables of its own: not a fixed output
+    row, joint = jt.joint_grade("alice", _assigned_runs(low, fine, other), "argv")
+    assert not joint.rejected
+    assert row.verdict == "pass" and "low-quality" not in row.flags
+    assert row.score == pytest.approx((low.score + fine.score + other.score) / 3)
+    # alone it is the printout's own verdict, as before
+    row, _ = jt.joint_grade("alice", _assigned_runs(low), "argv")
+    assert row.verdict == "review" and "low-quality" in row.flags
+    # low on average (a real shortfall) is a review, flagged, whichever run is shown
+    runs = _assigned_runs(fine, _quality_graded((0.4, 1.0, 1.0), 3),
+                          _quality_graded((0.05, 1.0, 1.0), 4))
+    row, _ = jt.joint_grade("alice", runs, "argv")
+    assert row.verdict == "review" and "low-quality" in row.flags
+    # a mean score below the review level is a review without any metric's mean under half
+    mid = _quality_graded((0.55, 0.55, 0.55), 5)
+    assert "low-quality" not in mid.flags and mid.score < 80
+    row, _ = jt.joint_grade("alice", _assigned_runs(mid, _quality_graded((0.55,) * 3, 7)),
+                            "argv")
+    assert row.verdict == "review" and "low-quality" not in row.flags
+
+
+def test_a_review_flag_of_one_run_is_not_averaged_away():
+    from dicejack.grade.scoring.record import Grade
+
+    fine = _quality_graded((1.0, 1.0, 1.0), 2)
+    transposed = Grade(submission="r", status="ok", score=85.0, verdict="review",
+                       flags=("transposed",))
+    row, _ = jt.joint_grade("alice", _assigned_runs(fine, transposed), "argv")
+    assert row.verdict == "review"
+
+
 def _consistent(p: float):
     from dicejack.grade.evidence.consistency import Consistency
 

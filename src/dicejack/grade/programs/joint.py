@@ -14,9 +14,12 @@ The family (Holm's step-down at the review level P_REVIEW = P_INCONSISTENT + ALP
   own print p-values could never reject; the count of flags can.
 
 A rejection makes the student's verdict review, naming what drove it (the slip flagged most
-often, or ``inconsistent`` with the run). The score is the mean over the assigned runs; a run
-that fails to run (crash, timeout, no tables, tables of another size) fails the student with
-that run's reason; identical tables from two runs are flagged ``fixed-output``."""
+often, or ``inconsistent`` with the run). The score is the mean over the assigned runs, and
+what chance moves in one printout besides its p-values is judged on the means too: review when
+the mean score is below SCORE_REVIEW or a quality metric earns under half its points on average
+(``low-quality``), not when one run does (:func:`_runs_verdict`). A run that fails to run
+(crash, timeout, no tables, tables of another size) fails the student with that run's reason;
+identical tables from two runs are flagged ``fixed-output``."""
 
 from __future__ import annotations
 
@@ -38,9 +41,14 @@ from dicejack.grade.scoring.grading import grade_text
 from dicejack.grade.scoring.record import Grade
 from dicejack.grade.scoring.rubric import (
     ALPHA_PRINT,
+    CONSISTENCY_POINTS,
     EVIDENCE_FLAGS,
+    FORMAT_POINTS,
     P_INCONSISTENT,
     PRINT_RULE_FLAGS,
+    QUALITY_METRICS,
+    QUALITY_POINTS,
+    SCORE_REVIEW,
     verdict_for,
 )
 from dicejack.runtime.sandbox import RunResult
@@ -49,6 +57,8 @@ __all__ = ["ProgramRun", "StudentResult", "Joint", "P_REVIEW", "grade_run", "hol
            "print_flag_p", "joint_grade", "failed_grade", "joint_cause", "tied_causes"]
 
 P_REVIEW = P_INCONSISTENT + ALPHA_PRINT
+#: The rubric's flag for a quality metric earning under half its points.
+LOW_QUALITY = "low-quality"
 
 
 @dataclass(frozen=True)
@@ -221,13 +231,30 @@ def _same_tables(a: Grade, b: Grade) -> bool:
             and np.array_equal(a.probability, b.probability, equal_nan=True))
 
 
-def _statistical_review(g: Grade) -> bool:
-    """Was this run's review only its own p-values (which the family replaces)? It is when,
-    without that evidence (rubric.EVIDENCE_FLAGS, its p-value), the rubric would pass it: a flag
-    that only says how the tables were laid out (``unlabelled``, ``rows-reordered``,
-    ``prob-percent``, anything not in rubric.REVIEW_FLAGS) never makes it more."""
-    rest = [f for f in g.flags if f not in EVIDENCE_FLAGS]
-    return verdict_for(g.score, math.nan, rest) == "pass"
+def _chance_review(g: Grade) -> bool:
+    """Was this run's review only what chance moves in a correct program: its own p-values
+    (which the family replaces), its quality (``low-quality``) or its score (which the student's
+    means over the assigned runs replace, :func:`_runs_verdict`)? It is when, without that
+    evidence (rubric.EVIDENCE_FLAGS, ``low-quality``, its p-value and score), the rubric would
+    pass it: a flag that only says how the tables were laid out (``unlabelled``,
+    ``rows-reordered``, ``prob-percent``, anything not in rubric.REVIEW_FLAGS) never makes it
+    more."""
+    rest = [f for f in g.flags if f not in EVIDENCE_FLAGS and f != LOW_QUALITY]
+    return verdict_for(CONSISTENCY_POINTS + QUALITY_POINTS + FORMAT_POINTS, math.nan,
+                       rest) == "pass"
+
+
+def _low_quality(grades: Sequence[Grade]) -> bool:
+    """The student's quality is low: a quality metric earns under half its points on average
+    over the assigned runs (the rubric's ``low-quality`` of one printout, on the runs' mean; a
+    run graded without its points per metric counts as its own flag says)."""
+    per_metric = QUALITY_POINTS / len(QUALITY_METRICS)
+    for name, _, _ in QUALITY_METRICS:
+        shares = [g.metric_points[name] / per_metric if name in g.metric_points
+                  else (0.0 if LOW_QUALITY in g.flags else 1.0) for g in grades]
+        if shares and float(np.mean(shares)) < 0.5:
+            return True
+    return False
 
 
 def joint_grade(label: str, runs: Sequence[ProgramRun], convention: str) -> tuple[Grade, Joint]:
@@ -248,9 +275,11 @@ def joint_grade(label: str, runs: Sequence[ProgramRun], convention: str) -> tupl
     assert first is not None
     grades = [r.grade for r in assigned if r.grade is not None]
     score = float(np.mean([g.score for g in grades]))
-    flags: list[str] = [f for f in first.flags if f != "inconsistent"
+    flags: list[str] = [f for f in first.flags if f not in ("inconsistent", LOW_QUALITY)
                         and not f.startswith("printed-")]
     verdict = _runs_verdict(grades)
+    if _low_quality(grades):
+        flags.append(LOW_QUALITY)
     notes: list[str] = []
     _add_rejected(joint, flags, notes)
     if joint.rejected and verdict == "pass":
@@ -386,11 +415,23 @@ def _failed_runs_grade(label: str, runs: Sequence[ProgramRun],
 
 
 def _runs_verdict(grades: Sequence[Grade]) -> str:
-    """The assigned runs' verdict before the family: fail if any failed, review if any was
-    reviewed for more than its own p-values (a layout flag is not more), else pass."""
+    """The assigned runs' verdict before the family: fail if any failed; review if any was
+    reviewed for more than chance moves in a correct program (:func:`_chance_review`: a layout
+    flag is not more), or if the student's score (the mean over the assigned runs) is below
+    SCORE_REVIEW or their quality is low (:func:`_low_quality`); else pass.
+
+    Score and quality are judged on the means, as the p-values are by the family: judged per
+    run, every assigned run was another chance for a correct program to land in a metric's
+    tail, and the runs multiplied the false alarms (measured with
+    benchmarks/bench_joint_calibration.py at the handout's settings, M 100, NGAMES 100,000:
+    correct students in review 5.0% with one run per setting, 7.0% with three, 2.7 points of
+    them a single assigned run's low quality; docs/running.md, "Calibration of joint
+    verdicts")."""
     if any(g.verdict == "fail" for g in grades):
         return "fail"
-    if any(g.verdict == "review" and not _statistical_review(g) for g in grades):
+    if any(g.verdict == "review" and not _chance_review(g) for g in grades):
+        return "review"
+    if float(np.mean([g.score for g in grades])) < SCORE_REVIEW or _low_quality(grades):
         return "review"
     return "pass"
 
