@@ -56,7 +56,7 @@ from tests import students  # noqa: E402  (tests/students: the independent corpu
 
 from dicejack import formats, grade  # noqa: E402
 from dicejack.formats.tables import learn_text  # noqa: E402
-from dicejack.game import Game  # noqa: E402
+from dicejack.games.handout_rules import Game  # noqa: E402
 from dicejack.grade.evidence.references import default_cache_dir  # noqa: E402
 from dicejack.grade.programs.conventions import Settings  # noqa: E402
 from dicejack.grade.programs.joint import P_REVIEW, grade_run, joint_grade  # noqa: E402
