@@ -8,9 +8,12 @@ levels and to itself, so the levels are solved one after another from the termin
 
 * a level without cycles (every component one state, no self-loop) in one backup: backward
   induction (the handout's game is all of this kind; exact in Fractions with ``exact=True``);
-* a level with cycles (Pig: two pigs in a row return to the same scores) by value iteration,
-  synchronous sweeps of ``Q = T @ V`` (scipy.sparse) over its rows, until no value changes by
-  more than `tolerance`; or by policy iteration (``method="policy-iteration"``: a policy's values
+* a level with cycles (Pig: two pigs in a row return to the same scores) by value iteration in
+  place (Gauss-Seidel, compiled: :mod:`dicejack.solver.generic_sweeps`) to a floating-point
+  fixed point, with an error bound (the default, ``method="auto"``); or by synchronous sweeps of
+  ``Q = T @ V`` (scipy.sparse) until no value changes by more than `tolerance`
+  (``method="value-iteration"``; that stop is not a bound on the error: at Pig 100, 1e-13 leaves
+  errors of 1e-12); or by policy iteration (``method="policy-iteration"``: a policy's values
   by a sparse linear solve, then improved; for two players Hoffman and Karp's, the minimiser's
   best response solved exactly inside every step of the maximiser).
 
@@ -281,8 +284,11 @@ class GameSolution:
     is optimal (within TIE_TOLERANCE, exact in rational mode); best: per state its first optimal
     row (-1 at terminal states); method: "backward", "value-iteration" or "policy-iteration";
     sweeps: sweeps (or policy evaluations) made; residual: the largest Bellman residual after the
-    solve; tolerance: the stopping tolerance (0 for backward induction); seconds: the solve's
-    time, enumeration excluded; values_exact: Fractions per state in rational mode, else None.
+    solve; tolerance: the stopping tolerance (0 for backward induction and for the default
+    path, which sweeps to a fixed point); seconds: the solve's time, enumeration excluded;
+    values_exact: Fractions per state in rational mode, else None; error_bound: a bound on every
+    value's error (the default path, ``generic_sweeps``; 0 in rational mode; None where the
+    method gives none).
     """
 
     space: StateSpace
@@ -296,6 +302,7 @@ class GameSolution:
     tolerance: float
     seconds: float
     values_exact: list[Fraction] | None = None
+    error_bound: float | None = None
 
     @property
     def value(self) -> float:
@@ -332,7 +339,8 @@ class GameSolution:
 
 def _finish(space: StateSpace, v: np.ndarray, method: str, sweeps: int, tolerance: float,
             started: float, exact: list[Fraction] | None = None,
-            exact_q: list[Fraction] | None = None) -> GameSolution:
+            exact_q: list[Fraction] | None = None,
+            error_bound: float | None = None) -> GameSolution:
     q, backed = _bellman(space, v)
     residual = float(np.max(np.abs(backed - v))) if len(v) else 0.0
     sign_row = np.where(space.player == 1, -1.0, 1.0)[space.row_state]
@@ -353,7 +361,8 @@ def _finish(space: StateSpace, v: np.ndarray, method: str, sweeps: int, toleranc
     for a in (v, q, optimal, best):
         a.setflags(write=False)
     return GameSolution(space, v, q, optimal, best, method, sweeps, residual, tolerance,
-                        time.perf_counter() - started, exact)
+                        time.perf_counter() - started, exact,
+                        0.0 if exact is not None else error_bound)
 
 
 def _solve_exact(space: StateSpace, levels: Levels, started: float) -> GameSolution:
@@ -394,10 +403,12 @@ def solve_game(
 ) -> GameSolution:
     """Solve a protocol game (or its :class:`StateSpace`) exactly (module docstring).
 
-    method "auto": backward induction where the game has no cycle, value iteration where it
-    has; "value-iteration" and "policy-iteration" name the method for the cyclic levels (levels
-    without a cycle take one backup whatever the method). exact=True: Fractions throughout
-    (games without cycles, up to :data:`EXACT_ROWS_LIMIT` rows).
+    method "auto": backward induction where the game has no cycle, compiled value iteration in
+    place to a fixed point, with an error bound, where it has (:mod:`generic_sweeps`);
+    "value-iteration" (synchronous sweeps to `tolerance`) and "policy-iteration" name the method
+    for the cyclic levels (levels without a cycle take one backup whatever the method).
+    exact=True: Fractions throughout (games without cycles, up to :data:`EXACT_ROWS_LIMIT`
+    rows).
     """
     if method not in ("auto", "value-iteration", "policy-iteration"):
         raise SolverError(f"unknown method {method!r}; use auto, value-iteration or "
@@ -415,9 +426,16 @@ def solve_game(
     if method == "policy-iteration" and not levels.acyclic:
         v, sweeps = _policy_iteration(space, levels)
         return _finish(space, v, "policy-iteration", sweeps, 0.0, started)
+    if method == "auto" and not levels.acyclic:
+        from dicejack.solver.generic_sweeps import sweep_levels_in_place
+
+        v = space.payoff.copy()
+        sweeps, bound = sweep_levels_in_place(space, levels, v)
+        return _finish(space, v, "value-iteration", sweeps, 0.0, started, error_bound=bound)
     v, sweeps = _sweep_levels(space, levels, tolerance)
     name = "backward" if levels.acyclic else "value-iteration"
-    return _finish(space, v, name, sweeps, 0.0 if levels.acyclic else tolerance, started)
+    return _finish(space, v, name, sweeps, 0.0 if levels.acyclic else tolerance, started,
+                   error_bound=0.0 if levels.acyclic else None)
 
 
 # ----------------------------------------------------------------------------- policy iteration
