@@ -8,7 +8,8 @@ import pytest
 from scipy import sparse
 from scipy.sparse.linalg import spsolve
 
-from dicejack.games import Pig, enumerate_game
+from dicejack.games import HandoutGame, PeekingBlackjack, Pig, Piglet, enumerate_game
+from dicejack.games.pig import PigReset
 from dicejack.solver.generic import solve_game
 from dicejack.solver.generic_output import game_solution_text
 
@@ -94,15 +95,39 @@ def test_small_pigs_equal_the_reference_and_policy_iteration(goal):
     assert np.max(np.abs(sol.values - pi.values)) <= sol.error_bound
 
 
-@pytest.mark.parametrize("game", [Pig(goal=8, die=4), Pig(goal=6)])
+@pytest.mark.parametrize("game", [Pig(goal=8, die=4), Piglet(goal=5), PigReset(goal=9, die=3),
+                                  PeekingBlackjack(), HandoutGame(4, 6, 7, 2)])
 def test_the_compiled_sweeps_equal_their_plain_reference(game):
-    from dicejack.solver.generic import level_structure
-    from dicejack.solver.generic_sweeps import sweep_levels_in_place
+    from dicejack.solver.generic_sweeps import components, solve_in_place
 
     space = enumerate_game(game)
-    levels = level_structure(space)
     out = []
     for compiled in (True, False):
         v = space.payoff.copy()
-        out.append((v, *sweep_levels_in_place(space, levels, v, compiled=compiled)))
-    assert np.array_equal(out[0][0], out[1][0]) and out[0][1:] == out[1][1:]
+        out.append((v, *solve_in_place(space, v, compiled=compiled),
+                    *components(space, compiled=compiled)))
+    (v1, *rest1), (v2, *rest2) = out
+    assert np.array_equal(v1, v2) and rest1[:4] == rest2[:4]
+    assert np.array_equal(rest1[4], rest2[4]) and np.array_equal(rest1[5], rest2[5])
+
+
+@pytest.mark.parametrize("game", [Pig(goal=10), PigReset(goal=12), Piglet(goal=4)])
+def test_components_are_scipys_in_an_order_that_solves(game):
+    from scipy.sparse.csgraph import connected_components
+
+    from dicejack.solver.generic_sweeps import components
+
+    space = enumerate_game(game)
+    n_comp, start, members = components(space)
+    comp_of = np.empty(space.n_states, dtype=np.int64)
+    for c in range(n_comp):
+        comp_of[members[start[c]:start[c + 1]]] = c
+    t = space.transitions
+    src = np.repeat(space.row_state, np.diff(t.indptr))
+    graph = sparse.csr_matrix((np.ones(len(src)), (src, t.indices)),
+                              shape=(space.n_states,) * 2)
+    count, labels = connected_components(graph, directed=True, connection="strong")
+    assert count == n_comp
+    pairs = set(zip(labels.tolist(), comp_of.tolist(), strict=True))
+    assert len(pairs) == n_comp  # the same partition
+    assert np.all(comp_of[t.indices] <= comp_of[src])  # every edge leads to an earlier one

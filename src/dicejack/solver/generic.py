@@ -418,6 +418,14 @@ def solve_game(
     space = game_or_space if isinstance(game_or_space, StateSpace) else \
         enumerate_game(game_or_space, exact=exact)
     started = time.perf_counter()
+    if method == "auto" and not exact:
+        from dicejack.solver.generic_sweeps import solve_in_place
+
+        v = space.payoff.copy()
+        sweeps, cyclic, bound = solve_in_place(space, v)
+        if not cyclic:  # backward induction: one backup per state, exact to rounding
+            return _finish(space, v, "backward", 1, 0.0, started, error_bound=0.0)
+        return _finish(space, v, "value-iteration", sweeps, 0.0, started, error_bound=bound)
     levels = level_structure(space)
     if exact:
         if method == "policy-iteration":
@@ -426,12 +434,6 @@ def solve_game(
     if method == "policy-iteration" and not levels.acyclic:
         v, sweeps = _policy_iteration(space, levels)
         return _finish(space, v, "policy-iteration", sweeps, 0.0, started)
-    if method == "auto" and not levels.acyclic:
-        from dicejack.solver.generic_sweeps import sweep_levels_in_place
-
-        v = space.payoff.copy()
-        sweeps, bound = sweep_levels_in_place(space, levels, v)
-        return _finish(space, v, "value-iteration", sweeps, 0.0, started, error_bound=bound)
     v, sweeps = _sweep_levels(space, levels, tolerance)
     name = "backward" if levels.acyclic else "value-iteration"
     return _finish(space, v, name, sweeps, 0.0 if levels.acyclic else tolerance, started,

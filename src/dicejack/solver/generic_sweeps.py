@@ -1,14 +1,15 @@
-"""The generic solver's default path: value iteration in place (Gauss-Seidel), level by level,
-compiled (numba), each cyclic level swept to a floating-point fixed point and given an error
-bound (DESIGN.md, "Games beyond the handout's").
+"""The generic solver's default path: value iteration in place (Gauss-Seidel), one strongly
+connected component at a time, compiled (numba), each cyclic component swept to a
+floating-point fixed point, and an error bound (DESIGN.md, "Games beyond the handout's").
 
-Within a level the states are swept in descending index order, each state's new value used at
-once by the states after it (Gauss-Seidel): breadth-first enumeration numbers a state's
-successors after it, so one sweep carries a value down a whole chain of moves (Pig's turn
-totals) and only the level's real cycles (two pigs in a row) take repeated sweeps. A level
-without cycles takes one sweep (backward induction). A cyclic level is swept until no value
-changes by more than a few units in the last place (:data:`FIXED_POINT_ULPS`). Then the
-whole solution is bounded:
+The strongly connected components of the state graph (Tarjan's, compiled) are solved one at a
+time, each after the components it leads to; a component's states are swept in an order that
+puts successors first but for the edges that close cycles (:data:`SMALL_COMPONENT`), each new
+value used at once by the states after it (Gauss-Seidel), so one sweep carries values down a
+whole chain of moves (Pig's turn totals) and only real cycles (two pigs in a row) take repeated
+sweeps. A component without a cycle takes one backup (backward induction). A cyclic one is
+swept until no value changes by more than a few units in the last place
+(:data:`FIXED_POINT_ULPS`). Then the whole solution is bounded:
 
     |error| <= 2 * T * (rho + ulp)
 
@@ -30,47 +31,144 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["sweep_levels_in_place", "FIXED_POINT_ULPS", "MAX_SWEEPS"]
+__all__ = ["solve_in_place", "components", "FIXED_POINT_ULPS", "MAX_SWEEPS"]
 
-#: A cyclic level is at its fixed point when no value changes by more than this many units
-#: in the last place of the level's largest value (|V| at least 1).
+#: A cyclic component is at its fixed point when no value changes by more than this many units
+#: in the last place of its largest value (|V| at least 1).
 FIXED_POINT_ULPS = 4
-#: The most sweeps of one level (values, then expected moves) before giving up.
+#: The most sweeps of one component (values, then expected moves) before giving up.
 MAX_SWEEPS = 200_000
 _EPS = float(np.finfo(np.float64).eps)
+#: Components up to this many states are swept in depth-first finishing order (successors
+#: first, but for the edges that close cycles); larger ones in descending index order (a
+#: breadth-first number's successors come after it; memory is read in order).
+SMALL_COMPONENT = 1 << 15
 
 
-def _gauss_seidel_plain(order, row_start, indptr, indices, data, reward, sign, v, stop,
-                        max_sweeps):
-    """Sweep the states `order` (in that order) in place, each to its best row's value
-    (player 0 maximises, sign 1; player 1 minimises, sign -1), until no value changes by more
-    than `stop`; returns (sweeps, last change)."""
+def _components_plain(row_start, indptr, indices, members, comp_start):
+    """Tarjan's strongly connected components of the state graph (iterative), each written
+    to `members` as it completes: a component comes after every component it leads to (the
+    terminal states first), its states in the order :data:`SMALL_COMPONENT` says.
+    comp_start[c] is where component c begins; returns the number of components."""
+    n = row_start.shape[0] - 1
+    index = np.full(n, -1, dtype=np.int32)
+    low = np.zeros(n, dtype=np.int32)
+    stack = np.empty(n, dtype=np.int32)
+    on_stack = np.zeros(n, dtype=np.bool_)
+    call_node = np.empty(n, dtype=np.int32)
+    call_edge = np.empty(n, dtype=np.int64)
+    finish = np.empty(n, dtype=np.int32)
+    counter, top, n_comp, filled, finished = 0, 0, 0, 0, 0
+    for root in range(n):
+        if index[root] >= 0:
+            continue
+        index[root] = counter
+        low[root] = counter
+        counter += 1
+        stack[top] = root
+        top += 1
+        on_stack[root] = True
+        call_node[0] = root
+        call_edge[0] = indptr[row_start[root]]
+        depth = 1
+        while depth > 0:
+            v = call_node[depth - 1]
+            e = call_edge[depth - 1]
+            if e < indptr[row_start[v + 1]]:
+                call_edge[depth - 1] = e + 1
+                w = indices[e]
+                if index[w] < 0:
+                    index[w] = counter
+                    low[w] = counter
+                    counter += 1
+                    stack[top] = w
+                    top += 1
+                    on_stack[w] = True
+                    call_node[depth] = w
+                    call_edge[depth] = indptr[row_start[w]]
+                    depth += 1
+                elif on_stack[w] and index[w] < low[v]:
+                    low[v] = index[w]
+                continue
+            depth -= 1
+            finish[v] = finished
+            finished += 1
+            if depth > 0 and low[v] < low[call_node[depth - 1]]:
+                low[call_node[depth - 1]] = low[v]
+            if low[v] == index[v]:
+                comp_start[n_comp] = filled
+                while True:
+                    top -= 1
+                    w = stack[top]
+                    on_stack[w] = False
+                    members[filled] = w
+                    filled += 1
+                    if w == v:
+                        break
+                first = comp_start[n_comp]
+                part = members[first:filled]
+                if filled - first > SMALL_COMPONENT:  # descending index: in memory order
+                    members[first:filled] = np.sort(part)[::-1]
+                elif filled - first > 1:  # the order the depth-first search left them in
+                    members[first:filled] = part[np.argsort(finish[part])]
+                n_comp += 1
+    comp_start[n_comp] = filled
+    return n_comp
+
+
+def _gauss_seidel_plain(n_comp, comp_start, members, row_start, indptr, indices, data, reward,
+                        rewarded, sign, v, ulps, max_sweeps):
+    """Each component in turn (members as :func:`_components_plain` leaves them), its states
+    set to their best row's value in place (player 0 maximises, sign 1; player 1 minimises,
+    sign -1); a component with a cycle swept again until no value changes by more than `ulps`
+    units in the last place of its largest (at least 1). Returns (sweeps, the first component
+    that did not settle in `max_sweeps` or -1, the number of components with a cycle)."""
+    eps = np.finfo(np.float64).eps
     sweeps = 0
-    change = np.inf
-    while sweeps < max_sweeps:
-        change = 0.0
-        for i in range(order.shape[0]):
-            s = order[i]
-            best = -np.inf
-            for r in range(row_start[s], row_start[s + 1]):
-                q = reward[r]
-                for e in range(indptr[r], indptr[r + 1]):
-                    q += data[e] * v[indices[e]]
-                q *= sign[s]
-                if q > best:
-                    best = q
-            new = sign[s] * best
-            d = abs(new - v[s])
-            if d > change:
-                change = d
-            v[s] = new
-        sweeps += 1
-        if change <= stop:
-            break
-    return sweeps, change
+    n_cyclic = 0
+    for c in range(n_comp):
+        a, b = comp_start[c], comp_start[c + 1]
+        if b - a == 1 and row_start[members[a]] == row_start[members[a] + 1]:
+            continue
+        cyclic = b - a > 1
+        if not cyclic:
+            s = members[a]
+            for e in range(indptr[row_start[s]], indptr[row_start[s + 1]]):
+                if indices[e] == s:
+                    cyclic = True
+        n_cyclic += cyclic
+        done = 0
+        while True:
+            change = 0.0
+            big = 1.0
+            for i in range(a, b):
+                s = members[i]
+                if row_start[s] == row_start[s + 1]:
+                    continue
+                best = -np.inf
+                for r in range(row_start[s], row_start[s + 1]):
+                    q = 0.0
+                    for e in range(indptr[r], indptr[r + 1]):
+                        q += data[e] * v[indices[e]]
+                    if rewarded:
+                        q += reward[r]
+                    q *= sign[s]
+                    if q > best:
+                        best = q
+                new = sign[s] * best
+                change = max(change, abs(new - v[s]))
+                big = max(big, abs(new))
+                v[s] = new
+            done += 1
+            if not cyclic or change <= ulps * eps * big:
+                break
+            if done >= max_sweeps:
+                return sweeps + done, c, n_cyclic
+        sweeps += done
+    return sweeps, -1, n_cyclic
 
 
-def _residual_plain(order, row_start, indptr, indices, data, reward, sign, v, greedy):
+def _residual_plain(order, row_start, indptr, indices, data, reward, rewarded, sign, v, greedy):
     """The largest |backup(v) - v| over `order` (v unchanged: Jacobi), and each state's first
     best row written to greedy[s]."""
     worst = 0.0
@@ -78,9 +176,11 @@ def _residual_plain(order, row_start, indptr, indices, data, reward, sign, v, gr
         s = order[i]
         best = -np.inf
         for r in range(row_start[s], row_start[s + 1]):
-            q = reward[r]
+            q = 0.0
             for e in range(indptr[r], indptr[r + 1]):
                 q += data[e] * v[indices[e]]
+            if rewarded:
+                q += reward[r]
             q *= sign[s]
             if q > best:
                 best = q
@@ -91,30 +191,31 @@ def _residual_plain(order, row_start, indptr, indices, data, reward, sign, v, gr
     return worst
 
 
-def _moves_plain(order, indptr, indices, data, greedy, t, max_sweeps):
-    """Expected moves to the end of the game from each state of `order` under the rows
-    `greedy` (t = 1 + P t, the successors' t final or on the level), swept in place until a
-    sweep adds less than 1e-6 of the largest; returns sweeps."""
-    sweeps = 0
-    while sweeps < max_sweeps:
-        change = 0.0
-        top = 0.0
-        for i in range(order.shape[0]):
-            s = order[i]
-            r = greedy[s]
-            x = 1.0
-            for e in range(indptr[r], indptr[r + 1]):
-                x += data[e] * t[indices[e]]
-            d = abs(x - t[s])
-            if d > change:
-                change = d
-            t[s] = x
-            if x > top:
-                top = x
-        sweeps += 1
-        if change <= 1e-6 * top:
-            break
-    return sweeps
+def _moves_plain(n_comp, comp_start, members, row_start, indptr, indices, data, greedy, t,
+                max_sweeps):
+    """Expected moves to the end of the game from every state under the rows `greedy`
+    (t = 1 + P t; 0 at terminal states), component by component as :func:`_gauss_seidel_plain`
+    sweeps, until a sweep adds less than 1e-6 of the component's largest."""
+    for c in range(n_comp):
+        a, b = comp_start[c], comp_start[c + 1]
+        done = 0
+        while done < max_sweeps:
+            change = 0.0
+            top = 0.0
+            for i in range(a, b):
+                s = members[i]
+                if row_start[s] == row_start[s + 1]:
+                    continue
+                r = greedy[s]
+                x = 1.0
+                for e in range(indptr[r], indptr[r + 1]):
+                    x += data[e] * t[indices[e]]
+                change = max(change, abs(x - t[s]))
+                top = max(top, x)
+                t[s] = x
+            done += 1
+            if change <= 1e-6 * top:
+                break
 
 
 def _compiled(plain):
@@ -129,8 +230,8 @@ _KERNELS: dict[str, object] = {}
 def _kernel(name: str, compiled: bool):
     """The kernel `name` (gauss_seidel, residual, moves): compiled (numba), or the plain
     reference."""
-    plain = {"gauss_seidel": _gauss_seidel_plain, "residual": _residual_plain,
-             "moves": _moves_plain}[name]
+    plain = {"components": _components_plain, "gauss_seidel": _gauss_seidel_plain,
+             "residual": _residual_plain, "moves": _moves_plain}[name]
     if not compiled:
         return plain
     if name not in _KERNELS:
@@ -138,36 +239,40 @@ def _kernel(name: str, compiled: bool):
     return _KERNELS[name]
 
 
-def sweep_levels_in_place(space, levels, v: np.ndarray,
-                          compiled: bool = True) -> tuple[int, float]:
-    """Optimal values of `space` level by level into `v` (payoffs at terminal states on entry),
-    as the module docstring says; returns (sweeps, error bound). SolverError when a cyclic
-    level does not settle (a game that need not end)."""
+def components(space, compiled: bool = True) -> tuple[int, np.ndarray, np.ndarray]:
+    """(number, comp_start, members): the strongly connected components of the state graph,
+    each after those it leads to (:func:`_components_plain`)."""
+    t = space.transitions
+    members = np.empty(space.n_states, dtype=np.int32)
+    comp_start = np.empty(space.n_states + 1, dtype=np.int32)
+    n_comp = _kernel("components", compiled)(space.row_start, t.indptr, t.indices, members,
+                                             comp_start)
+    return n_comp, comp_start[:n_comp + 1].copy(), members
+
+
+def solve_in_place(space, v: np.ndarray, compiled: bool = True) -> tuple[int, int, float]:
+    """Optimal values of `space` component by component into `v` (payoffs at terminal states
+    on entry), as the module docstring says; returns (sweeps of non-terminal states'
+    components, components with a cycle, error bound). SolverError when a cyclic component
+    does not settle (a game that need not end)."""
     from dicejack.solver.solution import SolverError
 
     t = space.transitions
+    rewarded = space.reward is not None
     graph = (space.row_start, t.indptr, t.indices, t.data,
-             space.reward if space.reward is not None else np.zeros(space.n_rows),
+             space.reward if rewarded else np.zeros(1), rewarded,
              np.where(space.player == 1, -1.0, 1.0))
-    gauss_seidel = _kernel("gauss_seidel", compiled)
-    sweeps = 0
-    orders = [members[::-1].copy() for members in levels.states]
-    for h, order in enumerate(orders):
-        if not len(order):
-            continue
-        cyclic = levels.cyclic[h]
-        stop = FIXED_POINT_ULPS * _EPS * max(1.0, float(np.max(np.abs(v[order]))))
-        done, change = gauss_seidel(order, *graph, v, stop if cyclic else np.inf,
-                                    MAX_SWEEPS if cyclic else 1)
-        sweeps += done
-        if cyclic and change > stop:
-            raise SolverError(f"value iteration on {space.label} did not settle in {MAX_SWEEPS} "
-                              f"sweeps of one level (last change {change:.3g}): does every "
-                              "game end with probability 1?")
-    return sweeps, _error_bound(space, levels, orders, graph, v, compiled)
+    comps = components(space, compiled)
+    sweeps, failed, n_cyclic = _kernel("gauss_seidel", compiled)(
+        *comps, *graph, v, FIXED_POINT_ULPS, MAX_SWEEPS)
+    if failed >= 0:
+        raise SolverError(f"value iteration on {space.label} did not settle in {MAX_SWEEPS} "
+                          "sweeps of one strongly connected component: does every game end "
+                          "with probability 1?")
+    return sweeps, n_cyclic, _error_bound(space, comps, graph, v, compiled)
 
 
-def _error_bound(space, levels, orders, graph, v, compiled) -> float:
+def _error_bound(space, comps, graph, v, compiled) -> float:
     """2 * (the largest expected number of moves to the end under the greedy pair) * (the
     Bellman residual, computed afresh, plus one unit in the last place for its rounding)."""
     live = np.flatnonzero(~space.terminal)
@@ -175,11 +280,8 @@ def _error_bound(space, levels, orders, graph, v, compiled) -> float:
         return 0.0
     greedy = np.zeros(space.n_states, dtype=np.int64)
     rho = _kernel("residual", compiled)(live, *graph, v, greedy)
+    del live
     moves = np.zeros(space.n_states)
-    row_start, indptr, indices, data = graph[:4]
-    for h, order in enumerate(orders):
-        if len(order):
-            _kernel("moves", compiled)(order, indptr, indices, data, greedy, moves,
-                                       MAX_SWEEPS if levels.cyclic[h] else 1)
+    _kernel("moves", compiled)(*comps, *graph[:4], greedy, moves, MAX_SWEEPS)
     scale = max(1.0, float(np.max(np.abs(v))))
     return 2.0 * float(np.max(moves)) * (float(rho) + _EPS * scale)
