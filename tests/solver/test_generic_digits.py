@@ -10,7 +10,7 @@ from scipy.sparse.linalg import spsolve
 
 from dicejack.games import HandoutGame, PeekingBlackjack, Pig, Piglet, enumerate_game
 from dicejack.games.pig import PigReset
-from dicejack.solver.generic import solve_game
+from dicejack.solver.generic import solve_game, uniform_policy
 from dicejack.solver.generic_output import game_solution_text
 
 
@@ -109,6 +109,13 @@ def test_the_compiled_sweeps_equal_their_plain_reference(game):
     (v1, *rest1), (v2, *rest2) = out
     assert np.array_equal(v1, v2) and rest1[:4] == rest2[:4]
     assert np.array_equal(rest1[4], rest2[4]) and np.array_equal(rest1[5], rest2[5])
+    weights = uniform_policy(space)
+    fixed = space.player == 0  # player 0 plays uniformly, player 1 responds
+    played = []
+    for compiled in (True, False):
+        v = space.payoff.copy()
+        played.append((v, solve_in_place(space, v, compiled, weights, fixed)))
+    assert np.array_equal(played[0][0], played[1][0]) and played[0][1] == played[1][1]
 
 
 @pytest.mark.parametrize("game", [Pig(goal=10), PigReset(goal=12), Piglet(goal=4)])

@@ -581,11 +581,20 @@ def evaluate_policy(
     levels: Levels | None = None,
 ) -> np.ndarray:
     """Player 0's expected payoff from every state when both seats play `policy` (row
-    weights): one backup on levels without cycles, a sparse linear solve on the others (value
-    iteration to `tolerance` where that system is singular: a game that need not end)."""
+    weights): one backup per component without cycles, compiled Gauss-Seidel to a fixed point
+    on the others (:mod:`generic_sweeps`; a cycle the policy never leaves is worth 0).
+    `tolerance` and `levels` are accepted for older callers and unused."""
     w = check_policy(space, policy)
-    levels = levels or level_structure(space)
-    v, _ = _policy_iteration(space, levels, w, np.ones(space.n_states, dtype=bool), tolerance)
+    return _played(space, w, np.ones(space.n_states, dtype=bool))
+
+
+def _played(space: StateSpace, weights: np.ndarray, fixed: np.ndarray) -> np.ndarray:
+    """Values when the `fixed` states play `weights` and the others their best (compiled
+    Gauss-Seidel to a fixed point, component by component: generic_sweeps)."""
+    from dicejack.solver.generic_sweeps import solve_in_place
+
+    v = space.payoff.copy()
+    solve_in_place(space, v, weights=weights, fixed=fixed)
     return v
 
 
@@ -594,15 +603,12 @@ def best_response_values(
     levels: Levels | None = None,
 ) -> np.ndarray:
     """Player 0's payoff from every state when `responder` (0 or 1) plays a best response and
-    the other seat plays `policy` (row weights): policy iteration for the responder on the
-    cyclic levels (value iteration where a linear system is singular)."""
+    the other seat plays `policy` (row weights): as :func:`evaluate_policy`, the responder's
+    states taking their best row (`tolerance` and `levels` unused)."""
     if responder not in (0, 1) or responder >= space.num_players:
         raise SolverError(f"responder must be a player of the game, got {responder!r}")
     w = check_policy(space, policy)
-    levels = levels or level_structure(space)
-    fixed = (space.player >= 0) & (space.player != responder)
-    v, _ = _policy_iteration(space, levels, w, fixed, tolerance)
-    return v
+    return _played(space, w, (space.player >= 0) & (space.player != responder))
 
 
 def game_exploitability(
@@ -613,7 +619,6 @@ def game_exploitability(
     ``max_sigma u0(sigma, policy) - min_sigma u0(policy, sigma)`` (player 0's payoff; for win =
     1, lose = 0 it is :func:`dicejack.solver.exploitability`'s P(BR first wins) + P(BR second
     wins) - 1); one player, the optimal value minus the policy's. 0 for optimal play."""
-    levels = levels or level_structure(space)
     first = best_response_values(space, policy, 0, tolerance, levels)[0]
     if space.num_players == 1:
         return float(first - evaluate_policy(space, policy, tolerance, levels)[0])

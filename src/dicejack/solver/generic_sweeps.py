@@ -117,12 +117,13 @@ def _components_plain(row_start, indptr, indices, members, comp_start):
 
 
 def _gauss_seidel_plain(n_comp, comp_start, members, row_start, indptr, indices, data, reward,
-                        rewarded, sign, v, ulps, max_sweeps):
+                        rewarded, sign, v, ulps, max_sweeps, weights, fixed, played):
     """Each component in turn (members as :func:`_components_plain` leaves them), its states
     set to their best row's value in place (player 0 maximises, sign 1; player 1 minimises,
-    sign -1); a component with a cycle swept again until no value changes by more than `ulps`
-    units in the last place of its largest (at least 1). Returns (sweeps, the first component
-    that did not settle in `max_sweeps` or -1, the number of components with a cycle)."""
+    sign -1), or, with `played` where fixed[s], to their rows' values averaged by `weights`;
+    a component with a cycle swept again until no value changes by more than `ulps` units in
+    the last place of its largest (at least 1). Returns (sweeps, the first component that did
+    not settle in `max_sweeps` or -1, the number of components with a cycle)."""
     eps = np.finfo(np.float64).eps
     sweeps = 0
     n_cyclic = 0
@@ -146,16 +147,19 @@ def _gauss_seidel_plain(n_comp, comp_start, members, row_start, indptr, indices,
                 if row_start[s] == row_start[s + 1]:
                     continue
                 best = -np.inf
+                mean = 0.0
+                average = played and fixed[s]
                 for r in range(row_start[s], row_start[s + 1]):
                     q = 0.0
                     for e in range(indptr[r], indptr[r + 1]):
                         q += data[e] * v[indices[e]]
                     if rewarded:
                         q += reward[r]
-                    q *= sign[s]
-                    if q > best:
-                        best = q
-                new = sign[s] * best
+                    if average:
+                        mean += weights[r] * q
+                    elif sign[s] * q > best:
+                        best = sign[s] * q
+                new = mean if average else sign[s] * best
                 change = max(change, abs(new - v[s]))
                 big = max(big, abs(new))
                 v[s] = new
@@ -250,12 +254,20 @@ def components(space, compiled: bool = True) -> tuple[int, np.ndarray, np.ndarra
     return n_comp, comp_start[:n_comp + 1].copy(), members
 
 
-def solve_in_place(space, v: np.ndarray, compiled: bool = True) -> tuple[int, int, float]:
+def solve_in_place(space, v: np.ndarray, compiled: bool = True, weights=None,
+                   fixed=None) -> tuple[int, int, float]:
     """Optimal values of `space` component by component into `v` (payoffs at terminal states
     on entry), as the module docstring says; returns (sweeps of non-terminal states'
-    components, components with a cycle, error bound). SolverError when a cyclic component
-    does not settle (a game that need not end)."""
+    components, components with a cycle, error bound). With `weights` (per row) and `fixed`
+    (per state), the fixed states play those weights (a policy's values: all fixed; a best
+    response: the other seat's fixed); the bound is then left out (None). SolverError when a
+    cyclic component does not settle (a game that need not end)."""
     from dicejack.solver.solution import SolverError
+
+    played = weights is not None
+    policy = (np.asarray(weights, dtype=np.float64) if played else np.zeros(1),
+              np.asarray(fixed, dtype=np.bool_) if played else np.zeros(1, dtype=np.bool_),
+              played)
 
     t = space.transitions
     rewarded = space.reward is not None
@@ -264,11 +276,13 @@ def solve_in_place(space, v: np.ndarray, compiled: bool = True) -> tuple[int, in
              np.where(space.player == 1, -1.0, 1.0))
     comps = components(space, compiled)
     sweeps, failed, n_cyclic = _kernel("gauss_seidel", compiled)(
-        *comps, *graph, v, FIXED_POINT_ULPS, MAX_SWEEPS)
+        *comps, *graph, v, FIXED_POINT_ULPS, MAX_SWEEPS, *policy)
     if failed >= 0:
         raise SolverError(f"value iteration on {space.label} did not settle in {MAX_SWEEPS} "
                           "sweeps of one strongly connected component: does every game end "
                           "with probability 1?")
+    if played:
+        return sweeps, n_cyclic, None
     return sweeps, n_cyclic, _error_bound(space, comps, graph, v, compiled)
 
 
