@@ -221,15 +221,14 @@ class RowActions(Sequence):
 
 def turn_total_space(game: Any, faces: Sequence[tuple[int, float]], pig: float, reset: float,
                      pig_reset: float, winning: Sequence[float], limit: int,
+                     actions: tuple[Any, Any] = ("roll", "hold"),
                      compiled: bool = True) -> StateSpace:
     """The :class:`StateSpace` of a turn-total game (module docstring): `faces` the scoring
     throws as (points, probability), `pig` and `reset` the probabilities of losing the turn
     total and of losing the banked score too (`pig_reset` their float sum as the game's exact
     sum rounds it), winning[need] the probability of a throw of at least `need` points (index 0
-    unused)."""
+    unused); `actions` the names of rolling and holding."""
     from scipy import sparse
-
-    from dicejack.games.pig import HOLD, ROLL
 
     goal = int(game.goal)
     grid = 2 * goal ** 3 + 2
@@ -263,7 +262,7 @@ def turn_total_space(game: Any, faces: Sequence[tuple[int, float]], pig: float, 
         player=player, payoff=payoff,
         payoff_exact=WinPayoffs(payoff, terminal),  # type: ignore[arg-type]
         row_start=row_start, row_state=row_state,
-        actions=RowActions(row_action, (ROLL, HOLD)),  # type: ignore[arg-type]
+        actions=RowActions(row_action, tuple(actions)),  # type: ignore[arg-type]
         transitions=sparse.csr_matrix((data, indices, indptr), shape=(rows, n)),
         enumeration="compiled",
     )

@@ -123,7 +123,8 @@ class _TurnTotal:
         return turn_total_space(
             self, [(points, float(p)) for points, p in self.faces], float(self.pig),
             float(self.reset), float(self.pig + self.reset),
-            [0.0] + [float(self._winning.get(need, 0)) for need in range(1, top + 1)], limit)
+            [0.0] + [float(self._winning.get(need, 0)) for need in range(1, top + 1)], limit,
+            (ROLL, HOLD))
 
 
 @dataclass(frozen=True)

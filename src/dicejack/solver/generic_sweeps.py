@@ -1,14 +1,20 @@
-"""The generic solver's default path: value iteration in place (Gauss-Seidel), one strongly
-connected component at a time, compiled (numba), each cyclic component swept to a
-floating-point fixed point, and an error bound (DESIGN.md, "Games beyond the handout's").
+"""The generic solver's default path: one strongly connected component at a time, compiled
+(numba), each cyclic component solved exactly (policy iteration on its few feedback states) or
+swept in place (Gauss-Seidel value iteration) to a floating-point fixed point, and an error
+bound (DESIGN.md, "Games beyond the handout's").
 
 The strongly connected components of the state graph (Tarjan's, compiled) are solved one at a
 time, each after the components it leads to; a component's states are swept in an order that
 puts successors first but for the edges that close cycles (:data:`SMALL_COMPONENT`), each new
 value used at once by the states after it (Gauss-Seidel), so one sweep carries values down a
 whole chain of moves (Pig's turn totals) and only real cycles (two pigs in a row) take repeated
-sweeps. A component without a cycle takes one backup (backward induction). A cyclic one is
-swept until no value changes by more than a few units in the last place
+sweeps. A component without a cycle takes one backup (backward induction). A cyclic one takes
+two sweeps, then, when it is small and few of its states (:data:`FEEDBACK_LIMIT`; Pig: two)
+are reached by an edge before the sweep has updated them, policy iteration: under chosen rows
+every value is affine in those feedback states' values (one pass), which solve a small linear
+system; rows chosen again, until none changes (:func:`_feedback_plain`; Pig to 100: 4 passes
+per component where sweeps took 40). Otherwise (PigReset's one component of 867,376 states)
+it is swept until no value changes by more than a few units in the last place
 (:data:`FIXED_POINT_ULPS`). Then the whole solution is bounded:
 
     |error| <= 2 * T * (rho + ulp)
@@ -16,15 +22,16 @@ swept until no value changes by more than a few units in the last place
 where rho is the Bellman residual ``max |backup(V) - V|`` over every state, computed afresh
 (plus one unit in the last place for the rounding of that backup), and T the greatest expected
 number of moves to the end of the game under the greedy pair of policies (``t = 1 + P t``,
-swept the same way from below until a sweep adds less than 1e-6 of it; the factor 2 covers
-what the sweeps did not reach). The values solve the greedy pair's equations with residual
+solved the same way, swept from below until a sweep adds less than 1e-6 of it; the factor 2
+covers what the sweeps did not reach). The values solve the greedy pair's equations with residual
 rho, so they are within T * rho of that pair's values; the greedy pair is optimal once no
 action changes, which is what a fixed point means. The bound is
 :attr:`GameSolution.error_bound`: a printed digit is right when moving the value by the bound
 does not change it.
 
 Each kernel is a plain Python function (``*_plain``, the reference, run by the tests on small
-games) compiled by numba without a change (``_gauss_seidel`` etc.); tests hold the two equal.
+games) compiled by numba without a change (:func:`_kernel`); a kernel gets the kernels it calls
+as arguments, compiled or plain alike; tests hold the two equal.
 """
 
 from __future__ import annotations
@@ -43,6 +50,9 @@ _EPS = float(np.finfo(np.float64).eps)
 #: first, but for the edges that close cycles); larger ones in descending index order (a
 #: breadth-first number's successors come after it; memory is read in order).
 SMALL_COMPONENT = 1 << 15
+#: A small cyclic component is solved exactly (:func:`_feedback_plain`) when at most this many
+#: of its states are reached by an edge before the sweep updates them; else swept.
+FEEDBACK_LIMIT = 8
 
 
 def _components_plain(row_start, indptr, indices, members, comp_start):
@@ -116,14 +126,50 @@ def _components_plain(row_start, indptr, indices, members, comp_start):
     return n_comp
 
 
+def _sweep_plain(a, b, members, row_start, indptr, indices, data, reward, rewarded, sign, v,
+                 weights, fixed, played):
+    """One sweep of members[a:b] in place: each state to its best row's value (player 0
+    maximises, sign 1; player 1 minimises, sign -1), or, with `played` where fixed[s], to its
+    rows' values averaged by `weights`. Returns (largest change, largest |value|, at least 1)."""
+    change = 0.0
+    big = 1.0
+    for i in range(a, b):
+        s = members[i]
+        if row_start[s] == row_start[s + 1]:
+            continue
+        best = -np.inf
+        mean = 0.0
+        average = played and fixed[s]
+        for r in range(row_start[s], row_start[s + 1]):
+            if average and weights[r] == 0.0:
+                continue
+            q = 0.0
+            for e in range(indptr[r], indptr[r + 1]):
+                q += data[e] * v[indices[e]]
+            if rewarded:
+                q += reward[r]
+            if average:
+                mean += weights[r] * q
+            elif sign[s] * q > best:
+                best = sign[s] * q
+        new = mean if average else sign[s] * best
+        change = max(change, abs(new - v[s]))
+        big = max(big, abs(new))
+        v[s] = new
+    return change, big
+
+
 def _gauss_seidel_plain(n_comp, comp_start, members, row_start, indptr, indices, data, reward,
-                        rewarded, sign, v, ulps, max_sweeps, weights, fixed, played):
-    """Each component in turn (members as :func:`_components_plain` leaves them), its states
-    set to their best row's value in place (player 0 maximises, sign 1; player 1 minimises,
-    sign -1), or, with `played` where fixed[s], to their rows' values averaged by `weights`;
-    a component with a cycle swept again until no value changes by more than `ulps` units in
-    the last place of its largest (at least 1). Returns (sweeps, the first component that did
-    not settle in `max_sweeps` or -1, the number of components with a cycle)."""
+                        rewarded, sign, v, ulps, max_sweeps, weights, fixed, played, pos,
+                        sweep, feedback, choose, small_solve):
+    """Each component in turn (members as :func:`_components_plain` leaves them) by `sweep`
+    (:func:`_sweep_plain`); a component with a cycle by two sweeps then `feedback`
+    (:func:`_feedback_plain`, when its feedback states are few), else swept again until no
+    value changes by more than `ulps` units in the last place of its largest. `pos`: -1 per
+    state (scratch); the last four: the kernels it calls (numba takes compiled functions as
+    arguments; the plain reference gets the plain ones). Returns (sweeps and feedback passes,
+    the first component that did not settle in `max_sweeps` or -1, the number of components
+    with a cycle)."""
     eps = np.finfo(np.float64).eps
     sweeps = 0
     n_cyclic = 0
@@ -140,36 +186,159 @@ def _gauss_seidel_plain(n_comp, comp_start, members, row_start, indptr, indices,
         n_cyclic += cyclic
         done = 0
         while True:
-            change = 0.0
-            big = 1.0
-            for i in range(a, b):
-                s = members[i]
-                if row_start[s] == row_start[s + 1]:
-                    continue
-                best = -np.inf
-                mean = 0.0
-                average = played and fixed[s]
-                for r in range(row_start[s], row_start[s + 1]):
-                    q = 0.0
-                    for e in range(indptr[r], indptr[r + 1]):
-                        q += data[e] * v[indices[e]]
-                    if rewarded:
-                        q += reward[r]
-                    if average:
-                        mean += weights[r] * q
-                    elif sign[s] * q > best:
-                        best = sign[s] * q
-                new = mean if average else sign[s] * best
-                change = max(change, abs(new - v[s]))
-                big = max(big, abs(new))
-                v[s] = new
+            change, big = sweep(a, b, members, row_start, indptr, indices, data, reward,
+                                rewarded, sign, v, weights, fixed, played)
             done += 1
             if not cyclic or change <= ulps * eps * big:
                 break
+            if done == 2 and b - a <= SMALL_COMPONENT:
+                passes = feedback(a, b, members, row_start, indptr, indices, data, reward,
+                                  rewarded, sign, v, weights, fixed, played, pos, ulps * eps,
+                                  choose, small_solve)
+                if passes >= 0:
+                    done += passes
+                    break
             if done >= max_sweeps:
                 return sweeps + done, c, n_cyclic
         sweeps += done
     return sweeps, -1, n_cyclic
+
+
+def _choose_plain(a, b, members, row_start, indptr, indices, data, reward, rewarded, sign, v,
+                  fixed, played, choice, margin):
+    """Each free state's best row by the values `v` into choice (local positions), kept
+    unless another is better by more than `margin` (relative); returns whether any changed."""
+    changed = False
+    for i in range(b - a):
+        s = members[a + i]
+        if played and fixed[s]:
+            continue
+        current = -np.inf
+        best = -np.inf
+        pick = row_start[s]
+        for r in range(row_start[s], row_start[s + 1]):
+            q = 0.0
+            for e in range(indptr[r], indptr[r + 1]):
+                q += data[e] * v[indices[e]]
+            if rewarded:
+                q += reward[r]
+            q *= sign[s]
+            if r == choice[i]:
+                current = q
+            if q > best:
+                best, pick = q, r
+        if best > current + margin * max(1.0, abs(best)):
+            choice[i] = pick
+            changed = True
+    return changed
+
+
+def _feedback_plain(a, b, members, row_start, indptr, indices, data, reward, rewarded, sign,
+                    v, weights, fixed, played, pos, margin, choose, small_solve):
+    """Solve component members[a:b] exactly by policy iteration: its feedback states F (those
+    an edge reaches before the sweep order has updated them) at most :data:`FEEDBACK_LIMIT`,
+    every value under the chosen rows is affine in F's values (one pass in sweep order), so
+    F's values solve a small linear system (Gaussian elimination, partial pivoting); rows
+    chosen again by `choose` (:func:`_choose_plain`) until none changes. Returns the passes
+    made, or -1 (v as it was) when F is too large, the system singular or the choices do not
+    settle in 50 passes."""
+    m = b - a
+    for i in range(m):
+        pos[members[a + i]] = i
+    slot = np.full(m, -1, dtype=np.int64)
+    feedback = np.empty(FEEDBACK_LIMIT, dtype=np.int64)
+    f = 0
+    for i in range(m):
+        s = members[a + i]
+        for e in range(indptr[row_start[s]], indptr[row_start[s + 1]]):
+            pj = pos[indices[e]]
+            if pj >= i and slot[pj] < 0:
+                if f == FEEDBACK_LIMIT:
+                    for k in range(m):
+                        pos[members[a + k]] = -1
+                    return -1
+                slot[pj] = f
+                feedback[f] = pj
+                f += 1
+    saved = v[members[a:b]].copy()
+    choice = np.full(m, -1, dtype=np.int64)
+    alpha = np.empty(m)
+    beta = np.zeros((m, f))
+    x = np.zeros(f)
+    passes = 0
+    settled = False
+    for _ in range(50):
+        changed = choose(a, b, members, row_start, indptr, indices, data, reward, rewarded,
+                         sign, v, fixed, played, choice, margin)
+        if passes and not changed:
+            settled = True
+            break
+        passes += 1
+        for i in range(m):
+            s = members[a + i]
+            alpha[i] = 0.0
+            for k in range(f):
+                beta[i, k] = 0.0
+            average = played and fixed[s]
+            for r in range(row_start[s], row_start[s + 1]):
+                w = weights[r] if average else (1.0 if r == choice[i] else 0.0)
+                if w == 0.0:
+                    continue
+                if rewarded:
+                    alpha[i] += w * reward[r]
+                for e in range(indptr[r], indptr[r + 1]):
+                    j = indices[e]
+                    p = w * data[e]
+                    pj = pos[j]
+                    if pj < 0:
+                        alpha[i] += p * v[j]
+                    elif slot[pj] >= 0:
+                        beta[i, slot[pj]] += p
+                    else:
+                        alpha[i] += p * alpha[pj]
+                        for k in range(f):
+                            beta[i, k] += p * beta[pj, k]
+        x = small_solve(alpha, beta, feedback, f)
+        if x.shape[0] < f:
+            break
+        for i in range(m):
+            total = alpha[i]
+            for k in range(f):
+                total += beta[i, k] * x[k]
+            v[members[a + i]] = total
+    for i in range(m):
+        pos[members[a + i]] = -1
+        if not settled:
+            v[members[a + i]] = saved[i]
+    return passes if settled else -1
+
+
+def _small_solve(alpha, beta, feedback, f):
+    """x with x = alpha[F] + beta[F] x (F = feedback[:f]) by Gaussian elimination with partial
+    pivoting; an empty array when the system is singular."""
+    a = np.empty((f, f + 1))
+    for k in range(f):
+        for col in range(f):
+            a[k, col] = (1.0 if k == col else 0.0) - beta[feedback[k], col]
+        a[k, f] = alpha[feedback[k]]
+    for col in range(f):
+        piv = col
+        for k in range(col + 1, f):
+            if abs(a[k, col]) > abs(a[piv, col]):
+                piv = k
+        if abs(a[piv, col]) < 1e-13:
+            return np.empty(0)
+        for c2 in range(f + 1):
+            a[col, c2], a[piv, c2] = a[piv, c2], a[col, c2]
+        for k in range(f):
+            if k != col:
+                factor = a[k, col] / a[col, col]
+                for c2 in range(col, f + 1):
+                    a[k, c2] -= factor * a[col, c2]
+    x = np.empty(f)
+    for k in range(f):
+        x[k] = a[k, f] / a[k, k]
+    return x
 
 
 def _residual_plain(order, row_start, indptr, indices, data, reward, rewarded, sign, v, greedy):
@@ -195,33 +364,6 @@ def _residual_plain(order, row_start, indptr, indices, data, reward, rewarded, s
     return worst
 
 
-def _moves_plain(n_comp, comp_start, members, row_start, indptr, indices, data, greedy, t,
-                max_sweeps):
-    """Expected moves to the end of the game from every state under the rows `greedy`
-    (t = 1 + P t; 0 at terminal states), component by component as :func:`_gauss_seidel_plain`
-    sweeps, until a sweep adds less than 1e-6 of the component's largest."""
-    for c in range(n_comp):
-        a, b = comp_start[c], comp_start[c + 1]
-        done = 0
-        while done < max_sweeps:
-            change = 0.0
-            top = 0.0
-            for i in range(a, b):
-                s = members[i]
-                if row_start[s] == row_start[s + 1]:
-                    continue
-                r = greedy[s]
-                x = 1.0
-                for e in range(indptr[r], indptr[r + 1]):
-                    x += data[e] * t[indices[e]]
-                change = max(change, abs(x - t[s]))
-                top = max(top, x)
-                t[s] = x
-            done += 1
-            if change <= 1e-6 * top:
-                break
-
-
 def _compiled(plain):
     from numba import njit
 
@@ -232,10 +374,12 @@ _KERNELS: dict[str, object] = {}
 
 
 def _kernel(name: str, compiled: bool):
-    """The kernel `name` (gauss_seidel, residual, moves): compiled (numba), or the plain
-    reference."""
+    """The kernel `name` (components, gauss_seidel, residual, sweep, feedback, choose,
+    small_solve): compiled (numba), or the plain reference."""
     plain = {"components": _components_plain, "gauss_seidel": _gauss_seidel_plain,
-             "residual": _residual_plain, "moves": _moves_plain}[name]
+             "residual": _residual_plain, "sweep": _sweep_plain,
+             "feedback": _feedback_plain, "choose": _choose_plain,
+             "small_solve": _small_solve}[name]
     if not compiled:
         return plain
     if name not in _KERNELS:
@@ -275,27 +419,36 @@ def solve_in_place(space, v: np.ndarray, compiled: bool = True, weights=None,
              space.reward if rewarded else np.zeros(1), rewarded,
              np.where(space.player == 1, -1.0, 1.0))
     comps = components(space, compiled)
+    called = [_kernel(name, compiled) for name in ("sweep", "feedback", "choose", "small_solve")]
     sweeps, failed, n_cyclic = _kernel("gauss_seidel", compiled)(
-        *comps, *graph, v, FIXED_POINT_ULPS, MAX_SWEEPS, *policy)
+        *comps, *graph, v, FIXED_POINT_ULPS, MAX_SWEEPS, *policy,
+        np.full(space.n_states, -1, dtype=np.int64), *called)
     if failed >= 0:
         raise SolverError(f"value iteration on {space.label} did not settle in {MAX_SWEEPS} "
                           "sweeps of one strongly connected component: does every game end "
                           "with probability 1?")
     if played:
         return sweeps, n_cyclic, None
-    return sweeps, n_cyclic, _error_bound(space, comps, graph, v, compiled)
+    return sweeps, n_cyclic, _error_bound(space, comps, graph, v, compiled, called)
 
 
-def _error_bound(space, comps, graph, v, compiled) -> float:
+def _error_bound(space, comps, graph, v, compiled, called) -> float:
     """2 * (the largest expected number of moves to the end under the greedy pair) * (the
-    Bellman residual, computed afresh, plus one unit in the last place for its rounding)."""
+    Bellman residual, computed afresh, plus one unit in the last place for its rounding). The
+    moves solve t = 1 + P t under the greedy rows: the same kernel, every state fixed to its
+    greedy row, a reward of 1 per move, swept to a change of 1e-6 of the largest."""
     live = np.flatnonzero(~space.terminal)
     if not len(live):
         return 0.0
     greedy = np.zeros(space.n_states, dtype=np.int64)
     rho = _kernel("residual", compiled)(live, *graph, v, greedy)
-    del live
+    weights = np.zeros(space.n_rows)
+    weights[greedy[live]] = 1.0
+    del live, greedy
     moves = np.zeros(space.n_states)
-    _kernel("moves", compiled)(*comps, *graph[:4], greedy, moves, MAX_SWEEPS)
+    _kernel("gauss_seidel", compiled)(
+        *comps, *graph[:4], np.ones(space.n_rows), True, graph[6], moves, 1e-6 / _EPS,
+        MAX_SWEEPS, weights, np.ones(space.n_states, dtype=np.bool_), True,
+        np.full(space.n_states, -1, dtype=np.int64), *called)
     scale = max(1.0, float(np.max(np.abs(v))))
     return 2.0 * float(np.max(moves)) * (float(rho) + _EPS * scale)
