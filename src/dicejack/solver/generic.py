@@ -264,13 +264,15 @@ def _sweep_levels_from(
 
 def _bellman(space: StateSpace, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(q per row, the optimal backup of `v` per state; payoffs at terminal states)."""
-    q = space.transitions @ v + _rewards(space)
+    q = space.transitions @ v
+    if space.reward is not None:
+        q += space.reward
     backed = space.payoff.copy()
-    live = np.flatnonzero(~space.terminal)
-    if len(live):
-        sign = np.where(space.player == 1, -1.0, 1.0)
-        starts = space.row_start[live]
-        backed[live] = sign[live] * np.maximum.reduceat(sign[space.row_state] * q, starts)
+    live = ~space.terminal
+    if live.any():  # max for player 0, min for player 1 (no temporaries per row)
+        starts = space.row_start[:-1][live]
+        backed[live] = np.where(space.player[live] == 1, np.minimum.reduceat(q, starts),
+                                np.maximum.reduceat(q, starts))
     return q, backed
 
 
@@ -343,19 +345,23 @@ def _finish(space: StateSpace, v: np.ndarray, method: str, sweeps: int, toleranc
             error_bound: float | None = None) -> GameSolution:
     q, backed = _bellman(space, v)
     residual = float(np.max(np.abs(backed - v))) if len(v) else 0.0
-    sign_row = np.where(space.player == 1, -1.0, 1.0)[space.row_state]
     if exact_q is not None and exact is not None:
         state_value = [exact[s] for s in space.row_state]
         optimal = np.array([a == b for a, b in zip(exact_q, state_value, strict=True)],
                            dtype=bool)
-    else:
-        mover = sign_row * q
-        optimal = mover >= (sign_row * v[space.row_state]) - TIE_TOLERANCE
+    else:  # the mover's q within TIE_TOLERANCE of the mover's value (player 1's negated)
+        at = v[space.row_state]
+        minimiser = (space.player == 1)[space.row_state]
+        optimal = np.where(minimiser, -q >= -at - TIE_TOLERANCE, q >= at - TIE_TOLERANCE)
+        del at, minimiser
     best = np.full(space.n_states, -1, dtype=np.int64)
     hit = np.flatnonzero(optimal)
     # the first optimal row of each state: rows are grouped by state, ascending
-    first = np.unique(space.row_state[hit], return_index=True)
-    best[first[0]] = hit[first[1]]
+    owner = space.row_state[hit]
+    first = np.ones(len(hit), dtype=bool)
+    first[1:] = owner[1:] != owner[:-1]
+    best[owner[first]] = hit[first]
+    del owner, first, hit
     if np.any(best[~space.terminal] < 0):
         raise SolverError("internal: a state without an optimal action")  # pragma: no cover
     for a in (v, q, optimal, best):
