@@ -169,8 +169,9 @@ def _gauss_seidel_plain(n_comp, comp_start, members, row_start, indptr, indices,
     value changes by more than `ulps` units in the last place of its largest; in a large
     component (over `small` states: :data:`SMALL_COMPONENT`), once the largest change has
     shrunk by a steady ratio r (to 0.1 %) for 5 sweeps, the last sweep's changes are
-    extrapolated (times r / (1 - r): the rest of a geometric decay), which takes PigReset's
-    sweeps from 257 to 166; the stop and the bound stay as they are. `pos`: -1 per state
+    extrapolated (times r / (1 - r): the rest of a geometric decay) while the change is over
+    100 times the stop, which takes PigReset's sweeps from 257 to 123; the stop and the bound
+    stay as they are. `pos`: -1 per state
     (scratch); the last four: the kernels it calls (numba takes compiled functions as
     arguments; the plain reference gets the plain ones). Returns (sweeps and feedback
     passes, the first component that did not settle in `max_sweeps` or -1, the number of
@@ -211,7 +212,7 @@ def _gauss_seidel_plain(n_comp, comp_start, members, row_start, indptr, indices,
                 return sweeps + done, c, n_cyclic
             since, last, ratio, steady = since + 1, change, change / last, ratio
             if large and since >= 5 and abs(ratio - steady) < 1e-3 * ratio and ratio < 0.99 \
-                    and change > 1e3 * ulps * eps * big:  # extrapolate the steady decay
+                    and change > 100 * ulps * eps * big:  # extrapolate the steady decay
                 for i in range(b - a):
                     v[members[a + i]] += (v[members[a + i]] - before[i]) * ratio / (1 - ratio)
                 since, last = 0, 1.0
