@@ -39,14 +39,12 @@ def _turn_total_plain(goal, points, probs, pig, reset, pig_reset, winning, index
     With fill False it only numbers the states (index_of, order) and counts; with fill True
     (index_of and order, `known` states, from the first pass) it writes the rows. Returns
     (states, rows, nnz)."""
-    g = goal
-    g3 = g * g * g
+    g, g3 = goal, goal * goal * goal
     out_code = np.empty(points.shape[0] + 3, dtype=np.int64)
     out_p = np.empty(points.shape[0] + 3)
     n = known if fill else 1
     rows, nnz, s = 0, 0, 0
-    order[0] = 0
-    index_of[0] = 0
+    order[0], index_of[0] = 0, 0
     while s < n:
         code = order[s]
         if fill:

@@ -31,8 +31,8 @@ action changes, which is what a fixed point means. The bound is
 does not change it.
 
 Each kernel is a plain Python function (``*_plain``, the reference, run by the tests on small
-games) compiled by numba without a change (:func:`_kernel`); a kernel gets the kernels it calls
-as arguments, compiled or plain alike; tests hold the two equal.
+games) compiled by numba without a change (:func:`_kernel`: the compiled kernels call compiled
+callees by the same names); tests hold the two equal.
 """
 
 from __future__ import annotations
@@ -162,7 +162,7 @@ def _sweep_plain(a, b, members, row_start, indptr, indices, data, reward, reward
 
 def _gauss_seidel_plain(n_comp, comp_start, members, row_start, indptr, indices, data, reward,
                         rewarded, sign, v, ulps, max_sweeps, weights, fixed, played, small,
-                        pos, sweep, feedback, choose, small_solve):
+                        pos):
     """Each component in turn (members as :func:`_components_plain` leaves them) by `sweep`
     (:func:`_sweep_plain`); a component with a cycle by two sweeps then `feedback`
     (:func:`_feedback_plain`, when its feedback states are few), else swept again until no
@@ -171,9 +171,7 @@ def _gauss_seidel_plain(n_comp, comp_start, members, row_start, indptr, indices,
     shrunk by a steady ratio r (to 0.1 %) for 5 sweeps, the last sweep's changes are
     extrapolated (times r / (1 - r): the rest of a geometric decay) while the change is over
     100 times the stop, which takes PigReset's sweeps from 257 to 123; the stop and the bound
-    stay as they are. `pos`: -1 per state
-    (scratch); the last four: the kernels it calls (numba takes compiled functions as
-    arguments; the plain reference gets the plain ones). Returns (sweeps and feedback
+    stay as they are. `pos`: -1 per state (scratch). Returns (sweeps and feedback
     passes, the first component that did not settle in `max_sweeps` or -1, the number of
     components with a cycle)."""
     eps = np.finfo(np.float64).eps
@@ -196,15 +194,14 @@ def _gauss_seidel_plain(n_comp, comp_start, members, row_start, indptr, indices,
         while True:
             for i in range(before.shape[0]):
                 before[i] = v[members[a + i]]
-            change, big = sweep(a, b, members, row_start, indptr, indices, data, reward,
-                                rewarded, sign, v, weights, fixed, played)
+            change, big = _sweep(a, b, members, row_start, indptr, indices, data, reward,
+                                 rewarded, sign, v, weights, fixed, played)
             done += 1
             if not cyclic or change <= ulps * eps * big:
                 break
             if done == 2 and not large:
-                passes = feedback(a, b, members, row_start, indptr, indices, data, reward,
-                                  rewarded, sign, v, weights, fixed, played, pos, ulps * eps,
-                                  choose, small_solve)
+                passes = _feedback(a, b, members, row_start, indptr, indices, data, reward,
+                                   rewarded, sign, v, weights, fixed, played, pos, ulps * eps)
                 if passes >= 0:
                     done += passes
                     break
@@ -250,12 +247,12 @@ def _choose_plain(a, b, members, row_start, indptr, indices, data, reward, rewar
 
 
 def _feedback_plain(a, b, members, row_start, indptr, indices, data, reward, rewarded, sign,
-                    v, weights, fixed, played, pos, margin, choose, small_solve):
+                    v, weights, fixed, played, pos, margin):
     """Solve component members[a:b] exactly by policy iteration: its feedback states F (those
     an edge reaches before the sweep order has updated them) at most :data:`FEEDBACK_LIMIT`,
     every value under the chosen rows is affine in F's values (one pass in sweep order), so
     F's values solve a small linear system (Gaussian elimination, partial pivoting); rows
-    chosen again by `choose` (:func:`_choose_plain`) until none changes. Returns the passes
+    chosen again (:func:`_choose_plain`) until none changes. Returns the passes
     made, or -1 (v as it was) when F is too large, the system singular or the choices do not
     settle in 50 passes."""
     m = b - a
@@ -284,8 +281,8 @@ def _feedback_plain(a, b, members, row_start, indptr, indices, data, reward, rew
     passes = 0
     settled = False
     for _ in range(50):
-        changed = choose(a, b, members, row_start, indptr, indices, data, reward, rewarded,
-                         sign, v, fixed, played, choice, margin)
+        changed = _choose(a, b, members, row_start, indptr, indices, data, reward, rewarded,
+                          sign, v, fixed, played, choice, margin)
         if passes and not changed:
             settled = True
             break
@@ -314,7 +311,7 @@ def _feedback_plain(a, b, members, row_start, indptr, indices, data, reward, rew
                         alpha[i] += p * alpha[pj]
                         for k in range(f):
                             beta[i, k] += p * beta[pj, k]
-        x = small_solve(alpha, beta, feedback, f)
+        x = _small_solve(alpha, beta, feedback, f)
         if x.shape[0] < f:
             break
         for i in range(m):
@@ -357,6 +354,11 @@ def _small_solve(alpha, beta, feedback, f):
     return x
 
 
+#: The kernels' callees by the names they call them: the plain functions here, the compiled
+#: ones in the compiled kernels' globals (:func:`_kernel`).
+_sweep, _choose, _feedback = _sweep_plain, _choose_plain, _feedback_plain
+
+
 def _residual_plain(order, row_start, indptr, indices, data, reward, rewarded, sign, v, greedy):
     """The largest |backup(v) - v| over `order` (v unchanged: Jacobi), and each state's first
     best row written to greedy[s]."""
@@ -380,26 +382,33 @@ def _residual_plain(order, row_start, indptr, indices, data, reward, rewarded, s
     return worst
 
 
-def _compiled(plain):
-    from numba import njit
-
-    return njit(cache=True, nogil=True)(plain)
-
-
 _KERNELS: dict[str, object] = {}
+_PLAIN = {"components": _components_plain, "gauss_seidel": _gauss_seidel_plain,
+          "residual": _residual_plain, "sweep": _sweep_plain, "feedback": _feedback_plain,
+          "choose": _choose_plain, "small_solve": _small_solve}
 
 
 def _kernel(name: str, compiled: bool):
     """The kernel `name` (components, gauss_seidel, residual, sweep, feedback, choose,
-    small_solve): compiled (numba), or the plain reference."""
-    plain = {"components": _components_plain, "gauss_seidel": _gauss_seidel_plain,
-             "residual": _residual_plain, "sweep": _sweep_plain,
-             "feedback": _feedback_plain, "choose": _choose_plain,
-             "small_solve": _small_solve}[name]
+    small_solve): compiled (numba, cached), or the plain reference. A compiled kernel is the
+    plain function's code with globals in which the names of its callees (_sweep, _choose,
+    _feedback, _small_solve) are the compiled callees, so that it calls compiled code; numba
+    caches it like any function of this file."""
     if not compiled:
-        return plain
-    if name not in _KERNELS:
-        _KERNELS[name] = _compiled(plain)
+        return _PLAIN[name]
+    if not _KERNELS:
+        from types import FunctionType
+
+        from numba import njit
+
+        names = {"sweep": "_sweep", "choose": "_choose", "feedback": "_feedback",
+                 "small_solve": "_small_solve"}
+        scope = dict(globals())
+        for key, plain in _PLAIN.items():
+            clone = FunctionType(plain.__code__, scope, plain.__name__)
+            _KERNELS[key] = njit(cache=True, nogil=True)(clone)
+            if key in names:
+                scope[names[key]] = _KERNELS[key]
     return _KERNELS[name]
 
 
@@ -436,20 +445,19 @@ def solve_in_place(space, v: np.ndarray, compiled: bool = True, weights=None,
              space.reward if rewarded else np.zeros(1), rewarded,
              np.where(space.player == 1, -1.0, 1.0))
     comps = components(space, compiled, small)
-    called = [_kernel(name, compiled) for name in ("sweep", "feedback", "choose", "small_solve")]
     sweeps, failed, n_cyclic = _kernel("gauss_seidel", compiled)(
         *comps, *graph, v, FIXED_POINT_ULPS, MAX_SWEEPS, *policy, small,
-        np.full(space.n_states, -1, dtype=np.int64), *called)
+        np.full(space.n_states, -1, dtype=np.int64))
     if failed >= 0:
         raise SolverError(f"value iteration on {space.label} did not settle in {MAX_SWEEPS} "
                           "sweeps of one strongly connected component: does every game end "
                           "with probability 1?")
     if played:
         return sweeps, n_cyclic, None
-    return sweeps, n_cyclic, _error_bound(space, comps, graph, v, compiled, called, small)
+    return sweeps, n_cyclic, _error_bound(space, comps, graph, v, compiled, small)
 
 
-def _error_bound(space, comps, graph, v, compiled, called, small) -> float:
+def _error_bound(space, comps, graph, v, compiled, small) -> float:
     """2 * (the largest expected number of moves to the end under the greedy pair) * (the
     Bellman residual, computed afresh, plus one unit in the last place for its rounding). The
     moves solve t = 1 + P t under the greedy rows: the same kernel, every state fixed to its
@@ -466,6 +474,6 @@ def _error_bound(space, comps, graph, v, compiled, called, small) -> float:
     _kernel("gauss_seidel", compiled)(
         *comps, *graph[:4], np.ones(space.n_rows), True, graph[6], moves, 1e-6 / _EPS,
         MAX_SWEEPS, weights, np.ones(space.n_states, dtype=np.bool_), True, small,
-        np.full(space.n_states, -1, dtype=np.int64), *called)
+        np.full(space.n_states, -1, dtype=np.int64))
     scale = max(1.0, float(np.max(np.abs(v))))
     return 2.0 * float(np.max(moves)) * (float(rho) + _EPS * scale)
