@@ -8,7 +8,11 @@ the turn total is lost, the turn passes). The first to reach the goal wins. As i
 mover whose banked score plus turn total reaches the goal has won (holding then is their only
 sensible move), so the game ends there. Holding with a turn total of 0 is not a move (it would
 only pass the turn; the papers' optimal play never does it), so every game ends with
-probability 1. Piglet is Pig with a coin: heads adds 1, tails is a pig.
+probability 1. Piglet is Pig with a coin: heads adds 1, tails is a pig. :class:`PigReset` is
+two-dice Pig with a reset ("Skunk"'s rule): one 1 is a pig, two 1s also reset the mover's
+banked score to 0, so every non-terminal state can return to the start and the whole game is
+one strongly connected component (the generic solver's hardest case; benchmarks/
+bench_generic_solver.py).
 
 A state is ``(score of player 0, score of player 1, turn total, player to move)``; a terminal
 state is ``("win", winner)``; the payoff is player 0's win probability. The state graph has
@@ -24,7 +28,7 @@ from typing import Any
 
 from dicejack.games.protocol import GameDefinitionError
 
-__all__ = ["Pig", "Piglet", "ROLL", "HOLD"]
+__all__ = ["Pig", "Piglet", "PigReset", "ROLL", "HOLD"]
 
 ROLL, HOLD = "roll", "hold"
 _ONE = Fraction(1)
@@ -73,6 +77,12 @@ class _TurnTotal:
             return [((s0 + k, s1, 0, 1) if me == 0 else (s0, s1 + k, 0, 0), _ONE)]
         need = self.goal - (s0 if me == 0 else s1) - k  # points that win now
         out = [((s0, s1, 0, 1 - me), self.pig)]
+        if self.reset:  # the banked score lost too: the same state when it is 0
+            back = (0, s1, 0, 1) if me == 0 else (s0, 0, 0, 0)
+            if back == out[0][0]:
+                out[0] = (back, self.pig + self.reset)
+            else:
+                out.append((back, self.reset))
         for points, probability in self.faces:
             if 0 < points < need:
                 out.append(((s0, s1, k + points, me), probability))
@@ -98,6 +108,23 @@ class _TurnTotal:
         return out
 
     _wins = (("win", 0), ("win", 1))
+    #: The probability of a throw that loses the banked score as well as the turn total.
+    reset = Fraction(0)
+
+    def compiled_space(self, limit: int) -> Any:
+        """The enumerated game as arrays, no Python call per state (dicejack.games.compiled);
+        None (the protocol's enumeration) for a subclass, which may change the rules."""
+        from dicejack.games.compiled import turn_total_space
+
+        if type(self) not in (Pig, Piglet, PigReset):
+            return None
+
+        top = max(points for points, _ in self.faces)
+        return turn_total_space(
+            self, [(points, float(p)) for points, p in self.faces], float(self.pig),
+            float(self.reset), float(self.pig + self.reset),
+            [0.0] + [float(self._winning.get(need, 0)) for need in range(1, top + 1)], limit,
+            (ROLL, HOLD))
 
 
 @dataclass(frozen=True)
@@ -133,3 +160,32 @@ class Piglet(_TurnTotal):
     @cached_property
     def faces(self) -> tuple[tuple[int, Fraction], ...]:
         return ((0, Fraction(1, 2)), (1, Fraction(1, 2)))
+
+
+@dataclass(frozen=True)
+class PigReset(_TurnTotal):
+    """Two-dice Pig to `goal` with a reset: two `die`-sided dice, their sum scored unless a 1
+    shows; one 1 is a pig (the turn total lost), two 1s lose the banked score too."""
+
+    goal: int = 100
+    die: int = 6
+
+    name = "pig-reset"
+
+    def __post_init__(self) -> None:
+        _whole("goal", self.goal, 1, GOAL_LIMIT)
+        _whole("die", self.die, 2, 100)
+
+    @cached_property
+    def faces(self) -> tuple[tuple[int, Fraction], ...]:
+        d = self.die
+        ways: dict[int, int] = {}
+        for a in range(2, d + 1):
+            for b in range(2, d + 1):
+                ways[a + b] = ways.get(a + b, 0) + 1
+        return ((0, Fraction(2 * (d - 1), d * d)),
+                *((total, Fraction(n, d * d)) for total, n in sorted(ways.items())))
+
+    @cached_property
+    def reset(self) -> Fraction:  # type: ignore[override]
+        return Fraction(1, self.die * self.die)

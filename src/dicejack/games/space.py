@@ -46,7 +46,10 @@ class StateSpace:
     exact_rows: per row, ((successor index, Fraction), ...) when enumerated with exact=True;
     reward: float64 per row, player 0's reward for playing it (the game's optional
     ``reward(state, action)``; None when the game has no rewards: all 0); reward_exact: the
-    rewards per row as the game gave them (None when the game has none).
+    rewards per row as the game gave them (None when the game has none); enumeration:
+    "compiled" when the game described itself as arrays (its optional ``compiled_space``,
+    :mod:`dicejack.games.compiled`; states, index and actions are then lazy views with the
+    interfaces of a list and a dict), "python" when its Python ran once per state and action.
     """
 
     game: Any
@@ -62,6 +65,7 @@ class StateSpace:
     exact_rows: list[tuple[tuple[int, Fraction], ...]] | None = None
     reward: np.ndarray | None = None
     reward_exact: list[Any] | None = None
+    enumeration: str = "python"
 
     @property
     def n_states(self) -> int:
@@ -157,8 +161,16 @@ def enumerate_game(game: Any, exact: bool = False, limit: int = STATES_LIMIT) ->
 
     exact=True also keeps each row's outcomes as Fractions and checks that they sum to exactly
     1 (otherwise the float sum is checked to 1e-12). More than `limit` states is an error.
+    A game with the optional ``compiled_space(limit)`` (a bundled game,
+    :mod:`dicejack.games.compiled`) describes itself as arrays, unless `exact`; any other is
+    enumerated through its Python, one call per state and action (``StateSpace.enumeration``).
     """
     check_game_object(game)
+    fast = None if exact else getattr(game, "compiled_space", None)
+    if callable(fast):
+        space = fast(limit)
+        if space is not None:
+            return space
     start = game.initial_state()
     try:
         hash(start)

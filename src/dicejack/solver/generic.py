@@ -8,9 +8,12 @@ levels and to itself, so the levels are solved one after another from the termin
 
 * a level without cycles (every component one state, no self-loop) in one backup: backward
   induction (the handout's game is all of this kind; exact in Fractions with ``exact=True``);
-* a level with cycles (Pig: two pigs in a row return to the same scores) by value iteration,
-  synchronous sweeps of ``Q = T @ V`` (scipy.sparse) over its rows, until no value changes by
-  more than `tolerance`; or by policy iteration (``method="policy-iteration"``: a policy's values
+* a level with cycles (Pig: two pigs in a row return to the same scores) by value iteration in
+  place (Gauss-Seidel, compiled: :mod:`dicejack.solver.generic_sweeps`) to a floating-point
+  fixed point, with an error bound (the default, ``method="auto"``); or by synchronous sweeps of
+  ``Q = T @ V`` (scipy.sparse) until no value changes by more than `tolerance`
+  (``method="value-iteration"``; that stop is not a bound on the error: at Pig 100, 1e-13 leaves
+  errors of 1e-12); or by policy iteration (``method="policy-iteration"``: a policy's values
   by a sparse linear solve, then improved; for two players Hoffman and Karp's, the minimiser's
   best response solved exactly inside every step of the maximiser).
 
@@ -261,13 +264,15 @@ def _sweep_levels_from(
 
 def _bellman(space: StateSpace, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(q per row, the optimal backup of `v` per state; payoffs at terminal states)."""
-    q = space.transitions @ v + _rewards(space)
+    q = space.transitions @ v
+    if space.reward is not None:
+        q += space.reward
     backed = space.payoff.copy()
-    live = np.flatnonzero(~space.terminal)
-    if len(live):
-        sign = np.where(space.player == 1, -1.0, 1.0)
-        starts = space.row_start[live]
-        backed[live] = sign[live] * np.maximum.reduceat(sign[space.row_state] * q, starts)
+    live = ~space.terminal
+    if live.any():  # max for player 0, min for player 1 (no temporaries per row)
+        starts = space.row_start[:-1][live]
+        backed[live] = np.where(space.player[live] == 1, np.minimum.reduceat(q, starts),
+                                np.maximum.reduceat(q, starts))
     return q, backed
 
 
@@ -281,8 +286,11 @@ class GameSolution:
     is optimal (within TIE_TOLERANCE, exact in rational mode); best: per state its first optimal
     row (-1 at terminal states); method: "backward", "value-iteration" or "policy-iteration";
     sweeps: sweeps (or policy evaluations) made; residual: the largest Bellman residual after the
-    solve; tolerance: the stopping tolerance (0 for backward induction); seconds: the solve's
-    time, enumeration excluded; values_exact: Fractions per state in rational mode, else None.
+    solve; tolerance: the stopping tolerance (0 for backward induction and for the default
+    path, which sweeps to a fixed point); seconds: the solve's time, enumeration excluded;
+    values_exact: Fractions per state in rational mode, else None; error_bound: a bound on every
+    value's error (the default path, ``generic_sweeps``; 0 in rational mode; None where the
+    method gives none).
     """
 
     space: StateSpace
@@ -296,6 +304,7 @@ class GameSolution:
     tolerance: float
     seconds: float
     values_exact: list[Fraction] | None = None
+    error_bound: float | None = None
 
     @property
     def value(self) -> float:
@@ -332,28 +341,34 @@ class GameSolution:
 
 def _finish(space: StateSpace, v: np.ndarray, method: str, sweeps: int, tolerance: float,
             started: float, exact: list[Fraction] | None = None,
-            exact_q: list[Fraction] | None = None) -> GameSolution:
+            exact_q: list[Fraction] | None = None,
+            error_bound: float | None = None) -> GameSolution:
     q, backed = _bellman(space, v)
     residual = float(np.max(np.abs(backed - v))) if len(v) else 0.0
-    sign_row = np.where(space.player == 1, -1.0, 1.0)[space.row_state]
     if exact_q is not None and exact is not None:
         state_value = [exact[s] for s in space.row_state]
         optimal = np.array([a == b for a, b in zip(exact_q, state_value, strict=True)],
                            dtype=bool)
-    else:
-        mover = sign_row * q
-        optimal = mover >= (sign_row * v[space.row_state]) - TIE_TOLERANCE
+    else:  # the mover's q within TIE_TOLERANCE of the mover's value (player 1's negated)
+        at = v[space.row_state]
+        minimiser = (space.player == 1)[space.row_state]
+        optimal = np.where(minimiser, -q >= -at - TIE_TOLERANCE, q >= at - TIE_TOLERANCE)
+        del at, minimiser
     best = np.full(space.n_states, -1, dtype=np.int64)
     hit = np.flatnonzero(optimal)
     # the first optimal row of each state: rows are grouped by state, ascending
-    first = np.unique(space.row_state[hit], return_index=True)
-    best[first[0]] = hit[first[1]]
+    owner = space.row_state[hit]
+    first = np.ones(len(hit), dtype=bool)
+    first[1:] = owner[1:] != owner[:-1]
+    best[owner[first]] = hit[first]
+    del owner, first, hit
     if np.any(best[~space.terminal] < 0):
         raise SolverError("internal: a state without an optimal action")  # pragma: no cover
     for a in (v, q, optimal, best):
         a.setflags(write=False)
     return GameSolution(space, v, q, optimal, best, method, sweeps, residual, tolerance,
-                        time.perf_counter() - started, exact)
+                        time.perf_counter() - started, exact,
+                        0.0 if exact is not None else error_bound)
 
 
 def _solve_exact(space: StateSpace, levels: Levels, started: float) -> GameSolution:
@@ -394,10 +409,12 @@ def solve_game(
 ) -> GameSolution:
     """Solve a protocol game (or its :class:`StateSpace`) exactly (module docstring).
 
-    method "auto": backward induction where the game has no cycle, value iteration where it
-    has; "value-iteration" and "policy-iteration" name the method for the cyclic levels (levels
-    without a cycle take one backup whatever the method). exact=True: Fractions throughout
-    (games without cycles, up to :data:`EXACT_ROWS_LIMIT` rows).
+    method "auto": backward induction where the game has no cycle, compiled value iteration in
+    place to a fixed point, with an error bound, where it has (:mod:`generic_sweeps`);
+    "value-iteration" (synchronous sweeps to `tolerance`) and "policy-iteration" name the method
+    for the cyclic levels (levels without a cycle take one backup whatever the method).
+    exact=True: Fractions throughout (games without cycles, up to :data:`EXACT_ROWS_LIMIT`
+    rows).
     """
     if method not in ("auto", "value-iteration", "policy-iteration"):
         raise SolverError(f"unknown method {method!r}; use auto, value-iteration or "
@@ -407,6 +424,14 @@ def solve_game(
     space = game_or_space if isinstance(game_or_space, StateSpace) else \
         enumerate_game(game_or_space, exact=exact)
     started = time.perf_counter()
+    if method == "auto" and not exact:
+        from dicejack.solver.generic_sweeps import solve_in_place
+
+        v = space.payoff.copy()
+        sweeps, cyclic, bound = solve_in_place(space, v)
+        if not cyclic:  # backward induction: one backup per state, exact to rounding
+            return _finish(space, v, "backward", 1, 0.0, started, error_bound=0.0)
+        return _finish(space, v, "value-iteration", sweeps, 0.0, started, error_bound=bound)
     levels = level_structure(space)
     if exact:
         if method == "policy-iteration":
@@ -417,7 +442,8 @@ def solve_game(
         return _finish(space, v, "policy-iteration", sweeps, 0.0, started)
     v, sweeps = _sweep_levels(space, levels, tolerance)
     name = "backward" if levels.acyclic else "value-iteration"
-    return _finish(space, v, name, sweeps, 0.0 if levels.acyclic else tolerance, started)
+    return _finish(space, v, name, sweeps, 0.0 if levels.acyclic else tolerance, started,
+                   error_bound=0.0 if levels.acyclic else None)
 
 
 # ----------------------------------------------------------------------------- policy iteration
@@ -561,11 +587,20 @@ def evaluate_policy(
     levels: Levels | None = None,
 ) -> np.ndarray:
     """Player 0's expected payoff from every state when both seats play `policy` (row
-    weights): one backup on levels without cycles, a sparse linear solve on the others (value
-    iteration to `tolerance` where that system is singular: a game that need not end)."""
+    weights): one backup per component without cycles, compiled Gauss-Seidel to a fixed point
+    on the others (:mod:`generic_sweeps`; a cycle the policy never leaves is worth 0).
+    `tolerance` and `levels` are accepted for older callers and unused."""
     w = check_policy(space, policy)
-    levels = levels or level_structure(space)
-    v, _ = _policy_iteration(space, levels, w, np.ones(space.n_states, dtype=bool), tolerance)
+    return _played(space, w, np.ones(space.n_states, dtype=bool))
+
+
+def _played(space: StateSpace, weights: np.ndarray, fixed: np.ndarray) -> np.ndarray:
+    """Values when the `fixed` states play `weights` and the others their best (compiled
+    Gauss-Seidel to a fixed point, component by component: generic_sweeps)."""
+    from dicejack.solver.generic_sweeps import solve_in_place
+
+    v = space.payoff.copy()
+    solve_in_place(space, v, weights=weights, fixed=fixed)
     return v
 
 
@@ -574,15 +609,12 @@ def best_response_values(
     levels: Levels | None = None,
 ) -> np.ndarray:
     """Player 0's payoff from every state when `responder` (0 or 1) plays a best response and
-    the other seat plays `policy` (row weights): policy iteration for the responder on the
-    cyclic levels (value iteration where a linear system is singular)."""
+    the other seat plays `policy` (row weights): as :func:`evaluate_policy`, the responder's
+    states taking their best row (`tolerance` and `levels` unused)."""
     if responder not in (0, 1) or responder >= space.num_players:
         raise SolverError(f"responder must be a player of the game, got {responder!r}")
     w = check_policy(space, policy)
-    levels = levels or level_structure(space)
-    fixed = (space.player >= 0) & (space.player != responder)
-    v, _ = _policy_iteration(space, levels, w, fixed, tolerance)
-    return v
+    return _played(space, w, (space.player >= 0) & (space.player != responder))
 
 
 def game_exploitability(
@@ -593,7 +625,6 @@ def game_exploitability(
     ``max_sigma u0(sigma, policy) - min_sigma u0(policy, sigma)`` (player 0's payoff; for win =
     1, lose = 0 it is :func:`dicejack.solver.exploitability`'s P(BR first wins) + P(BR second
     wins) - 1); one player, the optimal value minus the policy's. 0 for optimal play."""
-    levels = levels or level_structure(space)
     first = best_response_values(space, policy, 0, tolerance, levels)[0]
     if space.num_players == 1:
         return float(first - evaluate_policy(space, policy, tolerance, levels)[0])

@@ -29,6 +29,10 @@ def plain(value: Any) -> Any:
 def _method_line(sol: GameSolution) -> str:
     if sol.method == "backward":
         how = "backward induction (no cycles): one backup per state"
+    elif sol.method == "value-iteration" and sol.error_bound is not None:
+        how = (f"Gauss-Seidel value iteration and policy iteration (compiled) on the cyclic "
+               f"components: {sol.sweeps:,} component sweeps and passes to a fixed point, every "
+               f"value within {sol.error_bound:.1g}")
     elif sol.method == "value-iteration":
         how = (f"value iteration on the cyclic levels: {sol.sweeps:,} level sweeps to a change "
                f"of at most {sol.tolerance:g}")

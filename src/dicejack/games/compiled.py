@@ -1,0 +1,266 @@
+"""Compiled enumeration: a bundled game that describes itself as arrays, so that
+:func:`~dicejack.games.space.enumerate_game` makes no Python call per state or transition.
+
+The optional game member (duck-typed, beside :class:`~dicejack.games.protocol.FiniteGame`'s;
+protocol.py is unchanged): ``compiled_space(limit)`` -> a :class:`StateSpace` equal to what the
+protocol's own enumeration makes of the game (same states in the same breadth-first order, the
+same rows, actions and float64 probabilities: tests hold them equal), or None to decline.
+``enumerate_game`` uses it unless exact Fractions are asked for; a game without it (a user's
+class) is enumerated through its Python, one call per state and action, and the space says so
+(``StateSpace.enumeration``: "compiled" or "python"; ``dicejack solve --game`` notes it).
+
+Here: the turn-total games (Pig, Piglet, :class:`~dicejack.games.pig.PigReset`), one
+breadth-first kernel over integer state codes, compiled by numba, with the plain Python function
+it is compiled from as its reference (tests run both). A state ``(s0, s1, k, me)`` has code
+``((me * G + s0) * G + s1) * G + k`` (G the goal), ``("win", w)`` the code ``2 G**3 + w``. The
+states and the index are lazy views of two integer arrays (``order``: code per state;
+``index_of``: state per code, -1 where unreachable), not a list of tuples and a dict: about
+8 bytes per state instead of a few hundred.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from dicejack.games.protocol import GameDefinitionError
+from dicejack.games.space import StateSpace
+
+__all__ = ["turn_total_space", "TurnTotalStates", "TurnTotalIndex", "RowActions", "WinPayoffs"]
+
+
+def _turn_total_plain(goal, points, probs, pig, reset, pig_reset, winning, index_of, order,
+                      known, fill, row_start, row_state, row_action, indptr, indices, data, player,
+                      payoff):
+    """Breadth first from code 0 (module docstring), the outcomes of a roll in the protocol's
+    order (the pig; the reset when it is another state; each face that does not win; the win).
+    With fill False it only numbers the states (index_of, order) and counts; with fill True
+    (index_of and order, `known` states, from the first pass) it writes the rows. Returns
+    (states, rows, nnz)."""
+    g, g3 = goal, goal * goal * goal
+    out_code = np.empty(points.shape[0] + 3, dtype=np.int64)
+    out_p = np.empty(points.shape[0] + 3)
+    n = known if fill else 1
+    rows, nnz, s = 0, 0, 0
+    order[0], index_of[0] = 0, 0
+    while s < n:
+        code = order[s]
+        if fill:
+            row_start[s] = rows
+        if code >= 2 * g3:
+            if fill:
+                player[s] = -1
+                payoff[s] = 1.0 if code == 2 * g3 else 0.0
+            s += 1
+            continue
+        me = code // g3
+        s0 = (code // (g * g)) % g
+        s1 = (code // g) % g
+        k = code % g
+        if fill:
+            player[s] = me
+            payoff[s] = 0.0
+        for a in range(2 if k > 0 else 1):
+            m = 0
+            if a == 0:
+                out_code[0] = (((1 - me) * g + s0) * g + s1) * g
+                out_p[0] = pig
+                m = 1
+                if reset > 0.0:
+                    back = (g * g + s1) * g if me == 0 else s0 * g * g
+                    if back == out_code[0]:
+                        out_p[0] = pig_reset
+                    else:
+                        out_code[1] = back
+                        out_p[1] = reset
+                        m = 2
+                need = goal - (s0 if me == 0 else s1) - k
+                for f in range(points.shape[0]):
+                    if 0 < points[f] < need:
+                        out_code[m] = code + points[f]
+                        out_p[m] = probs[f]
+                        m += 1
+                if need < winning.shape[0] and winning[need] > 0.0:
+                    out_code[m] = 2 * g3 + me
+                    out_p[m] = winning[need]
+                    m += 1
+            else:
+                out_code[0] = ((g + s0 + k) * g + s1) * g if me == 0 else (s0 * g + s1 + k) * g
+                out_p[0] = 1.0
+                m = 1
+            for i in range(m):
+                j = index_of[out_code[i]]
+                if j < 0:
+                    j = n
+                    index_of[out_code[i]] = n
+                    order[n] = out_code[i]
+                    n += 1
+                if fill:
+                    indices[nnz] = j
+                    data[nnz] = out_p[i]
+                nnz += 1
+            if fill:
+                row_state[rows] = s
+                row_action[rows] = a
+                indptr[rows + 1] = nnz
+            rows += 1
+        s += 1
+    if fill:
+        row_start[n] = rows
+    return n, rows, nnz
+
+
+_COMPILED: list[Any] = []
+
+
+def _kernel(compiled: bool) -> Any:
+    if not compiled:
+        return _turn_total_plain
+    if not _COMPILED:
+        from numba import njit
+
+        _COMPILED.append(njit(cache=True, nogil=True)(_turn_total_plain))
+    return _COMPILED[0]
+
+
+class TurnTotalStates(Sequence):
+    """The states of a turn-total space by index, decoded from their codes on demand."""
+
+    def __init__(self, order: np.ndarray, goal: int) -> None:
+        self.order, self.goal = order, goal
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    def decode(self, code: int) -> tuple[Any, ...]:
+        g = self.goal
+        if code >= 2 * g ** 3:
+            return ("win", code - 2 * g ** 3)
+        return ((code // (g * g)) % g, (code // g) % g, code % g, code // g ** 3)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self.decode(int(c)) for c in self.order[i]]
+        return self.decode(int(self.order[i]))
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        for code in self.order.tolist():
+            yield self.decode(code)
+
+
+class TurnTotalIndex(Mapping):
+    """state -> index of a turn-total space, through the code table (a dict's interface)."""
+
+    def __init__(self, index_of: np.ndarray, states: TurnTotalStates) -> None:
+        self.index_of, self.states = index_of, states
+
+    def code(self, state: Any) -> int:
+        g = self.states.goal
+        try:
+            if state[0] == "win" and len(state) == 2 and state[1] in (0, 1):
+                return 2 * g ** 3 + int(state[1])
+            s0, s1, k, me = state
+            if all(type(x) is int for x in state) and me in (0, 1) and \
+                    0 <= s0 < g and 0 <= s1 < g and 0 <= k < g:
+                return ((me * g + s0) * g + s1) * g + k
+        except (TypeError, ValueError, IndexError):
+            pass
+        return -1
+
+    def __getitem__(self, state: Any) -> int:
+        code = self.code(state)
+        j = int(self.index_of[code]) if code >= 0 else -1
+        if j < 0:
+            raise KeyError(state)
+        return j
+
+    def __len__(self) -> int:
+        return len(self.states)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.states)
+
+
+class WinPayoffs(Sequence):
+    """Player 0's exact payoff per state: 1 or 0 at terminal states, None elsewhere."""
+
+    def __init__(self, payoff: np.ndarray, terminal: np.ndarray) -> None:
+        self.payoff, self.terminal = payoff, terminal
+
+    def __len__(self) -> int:
+        return len(self.payoff)
+
+    def __getitem__(self, s: Any) -> Any:
+        if isinstance(s, slice):
+            return [self[i] for i in range(len(self))[s]]
+        return int(self.payoff[s]) if self.terminal[s] else None
+
+
+class RowActions(Sequence):
+    """The action of each row, from a small integer per row and the game's action names."""
+
+    def __init__(self, codes: np.ndarray, names: tuple[Any, ...]) -> None:
+        self.codes, self.names = codes, names
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __getitem__(self, r: Any) -> Any:
+        if isinstance(r, slice):
+            return [self.names[c] for c in self.codes[r].tolist()]
+        return self.names[int(self.codes[r])]
+
+    def __iter__(self) -> Iterator[Any]:
+        names = self.names
+        return (names[c] for c in self.codes.tolist())
+
+
+def turn_total_space(game: Any, faces: Sequence[tuple[int, float]], pig: float, reset: float,
+                     pig_reset: float, winning: Sequence[float], limit: int,
+                     actions: tuple[Any, Any] = ("roll", "hold"),
+                     compiled: bool = True) -> StateSpace:
+    """The :class:`StateSpace` of a turn-total game (module docstring): `faces` the scoring
+    throws as (points, probability), `pig` and `reset` the probabilities of losing the turn
+    total and of losing the banked score too (`pig_reset` their float sum as the game's exact
+    sum rounds it), winning[need] the probability of a throw of at least `need` points (index 0
+    unused); `actions` the names of rolling and holding."""
+    from scipy import sparse
+
+    goal = int(game.goal)
+    grid = 2 * goal ** 3 + 2
+    points = np.array([p for p, _ in faces], dtype=np.int64)
+    probs = np.array([q for _, q in faces], dtype=np.float64)
+    win = np.asarray(winning, dtype=np.float64)
+    kernel = _kernel(compiled)
+    index_of = np.full(grid, -1, dtype=np.int32)
+    order = np.empty(grid, dtype=np.int32)
+    none_i, none_f = np.zeros(0, dtype=np.int64), np.zeros(0)
+    n, rows, nnz = kernel(goal, points, probs, pig, reset, pig_reset, win, index_of, order,
+                          0, False, none_i, none_i, np.zeros(0, dtype=np.int8),
+                          np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32), none_f,
+                          np.zeros(0, dtype=np.int8), none_f)
+    if n > limit:
+        raise GameDefinitionError(f"game {game.name}: more than {limit:,} reachable states; "
+                                  "too large to enumerate")
+    order = order[:n].copy()
+    index_of[:] = -1
+    index_of[order] = np.arange(n, dtype=np.int32)
+    out = (np.empty(n + 1, dtype=np.int64), np.empty(rows, dtype=np.int64),
+           np.empty(rows, dtype=np.int8), np.zeros(rows + 1, dtype=np.int32),
+           np.empty(nnz, dtype=np.int32), np.empty(nnz), np.empty(n, dtype=np.int8),
+           np.empty(n))
+    kernel(goal, points, probs, pig, reset, pig_reset, win, index_of, order, n, True, *out)
+    row_start, row_state, row_action, indptr, indices, data, player, payoff = out
+    states = TurnTotalStates(order, goal)
+    terminal = player < 0
+    return StateSpace(
+        game=game, states=states, index=TurnTotalIndex(index_of, states),  # type: ignore[arg-type]
+        player=player, payoff=payoff,
+        payoff_exact=WinPayoffs(payoff, terminal),  # type: ignore[arg-type]
+        row_start=row_start, row_state=row_state,
+        actions=RowActions(row_action, tuple(actions)),  # type: ignore[arg-type]
+        transitions=sparse.csr_matrix((data, indices, indptr), shape=(rows, n)),
+        enumeration="compiled",
+    )
