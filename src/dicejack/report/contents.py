@@ -548,7 +548,7 @@ def report_markdown(study: Study, figures: Sequence[tuple[str, str]]) -> str:
     out.append(f"Running the command above again rewrites `report.md`, `metrics.csv`, "
                f"`metrics.json` and the figures' CSV byte for byte on any machine, whatever the "
                f"number of workers (numbers at 12 significant digits); the pictures, and "
-               f"`report.html` which embeds them, under the same matplotlib. Run times vary, so "
+               f"`report.html` which embeds them, under the same matplotlib; run times vary, so "
                f"they are kept apart in `{TIMING_FILE}`.\n")
     return "\n".join(out).rstrip("\n") + "\n"
 
