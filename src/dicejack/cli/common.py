@@ -23,6 +23,14 @@ if TYPE_CHECKING:
 #: The commands in the order the README introduces them; `dicejack --help` lists them so.
 COMMAND_ORDER = ("solve", "learn", "compare", "report", "grade")
 
+#: The bundled games of `--game` as the help says them, and each one's --game-param keys
+#: (written here: importing dicejack.games loads numpy, which --help never does;
+#: tests/cli/test_cli_games.py holds them to dicejack.games.registry.GAMES).
+BUNDLED_GAMES = "handout, pig, piglet, peeking-blackjack, yamslam"
+GAME_PARAMS_HELP = ("handout: sides, low, high, dice; pig: goal, die; piglet: goal; "
+                    "peeking-blackjack: card_values, multiplicity, threshold, peek_cost; "
+                    "yamslam: rerolls")
+
 
 def _no_type(*_args: Any, **_kw: Any) -> None:
     """No type after an argument's name in its help (see :meth:`_Commands.get_command`)."""
