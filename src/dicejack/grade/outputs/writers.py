@@ -31,6 +31,7 @@ from dicejack.grade.scoring.record import Grade
 from dicejack.grade.scoring.rubric import (
     ALPHA_PRINT,
     CONSISTENCY_POINTS,
+    FLAG_DEDUCTIONS,
     FLAG_HELP,
     FLAG_HINTS,
     FORMAT_POINTS,
@@ -45,7 +46,8 @@ from dicejack.grade.settings import GradeError, GradeWarning, Parameter, Status,
 from dicejack.runtime import parallel
 
 __all__ = ["GRADEBOOK_HEADER", "gradebook_csv", "gradebook_records", "write_gradebook",
-           "summary_text", "report_names", "plain_summary", "report_markdown", "report_text",
+           "summary_text", "report_names", "plain_summary", "format_points_taken",
+           "report_markdown", "report_text",
            "write_reports", "check_gradebook_path", "check_output_path",
            "prepare_reports_folder", "same_as_any", "quality_rows", "REVIEW_BELOW"]
 
@@ -323,17 +325,33 @@ def _fmt(v: float, spec: str = ".4f") -> str:
 _VERDICT_MEANING = {
     Verdict.PASS: "Your tables look like what the handout's algorithm produces at these "
     "settings: as good as it gets, and statistically consistent with it.",
-    Verdict.REVIEW: "Something deserves a human look (see the flags): a review is a question, "
-    "not a deduction.",
+    Verdict.REVIEW: "Something deserves a human look (see the flags): the look itself takes "
+    "no points.",
     Verdict.FAIL: "The tables show evidence of a different algorithm or an unusable output "
     "(a consistency p-value a correct program essentially never reaches, or no usable table).",
 }
+
+
+def format_points_taken(g: Grade) -> str:
+    """The format points a printing slip cost, in words ("" when none): the tables are graded
+    corrected (transposed back, J shifted back, ...) less these points, a deduction for how
+    they were printed, which the review that comes with it does not undo."""
+    if g.status != Status.OK or g.points.get("format", FORMAT_POINTS) >= FORMAT_POINTS:
+        return ""
+    lost = FORMAT_POINTS - g.points["format"]
+    flags = [f for f in g.flags if f in FLAG_DEDUCTIONS]
+    return (f"{lost:g} format points were taken for how the tables were printed "
+            f"({'; '.join(flags) or 'format'}); the rest of the score is what the tables "
+            "get read as meant.")
 
 
 def plain_summary(g: Grade) -> str:
     """A plain-language paragraph: what the verdict means and where to look first (the flags'
     checklist, given once below it, or the worst state when no flag says more)."""
     text = _VERDICT_MEANING.get(g.verdict, "")
+    taken = format_points_taken(g)
+    if taken:
+        text += " " + taken
     why = evidence_reason(g)
     if why:
         text += " " + SCORE_STANDS.format(why=why)
