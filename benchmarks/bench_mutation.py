@@ -87,7 +87,8 @@ BUGS: tuple[Bug, ...] = (
 
 
 def _copy(dest: Path) -> None:
-    names = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT, check=True,
+    listing = ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"]
+    names = subprocess.run(listing, cwd=ROOT, check=True,
                            capture_output=True).stdout.decode().split("\0")
     for name in filter(None, names):
         src = ROOT / name

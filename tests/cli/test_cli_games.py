@@ -142,10 +142,9 @@ def test_game_help_lists_every_bundled_game_with_its_parameters(capsys, command)
     """Every command with --game names every game of dicejack.games.registry.GAMES in its help,
     and (where it has --game-param) each game's parameters, as the game's constructor has them."""
     import inspect
+    import re
 
     from dicejack.games.registry import GAMES
-
-    import re
 
     assert main([command, "--help"]) == 0
     # click wraps lines after a hyphen too ("peeking-" at a line's end): joined back

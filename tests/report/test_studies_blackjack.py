@@ -1,6 +1,6 @@
-"""Tests of dicejack.report.studies_blackjack: the published "on the optimal path" column (runs.csv's
-differ_onpath and onpath) against counts made here from the enumerated game and the learner
-run again, on a short study (the slow full-size numbers are in test_studies.py)."""
+"""Tests of dicejack.report.studies_blackjack: the published "on the optimal path" column
+(runs.csv's differ_onpath and onpath) against counts made here from the enumerated game and the
+learner run again, on a short study (the slow full-size numbers are in test_studies.py)."""
 
 from __future__ import annotations
 

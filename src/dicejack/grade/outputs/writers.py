@@ -252,10 +252,16 @@ def _plural(n: int, word: str, words: str | None = None) -> str:
     return f"{n} {word if n == 1 else words or word + 's'}"
 
 
+#: The terminal's note on a file whose student has another file whose grade goes out.
+EARLIER = "earlier attempt: not counted"
+
+
 def summary_text(grades: Sequence[Grade]) -> str:
     """A plain table for the terminal: one line per file (the student first, then the file's
     name shortened in the middle; a file or program that could not be graded reads `fail`, as
-    in the gradebook, its reason after it), then counts that add up to the files graded."""
+    in the gradebook, its reason after it), then counts that add up to the files counted: each
+    student's kept file once, as the class page counts them (an earlier attempt, kept "no",
+    is listed and said not counted)."""
     names = [safe_text(g.submission) for g in grades]
     who = [safe_text(g.who) for g in grades]
     show_who = any(who)
@@ -269,17 +275,23 @@ def summary_text(grades: Sequence[Grade]) -> str:
         tail = (";".join([*g.flags, *([f"likely: {g.cause}"] if g.cause else [])])
                 if g.status == Status.OK else
                 f"skipped: {g.error}" if g.status == Status.SKIPPED else f"error: {g.error}")
+        if g.kept == "no" and g.status != Status.SKIPPED:
+            tail = f"{tail}; {EARLIER}" if tail else EARLIER
         score = f"{g.score:5.1f}" if g.status != Status.SKIPPED else f"{'':5}"
         verdict = g.verdict  # one word per outcome: the gradebook's (an error row is a fail)
         first = f"{_middle(student, who_width):<{who_width}}  " if show_who else ""
         lines.append(f"{first}{_middle(name, width):<{width}}  {score}  {verdict:<10}  "
                      f"{p:>8}  {safe_text(tail)}")
-    counts = {v: sum(1 for g in grades if g.status != Status.SKIPPED and g.verdict == v)
+    counted = [g for g in grades if g.status != Status.SKIPPED and g.kept != "no"]
+    counts = {v: sum(1 for g in counted if g.verdict == v)
               for v in (Verdict.PASS, Verdict.REVIEW, Verdict.FAIL)}
-    errors = sum(1 for g in grades if g.status == Status.ERROR)
+    errors = sum(1 for g in counted if g.status == Status.ERROR)
     skipped = sum(1 for g in grades if g.status == Status.SKIPPED)
-    graded = len(grades) - skipped
-    tail = f" ({_plural(skipped, 'other file')} skipped)" if skipped else ""
+    earlier = sum(1 for g in grades if g.status != Status.SKIPPED and g.kept == "no")
+    graded = len(counted)
+    tail = (f" ({_plural(earlier, 'earlier attempt')} listed apart, not counted)" if earlier
+            else "")
+    tail += f" ({_plural(skipped, 'other file')} skipped)" if skipped else ""
     lines.append(f"{_plural(graded, 'submission')}: {counts['pass']} pass, {counts['review']} "
                  f"review, {counts['fail']} fail ({errors} of them could not be graded){tail}")
     return "\n".join(lines) + "\n"
