@@ -83,6 +83,21 @@ BUGS: tuple[Bug, ...] = (
         "{name: study.metric(s, name) for name in METRIC_NAMES}",
         "{name: study.metric(cfg.series[0], name) for name in METRIC_NAMES}",
         ("tests/report/test_writers.py",)),
+    Bug("game report intervals cut at fixed ranges only (values unclipped)",
+        "src/dicejack/report/game_study.py", "low, high = self.ranges", "low, high = _LOW, _HIGH",
+        ("tests/report/test_game_report.py",)),
+    Bug("--game help without peeking-blackjack and yamslam", "src/dicejack/cli/common.py",
+        'BUNDLED_GAMES = "handout, pig, piglet, peeking-blackjack, yamslam"',
+        'BUNDLED_GAMES = "handout, pig, piglet"', ("tests/cli/test_cli_games.py",)),
+    Bug("format points taken silently under a review", "src/dicejack/grade/outputs/writers.py",
+        "taken = format_points_taken(g)", 'taken = ""', ("tests/grade/test_writers.py",)),
+    Bug("class table lists earlier attempts again", "src/dicejack/grade/outputs/site.py",
+        "body += _index_table(counted, folder, labels, page_of)",
+        "body += _index_table(shown, folder, labels, page_of)", ("tests/grade/test_site.py",)),
+    Bug("terminal counts earlier attempts", "src/dicejack/grade/outputs/writers.py",
+        'counted = [g for g in grades if g.status != Status.SKIPPED and g.kept != "no"]',
+        "counted = [g for g in grades if g.status != Status.SKIPPED]",
+        ("tests/grade/test_site.py", "tests/grade/test_writers.py")),
 )
 
 
