@@ -177,8 +177,9 @@ def main(argv: list[str] | None = None) -> int:
         if not args.with_openspiel:
             hide = Path(tmp) / "hide"
             hide.mkdir()
-            (hide / "pyspiel.py").write_text(
-                'raise ImportError("hidden by benchmarks/bench_mutation.py")\n')
+            (hide / "pyspiel.py").write_text(  # as if not installed (pytest.importorskip)
+                'raise ModuleNotFoundError("No module named \'pyspiel\' (hidden by '
+                'benchmarks/bench_mutation.py)", name="pyspiel")\n')
         for b in bugs:  # every substitution applies before any test runs
             (copy / b.file).write_text(_plant(copy, b), encoding="utf-8")
         files = tuple(dict.fromkeys(t for b in bugs for t in b.tests))
