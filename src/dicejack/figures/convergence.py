@@ -37,6 +37,7 @@ from dicejack.figures.base import (
     save_figure,
     text_collection,
 )
+from dicejack.formats.numbers import stated
 from dicejack.game import Game
 
 __all__ = [
@@ -375,7 +376,7 @@ def curves_csv(games: Sequence[int], series: Sequence[Series], panels: Sequence[
     w.writerow(["series", "metric", "games", "mean", "low", "high"])
 
     def text(v: float) -> str:
-        return repr(float(v)) if math.isfinite(v) else ""
+        return repr(stated(v)) if math.isfinite(v) else ""
 
     for panel in panels:
         for s in series:

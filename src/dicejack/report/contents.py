@@ -31,6 +31,7 @@ from dicejack.compare import METRIC_NAMES
 from dicejack.compare.metrics import METRIC_HELP
 from dicejack.formats.escape import markdown_code, safe_text
 from dicejack.formats.html import Markup, html_page, markdown_html, png_data_uri
+from dicejack.formats.numbers import stated, stated_numbers
 from dicejack.report.config import LEARNED_FIGURES_LIMIT, SeriesSpec
 from dicejack.report.study import Reach, Study
 
@@ -81,7 +82,7 @@ def metrics_csv(study: Study) -> str:
                 if name == "states_with_data":
                     text = str(int(v))
                 else:
-                    text = repr(v) if math.isfinite(v) else "nan"
+                    text = repr(stated(v)) if math.isfinite(v) else "nan"
                 w.writerow([*key, n, r.seed, name, text])
     return buf.getvalue()
 
@@ -127,7 +128,7 @@ def metrics_json(study: Study) -> dict[str, Any]:
                        for s in cfg.series],
         }
     out["summary"] = summary
-    return out
+    return stated_numbers(out)
 
 
 #: The report's file of run times: the one file a re-run does not reproduce.

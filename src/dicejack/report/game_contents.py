@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from dicejack.formats.numbers import stated, stated_numbers
 from dicejack.games.protocol import game_params
 from dicejack.learners.base import check_params
 from dicejack.learners.game_learners import GAME_LEARNERS
@@ -54,14 +55,15 @@ def _all_params(s: GameSeries) -> dict[str, Any]:
 
 def game_metrics_csv(study: GameStudy) -> str:
     """metrics.csv: ``series,learner,games,seed,metric,value``, one row per run, checkpoint and
-    metric (value repr'd; empty where undefined)."""
+    metric (value at formats.numbers.STATED_DIGITS significant digits; empty where
+    undefined)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["series", "learner", "games", "seed", "metric", "value"])
     for row in study.rows():
         v = row["value"]
         w.writerow([row["series"], row["learner"], row["games"], row["seed"], row["metric"],
-                    repr(v) if math.isfinite(v) else ""])
+                    repr(stated(v)) if math.isfinite(v) else ""])
     return buf.getvalue()
 
 
@@ -75,7 +77,7 @@ def game_metrics_json(study: GameStudy) -> dict[str, Any]:
     """metrics.json: the game, its solution, the series, and per series, checkpoint and metric
     the mean and raw 95% interval over seeds; the games to reach 95% decisive agreement."""
     cfg, sol = study.config, study.solution
-    return {
+    return stated_numbers({
         "kind": GAME_REPORT_KIND,
         "command": cfg.command(),
         "game": str(cfg.game.name),
@@ -89,7 +91,7 @@ def game_metrics_json(study: GameStudy) -> dict[str, Any]:
         "metrics": list(GAME_METRICS),
         "summary": study.summary_rows(),
         "agreement_target": {s.label: _reach(study, s) for s in cfg.series},
-    }
+    })
 
 
 def game_timing_json(study: GameStudy) -> dict[str, Any]:
