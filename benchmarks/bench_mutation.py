@@ -17,6 +17,11 @@ as killed, by the timeout. Before any bug, the same tests run unplanted and must
 
 Printed: one row per bug (bug, file, killed yes/no, by which test, seconds). Exit code 1 if any
 bug survives, 2 if the list no longer applies or the unplanted tests fail.
+
+Measured (issue 46, 2 shared cores, OpenSpiel hidden): 16 of 16 killed, 2 min 13 s wall. The
+suite before issue 46's tests (commit 330fd50, each bug against the test files that covered
+its module then) killed 1 of the first 9: the probe only, by the pinned draws of
+test_plan.py.
 """
 
 from __future__ import annotations
@@ -98,6 +103,11 @@ BUGS: tuple[Bug, ...] = (
         'counted = [g for g in grades if g.status != Status.SKIPPED and g.kept != "no"]',
         "counted = [g for g in grades if g.status != Status.SKIPPED]",
         ("tests/grade/test_site.py", "tests/grade/test_writers.py")),
+    Bug("metrics.csv at full float precision", "src/dicejack/report/contents.py",
+        'text = repr(stated(v)) if math.isfinite(v) else "nan"',
+        'text = repr(v) if math.isfinite(v) else "nan"', ("tests/report/test_writers.py",)),
+    Bug("report.html alt text with Markdown's backslashes", "src/dicejack/formats/html.py",
+        'text = _ESCAPED.sub(r"\\1", alt)', "text = alt", ("tests/formats/test_html.py",)),
 )
 
 
