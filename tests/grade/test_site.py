@@ -424,3 +424,19 @@ def test_the_class_page_has_one_count_the_terminals(refs):
     assert index.count(">bob_2_11_out.txt<") == 1  # once, in the earlier attempts
     earlier = index.split("<h2>Earlier attempts</h2>")[1].split("<h2")[0]
     assert "bob_2_11_out.txt" in earlier and "late" in earlier
+
+
+def test_an_unreadable_files_page_shows_what_was_submitted(tmp_path):
+    """Issue 46: an unreadable row is held for a look (--lms-hold's default); its page shows
+    the file as submitted, every line escaped, so that look needs nothing else."""
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    good = write(subs, "alice.txt", layouts(*tables(seed=3))["grid"])
+    odd = write(subs, "bob.txt", "I ran out of time <b>sorry</b>\nWinProb: see my code\n")
+    site = tmp_path / "site"
+    book = grade.grade_files(CONFIG, [good, odd], site=site, cache_dir=False)
+    bob = next(g for g in book.grades if g.submission.endswith("bob.txt"))
+    assert bob.status == "error"
+    page = (site / "bob.txt.html").read_text()
+    assert "Could not be graded" in page
+    assert "I ran out of time &lt;b&gt;sorry&lt;/b&gt;" in page and "WinProb: see my code" in page
