@@ -216,7 +216,7 @@ def confirm_large_outputs(outputs: "list[tuple[str, int]]", force: bool) -> None
     At a terminal (stdin and stderr both one) the user is asked y/N; elsewhere, or on no, a
     one-line UsageError names the sizes and --force. Every output over
     :data:`ANNOUNCED_OUTPUT_BYTES` that is going to be written is announced first, with its
-    size, on stderr (``note: writing big.npz: up to 1.9 GiB``), with --force too.
+    size, on stderr (``note: writing big.npz: up to 1.8 GiB``), with --force too.
     """
     large = [(what, size) for what, size in outputs if size > LARGE_OUTPUT_BYTES]
     announced = [(what, size) for what, size in outputs
