@@ -113,3 +113,85 @@ def test_no_two_modules_share_a_file_name():
             names.setdefault(p.name, []).append(str(p.relative_to(SRC)))
     twins = {n for n, where in names.items() if len(where) > 1}
     assert twins <= KNOWN_TWINS, {n: names[n] for n in twins - KNOWN_TWINS}
+
+
+
+
+ROOT = SRC.parent
+#: The only uses of another module's private (`_underscore`) names (DESIGN.md's rules): none
+#: in src/dicejack; these test files, each testing or counting a helper directly.
+PRIVATE_USES = {
+    ("tests/runtime/test_cgroups.py", "dicejack.runtime.cgroups"),  # layouts of made-up /proc
+    ("tests/hostile/test_hostile_jail_property.py", "tests.hostile.test_hostile_jail"),
+    ("tests/formats/test_submission_cost.py", "dicejack.formats.submission.reader"),
+    ("tests/grade/test_copies_cost.py", "dicejack.grade.evidence.copies"),  # work counted
+    ("tests/grade/programs/test_cause.py", "tests.grade.programs.test_batch_run"),
+    ("tests/grade/programs/test_detection.py", "dicejack.grade.programs.batch_run"),
+    ("tests/grade/programs/test_detection.py", "dicejack.grade.programs.running"),
+    ("tests/grade/programs/test_languages.py", "dicejack.grade.programs.languages"),
+}
+
+
+def _all_modules() -> dict[str, Path]:
+    out = {}
+    for base in (SRC, ROOT):
+        for p in (base / ("dicejack" if base == SRC else "tests")).rglob("*.py"):
+            parts = p.relative_to(base).with_suffix("").parts
+            out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = p
+    return out
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def private_uses() -> set[tuple[str, str]]:
+    """(file, module) wherever a module of src/dicejack or tests uses another module's private
+    name: ``from M import _x``, or ``alias._x`` with alias bound to module M by an import."""
+    mods = _all_modules()
+    found = set()
+    for me, path in mods.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        alias: dict[str, str] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    alias[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(
+                        ".")[0]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for a in node.names:
+                    if f"{node.module}.{a.name}" in mods:
+                        alias[a.asname or a.name] = f"{node.module}.{a.name}"
+                    elif _private(a.name) and node.module in mods and node.module != me:
+                        found.add((path.relative_to(ROOT).as_posix(), node.module))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and _private(node.attr):
+                chain, value = [], node.value
+                while isinstance(value, ast.Attribute):
+                    chain.append(value.attr)
+                    value = value.value
+                if isinstance(value, ast.Name) and value.id in alias:
+                    target = ".".join([alias[value.id], *reversed(chain)])
+                    if target in mods and target != me:
+                        found.add((path.relative_to(ROOT).as_posix(), target))
+    return found
+
+
+def test_no_module_uses_another_modules_private_names_but_the_tests_listed():
+    uses = private_uses()
+    assert not [u for u in uses if u[0].startswith("src/")]
+    assert uses == PRIVATE_USES
+
+
+def test_the_module_map_lists_every_module():
+    """The module map (docs/design/layout.md) names every module of src/dicejack: by its file
+    name in its package's list, or (a package described in one entry: formats/submission/,
+    grade/programs/, runtime/tree/) by its name in that entry's words."""
+    import re
+
+    text = (ROOT / "docs" / "design" / "layout.md").read_text(encoding="utf-8")
+    layout = text[text.index("## Layout"):text.index("\ntests/ ", text.index("## Layout"))]
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", layout))
+    missing = [p.relative_to(SRC).as_posix() for p in sorted((SRC / "dicejack").rglob("*.py"))
+               if p.name != "__init__.py" and p.name not in layout and p.stem not in words]
+    assert missing == []

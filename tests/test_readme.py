@@ -50,3 +50,19 @@ def test_readme_links_reach_their_files_and_sections():
             headings = [line.lstrip("#") for line in target.read_text().splitlines()
                         if line.startswith("#")]
             assert anchor in {_slug(h) for h in headings}, link
+
+
+def test_the_readme_says_which_reviews_cost_points():
+    """Issue 46: "a review never lowers a score" was untrue of tables printed transposed or with
+    J 0-based (reviewed, and 10 format points taken). The README says what the rubric does."""
+    from dicejack.grade.scoring.rubric import EVIDENCE_FLAGS, FLAG_DEDUCTIONS, REVIEW_FLAGS
+
+    text = " ".join((ROOT / "README.md").read_text().split())
+    assert "a review never lowers a score" not in text
+    part = text[text.index("**Points only on strong evidence**"):]
+    part = part[:part.index("- **")]
+    assert "evidence below the fail level sends a file to review and never lowers its score" in part
+    for flag, words in (("transposed", "transposed"), ("zero-based-j", "J 0-based")):
+        assert flag in REVIEW_FLAGS and flag not in EVIDENCE_FLAGS
+        assert words in part and FLAG_DEDUCTIONS[flag] == 10.0
+    assert "score 10 points less" in part and '"10 format points were taken' in part

@@ -338,3 +338,22 @@ def test_size_estimates_are_close_upper_bounds(tmp_path):
     actual = (tmp_path / "run.npz").stat().st_size  # compressed: the estimate is a bound
     raw = run_.win.nbytes + run_.lose.nbytes
     assert actual <= raw <= run_bytes(game, "npz", 3000) <= raw + 2**16
+
+
+def test_the_readmes_size_note_is_what_its_command_says():
+    """Issue 46: the README's example note (it said 1.9 GiB where the tool says 1.8) is the
+    note its command prints before the work: the estimate test_outputs_over_the_limit_need_force
+    holds the printed note to."""
+    import re
+    from pathlib import Path
+
+    from dicejack.cli import common
+    from dicejack.formats.sizes import solution_bytes
+
+    text = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text().split())
+    m = re.search(r"\(`dicejack solve --sides (\d+) --low (\d+) --high (\d+) --dice (\d+) "
+                  r"--format npz --out big\.npz --force` first says `note: writing big\.npz: "
+                  r"up to ([^`]+)`\)", text)
+    assert m, "the README's size note and its command"
+    game = Game(*map(int, m.groups()[:4]))
+    assert m.group(5) == common.size_text(solution_bytes(game, "npz")) == "1.8 GiB"

@@ -135,3 +135,25 @@ def test_learn_game_with_the_counting_rule(capsys):
     assert doc["metrics"]["states_with_data"] > 0
     code, _, err = run(capsys, "learn", "--learner", "counting")
     assert code == 2 and "give --game NAME" in err
+
+
+@pytest.mark.parametrize("command", ["solve", "learn", "compare", "report"])
+def test_game_help_lists_every_bundled_game_with_its_parameters(capsys, command):
+    """Every command with --game names every game of dicejack.games.registry.GAMES in its help,
+    and (where it has --game-param) each game's parameters, as the game's constructor has them."""
+    import inspect
+    import re
+
+    from dicejack.games.registry import GAMES
+
+    assert main([command, "--help"]) == 0
+    # click wraps lines after a hyphen too ("peeking-" at a line's end): joined back
+    text = " ".join(re.sub(r"-\n\s*", "-", capsys.readouterr().out).split())
+    start = text.index("--game NAME|FILE.py:Class")
+    game_help = text[start:text.index("FILE.py:Class", start + 30)]
+    assert ", ".join(GAMES) in game_help, game_help
+    if "--game-param" in text:
+        params = text[text.index("--game-param KEY=VALUE"):]
+        for name, cls in GAMES.items():
+            keys = ", ".join(inspect.signature(cls).parameters)
+            assert f"{name}: {keys}" in params, (name, keys)

@@ -193,3 +193,13 @@ def test_markdown_images_take_only_data_uris():
     assert "<img" not in html and "[picture missing: a.png]" in html
     html = markdown_html("![x](a.png)", lambda src: 'data:image/png;base64,AA" onload="x')
     assert "<img" not in html
+
+
+def test_an_images_alt_text_is_plain_text_without_markdowns_escapes():
+    """Issue 46: report.md writes `![Optimal policy and P\\*](...)` (escaped Markdown); the
+    page's alt text is the caption as read, `P*`, never the backslash."""
+    uri = png_data_uri(b"png")
+    html = markdown_html("![Optimal policy and P\\* \\(x\\) a &lt; b](figures/o.png)",
+                         lambda src: uri)
+    assert f'<img src="{uri}" alt="Optimal policy and P* (x) a &lt; b">' in html
+    assert "\\" not in html

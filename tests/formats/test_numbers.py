@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from dicejack import formats
@@ -31,3 +33,16 @@ def test_anything_else_is_a_one_line_error_naming_the_option(text, message):
 
 def test_counts_print_as_integers():
     assert count_text(10**14) == "100,000,000,000,000"
+
+
+def test_measured_numbers_are_kept_at_the_stated_digits():
+    """Issue 46: Pig's committed exploitability 0.4692385779051529 came out as
+    0.46923857790515267 under other libraries; at 12 significant digits both are one number."""
+    from dicejack.formats.numbers import STATED_DIGITS, stated, stated_numbers
+
+    assert STATED_DIGITS == 12
+    assert stated(0.4692385779051529) == stated(0.46923857790515267) == 0.469238577905
+    assert repr(stated(1 / 3)) == "0.333333333333" and stated(2.0) == 2.0
+    assert math.isnan(stated(math.nan)) and stated(-math.inf) == -math.inf
+    assert stated_numbers({"a": [1 / 3, 2, "x", None], "b": (1e-20 / 3,)}) == {
+        "a": [0.333333333333, 2, "x", None], "b": [3.33333333333e-21]}

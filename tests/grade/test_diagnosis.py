@@ -72,6 +72,30 @@ def test_a_transposed_faithful_output_is_diagnosed_as_transposed(refs):
     assert d.cause == "transposed" and "transposed" in d.text
 
 
+def _random_and_constant_tables() -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Outputs no bug model makes: random J and estimates, and constant tables."""
+    size, k = GAME.low, GAME.n_dice
+    rng = np.random.default_rng(5)
+    out = {f"random {i}": (rng.integers(1, k + 1, (size, size)),
+                           np.round(rng.random((size, size)), 4)) for i in range(2)}
+    out["J 1, 0.5 everywhere"] = (np.ones((size, size), dtype=int), np.full((size, size), 0.5))
+    out[f"J {k}, 0.25 everywhere"] = (np.full((size, size), k), np.full((size, size), 0.25))
+    return out
+
+
+@pytest.mark.parametrize("name", list(_random_and_constant_tables()))
+def test_an_output_that_fits_no_model_is_unusual(refs, name):
+    """The module docstring: a model is named only when the output is at most Z_FIT sd below
+    its own runs; random or constant tables fit none (some model still scores highest)."""
+    g = grade.grade_tables(refs, *_random_and_constant_tables()[name])
+    assert g.verdict == "fail"
+    d = diagnosis.diagnose(refs, g)
+    best = next(iter(d.loglik))
+    assert best != "handout" and d.z > diagnosis.Z_FIT, (best, d.z)
+    assert d.cause == diagnosis.UNUSUAL, (d.cause, d.z)
+    assert d.text.startswith("unusual: no known bug explains")
+
+
 @pytest.mark.slow
 def test_the_class_shows_the_right_likely_cause_for_every_planted_bug(tmp_path):
     """Issue 32's class, rebuilt: a Canvas download of 63 students (every faithful convention

@@ -239,7 +239,10 @@ def test_a_batch_of_another_size_gets_one_hint_and_a_nonzero_exit(tmp_path, caps
     assert code == 1 and "error: none of the 3 files could be graded" in err
     refs, grades = grade.grade_files(CONFIG, [tmp_path], cache_dir=False)
     assert [g.table_size for g in grades] == [10, 10, 10]
-    assert batch_hint(refs, grades[:1]).startswith("1 of 1 files hold 10x10 tables")
+    assert batch_hint(refs, grades[:1]) == (  # one file: spoken to as one student
+        "the file holds 10x10 tables, not 8x8: LTarget=10? re-run with --low 10 --high "
+        "<UTarget> (the settings you were given)")
+    assert batch_hint(refs, grades).endswith("(the settings the class was given)")
 
 
 def test_a_mostly_transposed_batch_is_hinted(refs):
@@ -250,6 +253,11 @@ def test_a_mostly_transposed_batch_is_hinted(refs):
     assert batch_hint(refs, grades).startswith(
         "2 of 3 files fit markedly better transposed")
     assert batch_hint(refs, grades[1:]) == ""
+    # one file checked alone: its report names its slip; nothing is said of a class
+    assert batch_hint(refs, grades[:1]) == ""
+    shifted = grade_of(refs, np.where(best > 0, best - 1, 0), prob, submission="z")
+    assert "zero-based-j" in shifted.flags and batch_hint(refs, [shifted]) == ""
+    assert "the class may have been shown 0-based J" in batch_hint(refs, [shifted, shifted])
 
 
 def test_a_chance_review_never_lowers_the_score(refs, monkeypatch):

@@ -226,7 +226,10 @@ def test_cli_grade_html(batch, tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 0 and f"the site {site}/index.html" in err
     index = (site / "index.html").read_text()
-    assert index.count('<tr data-search="') == 3 and "<script>alert" not in index
+    assert "<script>alert" not in index
+    # the three files of one folder are one student's: one counted, two earlier attempts
+    assert index.count('<tr data-search="') == 1
+    assert "<h1>Grades: 1 submission (2 earlier attempts listed apart)</h1>" in index
     bad = tmp_path / "afile"
     bad.write_text("x")
     code = main(["grade", str(paths[0]), "-m", "100", "--games", "10", "--html", str(bad)])
@@ -281,10 +284,12 @@ def _row_cells(index: str, needle: str) -> list[str]:
 def test_the_class_table_leads_with_what_an_instructor_decides_by(refs):
     """Issue 38: student (name, then id), score, verdict, likely cause and flags first, the
     rest optional (a column chooser); the archive once above the table, not on every row; the
-    kept, late and held notes in the flags cell; verdicts carry their severity as sort key."""
+    late and held notes in the flags cell (earlier attempts are listed apart); verdicts carry
+    their severity as sort key."""
     best, prob = tables(seed=3)
-    good = grade.grade_tables(refs, best, prob, submission="subs.zip!a/phillipskim_12252_1_o.txt")
-    rows = [dataclasses.replace(good, student="12252", student_name="phillipskim", kept="no",
+    good = grade.grade_tables(refs, best, prob,
+                              submission="subs.zip!a/phillipskim_12252_1_o.txt")
+    rows = [dataclasses.replace(good, student="12252", student_name="phillipskim", kept="yes",
                                 late=True),
             dataclasses.replace(good, submission="subs.zip!a/smith_12253_2_o.txt",
                                 student="12253", student_name="smith", verdict="review",
@@ -303,7 +308,7 @@ def test_the_class_table_leads_with_what_an_instructor_decides_by(refs):
     assert index.count("subs.zip!") == 1 + index.count('data-search="subs.zip!')
     kim = _row_cells(index, "phillipskim")
     assert ">phillipskim (12252)</a>" in kim[0] and "12252 (phillipskim)" not in index
-    assert kim[4].endswith("late; not kept") and ">phillipskim_12252_1_o.txt</a>" in kim[5]
+    assert kim[4].endswith("late") and ">phillipskim_12252_1_o.txt</a>" in kim[5]
     smith = _row_cells(index, "smith (12253)")
     assert smith[3] == "xy-swapped" and "held: review" in smith[4]
     broken = _row_cells(index, "x.txt")
@@ -380,3 +385,58 @@ def test_a_graded_batchs_pages_show_each_submission_with_the_rows_read(batch):
     page = (site / page_names(book.grades)[book.grades.index(alice)]).read_text()
     assert "<h2>The submission</h2>" in page
     assert page.count('class="ln read"') == 2 * GAME.low
+
+
+def test_the_class_page_has_one_count_the_terminals(refs):
+    """Issue 46: the headline's count, the rows of the table and the verdict cards are the
+    terminal's summary line; an earlier attempt is listed once, apart, not in the table."""
+    from dicejack.grade.outputs.writers import summary_text
+
+    best, prob = tables(seed=3)
+    good = dataclasses.replace(
+        grade.grade_tables(refs, best, prob, submission="sub/alice_1_10_out.txt"),
+        student="1", kept="yes")
+    assert good.verdict == "pass"
+    grades = [good,
+              dataclasses.replace(good, submission="sub/bob_2_11_out.txt", student="2",
+                                  kept="no", late=True),  # an earlier pass: not counted
+              dataclasses.replace(good, submission="sub/bob_2_12_out-1.txt", student="2",
+                                  kept="yes", verdict="review", score=80.0),
+              dataclasses.replace(good, submission="sub/cy_3_13_out.txt", student="3",
+                                  kept="yes", verdict="fail", score=40.0),
+              grade.Grade("sub/dee_4_14_out.txt", "error", error="submission is empty",
+                          student="4", kept="yes"),
+              grade.Grade("sub/carol_3_13_notes.docx", "skipped", verdict="",
+                          error="a document", student="3")]
+    index = index_html(refs, grades)
+    last = summary_text(grades).splitlines()[-1]
+    m = re.fullmatch(r"(\d+) submissions: (\d+) pass, (\d+) review, (\d+) fail .*", last)
+    assert m, last
+    n, passed, review, fail = map(int, m.groups())
+    assert (n, passed, review, fail) == (4, 1, 1, 2)
+    assert "(1 earlier attempt listed apart, not counted)" in last
+    assert f"<h1>Grades: {n} submissions (1 earlier attempt listed apart)</h1>" in index
+    table = index.split('id="submissions"')[1].split("</table>")[0]
+    assert table.count("<tr") - 1 == n  # the header row, then one row per submission
+    assert "bob_2_11_out.txt" not in table
+    assert (f"<b>{passed}</b>pass</div>" in index and f"<b>{review}</b>review</div>" in index
+            and f"<b>{fail}</b>fail</div>" in index)
+    assert index.count(">bob_2_11_out.txt<") == 1  # once, in the earlier attempts
+    earlier = index.split("<h2>Earlier attempts</h2>")[1].split("<h2")[0]
+    assert "bob_2_11_out.txt" in earlier and "late" in earlier
+
+
+def test_an_unreadable_files_page_shows_what_was_submitted(tmp_path):
+    """Issue 46: an unreadable row is held for a look (--lms-hold's default); its page shows
+    the file as submitted, every line escaped, so that look needs nothing else."""
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    good = write(subs, "alice.txt", layouts(*tables(seed=3))["grid"])
+    odd = write(subs, "bob.txt", "I ran out of time <b>sorry</b>\nWinProb: see my code\n")
+    site = tmp_path / "site"
+    book = grade.grade_files(CONFIG, [good, odd], site=site, cache_dir=False)
+    bob = next(g for g in book.grades if g.submission.endswith("bob.txt"))
+    assert bob.status == "error"
+    page = (site / "bob.txt.html").read_text()
+    assert "Could not be graded" in page
+    assert "I ran out of time &lt;b&gt;sorry&lt;/b&gt;" in page and "WinProb: see my code" in page

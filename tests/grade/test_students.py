@@ -78,6 +78,22 @@ def test_the_latest_file_goes_out_by_default_and_the_gradebook_says_so(download,
     assert "submissions.zip!smithjohn_12345_250_output-1.txt (the latest)" in smith["note"]
 
 
+def test_keep_latest_follows_the_lms_order_not_the_download_order():
+    """A download lists a student's later attempt first (Canvas attachment 250 before 100, the
+    order a zip or a folder listing may give): the LMS's order decides, not the batch's; 9 and
+    10 compare as numbers (attachment ids are padded), not as text."""
+    from dicejack.grade.intake.lms_names import canvas_student
+
+    names = ["smithjohn_12345_250_output.txt", "smithjohn_12345_100_output-1.txt",
+             "doejane_23456_10_output.txt", "doejane_23456_9_output-1.txt"]
+    files = [Grade(n, "ok", score=80.0, student=(s := canvas_student(n)).id, order=s.order)
+             for n in names]
+    assert [g.kept for g in mark_kept(files)] == ["yes", "no", "yes", "no"]
+    # the same files in the other order: the same files kept
+    again = {g.submission: g.kept for g in mark_kept(files[::-1])}
+    assert again == dict(zip(names, ["yes", "no", "yes", "no"], strict=True))
+
+
 def test_keep_best_takes_the_highest_score():
     files = [Grade("a_1_10_x.txt", "ok", score=90.0, student="1", order="10"),
              Grade("a_1_20_y.txt", "ok", score=70.0, student="1", order="20"),

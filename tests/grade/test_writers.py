@@ -124,3 +124,27 @@ def test_the_terminal_table_shows_the_student_first_and_counts_that_add_up():
     assert one == "1 submission: 1 pass, 0 review, 0 fail (0 of them could not be graded)"
     plain = summary_text([grade.Grade("a.txt", "ok", score=1.0, verdict="fail")])
     assert plain.startswith("submission ")  # no student column when no LMS named anyone
+
+
+def test_a_review_that_took_format_points_says_so_and_never_says_it_took_none(refs):
+    """Issue 46: tables printed transposed or with J 0-based are graded corrected, less the
+    format points (90.0), and reviewed. What the student reads (summary, report, page) names
+    the points taken and why, and never says the review took none; evidence below the fail
+    level alone still says the score stands."""
+    from dicejack.grade.scoring.rubric import FLAG_DEDUCTIONS, FORMAT_POINTS
+
+    best, prob = tables(seed=25)
+    ok = grade_of(refs, best, prob, submission="ok")
+    for flag, (b, p) in {"transposed": (best.T, prob.T),
+                         "zero-based-j": (np.where(best > 0, best - 1, 0), prob)}.items():
+        g = grade_of(refs, b, p, submission=flag)
+        assert flag in g.flags and g.verdict == "review"
+        assert g.points["format"] == FORMAT_POINTS - FLAG_DEDUCTIONS[flag] < FORMAT_POINTS
+        assert g.score < ok.score
+        for text in (plain_summary(g), report_markdown(refs, g), submission_html(refs, g)):
+            words = " ".join(text.split())
+            assert f"{FLAG_DEDUCTIONS[flag]:g} format points were taken" in words, flag
+            assert f"({flag})" in words or f"({flag};" in words or f"`{flag}`" in words
+            assert "never lowers" not in words and "not a deduction" not in words, flag
+    chance = plain_summary(dataclasses.replace(ok, verdict="review", flags=("inconsistent",)))
+    assert "Your score stands" in chance and "format points were taken" not in chance

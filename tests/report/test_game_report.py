@@ -245,3 +245,55 @@ def test_a_one_player_games_report_has_no_seats(tmp_path, monkeypatch):
     k = GAME_METRICS.index("value_first")
     study = run_game_study(cfg, workers=1)
     assert np.isnan(study.values(cfg.series[0])[:, :, k]).all()
+
+
+def _spread_study(study):
+    """The study with its two seeds' last values spread wide: value_first, value_second and
+    value_self_play 0.05 and 0.95, value_rmse 0.02 and 0.9, so that a t interval over two seeds
+    (half-width 12.7 sd / sqrt 2) passes every range."""
+    import dataclasses
+
+    spread = {"value_first": (0.05, 0.95), "value_second": (0.05, 0.95),
+              "value_self_play": (0.05, 0.95), "value_rmse": (0.02, 0.9),
+              "value_max_error": (0.02, 0.9)}
+    runs = []
+    for r in study.runs:
+        values = r.values.copy()
+        for name, pair in spread.items():
+            values[-1, GAME_METRICS.index(name)] = pair[r.seed % 2]
+        runs.append(dataclasses.replace(r, values=values))
+    return dataclasses.replace(study, runs=tuple(runs))
+
+
+def test_intervals_are_cut_at_each_metrics_range_in_the_report(study):
+    """README: a report's intervals are clipped to each metric's range; a win/lose game's values
+    lie in its return range (here 0..1: games.bounds), its value errors in 0..(high - low).
+    metrics.json keeps the raw interval."""
+    import re
+
+    from dicejack.games.bounds import game_bounds
+    from dicejack.report.game_contents import game_report_markdown
+
+    spread = _spread_study(study)
+    bounds = game_bounds(enumerate_game(Pig(8)))
+    assert (bounds.low, bounds.high) == (0.0, 1.0)
+    ranges = {"value_first": (bounds.low, bounds.high), "value_second": (bounds.low, bounds.high),
+              "value_self_play": (bounds.low, bounds.high),
+              "value_rmse": (0.0, bounds.high - bounds.low),
+              "value_max_error": (0.0, bounds.high - bounds.low)}
+    for s in spread.config.series:
+        mean, lo, hi = spread.summary(s)
+        cut_mean, cut_lo, cut_hi = spread.summary(s, clipped=True)
+        for name, (low, high) in ranges.items():
+            k = GAME_METRICS.index(name)
+            assert lo[-1, k] < low or hi[-1, k] > high  # the raw interval passes the range
+            assert low <= cut_lo[-1, k] <= cut_mean[-1, k] <= cut_hi[-1, k] <= high, name
+    md = game_report_markdown(spread, [])
+    table = md[md.index("| series | value_first"):].split("\n\n")[0]
+    cells = re.findall(r"(-?\d+\.\d+) \((-?\d+\.\d+)\.\.(-?\d+\.\d+)\)", table)
+    assert len(cells) == 3 * len(spread.config.series)
+    for mean, lo, hi in cells:
+        assert bounds.low <= float(lo) <= float(mean) <= float(hi) <= bounds.high, (lo, hi)
+    rows = {r["metric"]: r for r in spread.summary_rows()
+            if r["games"] == GAMES[-1] and r["series"] == spread.config.series[0].label}
+    assert rows["value_first"]["low"] < 0 and rows["value_first"]["high"] > 1  # raw in json

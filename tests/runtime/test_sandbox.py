@@ -55,6 +55,27 @@ def test_sleeping_past_the_timeout_is_killed(mode):
     assert r.stdout == b"started\n"
 
 
+#: A program that prints, closes its output and sleeps on: the wait for its end keeps the deadline
+#: (with its output closed, only the wait can). Forever in a jail; without one a broken wait
+#: would sleep it out, so there it ends after 20 s, and it runs first: a wait without the
+#: deadline then fails this test instead of hanging the suite.
+_CLOSED_SLEEPER = """\
+import os, sys, time
+print("started", flush=True)
+os.close(1)
+os.close(2)
+time.sleep({seconds})
+"""
+
+
+@pytest.mark.parametrize("mode", sorted(MODES, key=lambda p: p.values[0] != "none"))
+def test_a_program_that_closes_its_output_and_sleeps_times_out(mode):
+    seconds = 20 if mode == "none" else 10 ** 8
+    r = run(mode, _CLOSED_SLEEPER.format(seconds=seconds), sb.Limits(wall_seconds=1.0))
+    assert r.reason == "timeout" and "timed out" in r.why() and not r.ok
+    assert r.stdout == b"started\n"
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_an_infinite_loop_hits_the_cpu_limit(mode):
     r = run(mode, "while True: pass", sb.Limits(cpu_seconds=1, wall_seconds=120.0))

@@ -57,3 +57,29 @@ def test_no_data_cells_play_uniformly_unless_refused():
         solver.best_response(game, table, fill="error")
     with pytest.raises(SolverError, match="needs a Game"):
         solver.best_response((4, 8, 9, 2), table)
+
+
+@pytest.mark.parametrize("game", [SMALLEST, HAND_SIZED], ids=Game.label)
+def test_a_seat_pair_is_held_to_brute_force_and_its_seats_are_not_interchangeable(game):
+    """exploitability(first=pi0, second=pi1) = P(BR first beats pi1) + P(BR second beats pi0)
+    - 1, each term the best over every deterministic response (no OpenSpiel needed); swapping
+    the seats gives another number on these pairs."""
+    k = game.n_dice
+    tables = [np.array(bits).reshape(game.shape)
+              for bits in itertools.product(range(1, k + 1), repeat=game.states)]
+    always_one, always_k = np.ones(game.shape, dtype=int), np.full(game.shape, k)
+    rng = np.random.default_rng(3)
+    pairs = [(always_one, always_k), (rng.integers(1, k + 1, game.shape), always_one)]
+    differ = 0
+    for pi0, pi1 in pairs:
+        vs_second = max(solver.evaluate(game, t, pi1) for t in tables)
+        vs_first = max(1 - solver.evaluate(game, pi0, t) for t in tables)
+        seats = solver.seat_values(game, pi0, pi1)
+        assert seats.first == pytest.approx(vs_second, abs=1e-12)
+        assert seats.second == pytest.approx(vs_first, abs=1e-12)
+        pair = solver.exploitability(game, first=pi0, second=pi1)
+        assert pair == pytest.approx(vs_second + vs_first - 1, abs=1e-12)
+        swapped = (max(solver.evaluate(game, t, pi0) for t in tables)
+                   + max(1 - solver.evaluate(game, pi1, t) for t in tables) - 1)
+        differ += abs(swapped - pair) > 1e-6
+    assert differ >= 1  # the pairs tell the seats apart

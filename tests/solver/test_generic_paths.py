@@ -19,10 +19,10 @@ from dicejack.games import (
 )
 from dicejack.games.pig import PigReset
 from dicejack.solver.generic import (
-    _policy_iteration,
     best_response_values,
     evaluate_policy,
     level_structure,
+    levels_policy_iteration,
     policy_from_actions,
     solve_game,
     uniform_policy,
@@ -76,11 +76,11 @@ def test_policies_values_and_best_responses_equal_the_levels_policy_iteration(ga
     weights /= np.repeat(sums, np.diff(space.row_start)[~space.terminal])
     for policy in (uniform_policy(space), weights):
         every = np.ones(space.n_states, dtype=bool)
-        old, _ = _policy_iteration(space, levels, policy, every)
+        old, _ = levels_policy_iteration(space, levels, policy, every)
         assert np.max(np.abs(evaluate_policy(space, policy) - old)) <= 1e-12
         for responder in range(space.num_players):
             fixed = (space.player >= 0) & (space.player != responder)
-            old, _ = _policy_iteration(space, levels, policy, fixed)
+            old, _ = levels_policy_iteration(space, levels, policy, fixed)
             new = best_response_values(space, policy, responder)
             assert np.max(np.abs(new - old)) <= 1e-12
 
@@ -126,5 +126,5 @@ def test_hold_at_k_against_optimal_at_pig_equals_the_old_evaluation():
     hold = policy_from_actions(space, lambda s: "hold" if s[2] >= 8 else "roll")
     mixed = np.where(space.player[space.row_state] == 0, hold, sol.policy())
     levels = level_structure(space)
-    old, _ = _policy_iteration(space, levels, mixed, np.ones(space.n_states, dtype=bool))
+    old, _ = levels_policy_iteration(space, levels, mixed, np.ones(space.n_states, dtype=bool))
     assert abs(evaluate_policy(space, mixed)[0] - old[0]) <= 1e-13

@@ -23,6 +23,14 @@ if TYPE_CHECKING:
 #: The commands in the order the README introduces them; `dicejack --help` lists them so.
 COMMAND_ORDER = ("solve", "learn", "compare", "report", "grade")
 
+#: The bundled games of `--game` as the help says them, and each one's --game-param keys
+#: (written here: importing dicejack.games loads numpy, which --help never does;
+#: tests/cli/test_cli_games.py holds them to dicejack.games.registry.GAMES).
+BUNDLED_GAMES = "handout, pig, piglet, peeking-blackjack, yamslam"
+GAME_PARAMS_HELP = ("handout: sides, low, high, dice; pig: goal, die; piglet: goal; "
+                    "peeking-blackjack: card_values, multiplicity, threshold, peek_cost; "
+                    "yamslam: rerolls")
+
 
 def _no_type(*_args: Any, **_kw: Any) -> None:
     """No type after an argument's name in its help (see :meth:`_Commands.get_command`)."""
@@ -208,7 +216,7 @@ def confirm_large_outputs(outputs: "list[tuple[str, int]]", force: bool) -> None
     At a terminal (stdin and stderr both one) the user is asked y/N; elsewhere, or on no, a
     one-line UsageError names the sizes and --force. Every output over
     :data:`ANNOUNCED_OUTPUT_BYTES` that is going to be written is announced first, with its
-    size, on stderr (``note: writing big.npz: up to 1.9 GiB``), with --force too.
+    size, on stderr (``note: writing big.npz: up to 1.8 GiB``), with --force too.
     """
     large = [(what, size) for what, size in outputs if size > LARGE_OUTPUT_BYTES]
     announced = [(what, size) for what, size in outputs

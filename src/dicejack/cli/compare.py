@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from dicejack import formats
-from dicejack.cli.common import UsageError, app, count_parser, write_output
+from dicejack.cli.common import BUNDLED_GAMES, UsageError, app, count_parser, write_output
 from dicejack.cli.learn import (
     GameParamOpt,
     LearnerHelpCommand,
@@ -148,8 +148,8 @@ _ZERO_BASED_OPT = typer.Option(
     "(J = action + 1), as PettingZoo, OpenSpiel and most RL code number them."
 )
 _GAME_SPEC_OPT = typer.Option(
-    None, "--game", metavar="NAME|FILE.py:Class", help="A protocol game (pig, piglet, "
-    "handout, or your FILE.py:Class; docs/games.md): SOURCE is then a run of it "
+    None, "--game", metavar="NAME|FILE.py:Class", help=f"A protocol game ({BUNDLED_GAMES}, "
+    "or your FILE.py:Class; docs/games.md): SOURCE is then a run of it "
     "(`dicejack learn --game ... --out run.npz`), or --learner learns one; compared with "
     "the game's exact solution (agreement, value error, the learned policy's exact value, "
     "exploitability)."

@@ -13,6 +13,8 @@ import typer
 from typer.core import TyperCommand
 
 from dicejack.cli.common import (
+    BUNDLED_GAMES,
+    GAME_PARAMS_HELP,
     ForceOpt,
     UsageError,
     app,
@@ -137,13 +139,13 @@ LearnOpt = typer.Option(
 )
 GameOpt = typer.Option(
     None, "--game", metavar="NAME|FILE.py:Class", help="Learn another game through the game "
-    "protocol (pig, piglet, handout, or your FILE.py:Class; docs/games.md) with q-learning, "
+    f"protocol ({BUNDLED_GAMES}, or your FILE.py:Class; docs/games.md) with q-learning, "
     "mc-exploring-starts or counting, and measure the learned policy against the game's exact "
     "solution."
 )
 GameParamOpt = typer.Option(
     None, "--game-param", metavar="KEY=VALUE", help="A parameter of --game; repeat for more "
-    "(pig: goal, die; piglet: goal; handout: sides, low, high, dice)."
+    f"({GAME_PARAMS_HELP})."
 )
 
 

@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING
 import typer
 
 from dicejack.cli.common import (
+    BUNDLED_GAMES,
+    GAME_PARAMS_HELP,
     DaskOpt,
     DiceOpt,
     HighOpt,
@@ -72,7 +74,7 @@ _FIGURE_FORMAT_OPT = typer.Option(
 )
 _GAME_SPEC_OPT = typer.Option(
     None, "--game", metavar="NAME|FILE.py:Class", help="Study another game through the game "
-    "protocol (pig, piglet, handout, or your FILE.py:Class; docs/games.md) with its learners "
+    f"protocol ({BUNDLED_GAMES}, or your FILE.py:Class; docs/games.md) with its learners "
     "(--learner q-learning, mc-exploring-starts, counting; default the first two), every "
     "checkpoint measured exactly against the game's solution (agreement, value error, the "
     "learned policy's exact value, exploitability). Default --games 1000..100000, --seeds 5, "
@@ -80,7 +82,7 @@ _GAME_SPEC_OPT = typer.Option(
 )
 _GAME_PARAM_OPT = typer.Option(
     None, "--game-param", metavar="KEY=VALUE", help="A parameter of --game; repeat for more "
-    "(pig: goal, die; piglet: goal)."
+    f"({GAME_PARAMS_HELP})."
 )
 
 

@@ -7,6 +7,8 @@ from pathlib import Path
 import typer
 
 from dicejack.cli.common import (
+    BUNDLED_GAMES,
+    GAME_PARAMS_HELP,
     DiceOpt,
     ForceOpt,
     HighOpt,
@@ -37,13 +39,13 @@ class SolveMethod(str, Enum):
 
 GameOpt = typer.Option(
     None, "--game", metavar="NAME|FILE.py:Class", help="Solve another game through the game "
-    "protocol: pig, piglet, handout (the handout's game through the protocol), or your own "
+    f"protocol: {BUNDLED_GAMES} (handout: the handout's game through the protocol), or your own "
     "FILE.py:Class / MODULE:Class (docs/games.md). Without it: the handout's game, as ever."
 )
 GameParamOpt = typer.Option(
     None, "--game-param", metavar="KEY=VALUE", help="A parameter of --game; repeat for more, "
-    "e.g. --game pig --game-param goal=100 --game-param die=6 (pig: goal, die; piglet: goal; "
-    "handout: sides, low, high, dice)."
+    "e.g. --game pig --game-param goal=100 --game-param die=6 "
+    f"({GAME_PARAMS_HELP})."
 )
 TOLERANCE_HELP = ("--game: value iteration stops a cyclic level when no value changes by more "
                   "than this (default 1e-13).")

@@ -37,7 +37,7 @@ from dicejack.figures.canvas import (
     save_figure,
     text_collection,
 )
-from dicejack.formats.precision import stated_text
+from dicejack.formats.numbers import stated
 from dicejack.games.handout_rules import Game
 
 __all__ = [
@@ -370,14 +370,14 @@ def curves_figure(
 def curves_csv(games: Sequence[int], series: Sequence[Series], panels: Sequence[Panel]) -> str:
     """The numbers a curves figure draws, as CSV (header ``series,metric,games,mean,low,high``,
     one row per curve, panel and game count; the band's ends as drawn, clipped to [0, 1], empty
-    where there is no band; numbers at 12 significant digits, :mod:`dicejack.formats.precision`),
-    to redraw the figure elsewhere."""
+    where there is no band; numbers at 12 significant digits,
+    :func:`dicejack.formats.numbers.stated`), to redraw the figure elsewhere."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["series", "metric", "games", "mean", "low", "high"])
 
     def text(v: float) -> str:
-        return stated_text(v) if math.isfinite(v) else ""
+        return repr(stated(v)) if math.isfinite(v) else ""
 
     for panel in panels:
         for s in series:

@@ -371,11 +371,15 @@ def _inline(text: str, image: Callable[[str], str | None]) -> str:
 _DATA_URI = re.compile(r"data:image/(png|svg\+xml);base64,[A-Za-z0-9+/]*={0,2}")
 
 
+_ESCAPED = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|~<>&])")
+
+
 def _image(alt: str, src: str, image: Callable[[str], str | None]) -> str:
     uri = image(src)
     if uri is None or not _DATA_URI.fullmatch(uri):
         return f'<span class="muted">[picture missing: {html_text(src)}]</span>'
-    return f'<img src="{uri}" alt="{html_text(alt)}">'
+    text = _ESCAPED.sub(r"\1", alt)  # plain text: Markdown's escapes read back (P\* is P*)
+    return f'<img src="{uri}" alt="{_plain(text)}">'
 
 
 def _table(lines: list[str], image: Callable[[str], str | None]) -> str:

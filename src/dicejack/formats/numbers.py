@@ -1,16 +1,43 @@
 """Counts as people write them, read one way by every command: ``100000``, ``100_000``,
 ``100,000`` (thousands separators) and ``1e5`` are the same count; a count must be a whole
 number, exactly (``1.5e3`` is 1500, ``1e-3`` and ``12.5`` are refused); and counts are printed
-back as integers with thousands separators (``100,000``), never as ``1e+14``."""
+back as integers with thousands separators (``100,000``), never as ``1e+14``.
+
+Measured numbers that files keep (a report's metrics.csv, metrics.json and its figures' CSV)
+are written at a stated precision, :data:`STATED_DIGITS` significant digits (:func:`stated`):
+another numpy, scipy or numba may move a float's last digits, never these."""
 
 from __future__ import annotations
 
+import math
 import re
 from decimal import Decimal, InvalidOperation
+from typing import Any
 
 from dicejack.formats import FormatError
 
-__all__ = ["parse_count", "count_text"]
+__all__ = ["parse_count", "count_text", "STATED_DIGITS", "stated", "stated_numbers"]
+
+#: Significant digits of the measured numbers files keep (module docstring).
+STATED_DIGITS = 12
+
+
+def stated(v: float) -> float:
+    """`v` rounded to :data:`STATED_DIGITS` significant digits (NaN and infinities as they are);
+    its repr is at most that many digits."""
+    v = float(v)
+    return float(f"{v:.{STATED_DIGITS}g}") if math.isfinite(v) else v
+
+
+def stated_numbers(value: Any) -> Any:
+    """`value` (JSON-like: dicts, lists, tuples, numbers) with every float :func:`stated`."""
+    if isinstance(value, float):
+        return stated(value)
+    if isinstance(value, dict):
+        return {k: stated_numbers(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [stated_numbers(v) for v in value]
+    return value
 
 _THOUSANDS = re.compile(r"[+-]?\d{1,3}(,\d{3})+")
 _PLAIN = re.compile(r"[+-]?(\d+(_\d+)*)(\.\d*)?([eE][+-]?\d+)?|[+-]?\.\d+([eE][+-]?\d+)?")

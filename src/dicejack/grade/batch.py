@@ -165,12 +165,13 @@ def check_outputs(plan: OutputPlan, paths: Sequence[str | os.PathLike[str] | byt
 
 class _GradedTexts(Mapping[str, tuple[str, tuple[int, ...]]]):
     """By submission, its text as graded and the lines its tables were read from, read from its
-    entry only when its page asks (a batch's texts are never all in memory at once)."""
+    entry only when its page asks (a batch's texts are never all in memory at once); a file
+    read but not graded (an `unreadable` row, held for a look) shows what was submitted too."""
 
     def __init__(self, entries: Sequence[Entry], grades: Sequence[Grade]) -> None:
         self._by_name = {g.submission: (e, g.lines_read)
                          for e, g in zip(entries, grades, strict=True)
-                         if g.status == Status.OK and not e.skipped and not e.error}
+                         if g.status != Status.SKIPPED and not e.skipped and not e.error}
 
     def __getitem__(self, name: str) -> tuple[str, tuple[int, ...]]:
         entry, lines = self._by_name[name]

@@ -7,7 +7,7 @@ as a report folder (``report.md``, ``figures/*.png`` with each curves figure's n
 ``figures/*.csv`` and, on request, every figure as SVG and PDF too, ``metrics.csv``,
 ``metrics.json`` and ``timing.json``, the run times). A re-run reproduces report.md, the
 metrics and the figures' CSV byte for byte on any machine (numbers at 12 significant digits,
-:mod:`dicejack.formats.precision`); the pictures under the same matplotlib.
+:func:`dicejack.formats.numbers.stated`); the pictures under the same matplotlib.
 
 The public face is what a user calls (docs/design/api.md, lists it; a test holds
 ``__all__`` to it); it takes Python values (the command line's text is read in

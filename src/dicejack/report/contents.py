@@ -31,7 +31,7 @@ from dicejack.compare import METRIC_NAMES
 from dicejack.compare.metrics import METRIC_HELP
 from dicejack.formats.escape import markdown_code, safe_text
 from dicejack.formats.html import Markup, html_page, markdown_html, png_data_uri
-from dicejack.formats.precision import stated_text, stated_tree
+from dicejack.formats.numbers import stated, stated_numbers
 from dicejack.report.config import LEARNED_FIGURES_LIMIT, SeriesSpec
 from dicejack.report.study import Reach, Study
 
@@ -69,7 +69,7 @@ def _num(v: float) -> float | None:
 def metrics_csv(study: Study) -> str:
     """Long form, header ``m,games,seed,metric,value`` (``series,learner,games,seed,metric,value``
     when learners are compared): one row per run, checkpoint, metric; values at 12 significant
-    digits (:mod:`dicejack.formats.precision`), as in :func:`metrics_json`."""
+    digits (:func:`dicejack.formats.numbers.stated`), as in :func:`metrics_json`."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     comparison = study.config.comparison
@@ -83,7 +83,7 @@ def metrics_csv(study: Study) -> str:
                 if name == "states_with_data":
                     text = str(int(v))
                 else:
-                    text = stated_text(v) if math.isfinite(v) else "nan"
+                    text = repr(stated(v)) if math.isfinite(v) else "nan"
                 w.writerow([*key, n, r.seed, name, text])
     return buf.getvalue()
 
@@ -129,7 +129,7 @@ def metrics_json(study: Study) -> dict[str, Any]:
                        for s in cfg.series],
         }
     out["summary"] = summary
-    return stated_tree(out)
+    return stated_numbers(out)
 
 
 #: The report's file of run times: the one file a re-run does not reproduce.

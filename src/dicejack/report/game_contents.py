@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from dicejack.formats.precision import stated_text, stated_tree
+from dicejack.formats.numbers import stated, stated_numbers
 from dicejack.games.protocol import game_params
 from dicejack.learners.base import check_params
 from dicejack.learners.game_learners import GAME_LEARNERS
@@ -55,7 +55,7 @@ def _all_params(s: GameSeries) -> dict[str, Any]:
 
 def game_metrics_csv(study: GameStudy) -> str:
     """metrics.csv: ``series,learner,games,seed,metric,value``, one row per run, checkpoint and
-    metric (values at 12 significant digits, :mod:`dicejack.formats.precision`; empty where
+    metric (value at formats.numbers.STATED_DIGITS significant digits; empty where
     undefined)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
@@ -63,7 +63,7 @@ def game_metrics_csv(study: GameStudy) -> str:
     for row in study.rows():
         v = row["value"]
         w.writerow([row["series"], row["learner"], row["games"], row["seed"], row["metric"],
-                    stated_text(v) if math.isfinite(v) else ""])
+                    repr(stated(v)) if math.isfinite(v) else ""])
     return buf.getvalue()
 
 
@@ -77,7 +77,7 @@ def game_metrics_json(study: GameStudy) -> dict[str, Any]:
     """metrics.json: the game, its solution, the series, and per series, checkpoint and metric
     the mean and raw 95% interval over seeds; the games to reach 95% decisive agreement."""
     cfg, sol = study.config, study.solution
-    return stated_tree({
+    return stated_numbers({
         "kind": GAME_REPORT_KIND,
         "command": cfg.command(),
         "game": str(cfg.game.name),

@@ -76,7 +76,10 @@ GAME_METRICS = (
     "score_vs_optimal", "exploitability", "states_with_data",
 )
 #: Each metric's range, to cut the 95% interval at in report.md and the figures (as the
-#: handout's report does); metrics.json keeps the interval raw.
+#: handout's report does); metrics.json keeps the interval raw. The values (value_self_play,
+#: value_first, value_second) lie in the game's return range and the value errors (value_rmse,
+#: value_max_error) within its width: :meth:`GameStudy.ranges` adds them per game
+#: (:func:`dicejack.games.bounds.game_bounds`).
 _RANGES = {"agreement_all": (0.0, 1.0), "agreement_decisive": (0.0, 1.0),
            "agreement_onpath": (0.0, 1.0), "weighted_agreement": (0.0, 1.0),
            "value_rmse": (0.0, math.inf), "value_max_error": (0.0, math.inf),
@@ -389,14 +392,32 @@ class GameStudy:
     def _summaries(self) -> dict[GameSeries, tuple[np.ndarray, np.ndarray, np.ndarray]]:
         return {s: interval(self.values(s), axis=0) for s in self.config.series}
 
+    @functools.cached_property
+    def ranges(self) -> tuple[np.ndarray, np.ndarray]:
+        """(least, greatest) per metric of GAME_METRICS: :data:`_RANGES`, and for this game the
+        values within its return range (player 0's, over every play), the value errors within
+        its width (an open side, from a cycle that pays, leaves that side open)."""
+        from dicejack.games.bounds import game_bounds
+
+        low, high = _LOW.copy(), _HIGH.copy()
+        b = game_bounds(self.solution.space)
+        width = b.high - b.low if math.isfinite(b.high - b.low) else math.inf
+        for name in ("value_self_play", "value_first", "value_second"):
+            low[GAME_METRICS.index(name)], high[GAME_METRICS.index(name)] = b.low, b.high
+        for name in ("value_rmse", "value_max_error"):
+            high[GAME_METRICS.index(name)] = width
+        return low, high
+
     def summary(self, series: GameSeries, *, clipped: bool = False
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(mean, low, high), each (checkpoints, metrics), over seeds; `clipped` cuts the
-        interval at each metric's range (as report.md and the figures show it)."""
+        interval at each metric's range (:attr:`ranges`; as report.md and the figures show
+        it)."""
         mean, lo, hi = self._summaries[series]
         if not clipped:
             return mean, lo, hi
-        return mean, np.clip(lo, _LOW, _HIGH), np.clip(hi, _LOW, _HIGH)
+        low, high = self.ranges
+        return mean, np.clip(lo, low, high), np.clip(hi, low, high)
 
     def metric(self, series: GameSeries, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(mean, low, high) per checkpoint of one metric, the interval cut at its range."""

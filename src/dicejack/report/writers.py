@@ -10,7 +10,7 @@ a report of the other kind is never replaced).
 Reproducible: every file but ``timing.json`` depends only on the study's settings (the command in
 report.md), never on the executor, the worker count, the clock, the machine's paths or locale:
 re-running the command rewrites report.md, the metrics and the figures' CSV byte for byte
-(numbers at 12 significant digits, :mod:`dicejack.formats.precision`), and the pictures and
+(numbers at 12 significant digits, :func:`dicejack.formats.numbers.stated`), and the pictures and
 report.html byte for byte under the same matplotlib.
 
 The folder is built in a temporary folder next to its destination and renamed into place only

@@ -47,6 +47,7 @@ __all__ = [
     "Levels",
     "level_structure",
     "solve_game",
+    "levels_policy_iteration",
     "uniform_policy",
     "policy_from_actions",
     "check_policy",
@@ -438,7 +439,7 @@ def solve_game(
             raise SolverError("exact rational solving uses backward induction; drop the method")
         return _solve_exact(space, levels, started)
     if method == "policy-iteration" and not levels.acyclic:
-        v, sweeps = _policy_iteration(space, levels)
+        v, sweeps = levels_policy_iteration(space, levels)
         return _finish(space, v, "policy-iteration", sweeps, 0.0, started)
     v, sweeps = _sweep_levels(space, levels, tolerance)
     name = "backward" if levels.acyclic else "value-iteration"
@@ -447,7 +448,7 @@ def solve_game(
 
 
 # ----------------------------------------------------------------------------- policy iteration
-def _policy_iteration(
+def levels_policy_iteration(
     space: StateSpace,
     levels: Levels,
     weights: np.ndarray | None = None,

@@ -235,3 +235,35 @@ def test_load_plan_passes_the_secret(tmp_path):
 def test_load_plan_refuses_a_missing_file(tmp_path):
     with pytest.raises(GradeError, match="cannot read the run plan"):
         pl.load_plan(tmp_path / "nope.toml", assigned=A)
+
+
+def _documented_regions() -> list[dict[str, tuple[int, int]]]:
+    """docs/running.md's two probe regions, read from its words (never from the constants)."""
+    text = " ".join(RUNNING.read_text().split())
+    found = re.findall(r"NSides 6, NDice 2, LTarget (\d+)-(\d+), UTarget = LTarget \+ (\d+)-(\d+), "
+                       r"M ([\d,]+)-([\d,]+), NGAMES ([\d,]+)-([\d,]+)", text)
+    assert len(found) == 2, found
+    out = []
+    for row in found:
+        n = [int(v.replace(",", "")) for v in row]
+        out.append({"low": (n[0], n[1]), "gap": (n[2], n[3]), "m": (n[4], n[5]),
+                    "games": (n[6], n[7])})
+    return out
+
+
+def test_default_probes_span_the_documented_ranges():
+    """What a default batch actually runs: probes drawn from 300 secrets fill each documented
+    range, NGAMES included (the first probe up to 20,000 games, the second from 2,000), and
+    never leave it."""
+    docs = _documented_regions()
+    drawn = [pl.default_plan(A, secret=f"span-{i}").settings[1:] for i in range(300)]
+    for k, region in enumerate(docs):
+        probes = [d[k].settings for d in drawn]
+        seen = {"low": [p.low for p in probes], "gap": [p.high - p.low for p in probes],
+                "m": [p.m for p in probes], "games": [p.games for p in probes]}
+        for key, (lo, hi) in region.items():
+            values = seen[key]
+            assert lo <= min(values) and max(values) <= hi, (k, key, min(values), max(values))
+            slack = 0.05 * (hi - lo)
+            assert min(values) <= lo + slack and max(values) >= hi - slack, (k, key)
+        assert all((p.sides, p.dice) == (6, 2) for p in probes)

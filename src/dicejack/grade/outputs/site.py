@@ -4,10 +4,11 @@ style, script and pictures inline, no request to anything, readable without the 
 
 ``index.html``: the settings, the verdict counts, the score histogram, the copy groups (who is
 similar to whom, as connected groups), the flags and how many have each, every submission in a
-table, and the skipped files with their reason. The table shows what an instructor decides by
-(the student, name first, then id; score; verdict; likely cause; flags with the late, not-kept
-and held notes) and keeps the file and the numbers behind a column chooser; the folders and
-archive every file shares are said once above it. It sorts by any column (verdicts by
+table (each student's kept file: the count of the headline and of the terminal's summary),
+the earlier attempts apart, and the skipped files with their reason. The table shows what an
+instructor decides by (the student, name first, then id; score; verdict; likely cause; flags
+with the late and held notes) and keeps the file and the numbers behind a column chooser; the
+folders and archive every file shares are said once above it. It sorts by any column (verdicts by
 severity, :data:`VERDICT_SEVERITY`; empty cells last both ways), filters on every word of every
 cell as one types, and on a phone shows a card per student (the page's script and style;
 plain HTML without the script). ``<name>.html`` (the names of
@@ -164,8 +165,8 @@ _INDEX_COLUMNS = (
     HtmlColumn("likely cause", help="the known bug that best explains an output that did not "
                "pass (grade.diagnosis; the student's page says it in words); unusual: none "
                "does"),
-    HtmlColumn("flags", help="what to check (docs/grading.md), late, not kept (another file of "
-               "the student's goes out), held (kept out of the LMS CSV)"),
+    HtmlColumn("flags", help="what to check (docs/grading.md), late, held (kept out of the "
+               "LMS CSV)"),
     HtmlColumn("file", optional=True),
     HtmlColumn("agreement", numeric=True, fmt=".3f", optional=True,
                help=METRIC_HELP["agreement_decisive"]),
@@ -209,7 +210,7 @@ def index_html(refs: References, grades: Sequence[Grade],
     labels = dict(zip((g.submission for g, _ in shown), short, strict=True))
     body += _copy_section(grades, page_of, labels)
     body += _flag_section(grades)
-    body += _index_table(shown, folder, labels, page_of)
+    body += _index_table(counted, folder, labels, page_of)
     if superseded:
         body += _superseded_section(superseded, labels)
     if skipped:
@@ -257,11 +258,14 @@ def _index_head(refs: References, counted: Sequence[tuple[Grade, str]],
     return body
 
 
+def _notes(g: Grade) -> list[str]:
+    return [*(["late"] if g.late else []), *([f"held: {g.held}"] if g.held else [])]
+
+
 def _index_row(g: Grade, page: str, labels: dict[str, str], page_of: dict[str, str]) -> list:
     """One submission's row of the class table (the cells of _INDEX_COLUMNS)."""
     word = "unreadable" if g.status == "error" else g.verdict
-    notes = [*(["late"] if g.late else []), *(["not kept"] if g.kept == "no" else []),
-             *([f"held: {g.held}"] if g.held else [])]
+    notes = _notes(g)
     return [
         html_link(page, _student(g) or labels[g.submission]),
         g.score, (_verdict(g), str(_SEVERITY.get(word, len(_SEVERITY)))), g.cause,
@@ -275,7 +279,8 @@ def _index_row(g: Grade, page: str, labels: dict[str, str], page_of: dict[str, s
 
 def _index_table(shown: Sequence[tuple[Grade, str]], folder: str, labels: dict[str, str],
                  page_of: dict[str, str]) -> list[str]:
-    """The class page's sortable, filterable table of every submission with a page."""
+    """The class page's sortable, filterable table of every submission counted (each
+    student's kept file; earlier attempts are listed apart)."""
     rows = [_index_row(g, page, labels, page_of) for g, page in shown]
     search = [g.submission for g, _ in shown]  # the whole name, its folders and archive too
     where = (Markup(f"<p>Every file's name starts with <code>{html_text(folder)}</code> "
@@ -298,9 +303,9 @@ def _superseded_section(superseded: Sequence[tuple[Grade, str]],
                    "whose grade goes out instead: not counted above.</p>"),
             html_table((HtmlColumn("student"), HtmlColumn("file"),
                         HtmlColumn("score", numeric=True, fmt=".1f"),
-                        HtmlColumn("verdict")),
+                        HtmlColumn("verdict"), HtmlColumn("notes")),
                        [(_student(g), html_link(page, labels[g.submission]),
-                         g.score, g.verdict)
+                         g.score, g.verdict, "; ".join(_notes(g)))
                         for g, page in superseded])]
 
 

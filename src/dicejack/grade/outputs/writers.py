@@ -31,6 +31,7 @@ from dicejack.grade.scoring.record import Grade
 from dicejack.grade.scoring.rubric import (
     ALPHA_PRINT,
     CONSISTENCY_POINTS,
+    FLAG_DEDUCTIONS,
     FLAG_HELP,
     FLAG_HINTS,
     FORMAT_POINTS,
@@ -45,7 +46,8 @@ from dicejack.grade.settings import GradeError, GradeWarning, Parameter, Status,
 from dicejack.runtime import parallel
 
 __all__ = ["GRADEBOOK_HEADER", "gradebook_csv", "gradebook_records", "write_gradebook",
-           "summary_text", "report_names", "plain_summary", "report_markdown", "report_text",
+           "summary_text", "report_names", "plain_summary", "format_points_taken",
+           "report_markdown", "report_text",
            "write_reports", "check_gradebook_path", "check_output_path",
            "prepare_reports_folder", "same_as_any", "quality_rows", "REVIEW_BELOW"]
 
@@ -252,10 +254,16 @@ def _plural(n: int, word: str, words: str | None = None) -> str:
     return f"{n} {word if n == 1 else words or word + 's'}"
 
 
+#: The terminal's note on a file whose student has another file whose grade goes out.
+EARLIER = "earlier attempt: not counted"
+
+
 def summary_text(grades: Sequence[Grade]) -> str:
     """A plain table for the terminal: one line per file (the student first, then the file's
     name shortened in the middle; a file or program that could not be graded reads `fail`, as
-    in the gradebook, its reason after it), then counts that add up to the files graded."""
+    in the gradebook, its reason after it), then counts that add up to the files counted: each
+    student's kept file once, as the class page counts them (an earlier attempt, kept "no",
+    is listed and said not counted)."""
     names = [safe_text(g.submission) for g in grades]
     who = [safe_text(g.who) for g in grades]
     show_who = any(who)
@@ -269,17 +277,23 @@ def summary_text(grades: Sequence[Grade]) -> str:
         tail = (";".join([*g.flags, *([f"likely: {g.cause}"] if g.cause else [])])
                 if g.status == Status.OK else
                 f"skipped: {g.error}" if g.status == Status.SKIPPED else f"error: {g.error}")
+        if g.kept == "no" and g.status != Status.SKIPPED:
+            tail = f"{tail}; {EARLIER}" if tail else EARLIER
         score = f"{g.score:5.1f}" if g.status != Status.SKIPPED else f"{'':5}"
         verdict = g.verdict  # one word per outcome: the gradebook's (an error row is a fail)
         first = f"{_middle(student, who_width):<{who_width}}  " if show_who else ""
         lines.append(f"{first}{_middle(name, width):<{width}}  {score}  {verdict:<10}  "
                      f"{p:>8}  {safe_text(tail)}")
-    counts = {v: sum(1 for g in grades if g.status != Status.SKIPPED and g.verdict == v)
+    counted = [g for g in grades if g.status != Status.SKIPPED and g.kept != "no"]
+    counts = {v: sum(1 for g in counted if g.verdict == v)
               for v in (Verdict.PASS, Verdict.REVIEW, Verdict.FAIL)}
-    errors = sum(1 for g in grades if g.status == Status.ERROR)
+    errors = sum(1 for g in counted if g.status == Status.ERROR)
     skipped = sum(1 for g in grades if g.status == Status.SKIPPED)
-    graded = len(grades) - skipped
-    tail = f" ({_plural(skipped, 'other file')} skipped)" if skipped else ""
+    earlier = sum(1 for g in grades if g.status != Status.SKIPPED and g.kept == "no")
+    graded = len(counted)
+    tail = (f" ({_plural(earlier, 'earlier attempt')} listed apart, not counted)" if earlier
+            else "")
+    tail += f" ({_plural(skipped, 'other file')} skipped)" if skipped else ""
     lines.append(f"{_plural(graded, 'submission')}: {counts['pass']} pass, {counts['review']} "
                  f"review, {counts['fail']} fail ({errors} of them could not be graded){tail}")
     return "\n".join(lines) + "\n"
@@ -325,17 +339,33 @@ def _fmt(v: float, spec: str = ".4f") -> str:
 _VERDICT_MEANING = {
     Verdict.PASS: "Your tables look like what the handout's algorithm produces at these "
     "settings: as good as it gets, and statistically consistent with it.",
-    Verdict.REVIEW: "Something deserves a human look (see the flags): a review is a question, "
-    "not a deduction.",
+    Verdict.REVIEW: "Something deserves a human look (see the flags): the look itself takes "
+    "no points.",
     Verdict.FAIL: "The tables show evidence of a different algorithm or an unusable output "
     "(a consistency p-value a correct program essentially never reaches, or no usable table).",
 }
+
+
+def format_points_taken(g: Grade) -> str:
+    """The format points a printing slip cost, in words ("" when none): the tables are graded
+    corrected (transposed back, J shifted back, ...) less these points, a deduction for how
+    they were printed, which the review that comes with it does not undo."""
+    if g.status != Status.OK or g.points.get("format", FORMAT_POINTS) >= FORMAT_POINTS:
+        return ""
+    lost = FORMAT_POINTS - g.points["format"]
+    flags = [f for f in g.flags if f in FLAG_DEDUCTIONS]
+    return (f"{lost:g} format points were taken for how the tables were printed "
+            f"({'; '.join(flags) or 'format'}); the rest of the score is what the tables "
+            "get read as meant.")
 
 
 def plain_summary(g: Grade) -> str:
     """A plain-language paragraph: what the verdict means and where to look first (the flags'
     checklist, given once below it, or the worst state when no flag says more)."""
     text = _VERDICT_MEANING.get(g.verdict, "")
+    taken = format_points_taken(g)
+    if taken:
+        text += " " + taken
     why = evidence_reason(g)
     if why:
         text += " " + SCORE_STANDS.format(why=why)

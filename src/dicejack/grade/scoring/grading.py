@@ -328,7 +328,9 @@ def grade_text(refs: References, text: str | bytes, *, name: str = "submission")
 def batch_hint(refs: References, grades: Sequence[Grade]) -> str:
     """One line for the top of a batch's output when most of its files point to other settings
     or one slip (the command to re-run when there is one), else "": tables of another size
-    (another LTarget), tables that fit markedly better transposed, J printed 0-based."""
+    (another LTarget), tables that fit markedly better transposed, J printed 0-based. One file
+    (a student's self-check) is spoken to as one: its size in its own words, and no slip said
+    of a class (its report names its own slips)."""
     files = [g for g in grades if g.status != Status.SKIPPED]
     if not files:
         return ""
@@ -336,10 +338,16 @@ def batch_hint(refs: References, grades: Sequence[Grade]) -> str:
     sizes = Counter(g.table_size for g in files if g.table_size is not None)
     if sizes:
         size, count = sizes.most_common(1)[0]
+        rerun = (f"LTarget={size}? re-run with --low {size} --high <UTarget> (the settings "
+                 f"{'you were' if len(files) == 1 else 'the class was'} given)")
+        if len(files) == 1 and count == 1:
+            return (f"the file holds {size}x{size} tables, not {refs.game.low}x{refs.game.low}: "
+                    + rerun)
         if count > half:
             return (f"{count} of {len(files)} files hold {size}x{size} tables, not "
-                    f"{refs.game.low}x{refs.game.low}: LTarget={size}? re-run with --low {size} "
-                    f"--high <UTarget> (the settings the class was given)")
+                    f"{refs.game.low}x{refs.game.low}: " + rerun)
+    if len(files) == 1:
+        return ""
     for flag, what in (("transposed", "fit markedly better transposed (rows Y, columns X): "
                         "the class may have been shown the tables the other way round"),
                        ("zero-based-j", "print J 0-based (0..NDice-1): the class may have "

@@ -60,8 +60,8 @@ FAIL_FLAGS = frozenset({"no-data"})
 EVIDENCE_FLAGS = frozenset({"inconsistent", *PRINT_RULE_FLAGS})
 #: The rule, as the student reads it (reports and pages) when such evidence sent them to review.
 SCORE_STANDS = ("Your score stands; a person will look because {why}. This is not proof of an "
-                "error: about 5% of correct programs land in review by chance, and a review "
-                "never lowers a score.")
+                "error: about 5% of correct programs land in review by chance, and such "
+                "evidence never lowers a score.")
 #: One line per flag dicejack itself raises (the reader may add its own).
 FLAG_HELP: dict[str, str] = {
     "transposed": "the tables fit markedly better transposed (columns = mover's score); "
