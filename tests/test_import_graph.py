@@ -101,9 +101,8 @@ def test_the_circle_finder_finds_an_annotation_only_circle():
     assert "dicejack.grade.programs.batch_run" not in graph["dicejack.grade.programs.pages"]
 
 
-#: File names two modules still share: the report's and the grader's writers.py (one is renamed
-#: when the report change under way lands); nothing may join them.
-KNOWN_TWINS = {"writers.py"}
+#: File names two modules may share: none.
+KNOWN_TWINS: set[str] = set()
 
 
 def test_no_two_modules_share_a_file_name():

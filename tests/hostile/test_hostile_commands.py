@@ -25,7 +25,7 @@ from dicejack import formats
 from dicejack.cli import main
 from dicejack.formats.json_output import json_safe, json_text
 from dicejack.formats.learner_runs import load_run_npz
-from dicejack.report.writers import MARKER
+from dicejack.report.folder import MARKER
 from dicejack.runtime import parallel
 
 SMALL_REPORT = ["--games", "10,20", "--seeds", "1", "--workers", "1"]

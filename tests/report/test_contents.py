@@ -13,7 +13,7 @@ import pytest
 from dicejack import compare, report
 from dicejack.compare.metrics import METRIC_HELP
 from dicejack.report.contents import TABLE_METRICS, metrics_json, report_markdown
-from dicejack.report.writers import curve_series
+from dicejack.report.folder import curve_series
 from tests.games import TINY
 
 GAMES = (10, 30, 100)

@@ -28,7 +28,7 @@ Everything else is internal, imported from its module:
   statistics over seeds (:class:`Study`, :func:`interval`, :func:`games_to_reach`).
 * :mod:`dicejack.report.contents`: the text of each file (:func:`metrics_csv`,
   :func:`metrics_json`, :func:`report_markdown`, :func:`timing_json`).
-* :mod:`dicejack.report.writers`: the report folder on disk (:func:`write_report`,
+* :mod:`dicejack.report.folder`: the report folder on disk (:func:`write_report`,
   :func:`make_report`).
 * :mod:`dicejack.report.game_study`, :mod:`dicejack.report.game_writers`: reports on protocol
   games (``report --game``); :mod:`dicejack.report.studies`: ``dicejack study``.
@@ -45,7 +45,7 @@ from dicejack.report.config import (
     series_grid,
 )
 from dicejack.report.study import Study, run_study
-from dicejack.report.writers import Report, make_report, write_report
+from dicejack.report.folder import Report, make_report, write_report
 
 __all__ = [
     "ReportConfig", "SeriesSpec", "series_grid", "ReportError",

@@ -2,7 +2,7 @@
 ``timing.json``, ``report.md`` and ``report.html`` (report.md as a page), built from a
 :class:`~dicejack.report.study.Study`.
 
-Owns the contents (docs/design/formats.md), not the disk: :mod:`dicejack.report.writers` writes
+Owns the contents (docs/design/formats.md), not the disk: :mod:`dicejack.report.folder` writes
 them into the report folder. ``metrics.csv`` is the long form (one row per run, checkpoint and
 metric), ``metrics.json`` the summary over seeds, ``timing.json`` where the run time went and
 ``report.md`` a plain-language summary, the state sets, the figures and the tables.

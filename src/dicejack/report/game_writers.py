@@ -1,7 +1,7 @@
 """A game report's folder (``dicejack report --game``): its figures and files, written as a
 whole, and running a study into it.
 
-Owns the folder on disk for protocol games, beside :mod:`dicejack.report.writers` (the
+Owns the folder on disk for protocol games, beside :mod:`dicejack.report.folder` (the
 handout's): :func:`write_game_report` draws the figures (``figures/convergence.png``,
 curves over checkpoints with 95% bands and their numbers as CSV, by
 :func:`dicejack.figures.convergence.plot_curves`; for games with two score axes, Pig and Piglet,
@@ -40,7 +40,7 @@ from dicejack.report.game_contents import (
 )
 from dicejack.report.game_shapes import hold_rows, mean_by_scores, score_axes, stop_totals
 from dicejack.report.game_study import GameReportConfig, GameStudy, run_game_study
-from dicejack.report.writers import MARKER, Report, fill_report_folder
+from dicejack.report.folder import MARKER, Report, fill_report_folder
 
 __all__ = ["GAME_PANELS", "MAP_SERIES_LIMIT", "game_default_out", "write_game_report",
            "make_game_report"]
