@@ -14,8 +14,8 @@ import pytest
 from dicejack import compare, figures, report
 from dicejack.cli import main
 from dicejack.report.contents import TIMING_FILE, report_markdown
-from dicejack.report.study import run_one
 from dicejack.report.folder import MARKER, default_out, existing_kind
+from dicejack.report.study import run_one
 from tests.games import TINY
 
 

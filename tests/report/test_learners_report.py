@@ -20,8 +20,8 @@ from dicejack.formats.numbers import stated
 from dicejack.learners.catalogue import parameters
 from dicejack.report.config import LEARNED_FIGURES_LIMIT
 from dicejack.report.contents import TIMING_FILE, metrics_csv, metrics_json, report_markdown
-from dicejack.report.study import games_to_reach, run_one
 from dicejack.report.folder import curve_series, learned_figures
+from dicejack.report.study import games_to_reach, run_one
 from tests.games import TINY
 
 TINY_ARGS = ["--sides", "3", "--low", "6", "--high", "7", "--dice", "2"]

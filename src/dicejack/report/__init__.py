@@ -44,8 +44,8 @@ from dicejack.report.config import (
     SeriesSpec,
     series_grid,
 )
-from dicejack.report.study import Study, run_study
 from dicejack.report.folder import Report, make_report, write_report
+from dicejack.report.study import Study, run_study
 
 __all__ = [
     "ReportConfig", "SeriesSpec", "series_grid", "ReportError",

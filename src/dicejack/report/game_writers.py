@@ -31,6 +31,7 @@ from dicejack.figures.convergence import plot_curves
 from dicejack.figures.game_maps import ScoreMap, plot_score_maps
 from dicejack.formats.folders import new_folder_beside
 from dicejack.report.config import ReportError
+from dicejack.report.folder import MARKER, Report, fill_report_folder
 from dicejack.report.game_contents import (
     GAME_REPORT_KIND,
     game_metrics_csv,
@@ -40,7 +41,6 @@ from dicejack.report.game_contents import (
 )
 from dicejack.report.game_shapes import hold_rows, mean_by_scores, score_axes, stop_totals
 from dicejack.report.game_study import GameReportConfig, GameStudy, run_game_study
-from dicejack.report.folder import MARKER, Report, fill_report_folder
 
 __all__ = ["GAME_PANELS", "MAP_SERIES_LIMIT", "game_default_out", "write_game_report",
            "make_game_report"]
