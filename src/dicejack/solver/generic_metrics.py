@@ -7,6 +7,8 @@ state, -1 = no data, and the learner's value estimates), so any learner's tables
 from __future__ import annotations
 
 import math
+import weakref
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -55,6 +57,40 @@ def _gaps(sol: GameSolution) -> np.ndarray:
     return top - second
 
 
+@dataclass(frozen=True, eq=False)
+class _Ground:
+    """What every learned policy of one solution is measured against, computed once per
+    solution (a report measures dozens of policies against one): the live, decisive and on-path
+    states, optimal play's expected visits, its policy and the game's levels."""
+
+    live: np.ndarray
+    decisive: np.ndarray
+    onpath: np.ndarray
+    often: np.ndarray
+    optimal_w: np.ndarray
+    levels: Any
+
+
+_GROUNDS: weakref.WeakKeyDictionary[GameSolution, _Ground] = weakref.WeakKeyDictionary()
+
+
+def _ground(sol: GameSolution) -> _Ground:
+    """The solution's :class:`_Ground`, kept as long as the solution is."""
+    found = _GROUNDS.get(sol)
+    if found is None:
+        space = sol.space
+        live = ~space.terminal
+        gaps = np.full(space.n_states, np.inf)
+        gaps[live] = _gaps(sol)
+        levels = level_structure(space)
+        optimal_w = sol.policy()
+        often = expected_visits(space, optimal_w, levels)
+        found = _Ground(live, live & (gaps >= DECISIVE_GAP) & np.isfinite(gaps),
+                        live & (often >= ON_PATH), often, optimal_w, levels)
+        _GROUNDS[sol] = found
+    return found
+
+
 def learned_metrics(sol: GameSolution, best: np.ndarray, value: np.ndarray | None = None
                     ) -> dict[str, Any]:
     """The metrics (module docstring) as a flat dict: states, states_with_data,
@@ -71,18 +107,13 @@ def learned_metrics(sol: GameSolution, best: np.ndarray, value: np.ndarray | Non
     best = np.asarray(best, dtype=np.int64)
     if best.shape != (space.n_states,):
         raise ValueError(f"best must have one entry per state ({space.n_states})")
-    live = ~space.terminal
+    ground = _ground(sol)
+    live, decisive, onpath, often = ground.live, ground.decisive, ground.onpath, ground.often
+    levels, optimal_w = ground.levels, ground.optimal_w
     known = live & (best >= 0)
     right = np.zeros(space.n_states, dtype=bool)
     right[known] = sol.optimal[best[known]]
-    gaps = np.full(space.n_states, np.inf)
-    gaps[live] = _gaps(sol)
-    decisive = live & (gaps >= DECISIVE_GAP) & np.isfinite(gaps)
-    levels = level_structure(space)
     w = learned_policy(sol, best)
-    optimal_w = sol.policy()
-    often = expected_visits(space, optimal_w, levels)
-    onpath = live & (often >= ON_PATH)
     out: dict[str, Any] = {
         "states": int(live.sum()),
         "states_with_data": int(known.sum()),
