@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -109,6 +110,27 @@ def _json(key: str, text: str, kind: type) -> Any:
     return value
 
 
+def _learner_state(members: NpzMembers, keys: tuple[str, ...], space: Any,
+                   bad: Callable[[str], FormatError]) -> dict[str, Any]:
+    """The learner's saved state (``state_<key>`` members, every one of `keys`), its tables
+    checked against the game's shape (`space`: the game's enumeration)."""
+    shapes = {"q": (space.n_rows,), "n": (space.n_rows,), "lose": (space.n_rows,),
+              "visits": (space.n_states,)}
+    state: dict[str, Any] = {}
+    for key in keys:
+        member = _STATE + key
+        if member not in members.infos:
+            raise bad(f"missing {member}")
+        if key in shapes:
+            shape, _ = members.header(member, "iuf")
+            if shape != shapes[key]:
+                raise bad(f"{member} has shape {shape}, the game {shapes[key]}")
+            state[key] = members.read(member)
+        else:
+            state[key] = _scalar(members, member, "iuU")
+    return state
+
+
 def load_game_run(path: str | os.PathLike[str], game: Any = None) -> GameRun:
     """Read and check a run written by :func:`save_game_run`; FormatError (one line) if
     anything is off. `game`: the game object to read it against (its label must be the
@@ -161,21 +183,7 @@ def load_game_run(path: str | os.PathLike[str], game: Any = None) -> GameRun:
             if game_label(game) != label:
                 raise FormatError(f"run file {path} is a run of {label}, not of "
                                   f"{game_label(game)}")
-            space = game_space(game)
-            shapes = {"q": (space.n_rows,), "n": (space.n_rows,), "lose": (space.n_rows,),
-                      "visits": (space.n_states,)}
-            state: dict[str, Any] = {}
-            for key in cls.STATE_KEYS:
-                member = _STATE + key
-                if member not in members.infos:
-                    raise bad(f"missing {member}")
-                if key in shapes:
-                    shape, _ = members.header(member, "iuf")
-                    if shape != shapes[key]:
-                        raise bad(f"{member} has shape {shape}, the game {shapes[key]}")
-                    state[key] = members.read(member)
-                else:
-                    state[key] = _scalar(members, member, "iuU")
+            state = _learner_state(members, cls.STATE_KEYS, game_space(game), bad)
         except FormatError:
             raise
         except DicejackError as exc:
