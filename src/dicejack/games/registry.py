@@ -1,8 +1,9 @@
 """The games by name, and the user's own: ``--game NAME`` or ``--game FILE.py:Class`` (or
 ``MODULE:Class``), with ``--game-param KEY=VALUE`` for its parameters.
 
-Bundled: ``handout`` (the handout's game: sides, low, high, dice), ``pig`` (goal, die), ``piglet``
-(goal), ``peeking-blackjack`` (card_values, multiplicity, threshold, peek_cost) and ``yamslam``
+Bundled: ``handout`` (the handout's game: sides, low, high, dice), ``pig`` (goal, die),
+``piglet`` (goal), ``pig-reset`` (goal, die: two-dice Pig, two 1s reset the banked score),
+``peeking-blackjack`` (card_values, multiplicity, threshold, peek_cost) and ``yamslam``
 (rerolls). A user's game is a class (called with the parameters as keyword arguments) or an
 object already built (then no parameters), loaded by :mod:`dicejack.runtime.user_code`.
 Parameter values are read as whole numbers, then fractions (``1/6``, ``0.5`` exactly), else
@@ -17,7 +18,7 @@ from typing import Any
 
 from dicejack.games.handout import HandoutGame
 from dicejack.games.peeking_blackjack import PeekingBlackjack
-from dicejack.games.pig import Pig, Piglet
+from dicejack.games.pig import Pig, Piglet, PigReset
 from dicejack.games.protocol import GameDefinitionError, check_game_object
 from dicejack.games.yamslam import Yamslam
 from dicejack.runtime.user_code import is_spec, load_object
@@ -26,7 +27,8 @@ __all__ = ["GAMES", "make_game", "parse_game_params", "game_names"]
 
 #: The bundled games by name.
 GAMES: dict[str, type] = {"handout": HandoutGame, "pig": Pig, "piglet": Piglet,
-                          "peeking-blackjack": PeekingBlackjack, "yamslam": Yamslam}
+                          "pig-reset": PigReset, "peeking-blackjack": PeekingBlackjack,
+                          "yamslam": Yamslam}
 
 
 def game_names() -> str:
