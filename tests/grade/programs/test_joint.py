@@ -20,17 +20,27 @@ def test_holm_step_down():
     assert jt.holm([0.5, 0.9]) == [1.0, 1.0]
 
 
-def test_print_flag_p_is_the_binomial_tail():
-    a = jt.ALPHA_PRINT
-    assert jt.print_flag_p(0, 6) == pytest.approx(1.0)
-    assert jt.print_flag_p(1, 1) == pytest.approx(a)
-    assert jt.print_flag_p(2, 3) == pytest.approx(3 * a * a * (1 - a) + a ** 3)
-    assert math.isnan(jt.print_flag_p(0, 0))
+def test_print_flag_p_weighs_the_runs_of_one_reference_set_as_sharing_it():
+    c = 60  # held-out runs: a faithful run is flagged at 1 / (C + 1) over reference sets
+    a = 1 / (c + 1)
+    assert a == pytest.approx(jt.ALPHA_PRINT)
+    assert jt.print_flag_p(0, [(6, c)]) == pytest.approx(1.0)
+    assert jt.print_flag_p(1, [(1, c)]) == pytest.approx(a)
+    # independent sets: the binomial tail
+    assert jt.print_flag_p(2, [(1, c), (1, c)]) == pytest.approx(a * a)
+    assert jt.print_flag_p(2, [(1, c)] * 3) == pytest.approx(3 * a * a * (1 - a) + a ** 3)
+    # one set: given it, each run tops the held-out maximum with the same q ~ Beta(1, C), so
+    # two flags at one setting are E[q^2] = 2 / ((C + 1)(C + 2)), twice as likely as two
+    # independent chances (a set whose maximum came low flags every run of that setting)
+    assert jt.print_flag_p(2, [(2, c)]) == pytest.approx(2 / ((c + 1) * (c + 2)))
+    assert jt.print_flag_p(2, [(2, c)]) > jt.print_flag_p(2, [(1, c), (1, c)])
+    assert math.isnan(jt.print_flag_p(0, [])) and math.isnan(jt.print_flag_p(0, [(0, c)]))
 
 
 def test_one_flag_in_many_faithful_runs_is_not_evidence():
-    assert jt.print_flag_p(1, 6) > jt.P_REVIEW
-    assert jt.print_flag_p(2, 6) < jt.P_REVIEW
+    plan = [(2, 60), (2, 60), (2, 60)]  # the default plan: two runs at each of three settings
+    assert jt.print_flag_p(1, plan) > jt.P_REVIEW
+    assert jt.print_flag_p(2, plan) < jt.P_REVIEW
 
 
 def test_a_run_printing_its_tables_with_numpy_is_graded_and_a_summarised_one_says_why(refs):

@@ -7,11 +7,16 @@ The family (Holm's step-down at the review level P_REVIEW = P_INCONSISTENT + ALP
 
 - every run's consistency p-value (continuous; uniform for a faithful program); a run whose
   tables repeat an earlier run's exactly is counted once;
-- one p-value for the print-rule checks of all runs: under a faithful program each run flags a
-  print-only slip with probability at most ALPHA_PRINT (a rank p-value over the held-out runs),
-  independently across runs, so k flags among n runs have the binomial tail
-  P(X >= k | n, ALPHA_PRINT). A rank p-value is coarse (at least 1/61), so Holm over the runs'
-  own print p-values could never reject; the count of flags can.
+- one p-value for the print-rule checks of all runs (:func:`print_flag_p`): a run is flagged
+  when its statistic tops all C held-out runs' of its reference set (a rank p-value, at least
+  1/(C + 1) = ALPHA_PRINT), so over reference sets a faithful run is flagged at ALPHA_PRINT; but
+  the runs of one setting share one set, and given the set the chance q of topping the held-out
+  maximum is Beta(1, C), not ALPHA_PRINT (measured at the handout's settings: 11 of 300 faithful
+  runs flagged against the default set, 3.7%). So the count of flags of the runs sharing a set
+  is Beta-binomial(n, 1, C), the sets independent, and the tail of their sum is the p-value: two
+  flags at one setting are weighed as the shared q makes them, not as two independent chances.
+  A rank p-value is coarse, so Holm over the runs' own print p-values could never reject; the
+  count of flags can.
 
 A rejection makes the student's verdict review, naming what drove it (the slip flagged most
 often, or ``inconsistent`` with the run). The score is the mean over the assigned runs, and
@@ -134,11 +139,17 @@ def holm(p_values: Sequence[float]) -> list[float]:
     return out
 
 
-def print_flag_p(flags: int, checked: int, alpha: float = ALPHA_PRINT) -> float:
-    """P(at least `flags` of `checked` faithful runs flag a print-only slip)."""
-    if checked == 0:
+def print_flag_p(flags: int, groups: Sequence[tuple[int, int]]) -> float:
+    """P(at least `flags` print-only slips flagged among faithful runs checked in `groups`:
+    (runs, held-out runs C of their reference set) per set; module docstring). NaN when no
+    run was checked."""
+    pmf = np.ones(1)
+    for n, held in groups:
+        if n > 0:
+            pmf = np.convolve(pmf, stats.betabinom.pmf(np.arange(n + 1), n, 1, held))
+    if len(pmf) == 1:
         return math.nan
-    return float(stats.binom.sf(flags - 1, checked, alpha))
+    return float(min(1.0, max(0.0, pmf[max(flags, 0):].sum())))
 
 
 @dataclass(frozen=True)
@@ -189,6 +200,7 @@ def _family(runs: Sequence[ProgramRun]) -> Joint:
     flags: Counter[str] = Counter()
     strength: Counter[str] = Counter()
     checked = 0
+    groups: dict[str, list[int]] = {}  # setting -> [runs checked, held-out runs of its set]
     seen: list[Grade] = []
     sources: list[ProgramRun] = []
     for r in runs:
@@ -203,6 +215,9 @@ def _family(runs: Sequence[ProgramRun]) -> Joint:
         pc = g.print_check
         if pc is not None and pc.runs:
             checked += 1
+            held = (int(r.refs.held_best.shape[0]) if r.refs is not None
+                    else round(1 / ALPHA_PRINT) - 1)
+            groups.setdefault(r.setting.label, [0, held])[0] += 1
             if pc.flag:
                 flags[pc.flag] += 1
             for rule, z in pc.z.items():
@@ -213,7 +228,7 @@ def _family(runs: Sequence[ProgramRun]) -> Joint:
                       default=("", 0))
     labels.append(f"print-rule flags: {sum(flags.values())} of {checked} runs"
                   + (f" (most often {slip})" if slip else ""))
-    ps.append(print_flag_p(sum(flags.values()), checked))
+    ps.append(print_flag_p(sum(flags.values()), [(n, c) for n, c in groups.values()]))
     return Joint(tuple(labels), tuple(ps), tuple(holm(ps)), slip, count, checked,
                  tuple(sources))
 
