@@ -240,7 +240,7 @@ def grade_files(
     diagnose: bool = True,
 ) -> Gradebook:
     """Grade every submission of `paths`: files, folders (searched recursively) and zip archives
-    (:func:`dicejack.grade.inputs.collect`), in order; then write the gradebook to `out`, one
+    (:func:`dicejack.grade.intake.inputs.collect`), in order; then write the gradebook to `out`, one
     report per submission into `reports`, the HTML site into `site`
     (:func:`dicejack.grade.outputs.site.write_site`), the LMS grades CSV (`lms_csv` in `lms_format`,
     :func:`dicejack.grade.lms.lms_csv`) and the Gradescope results.json (`gradescope`: exactly

@@ -1,7 +1,7 @@
 """Zip archives as a batch reads them: opened with one-line reasons, members' names split at
 ``/`` only and checked (empty, absolute, climbing out with ``..``, a second of one name), and the
 member count an archive declares, read from its end record before anything else. Names only:
-what the members hold is read by :mod:`dicejack.grade.intake.inputs`."""
+what the members hold is read by :mod:`dicejack.grade.intake.zip_members`."""
 
 from __future__ import annotations
 

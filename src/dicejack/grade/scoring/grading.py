@@ -275,7 +275,7 @@ def grade_file(refs: References, path: str | os.PathLike[str] | bytes, *,
     error). Only regular files of at most MAX_SUBMISSION_BYTES are read, and only as data: the
     file is opened without blocking and checked again once open (a FIFO or device swapped in
     after the first check is refused, never waited on). html: the file is a web page (an LMS
-    text entry); its text is graded (:func:`dicejack.grade.intake.inputs.html_text`)."""
+    text entry); its text is graded (:func:`dicejack.grade.intake.reading.html_text`)."""
     label = display_name(path if name is None else name)
     try:
         p = Path(os.fsdecode(path)) if isinstance(path, bytes) else Path(path)
@@ -366,7 +366,7 @@ def _error(label: str, message: str) -> Grade:
 
 
 def grade_entry(refs: References, entry: Entry) -> Grade:
-    """Grade one collected :class:`~dicejack.grade.intake.inputs.Entry` (a file, an archive
+    """Grade one collected :class:`~dicejack.grade.intake.entries.Entry` (a file, an archive
     member, or a skipped or unreadable one), with its student. Never raises for bad content."""
     if entry.skipped:
         g = Grade(submission=entry.label, status=Status.SKIPPED, verdict=Verdict.NONE,
