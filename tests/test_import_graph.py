@@ -120,7 +120,6 @@ ROOT = SRC.parent
 #: The only uses of another module's private (`_underscore`) names (DESIGN.md's rules): none
 #: in src/dicejack; these test files, each testing or counting a helper directly.
 PRIVATE_USES = {
-    ("tests/runtime/test_cgroups.py", "dicejack.runtime.cgroups"),  # layouts of made-up /proc
     ("tests/hostile/test_hostile_jail_property.py", "tests.hostile.test_hostile_jail"),
     ("tests/formats/test_submission_cost.py", "dicejack.formats.submission.reader"),
     ("tests/grade/test_copies_cost.py", "dicejack.grade.evidence.copies"),  # work counted
