@@ -120,7 +120,6 @@ ROOT = SRC.parent
 #: The only uses of another module's private (`_underscore`) names (DESIGN.md's rules): none
 #: in src/dicejack; these test files, each testing or counting a helper directly.
 PRIVATE_USES = {
-    ("tests/runtime/test_cgroups.py", "dicejack.runtime.cgroups"),  # layouts of made-up /proc
     ("tests/hostile/test_hostile_jail_property.py", "tests.hostile.test_hostile_jail"),
     ("tests/formats/test_submission_cost.py", "dicejack.formats.submission.reader"),
     ("tests/grade/test_copies_cost.py", "dicejack.grade.evidence.copies"),  # work counted
@@ -196,10 +195,8 @@ def test_the_module_map_lists_every_module():
     assert missing == []
 
 
-#: Modules allowed over MAX_MODULE_LINES while they are being split (issue 45): none may join.
-LONG_MODULES = {"dicejack/grade/intake/inputs.py", "dicejack/solver/generic.py",
-                "dicejack/envs/openspiel.py", "dicejack/runtime/cgroups.py",
-                "dicejack/grade/outputs/writers.py"}
+#: Modules allowed over MAX_MODULE_LINES: none.
+LONG_MODULES: set[str] = set()
 MAX_MODULE_LINES = 600
 MAX_FUNCTION_LINES = 80
 

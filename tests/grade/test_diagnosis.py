@@ -15,7 +15,8 @@ import pytest
 
 from dicejack import grade
 from dicejack.grade.evidence import bug_models
-from dicejack.grade.outputs.writers import gradebook_csv, plain_summary
+from dicejack.grade.outputs.explanations import plain_summary
+from dicejack.grade.outputs.gradebook import gradebook_csv
 from dicejack.grade.scoring import diagnosis
 from tests import students
 

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from dicejack import grade
 from dicejack.cli import main
 from dicejack.grade.intake.inputs import MAX_SUBMISSION_BYTES
-from dicejack.grade.outputs.writers import GRADEBOOK_HEADER, plain_summary
+from dicejack.grade.outputs.explanations import plain_summary
+from dicejack.grade.outputs.gradebook import GRADEBOOK_HEADER
 from dicejack.grade.scoring.grading import batch_hint
 from dicejack.grade.scoring.rubric import CONSISTENCY_POINTS, FLAG_DEDUCTIONS, FORMAT_POINTS, P_FAIL
 

@@ -16,8 +16,9 @@ import pytest
 from dicejack import grade
 from dicejack.grade.intake.inputs import MAX_SUBMISSION_BYTES, InputLimits, collect, html_text
 from dicejack.grade.intake.lms_names import Student
+from dicejack.grade.outputs.gradebook import GRADEBOOK_HEADER
 from dicejack.grade.outputs.site import write_site
-from dicejack.grade.outputs.writers import GRADEBOOK_HEADER, report_names, write_reports
+from dicejack.grade.outputs.student_reports import report_names, write_reports
 from dicejack.grade.scoring.grading import grade_entry
 
 from .support import CONFIG, GS_METADATA, layouts, tables, write

@@ -16,6 +16,7 @@ import dicejack.grade.outputs.lms as grade_lms
 from dicejack import grade
 from dicejack.cli import main
 from dicejack.grade import Grade
+from dicejack.grade.outputs.gradebook import GRADEBOOK_HEADER
 from dicejack.grade.outputs.lms import (
     GRADESCOPE_VISIBILITY,
     LMS_FORMATS,
@@ -23,7 +24,6 @@ from dicejack.grade.outputs.lms import (
     is_lms_csv,
     student_scores,
 )
-from dicejack.grade.outputs.writers import GRADEBOOK_HEADER
 
 from .support import CONFIG, GAMES, grade_of, layouts, tables, write
 

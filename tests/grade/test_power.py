@@ -11,7 +11,7 @@ from dicejack import grade
 from dicejack.games.handout_rules import Game
 from dicejack.grade.evidence.power import LOW_POWER, PROBE_RUNS, PROBES, setting_power
 from dicejack.grade.outputs.site import index_html
-from dicejack.grade.outputs.writers import report_markdown
+from dicejack.grade.outputs.student_reports import report_markdown
 from dicejack.grade.scoring.rubric import REVIEW_FLAGS, verdict_for
 from dicejack.learners import formulas, handout
 from tests.grade.support import layouts

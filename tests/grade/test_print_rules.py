@@ -13,7 +13,7 @@ from dicejack import grade
 from dicejack.games.handout_rules import Game
 from dicejack.grade.evidence.print_model import PRINT_RULES, rule_tables
 from dicejack.grade.evidence.print_rules import print_check
-from dicejack.grade.outputs.writers import report_markdown
+from dicejack.grade.outputs.student_reports import report_markdown
 from dicejack.grade.scoring.rubric import (
     ALPHA_PRINT,
     FLAG_HINTS,

@@ -11,7 +11,8 @@ import json
 import pytest
 
 from dicejack.grade import Grade, GradeError, Status, Verdict
-from dicejack.grade.outputs.writers import gradebook_csv, summary_text
+from dicejack.grade.outputs.gradebook import gradebook_csv
+from dicejack.grade.outputs.terminal import summary_text
 from dicejack.grade.scoring.rubric import verdict_for
 from dicejack.grade.settings import Parameter
 

@@ -14,6 +14,7 @@ import pytest
 from dicejack import grade
 from dicejack.cli import main
 from dicejack.figures.svg import MAP_WIDTH
+from dicejack.grade.outputs.explanations import plain_summary, quality_rows
 from dicejack.grade.outputs.site import (
     SITE_MARKER,
     VERDICT_SEVERITY,
@@ -23,7 +24,6 @@ from dicejack.grade.outputs.site import (
     submission_html,
     write_site,
 )
-from dicejack.grade.outputs.writers import plain_summary, quality_rows
 
 from .support import CONFIG, GAME, GAMES, M, layouts, tables, write
 
@@ -390,7 +390,7 @@ def test_a_graded_batchs_pages_show_each_submission_with_the_rows_read(batch):
 def test_the_class_page_has_one_count_the_terminals(refs):
     """Issue 46: the headline's count, the rows of the table and the verdict cards are the
     terminal's summary line; an earlier attempt is listed once, apart, not in the table."""
-    from dicejack.grade.outputs.writers import summary_text
+    from dicejack.grade.outputs.terminal import summary_text
 
     best, prob = tables(seed=3)
     good = dataclasses.replace(

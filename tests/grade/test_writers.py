@@ -7,14 +7,10 @@ import dataclasses
 import numpy as np
 
 from dicejack import grade
+from dicejack.grade.outputs.explanations import plain_summary
 from dicejack.grade.outputs.site import submission_html
-from dicejack.grade.outputs.writers import (
-    plain_summary,
-    report_markdown,
-    report_names,
-    report_text,
-    summary_text,
-)
+from dicejack.grade.outputs.student_reports import report_markdown, report_names
+from dicejack.grade.outputs.terminal import report_text, summary_text
 from dicejack.grade.scoring.rubric import FLAG_HINTS
 
 from .support import CONFIG, grade_of, layouts, tables, write

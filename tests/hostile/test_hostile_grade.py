@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 from dicejack import grade
 from dicejack.grade.evidence.references import forget_references
 from dicejack.grade.intake.inputs import MAX_SUBMISSION_BYTES
-from dicejack.grade.outputs.writers import GRADEBOOK_HEADER, gradebook_csv, summary_text
+from dicejack.grade.outputs.gradebook import GRADEBOOK_HEADER, gradebook_csv
+from dicejack.grade.outputs.terminal import summary_text
 from dicejack.grade.settings import MAX_REFERENCE_GAMES
 from tests.games import SMALL as GAME
 from tests.hostile.support import submission_text

@@ -23,8 +23,8 @@ from dicejack.grade.intake.lms_names import (
     gradescope_students,
     lms_student,
 )
+from dicejack.grade.outputs.gradebook import GRADEBOOK_HEADER
 from dicejack.grade.outputs.lms import student_scores
-from dicejack.grade.outputs.writers import GRADEBOOK_HEADER
 from dicejack.grade.scoring.grading import grade_entry
 from dicejack.grade.scoring.rubric import FLAG_HINTS, REVIEW_FLAGS
 

@@ -17,7 +17,7 @@ from dicejack import grade
 from dicejack.cli import main
 from dicejack.grade.intake.inputs import display_name
 from dicejack.grade.outputs.lms import is_lms_csv
-from dicejack.grade.outputs.writers import summary_text
+from dicejack.grade.outputs.terminal import summary_text
 from tests.games import SMALL as GAME
 from tests.hostile.support import submission_text
 

@@ -1,11 +1,13 @@
-"""runtime.cgroups: a jail bounded as a whole. On this machine's cgroups (skipped, saying why,
-where none are writable) real processes show that memory (tmpfs included), processes and CPU
-share are capped per jail and that everything a jail started dies with it; the v2 path, and the
-probing of both versions, are checked against a fake cgroupfs in a temporary folder that keeps
-the kernel's rules that matter here."""
+"""runtime.cgroups and runtime.cgroup_layout: a jail bounded as a whole. On this machine's
+cgroups (skipped, saying why, where none are writable) real processes show that memory (tmpfs
+included), processes and CPU share are capped per jail and that everything a jail started dies
+with it; the v2 path, and the probing of both versions, are checked against a fake cgroupfs in a
+temporary folder (hooked in through runtime.cgroup_fs) that keeps the kernel's rules that matter
+here."""
 
 from __future__ import annotations
 
+import atexit
 import errno
 import os
 import shutil
@@ -17,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from dicejack.runtime import cgroups
+from dicejack.runtime import cgroup_fs, cgroup_layout, cgroups
 
 PYTHON = "/usr/bin/python3"
 MiB = 1 << 20
@@ -244,7 +246,7 @@ def test_a_child_that_cannot_join_never_runs(make_group, tmp_path):
 
 def test_stale_groups_of_a_gone_process_are_killed_and_removed(make_group):
     make_group()  # cgroups work here; the first create has cleaned up already
-    layout = cgroups._layout()
+    layout = cgroup_layout.layout()
     gone = subprocess.Popen(["true"])
     gone.wait()
     sleeper = subprocess.Popen(["sleep", "600"])  # alive: its groups stay
@@ -306,7 +308,7 @@ def test_v1_probe_finds_our_folder_in_every_hierarchy(tmp_path):
                        ("cgroup2", "/", f"{cg}/unified", "rw"))
     own = ("5:memory:/docker/abc/sub\n4:cpu,cpuacct:/a/b\n3:pids:/\n2:freezer:/f\n"
            "1:name=systemd:/\n0::/\n")
-    layout = cgroups._probe(*write_proc(tmp_path, mounts, own))
+    layout = cgroup_layout.probe(*write_proc(tmp_path, mounts, own))
     assert layout.version == "v1"
     assert layout.bases == {"memory": f"{cg}/memory/sub", "cpu": f"{cg}/cpu,cpuacct/a/b",
                             "cpuacct": f"{cg}/cpu,cpuacct/a/b", "pids": f"{cg}/pids",
@@ -320,12 +322,12 @@ def test_v1_without_a_hierarchy_says_which(tmp_path):
     (cg / "memory").mkdir(parents=True)
     mounts = mountinfo(("cgroup", "/", f"{cg}/memory", "rw,memory"))
     with pytest.raises(cgroups.CgroupError, match="pids, cpu, cpuacct, freezer"):
-        cgroups._probe(*write_proc(tmp_path, mounts, "1:memory:/\n"))
+        cgroup_layout.probe(*write_proc(tmp_path, mounts, "1:memory:/\n"))
 
 
 def test_no_cgroups_at_all_says_so(tmp_path):
     with pytest.raises(cgroups.CgroupError, match="no cgroup hierarchy"):
-        cgroups._probe(*write_proc(tmp_path, mountinfo(("proc", "/", "/proc", "rw")), ""))
+        cgroup_layout.probe(*write_proc(tmp_path, mountinfo(("proc", "/", "/proc", "rw")), ""))
 
 
 class FakeCgroupFS:
@@ -443,22 +445,22 @@ class FakeCgroupFS:
 
 @pytest.fixture
 def fake_v2(tmp_path, monkeypatch):
-    """A fake cgroupfs at tmp_path/cg, hooked into the module (its probe cache emptied)."""
+    """A fake cgroupfs at tmp_path/cg, hooked in through cgroup_fs (its probe cache emptied)."""
     fs = FakeCgroupFS(tmp_path / "cg")
     for name in ("mkdir", "rmdir", "write", "sigkill"):
-        monkeypatch.setattr(cgroups, f"_{name}", getattr(fs, name))
-    monkeypatch.setattr(cgroups, "_support", {})
-    monkeypatch.setattr(cgroups, "_cleaned", set())
-    monkeypatch.setattr(cgroups, "_v2_parents", set())
-    monkeypatch.setattr(cgroups.atexit, "register", lambda *a: None)
+        monkeypatch.setattr(cgroup_fs, name, getattr(fs, name))
+    monkeypatch.setattr(cgroup_fs, "probed", {})
+    monkeypatch.setattr(cgroup_fs, "cleaned", set())
+    monkeypatch.setattr(cgroup_fs, "v2_parents", set())
+    monkeypatch.setattr(atexit, "register", lambda *a: None)
     return fs
 
 
-def probe_v2(fs: FakeCgroupFS, tmp_path: Path, own: str, euid: int) -> cgroups._Layout:
+def probe_v2(fs: FakeCgroupFS, tmp_path: Path, own: str, euid: int) -> cgroup_layout.Layout:
     files = write_proc(tmp_path, mountinfo(("cgroup2", "/", str(fs.top), "rw,nsdelegate")),
                        f"0::{own}\n")
-    layout = cgroups._probe(*files, euid=euid)
-    cgroups._support["layout"] = layout  # what create() and remove_stale_groups() use
+    layout = cgroup_layout.probe(*files, euid=euid)
+    cgroup_fs.probed["layout"] = layout  # what create() and remove_stale_groups() use
     return layout
 
 

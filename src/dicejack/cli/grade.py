@@ -307,7 +307,7 @@ def _grade_printouts(o: dict) -> tuple:
 
 def _say_grades(refs, grades: list, graded: list, single: bool) -> str:
     """Print the batch hint, then one file's report or the batch's summary; return the hint."""
-    from dicejack.grade.outputs.writers import report_text, summary_text
+    from dicejack.grade.outputs.terminal import report_text, summary_text
     from dicejack.grade.scoring.grading import batch_hint
 
     hint = batch_hint(refs, grades)

@@ -32,7 +32,7 @@ def grade_run_cmd(
     from dicejack.formats.escape import safe_text
     from dicejack.games.handout_rules import Game
     from dicejack.grade import programs as pg
-    from dicejack.grade.outputs.writers import summary_text
+    from dicejack.grade.outputs.terminal import summary_text
     from dicejack.grade.programs import pyenv
     from dicejack.runtime import sandbox as sb
 

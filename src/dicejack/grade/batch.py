@@ -27,6 +27,11 @@ from dicejack.grade.intake.inputs import (
 )
 from dicejack.grade.intake.reading import NotRegularFile, html_text, read_regular
 from dicejack.grade.intake.skip_rules import SKIPPED_EXTENSIONS
+from dicejack.grade.outputs.gradebook import (
+    check_gradebook_path,
+    gradebook_records,
+    write_gradebook,
+)
 from dicejack.grade.outputs.lms import (
     GRADESCOPE_VISIBILITY,
     check_gradescope_path,
@@ -37,14 +42,9 @@ from dicejack.grade.outputs.lms import (
     write_gradescope,
     write_lms_csv,
 )
+from dicejack.grade.outputs.output_paths import prepare_reports_folder
 from dicejack.grade.outputs.site import prepare_site, write_site
-from dicejack.grade.outputs.writers import (
-    check_gradebook_path,
-    gradebook_records,
-    prepare_reports_folder,
-    write_gradebook,
-    write_reports,
-)
+from dicejack.grade.outputs.student_reports import write_reports
 from dicejack.grade.scoring.grading import grade_batch
 from dicejack.grade.scoring.record import Grade
 from dicejack.grade.scoring.students import KEEP

@@ -1,34 +1,26 @@
 """A control group per jail: join it before exec, cap memory (tmpfs pages are charged to the
 memory cgroup), processes and CPU share, read its CPU time and peak memory, kill everything in
-it, remove it.
+it, remove it; and the removal of stale groups a crashed batch left.
 
 Why: rlimits bind one process each, so a jail of three processes may hold three times its memory
 limit, files in a tmpfs count against none, and forty spinning processes get forty shares of the
 CPU. A control group bounds the jail as a whole, and everything it starts is in it, whatever it
 does to its signals or sessions (a new session leaves the process group, never the cgroup).
 
-Where the groups are (:func:`support` says which, once, cached):
+Where the groups are (:mod:`.cgroup_layout` finds it; :func:`support` says which, once, cached):
 
-- cgroup v1 (the memory, pids, cpu, cpuacct and freezer hierarchies mounted): a group
-  ``dicejack-<pid>-<n>`` under our own cgroup in each hierarchy (<pid> is ours). Limits:
-  ``memory.limit_in_bytes`` and, when swap is accounted, ``memory.memsw.limit_in_bytes`` (the
-  same value, so swap does not extend it), ``pids.max``, ``cpu.shares`` (the same for every
-  jail: a jail of 40 processes gets the share of a jail of one) and ``cpu.cfs_quota_us`` (at most
-  ``cpu_quota`` CPUs). Read: ``cpuacct.usage``, ``memory.max_usage_in_bytes``,
-  ``memory.oom_control``.
-- cgroup v2 (unified): jails are ``dicejack-<pid>/jail-<n>`` below a base whose subtree has the
-  memory, pids and cpu controllers enabled. The base is the hierarchy's top when we are root
-  (controllers enabled in its ``cgroup.subtree_control`` if needed), else (or when the top
-  refuses) our own cgroup, when it is ours to write: a delegated subtree, e.g.
-  ``systemd-run --user --scope -p Delegate=yes dicejack grade --run ...``. v2 lets a cgroup
-  enable controllers for its children only when it holds no process itself, so we first move
-  our own process into the leaf ``<own>/grader``; when other processes share our cgroup this is
-  refused (we never move them) and support says so. Limits: ``memory.max``,
-  ``memory.swap.max`` = 0 (when present), ``pids.max``, ``cpu.weight`` (equal), ``cpu.max``.
-  Read: ``cpu.stat`` usage_usec, ``memory.peak`` (when the kernel has it), ``memory.events``.
-- neither (no cgroups, a controller missing, not ours to write): :func:`available` is False and
-  :func:`support` says why in one line; the jail then falls back to per-process rlimits
-  (runtime.sandbox).
+- cgroup v1: a group ``dicejack-<pid>-<n>`` under our own cgroup in each hierarchy (<pid> is
+  ours). Limits: ``memory.limit_in_bytes`` and, when swap is accounted,
+  ``memory.memsw.limit_in_bytes`` (the same value, so swap does not extend it), ``pids.max``,
+  ``cpu.shares`` (the same for every jail: a jail of 40 processes gets the share of a jail of
+  one) and ``cpu.cfs_quota_us`` (at most ``cpu_quota`` CPUs). Read: ``cpuacct.usage``,
+  ``memory.max_usage_in_bytes``, ``memory.oom_control``.
+- cgroup v2: jails are ``dicejack-<pid>/jail-<n>`` below the base the probe prepared. Limits:
+  ``memory.max``, ``memory.swap.max`` = 0 (when present), ``pids.max``, ``cpu.weight`` (equal),
+  ``cpu.max``. Read: ``cpu.stat`` usage_usec, ``memory.peak`` (when the kernel has it),
+  ``memory.events``.
+- neither: :func:`available` is False and :func:`support` says why in one line; the jail then
+  falls back to per-process rlimits (runtime.sandbox).
 
 Joining: :meth:`JailGroup.joiner` is a preexec function (between fork and exec: system calls
 only) writing ``0`` (the writing process) into each ``cgroup.procs``; it must run before the
@@ -38,32 +30,28 @@ nothing forks or exits, and no pid is reused, while its pids are read), every pr
 gets SIGKILL, and it is thawed, in rounds until it is empty. Stale groups of an earlier batch
 that crashed (``dicejack-<pid>...`` whose pid is gone) are killed and removed by
 :func:`remove_stale_groups`, which the first :meth:`JailGroup.create` of a process calls.
+
+File system calls and this process's state go through :mod:`.cgroup_fs` (tests fake a cgroupfs
+there).
 """
 
 from __future__ import annotations
 
 import atexit
 import errno
-import itertools
 import os
 import re
-import signal
-import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from dicejack.runtime.messages import DicejackError
+from dicejack.runtime import cgroup_fs as fs
+from dicejack.runtime import cgroup_layout
+from dicejack.runtime.cgroup_layout import CgroupError
 
 __all__ = ["CgroupError", "GroupLimits", "JailGroup", "support", "available",
            "remove_stale_groups"]
 
-#: Where the mounts and our own cgroups are read (tests point a probe at a fake tree).
-PROC_MOUNTINFO = "/proc/self/mountinfo"
-PROC_CGROUP = "/proc/self/cgroup"
-#: The v1 hierarchies a jail needs, and the v2 controllers.
-V1_CONTROLLERS = ("memory", "pids", "cpu", "cpuacct", "freezer")
-V2_CONTROLLERS = ("memory", "pids", "cpu")
 #: The CFS period (microseconds) of the CPU quota.
 CPU_PERIOD_US = 100_000
 #: Kill rounds before giving up, and how long one round waits for the group to empty.
@@ -71,14 +59,8 @@ KILL_ROUNDS = 10
 ROUND_SECONDS = 1.0
 #: Our groups' names: v1 ``dicejack-<pid>-<n>``, v2 ``dicejack-<pid>`` (the parent of jail-<n>).
 PREFIX = "dicejack-"
-V2_LEAF = "grader"
 _V1_NAME = re.compile(r"^dicejack-(\d+)-(\d+)$")
 _V2_NAME = re.compile(r"^dicejack-(\d+)$")
-
-
-class CgroupError(DicejackError):
-    """No control group can be made here (the reason says why), a bad limit, or a group whose
-    processes would not die."""
 
 
 @dataclass(frozen=True)
@@ -106,46 +88,6 @@ class GroupLimits:
         if self.cpu_quota is not None and not 0.01 <= self.cpu_quota <= 1024:
             raise CgroupError(f"limit cpu_quota must be None or 0.01..1024 CPUs, got "
                               f"{self.cpu_quota!r}")
-
-
-@dataclass(frozen=True)
-class _Layout:
-    """What the probe found: the version, and where jails are made (v1: controller -> our
-    cgroup's folder in its hierarchy; v2: "" -> the base whose subtree has the controllers)."""
-
-    version: str
-    bases: dict[str, str] = field(hash=False)
-    description: str
-
-
-# File system access, in one place (tests of the v2 path replace these with a fake cgroupfs).
-
-def _read(path: str) -> str:
-    with open(path) as f:
-        return f.read()
-
-
-def _write(path: str, text: str) -> None:
-    fd = os.open(path, os.O_WRONLY)
-    try:
-        os.write(fd, text.encode())
-    finally:
-        os.close(fd)
-
-
-def _mkdir(path: str) -> None:
-    os.mkdir(path)
-
-
-def _rmdir(path: str) -> None:
-    os.rmdir(path)
-
-
-def _sigkill(pid: int) -> None:
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 def _poll(done: Callable[[], bool], seconds: float) -> bool:
@@ -176,178 +118,20 @@ def _alive(pid: int) -> bool:
     return True
 
 
-# Probing.
-
-def _unescape(text: str) -> str:
-    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), text)
-
-
-def _mounts(mountinfo: str) -> list[tuple[str, str, str, list[str]]]:
-    """(fstype, root, mount point, super options) of every cgroup mount in `mountinfo`."""
-    found = []
-    for line in mountinfo.splitlines():
-        head, sep, tail = line.partition(" - ")
-        fields, rest = head.split(), tail.split()
-        if not sep or len(fields) < 5 or len(rest) < 3 or rest[0] not in ("cgroup", "cgroup2"):
-            continue
-        found.append((rest[0], _unescape(fields[3]), _unescape(fields[4]), rest[2].split(",")))
-    return found
-
-
-def _own_paths(proc_cgroup: str) -> dict[str, str]:
-    """Our cgroup path in each hierarchy, by controller ("" for the v2 hierarchy)."""
-    paths = {}
-    for line in proc_cgroup.splitlines():
-        parts = line.split(":", 2)
-        if len(parts) == 3:
-            for controller in parts[1].split(",") if parts[1] else [""]:
-                paths[controller] = parts[2]
-    return paths
-
-
-def _folder(point: str, root: str, path: str | None) -> str | None:
-    """The folder of cgroup `path` under a mount of the hierarchy's `root` at `point`, or None
-    when the mount does not show it."""
-    if path is None or "/.." in path:
-        return None
-    root = root.rstrip("/")
-    if path != root and not path.startswith(root + "/"):
-        return None
-    rel = path[len(root):].strip("/")
-    return os.path.join(point, rel) if rel else point
-
-
-def _probe(mountinfo: str = PROC_MOUNTINFO, cgroup: str = PROC_CGROUP,
-           euid: int | None = None) -> _Layout:
-    """Where jails can be made here, preparing a v2 base if needed; CgroupError saying why
-    not."""
-    try:
-        mounts = _mounts(_read(mountinfo))
-        own = _own_paths(_read(cgroup))
-    except OSError as exc:
-        raise CgroupError(f"cannot read {exc.filename}: {exc.strerror}") from None
-    v1: dict[str, str] = {}
-    for fstype, root, point, options in mounts:
-        for controller in options:
-            if fstype == "cgroup" and controller in V1_CONTROLLERS and controller not in v1:
-                folder = _folder(point, root, own.get(controller))
-                if folder is not None and os.path.isdir(folder):
-                    v1[controller] = folder
-    if v1:
-        missing = [c for c in V1_CONTROLLERS if c not in v1]
-        if missing:
-            raise CgroupError(f"cgroup v1 without the {', '.join(missing)} hierarchy")
-        unwritable = sorted({d for d in v1.values() if not os.access(d, os.W_OK)})
-        if unwritable:
-            raise CgroupError(f"cgroup v1: our cgroup {unwritable[0]} is not ours to write "
-                              f"(run as root)")
-        return _Layout("v1", v1, f"cgroup v1: a group per jail under {v1['memory']} (memory, "
-                                 f"pids, cpu, cpuacct, freezer)")
-    unified = [(root, point) for fstype, root, point, _ in mounts if fstype == "cgroup2"]
-    if not unified or "" not in own:
-        raise CgroupError("no cgroup hierarchy is mounted")
-    euid = os.geteuid() if euid is None else euid
-    reasons = []
-    for root, point in unified:
-        mine = _folder(point, root, own[""])
-        if mine is None:
-            continue
-        for base in ([point] if euid == 0 and point != mine else []) + [mine]:
-            try:
-                _prepare_v2(base, moving_in=base == mine)
-            except CgroupError as exc:
-                reasons.append(str(exc))
-                continue
-            return _Layout("v2", {"": base}, f"cgroup v2: a group per jail under {base} "
-                                             f"(memory, pids, cpu)")
-        break
-    raise CgroupError(reasons[-1] if reasons else "cgroup v2 does not show our own cgroup")
-
-
-def _enable(folder: str) -> None:
-    """The controllers a jail needs enabled for `folder`'s children (those not yet on)."""
-    wanted = [c for c in V2_CONTROLLERS
-              if c not in _read(os.path.join(folder, "cgroup.subtree_control")).split()]
-    if wanted:
-        _write(os.path.join(folder, "cgroup.subtree_control"),
-               " ".join(f"+{c}" for c in wanted))
-
-
-def _prepare_v2(base: str, *, moving_in: bool) -> None:
-    """Make `base`'s children able to have the controllers: enable them in its subtree_control;
-    if `base` is our own cgroup (`moving_in`), first move our process into its leaf
-    ``grader`` (v2: no processes in a cgroup whose children have controllers)."""
-    try:
-        have = _read(os.path.join(base, "cgroup.controllers")).split()
-    except OSError as exc:
-        raise CgroupError(f"cgroup v2: cannot read {base}: {exc.strerror}") from None
-    missing = [c for c in V2_CONTROLLERS if c not in have]
-    if missing:
-        raise CgroupError(f"cgroup v2: the {', '.join(missing)} controller is not delegated to "
-                          f"{base} (run dicejack under systemd-run --user --scope -p "
-                          f"Delegate=yes, or as root)")
-    if not os.access(os.path.join(base, "cgroup.subtree_control"), os.W_OK):
-        raise CgroupError(f"cgroup v2: {base} is not ours to write (run dicejack under "
-                          f"systemd-run --user --scope -p Delegate=yes, or as root)")
-    try:
-        _enable(base)
-        return
-    except OSError as exc:
-        if not moving_in or exc.errno != errno.EBUSY:
-            raise CgroupError(f"cgroup v2: cannot enable the controllers in {base}: "
-                              f"{exc.strerror}") from None
-    leaf = os.path.join(base, V2_LEAF)
-    try:
-        if not os.path.isdir(leaf):
-            _mkdir(leaf)
-        _write(os.path.join(leaf, "cgroup.procs"), "0")
-        _enable(base)
-    except OSError as exc:
-        try:  # leave our process where it was
-            _write(os.path.join(base, "cgroup.procs"), "0")
-            _rmdir(leaf)
-        except OSError:
-            pass
-        raise CgroupError(f"cgroup v2: other processes share our cgroup {base}, so its children "
-                          f"cannot have controllers ({exc.strerror}): run dicejack in a scope "
-                          f"of its own (systemd-run --user --scope -p Delegate=yes ...)") from None
-
-
-_lock = threading.Lock()
-_support: dict[str, object] = {}  # "layout": _Layout or "reason": str, once probed
-_numbers = itertools.count()
-_cleaned: set[int] = set()   # pids (of this process, forks included) that removed stale groups
-_v2_parents: set[str] = set()  # v2 parents made by this process
-
-
-def _layout() -> _Layout:
-    with _lock:
-        if not _support:
-            try:
-                _support["layout"] = _probe()
-            except CgroupError as exc:
-                _support["reason"] = str(exc)
-        if "layout" in _support:
-            layout = _support["layout"]
-            assert isinstance(layout, _Layout)
-            return layout
-    raise CgroupError(str(_support["reason"]))
-
-
 def support() -> tuple[str, str]:
     """("v1" or "v2", where the jails' groups are made) or ("", why there are none: one line).
     Probed once (a trial group made and removed), then cached."""
-    with _lock:
-        if "checked" in _support:
-            return _support["checked"]  # type: ignore[return-value]
+    with fs.lock:
+        if "checked" in fs.probed:
+            return fs.probed["checked"]  # type: ignore[return-value]
     try:
-        layout = _layout()
+        layout = cgroup_layout.layout()
         JailGroup.create(GroupLimits(64 << 20, 8)).close()
         answer = (layout.version, layout.description)
     except CgroupError as exc:
         answer = ("", f"no control groups for the jails: {exc}")
-    with _lock:
-        _support["checked"] = answer
+    with fs.lock:
+        fs.probed["checked"] = answer
     return answer
 
 
@@ -377,12 +161,12 @@ class JailGroup:
     def create(cls, limits: GroupLimits) -> JailGroup:
         """A new group with `limits`; CgroupError when none can be made here. The first call in
         a process removes the stale groups of crashed earlier batches first."""
-        layout = _layout()
+        layout = cgroup_layout.layout()
         pid = os.getpid()
-        with _lock:
-            first = pid not in _cleaned
-            _cleaned.add(pid)
-            number = next(_numbers)
+        with fs.lock:
+            first = pid not in fs.cleaned
+            fs.cleaned.add(pid)
+            number = next(fs.numbers)
         if first:
             remove_stale_groups()
         if layout.version == "v1":
@@ -394,13 +178,13 @@ class JailGroup:
         made = []
         try:
             for folder in group._folders():
-                _mkdir(folder)
+                fs.mkdir(folder)
                 made.append(folder)
             group._set(limits)
         except OSError as exc:
             for folder in reversed(made):
                 try:
-                    _rmdir(folder)
+                    fs.rmdir(folder)
                 except OSError:
                     pass
             raise CgroupError(f"cannot make the jail's control group: {exc.filename}: "
@@ -418,21 +202,21 @@ class JailGroup:
         quota = None if limits.cpu_quota is None else max(1000, round(limits.cpu_quota
                                                                       * CPU_PERIOD_US))
         if self.version == "v1":
-            _write(p("memory", "memory.limit_in_bytes"), str(limits.memory_bytes))
+            fs.write(p("memory", "memory.limit_in_bytes"), str(limits.memory_bytes))
             if os.path.exists(p("memory", "memory.memsw.limit_in_bytes")):
-                _write(p("memory", "memory.memsw.limit_in_bytes"), str(limits.memory_bytes))
-            _write(p("pids", "pids.max"), str(limits.processes))
-            _write(p("cpu", "cpu.shares"), str(max(2, limits.cpu_weight * 1024 // 100)))
+                fs.write(p("memory", "memory.memsw.limit_in_bytes"), str(limits.memory_bytes))
+            fs.write(p("pids", "pids.max"), str(limits.processes))
+            fs.write(p("cpu", "cpu.shares"), str(max(2, limits.cpu_weight * 1024 // 100)))
             if quota is not None:
-                _write(p("cpu", "cpu.cfs_period_us"), str(CPU_PERIOD_US))
-                _write(p("cpu", "cpu.cfs_quota_us"), str(quota))
+                fs.write(p("cpu", "cpu.cfs_period_us"), str(CPU_PERIOD_US))
+                fs.write(p("cpu", "cpu.cfs_quota_us"), str(quota))
         else:
-            _write(p("", "memory.max"), str(limits.memory_bytes))
+            fs.write(p("", "memory.max"), str(limits.memory_bytes))
             if os.path.exists(p("", "memory.swap.max")):
-                _write(p("", "memory.swap.max"), "0")
-            _write(p("", "pids.max"), str(limits.processes))
-            _write(p("", "cpu.weight"), str(limits.cpu_weight))
-            _write(p("", "cpu.max"), f"{'max' if quota is None else quota} {CPU_PERIOD_US}")
+                fs.write(p("", "memory.swap.max"), "0")
+            fs.write(p("", "pids.max"), str(limits.processes))
+            fs.write(p("", "cpu.weight"), str(limits.cpu_weight))
+            fs.write(p("", "cpu.max"), f"{'max' if quota is None else quota} {CPU_PERIOD_US}")
 
     def joiner(self) -> Callable[[], None]:
         """A preexec function putting the child into this group (system calls only, the
@@ -457,7 +241,7 @@ class JailGroup:
         found: set[int] = set()
         for path in self.join_paths:
             try:
-                found.update(int(x) for x in _read(path).split())
+                found.update(int(x) for x in fs.read(path).split())
             except FileNotFoundError:
                 pass
         return sorted(found)
@@ -470,14 +254,14 @@ class JailGroup:
         else:
             state, value = self._path("", "cgroup.freeze"), "1" if frozen else "0"
         try:
-            _write(state, value)
+            fs.write(state, value)
         except FileNotFoundError:
             return False
         if frozen and self.version == "v1":
-            _poll(lambda: _read(state).strip() == "FROZEN", ROUND_SECONDS)
+            _poll(lambda: fs.read(state).strip() == "FROZEN", ROUND_SECONDS)
         elif frozen:
             events = self._path("", "cgroup.events")
-            _poll(lambda: "frozen 1" in _read(events), ROUND_SECONDS)
+            _poll(lambda: "frozen 1" in fs.read(events), ROUND_SECONDS)
         return True
 
     def kill(self) -> None:
@@ -492,11 +276,11 @@ class JailGroup:
                 return
             try:
                 if killer and os.path.exists(killer):
-                    _write(killer, "1")
+                    fs.write(killer, "1")
                 else:
                     frozen = self._freeze(True)
                     for pid in self.pids():  # frozen: none of them forks, exits or is reused
-                        _sigkill(pid)
+                        fs.sigkill(pid)
                     if frozen:
                         self._freeze(False)
             except FileNotFoundError:
@@ -510,19 +294,19 @@ class JailGroup:
             return self._final
         p = self._path
         if self.version == "v1":
-            cpu = int(_read(p("cpuacct", "cpuacct.usage"))) / 1e9
-            peak: int | None = int(_read(p("memory", "memory.max_usage_in_bytes")))
-            oom = _counts(_read(p("memory", "memory.oom_control")))
+            cpu = int(fs.read(p("cpuacct", "cpuacct.usage"))) / 1e9
+            peak: int | None = int(fs.read(p("memory", "memory.max_usage_in_bytes")))
+            oom = _counts(fs.read(p("memory", "memory.oom_control")))
             if "oom_kill" in oom:
                 hit = oom["oom_kill"] > 0 or oom.get("under_oom", 0) > 0
             else:  # kernels before 4.13: a charge refused at the cap
                 counters = [p("memory", f) for f in ("memory.failcnt", "memory.memsw.failcnt")]
-                hit = any(int(_read(f)) > 0 for f in counters if os.path.exists(f))
+                hit = any(int(fs.read(f)) > 0 for f in counters if os.path.exists(f))
         else:
-            cpu = _counts(_read(p("", "cpu.stat"))).get("usage_usec", 0) / 1e6
-            peak = (int(_read(p("", "memory.peak"))) if os.path.exists(p("", "memory.peak"))
+            cpu = _counts(fs.read(p("", "cpu.stat"))).get("usage_usec", 0) / 1e6
+            peak = (int(fs.read(p("", "memory.peak"))) if os.path.exists(p("", "memory.peak"))
                     else None)
-            events = _counts(_read(p("", "memory.events")))
+            events = _counts(fs.read(p("", "memory.events")))
             hit = events.get("oom", 0) > 0 or events.get("oom_kill", 0) > 0
         return cpu, peak, hit
 
@@ -576,7 +360,7 @@ def _remove(folder: str) -> None:
     (its last processes being torn down) is a CgroupError."""
     def gone() -> bool:
         try:
-            _rmdir(folder)
+            fs.rmdir(folder)
         except FileNotFoundError:
             return True
         except OSError as exc:
@@ -593,23 +377,23 @@ def _v2_parent(base: str, pid: int) -> str:
     """This process's parent of jails in v2, made (with the controllers enabled for its
     children) on first use, and removed when the process exits."""
     parent = os.path.join(base, f"{PREFIX}{pid}")
-    with _lock:
-        if parent in _v2_parents:
+    with fs.lock:
+        if parent in fs.v2_parents:
             return parent
         try:
             if not os.path.isdir(parent):
-                _mkdir(parent)
-            _enable(parent)
+                fs.mkdir(parent)
+            cgroup_layout.enable(parent)
         except OSError as exc:
             raise CgroupError(f"cannot make {parent}: {exc.strerror}") from None
-        _v2_parents.add(parent)
+        fs.v2_parents.add(parent)
     atexit.register(_rmdir_quietly, parent)
     return parent
 
 
 def _rmdir_quietly(folder: str) -> None:
     try:
-        _rmdir(folder)
+        fs.rmdir(folder)
     except OSError:
         pass
 
@@ -618,10 +402,10 @@ def remove_stale_groups() -> int:
     """Kill and remove the groups of earlier dicejack processes that are gone (a crashed
     batch's jails, still holding their processes and memory); how many were removed. Groups of
     live processes, ours included, are left alone."""
-    layout = _layout()
+    layout = cgroup_layout.layout()
     removed = 0
     if layout.version == "v1":
-        names = {name for base in layout.bases.values() for name in _listdir(base)}
+        names = {name for base in layout.bases.values() for name in fs.listdir(base)}
         for name in sorted(names):
             match = _V1_NAME.match(name)
             if match and _stale(int(match.group(1))):
@@ -630,21 +414,14 @@ def remove_stale_groups() -> int:
                 removed += 1
         return removed
     base = layout.bases[""]
-    for name in _listdir(base):
+    for name in fs.listdir(base):
         match = _V2_NAME.match(name)
         if not match or not _stale(int(match.group(1))):
             continue
         parent = os.path.join(base, name)
-        for child in _listdir(parent):
+        for child in fs.listdir(parent):
             if os.path.isdir(os.path.join(parent, child)):
                 JailGroup("v2", {"": os.path.join(parent, child)}).close()
                 removed += 1
         _remove(parent)
     return removed
-
-
-def _listdir(folder: str) -> list[str]:
-    try:
-        return sorted(os.listdir(folder))
-    except FileNotFoundError:
-        return []

@@ -258,7 +258,7 @@ def _graded(p: float, verdict: str = "pass", flags: tuple[str, ...] = (), seed: 
 def test_the_row_names_the_run_that_decided_the_verdict_with_its_numbers():
     """A probe run's p decided it: the row (page, reports) says which run and its numbers, not
     the first assigned run's p-value."""
-    from dicejack.grade.outputs.writers import plain_summary
+    from dicejack.grade.outputs.explanations import plain_summary
 
     assigned = PlannedSetting(Settings(6, 10, 12, 2, M, GAMES), "assigned", 1)
     probe = PlannedSetting(Settings(6, 20, 22, 2, 1000.0, GAMES), "probe", 2)
@@ -285,7 +285,7 @@ def test_an_assigned_run_that_decided_is_the_one_shown():
 
 
 def test_the_flags_counted_are_the_flags_listed_and_each_says_what_it_is():
-    from dicejack.grade.outputs.writers import flag_checklist, plain_summary
+    from dicejack.grade.outputs.explanations import flag_checklist, plain_summary
     from dicejack.grade.scoring.record import Grade
 
     flags = ("unlabelled", "fixed-output", "m-tenth", "m-tenfold", "ignores-settings")

@@ -33,7 +33,7 @@ SKIPPED_EXTENSIONS: dict[str, str] = {
 METADATA_READ = "the Gradescope export's metadata (read for the student identifiers)"
 #: dicejack's own earlier outputs, recognised when found among submissions (never graded): a
 #: site folder (--html) holds this file (grade.outputs.site writes it), a report (--reports) is a
-#: .md file beginning with these bytes (grade.outputs.writers writes them).
+#: .md file beginning with these bytes (grade.outputs.student_reports writes them).
 SITE_MARKER = ".dicejack-site"
 REPORT_FIRST_BYTES = b"# Grade: `"
 #: Folders never searched (besides every folder whose name starts with a dot).

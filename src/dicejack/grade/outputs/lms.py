@@ -19,7 +19,9 @@ from typing import Any
 from dicejack import __version__, formats
 from dicejack.formats.escape import spreadsheet_cell
 from dicejack.grade.evidence.references import References
-from dicejack.grade.outputs.writers import check_output_path, plain_summary, report_text
+from dicejack.grade.outputs.explanations import plain_summary
+from dicejack.grade.outputs.output_paths import check_output_path
+from dicejack.grade.outputs.terminal import report_text
 from dicejack.grade.scoring.record import Grade
 from dicejack.grade.scoring.rubric import (
     CONSISTENCY_POINTS,
@@ -283,7 +285,7 @@ def is_lms_csv(head: bytes) -> bool:
 def check_lms_path(path: Path | None, inputs: Sequence[str | os.PathLike[str] | bytes] = ()
                    ) -> None:
     """Refuse --lms-csv before any work
-    (:func:`~dicejack.grade.outputs.writers.check_output_path`): an
+    (:func:`~dicejack.grade.outputs.output_paths.check_output_path`): an
     existing file is replaced only when empty or an earlier LMS CSV of this tool
     (:func:`is_lms_csv`, whatever the assignment was called)."""
     check_output_path(path, option="lms_csv", what="a dicejack LMS grades CSV",

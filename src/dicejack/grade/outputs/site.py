@@ -12,10 +12,11 @@ folders and archive every file shares are said once above it. It sorts by any co
 severity, :data:`VERDICT_SEVERITY`; empty cells last both ways), filters on every word of every
 cell as one types, and on a phone shows a card per student (the page's script and style;
 plain HTML without the script). ``<name>.html`` (the names of
-:func:`~dicejack.grade.writers.report_names`): the student's report as a page, with its state
-maps as SVG (each at least :data:`dicejack.figures.svg.MAP_WIDTH` px wide) and links back to the
-index and to the submissions it resembles. A site of one file and nothing skipped (a student's
-self-check) is that file's page alone, as ``index.html``, with no link to a class page.
+:func:`~dicejack.grade.outputs.student_reports.report_names`): the student's report as a page,
+with its state maps as SVG (each at least :data:`dicejack.figures.svg.MAP_WIDTH` px wide) and
+links back to the index and to the submissions it resembles. A site of one file and nothing
+skipped (a student's self-check) is that file's page alone, as ``index.html``, with no link to a
+class page.
 
 Submission names, student names and file names are data: every one is escaped as text, never
 read as markup, and no link is built from one (page names are the safe stems). The folder is
@@ -43,14 +44,14 @@ from dicejack.formats.html import HtmlColumn, Markup, html_link, html_page, html
 from dicejack.grade.evidence.power import setting_power
 from dicejack.grade.evidence.references import References
 from dicejack.grade.intake.skip_rules import SITE_MARKER
-from dicejack.grade.outputs.writers import (
+from dicejack.grade.outputs.explanations import (
     REVIEW_BELOW,
     flag_checklist,
     p_value_text,
     plain_summary,
     quality_rows,
-    report_names,
 )
+from dicejack.grade.outputs.student_reports import report_names
 from dicejack.grade.scoring.record import Grade
 from dicejack.grade.scoring.rubric import (
     CONSISTENCY_POINTS,

@@ -26,15 +26,11 @@ from dicejack.formats.escape import spreadsheet_cell as cell
 from dicejack.games.handout_rules import Game
 from dicejack.grade.evidence.references import References, reference_runs
 from dicejack.grade.intake.lms_names import lms_student
+from dicejack.grade.outputs.gradebook import check_gradebook_path, write_gradebook
 from dicejack.grade.outputs.lms import check_lms_path, lms_hold_reasons, write_lms_csv
+from dicejack.grade.outputs.output_paths import check_output_path, prepare_reports_folder
 from dicejack.grade.outputs.site import prepare_site, write_site
-from dicejack.grade.outputs.writers import (
-    check_gradebook_path,
-    check_output_path,
-    prepare_reports_folder,
-    write_gradebook,
-    write_reports,
-)
+from dicejack.grade.outputs.student_reports import write_reports
 from dicejack.grade.programs.collect import Source, collect_programs
 from dicejack.grade.programs.conventions import Convention, Settings, source_candidates
 from dicejack.grade.programs.joint import (

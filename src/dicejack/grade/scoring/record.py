@@ -1,6 +1,6 @@
 """The grade of one submission as a record: :class:`Grade` (a gradebook row, plus what its report
 shows) and :class:`WorstState`. Kept below every grade module that reads or writes grades
-(grading, copies, lms, writers), so that none of them imports another for the type."""
+(grading, copies, lms, the reports), so that none of them imports another for the type."""
 
 from __future__ import annotations
 
