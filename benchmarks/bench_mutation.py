@@ -92,7 +92,7 @@ BUGS: tuple[Bug, ...] = (
         "src/dicejack/report/game_study.py", "low, high = self.ranges", "low, high = _LOW, _HIGH",
         ("tests/report/test_game_report.py",)),
     Bug("--game help without peeking-blackjack and yamslam", "src/dicejack/cli/common.py",
-        'BUNDLED_GAMES = "handout, pig, piglet, peeking-blackjack, yamslam"',
+        'BUNDLED_GAMES = "handout, pig, piglet, pig-reset, peeking-blackjack, yamslam"',
         'BUNDLED_GAMES = "handout, pig, piglet"', ("tests/cli/test_cli_games.py",)),
     Bug("format points taken silently under a review",
         "src/dicejack/grade/outputs/explanations.py",
