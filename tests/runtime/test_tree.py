@@ -714,3 +714,38 @@ def test_extract_refuses_an_existing_destination(place):
     with pytest.raises(TreeError, match="already exists"):
         extract_tar(tar_of(member("a")), place / "dest")
     assert os.listdir(place / "dest") == []
+
+
+def test_pour_writes_up_to_its_room_and_never_reads_past_it(tmp_path):
+    from dicejack.runtime.tree.copying import pour
+
+    class Source:
+        def __init__(self, data: bytes) -> None:
+            self.data, self.asked = data, 0
+
+        def read(self, n: int) -> bytes:
+            self.asked += n
+            chunk, self.data = self.data[:n], self.data[n:]
+            return chunk
+
+    def fill(data: bytes, room: int) -> tuple[int, bytes, Source]:
+        src = Source(data)
+        fd = os.open(tmp_path / "out", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            written = pour(src.read, fd, room, lambda: TreeError("too much"))
+        finally:
+            os.close(fd)
+        return written, (tmp_path / "out").read_bytes(), src
+
+    assert fill(b"x" * 10, 10)[:2] == (10, b"x" * 10)  # exactly the room: whole
+    assert fill(b"", 10)[:2] == (0, b"")
+    with pytest.raises(TreeError, match="too much"):
+        fill(b"x" * 11, 10)  # one byte over: refused
+    src = Source(b"x" * 10_000)
+    fd = os.open(tmp_path / "big", os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        with pytest.raises(TreeError):
+            pour(src.read, fd, 10, lambda: TreeError("too much"))
+    finally:
+        os.close(fd)
+    assert src.asked == 11  # never asked for more than the room and one byte

@@ -9,6 +9,7 @@ import io
 import os
 import stat
 import tarfile
+from collections.abc import Callable
 from pathlib import Path
 
 from dicejack.runtime.tree.removal import remove_tree
@@ -35,7 +36,7 @@ from dicejack.runtime.tree.walk import (
     write_all,
 )
 
-__all__ = ["copy_tree", "extract_tar"]
+__all__ = ["copy_tree", "extract_tar", "pour"]
 
 
 def _cleanup(dest: Path) -> None:
@@ -164,22 +165,34 @@ class _Copy:
             raise TreeError(f"cannot write {where}: {reason(e)}") from None
         try:
             os.fchmod(out, mode)
-            while True:
-                room = self.caps.bytes - self.bytes
+            def read(n: int) -> bytes:
                 try:
-                    chunk = os.read(fd, min(CHUNK, room + 1))
+                    return os.read(fd, n)
                 except OSError as e:
                     raise TreeError(f"cannot read {where}: {reason(e)}") from None
-                if not chunk:
-                    break
-                if len(chunk) > room:
-                    raise too_big("the folder", self.caps, where)
-                write_all(out, chunk)
-                self.bytes += len(chunk)
+
+            self.bytes += pour(read, out, self.caps.bytes - self.bytes,
+                               lambda: too_big("the folder", self.caps, where))
         except OSError as e:
             raise TreeError(f"cannot write {where}: {reason(e)}") from None
         finally:
             os.close(out)
+
+
+def pour(read: Callable[[int], bytes], out: int, room: int,
+         too_much: Callable[[], TreeError]) -> int:
+    """Write into `out` what `read(n)` gives (at most n bytes a call) until it gives nothing;
+    never more than `room` bytes, nor a read past them (one byte more shows there is more:
+    too_much() is raised). Returns the bytes written."""
+    written = 0
+    while True:
+        chunk = read(min(CHUNK, room - written + 1))
+        if not chunk:
+            return written
+        if len(chunk) > room - written:
+            raise too_much()
+        write_all(out, chunk)
+        written += len(chunk)
 
 
 def copy_tree(src: Path, dest: Path, caps: TreeCaps = TreeCaps(), *,
@@ -328,18 +341,14 @@ class _Unpack:
             except Exception as e:  # the parser on hostile input: any failure is corruption
                 raise _Corrupt(e) from None
             assert data is not None  # a regular member
-            while True:
-                room = self.caps.bytes - self.bytes
+            def read(n: int) -> bytes:
                 try:
-                    chunk = data.read(min(CHUNK, room + 1))
-                except Exception as e:
+                    return data.read(n)
+                except Exception as e:  # the parser on hostile input: any failure is corruption
                     raise _Corrupt(e) from None
-                if not chunk:
-                    break
-                if len(chunk) > room:
-                    raise too_big("the tar", self.caps, where)
-                write_all(out, chunk)
-                self.bytes += len(chunk)
+
+            self.bytes += pour(read, out, self.caps.bytes - self.bytes,
+                               lambda: too_big("the tar", self.caps, where))
         except OSError as e:
             raise TreeError(f"cannot write {where}: {reason(e)}") from None
         finally:
