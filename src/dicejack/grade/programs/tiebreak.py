@@ -60,8 +60,8 @@ def settle(g: Grade, pair: tuple[str, str], setting: PlannedSetting, separation:
     pair (module docstring), with a note either way; the verdict and score untouched."""
     a, b = pair
     graded = [r for r in extra if not r.failed]
-    named = [c for c in (_cause_of(r) for r in graded) if c]
-    count = {a: named.count(a), b: named.count(b)}
+    causes = [_cause_of(r) for r in graded]  # each run diagnosed once
+    count = {a: causes.count(a), b: causes.count(b)}
     where = (f"{len(extra)} tie-break runs at {setting.settings.describe()}, where the two "
              f"are told apart in {separation:.0%} of their own runs")
     winner = next((c for c, other in ((a, b), (b, a))
@@ -72,7 +72,7 @@ def settle(g: Grade, pair: tuple[str, str], setting: PlannedSetting, separation:
         note = (f"{a} and {b} tied; {where}: still tied ({said}"
                 f"{f'; {lost} did not run' if lost else ''})")
         return dataclasses.replace(g, notes="; ".join(n for n in (g.notes, note) if n))
-    cause, text, _ = joint_cause([r for r in graded if _cause_of(r) == winner])
+    cause, text, _ = joint_cause([r for r, c in zip(graded, causes, strict=True) if c == winner])
     note = f"likely cause {winner}: {a} and {b} tied; {where}: {count[winner]} named {winner}"
     return dataclasses.replace(g, cause=winner, cause_text=text or g.cause_text,
                                notes="; ".join(n for n in (g.notes, note) if n))
