@@ -1,6 +1,15 @@
-"""The exact solution of the game: optimal policy and win probability for every state <x, y>.
+"""The exact solution of any game: ``solve(game)``, the one solver entry.
 
-Three independent ways to the same numbers, so each can check the others:
+The handout's game (a :class:`~dicejack.games.handout_rules.Game` or a
+:class:`~dicejack.games.HandoutGame`) selects the handout's engines and returns a
+:class:`Solution` (tables over <x, y>: the optimal policy and win probability of every state);
+any other protocol game (or its enumerated :class:`~dicejack.games.StateSpace`) goes to the
+generic solver (:mod:`dicejack.solver.generic`: ``method`` "auto", "value-iteration" or
+"policy-iteration", ``exact``, ``tolerance``) and returns a :class:`GameSolution` (per state and
+(state, action) row). Both are a :class:`BaseSolution`, the face game-agnostic code types
+against (``generic()``: the per-row form of either; :mod:`dicejack.solver.results`).
+
+For the handout's game, three independent ways to the same numbers, so each can check the others:
 
 * ``solve(game)`` — backward induction over anti-diagonals x + y (the game is acyclic: every roll
   adds at least 1), with running window sums so that each (state, J) costs O(1) whatever n_sides.
@@ -23,16 +32,21 @@ same two engines, bit-identical, chosen the same way.
 
 from __future__ import annotations
 
+from typing import Any, overload
+
+from dicejack.games import handout as _handout
 from dicejack.games import handout_rules as _game
 from dicejack.solver import backward as _backward
 from dicejack.solver import engines as _engines
 from dicejack.solver import exact as _exact
+from dicejack.solver import generic as _generic
 from dicejack.solver import solution as _solution
 from dicejack.solver import value_iteration as _value_iteration
 from dicejack.solver.backward import solve_values
 from dicejack.solver.best_response import best_response, exploitability, seat_values
 from dicejack.solver.evaluation import evaluate, visit_probabilities
-from dicejack.solver.generic import game_exploitability, solve_game
+from dicejack.solver.generic import game_exploitability
+from dicejack.solver.results import BaseSolution, GameSolution
 from dicejack.solver.solution import Solution, SolverError, ZeroBasedError, optimal_distribution
 
 #: The public face (docs/design/api.md; tests/test_public_faces.py holds it): everything else
@@ -42,6 +56,8 @@ __all__ = [
     "solve",
     "solve_values",
     "Solution",
+    "GameSolution",
+    "BaseSolution",
     "SolverError",
     "ZeroBasedError",
     "evaluate",
@@ -50,28 +66,78 @@ __all__ = [
     "exploitability",
     "seat_values",
     "optimal_distribution",
-    "solve_game",
     "game_exploitability",
 ]
 
+_METHODS = ("auto", "backward", "value-iteration", "policy-iteration")
+
 
 # ------------------------------------------------------------------------------------ solve
+@overload
+def solve(game: _game.Game | _handout.HandoutGame, method: _solution.Method = ...,
+          exact: bool = ..., engine: _solution.Engine | None = ...,
+          tolerance: float | None = ...) -> Solution: ...
+@overload
+def solve(game: Any, method: _solution.Method = ..., exact: bool = ...,
+          engine: _solution.Engine | None = ..., tolerance: float | None = ...
+          ) -> GameSolution: ...
 def solve(
-    game: _game.Game, method: _solution.Method = "backward", exact: bool = False,
-    engine: _solution.Engine | None = None,
-) -> Solution:
-    """Solve `game` exactly. See the module docstring for the methods.
+    game: Any, method: _solution.Method = "auto", exact: bool = False,
+    engine: _solution.Engine | None = None, tolerance: float | None = None,
+) -> BaseSolution:
+    """Solve `game` exactly: the one solver entry (module docstring).
 
-    `engine` ("numpy" or "numba") forces the engine of float backward induction; by default
-    :func:`~dicejack.solver.engines.choose_engine` picks it. The result is the same, bit for bit.
+    The handout's game (a ``Game`` or a ``HandoutGame``): method "auto" or "backward" is
+    backward induction, "value-iteration" the synchronous sweeps to no change; `engine`
+    ("numpy" or "numba") forces backward induction's engine (by default
+    :func:`~dicejack.solver.engines.choose_engine` picks it; the result is the same, bit for
+    bit); `exact`: Fractions (backward induction). Returns a :class:`Solution`.
+
+    Any other protocol game or a :class:`~dicejack.games.StateSpace`: method "auto" (backward
+    induction where the game has no cycle, compiled value iteration to a fixed point with an
+    error bound where it has), "backward" (the same, refused for a game with cycles),
+    "value-iteration" (synchronous sweeps until no value changes by more than `tolerance`,
+    default :data:`~dicejack.solver.generic.DEFAULT_TOLERANCE`; the other methods stop at a
+    fixed point and leave it unused) or "policy-iteration"; `exact`: Fractions (games without
+    cycles). Returns a :class:`GameSolution`.
+
+    A combination that means nothing (policy iteration or a tolerance for the handout's game,
+    an engine for another game, exact with a named iterative method) is a SolverError.
     """
-    if not isinstance(game, _game.Game):
-        raise SolverError(f"solve() needs a Game, got {type(game).__name__}")
-    if method not in ("backward", "value-iteration"):
-        raise SolverError(f"unknown method {method!r}; use 'backward' or 'value-iteration'")
+    if method not in _METHODS:
+        raise SolverError(f"unknown method {method!r}; use auto, backward, value-iteration or "
+                          "policy-iteration")
     _engines.check_engine(engine)
+    if isinstance(game, (_game.Game, _handout.HandoutGame)):
+        return _solve_handout(game if isinstance(game, _game.Game) else game.rules, method,
+                              exact, engine, tolerance)
+    if engine is not None:
+        raise SolverError(f"engine={engine!r} picks the handout's game's engine; other games "
+                          "have one solver: drop engine")
+    if exact and method in ("value-iteration", "policy-iteration"):
+        raise SolverError(f"exact rational solving uses backward induction; drop "
+                          f"method={method!r}")
+    if tolerance is None:
+        tolerance = _generic.DEFAULT_TOLERANCE
+    sol = _generic.solve_game(game, method="auto" if method == "backward" else method,
+                              exact=exact, tolerance=tolerance)
+    if method == "backward" and sol.method != "backward":
+        raise SolverError(f"{sol.space.label} has cycles: backward induction is for games "
+                          "without cycles; use method='auto'")
+    return sol
+
+
+def _solve_handout(game: _game.Game, method: str, exact: bool, engine: _solution.Engine | None,
+                   tolerance: float | None) -> Solution:
+    """The handout's engines (see :func:`solve`)."""
+    if method == "policy-iteration":
+        raise SolverError("the handout's game has no cycles: backward induction solves it; "
+                          "policy-iteration is for games with cycles")
+    if tolerance is not None:
+        raise SolverError("the handout's game is solved to its fixed point: a tolerance is for "
+                          "value iteration of games with cycles; drop tolerance")
     if exact:
-        if method != "backward":
+        if method == "value-iteration":
             raise SolverError("exact rational solving uses backward induction; drop --method")
         return _exact.solve_exact(game)
     if method == "value-iteration":

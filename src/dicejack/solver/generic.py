@@ -34,7 +34,6 @@ non-terminal state's weights summing to 1 (:func:`uniform_policy`, :func:`policy
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
 
@@ -56,7 +55,13 @@ from dicejack.solver.generic_policies import (
     policy_from_actions,
     uniform_policy,
 )
-from dicejack.solver.solution import TIE_TOLERANCE, SolverError
+from dicejack.solver.results import (
+    TIE_TOLERANCE,
+    GameSolution,
+    SolverError,
+    bellman,
+    first_optimal,
+)
 
 __all__ = [
     "GameMethod",
@@ -81,88 +86,11 @@ GameMethod = Literal["auto", "value-iteration", "policy-iteration"]
 EXACT_ROWS_LIMIT = 200_000
 
 
-def _bellman(space: StateSpace, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(q per row, the optimal backup of `v` per state; payoffs at terminal states)."""
-    q = space.transitions @ v
-    if space.reward is not None:
-        q += space.reward
-    backed = space.payoff.copy()
-    live = ~space.terminal
-    if live.any():  # max for player 0, min for player 1 (no temporaries per row)
-        starts = space.row_start[:-1][live]
-        backed[live] = np.where(space.player[live] == 1, np.minimum.reduceat(q, starts),
-                                np.maximum.reduceat(q, starts))
-    return q, backed
-
-
-# ---------------------------------------------------------------------------------- solution
-@dataclass(frozen=True, eq=False)
-class GameSolution:
-    """The solution of a protocol game.
-
-    space: the enumerated game; values: player 0's value of every state (float64); q: per row
-    (state, action), player 0's value of playing it then optimally; optimal: per row, the action
-    is optimal (within TIE_TOLERANCE, exact in rational mode); best: per state its first optimal
-    row (-1 at terminal states); method: "backward", "value-iteration" or "policy-iteration";
-    sweeps: sweeps (or policy evaluations) made; residual: the largest Bellman residual after the
-    solve; tolerance: the stopping tolerance (0 for backward induction and for the default
-    path, which sweeps to a fixed point); seconds: the solve's time, enumeration excluded;
-    values_exact: Fractions per state in rational mode, else None; error_bound: a bound on every
-    value's error (the default path, ``generic_sweeps``; 0 in rational mode; None where the
-    method gives none).
-    """
-
-    space: StateSpace
-    values: np.ndarray
-    q: np.ndarray
-    optimal: np.ndarray
-    best: np.ndarray
-    method: str
-    sweeps: int
-    residual: float
-    tolerance: float
-    seconds: float
-    values_exact: list[Fraction] | None = None
-    error_bound: float | None = None
-
-    @property
-    def value(self) -> float:
-        """Player 0's value at the initial state (Pig: the first player's win probability)."""
-        return float(self.values[0])
-
-    @property
-    def value_exact(self) -> Fraction | None:
-        return None if self.values_exact is None else self.values_exact[0]
-
-    def policy(self) -> np.ndarray:
-        """The optimal policy as row weights, ties split evenly."""
-        w = self.optimal.astype(np.float64)
-        live = self.space.row_start[:-1][~self.space.terminal]
-        if len(live):
-            sums = np.add.reduceat(w, live)
-            counts = np.diff(self.space.row_start)[~self.space.terminal]
-            w = w / np.repeat(sums, counts)
-        return w
-
-    def best_action(self, state: Any) -> Any:
-        """The first optimal action at `state` (a reachable non-terminal state)."""
-        s = self.space.index.get(state)
-        if s is None or self.best[s] < 0:
-            raise SolverError(f"{state!r} is not a reachable non-terminal state")
-        return self.space.actions[int(self.best[s])]
-
-    def value_of(self, state: Any) -> float:
-        s = self.space.index.get(state)
-        if s is None:
-            raise SolverError(f"{state!r} is not a reachable state of {self.space.label}")
-        return float(self.values[s])
-
-
 def _finish(space: StateSpace, v: np.ndarray, method: str, sweeps: int, tolerance: float,
             started: float, exact: list[Fraction] | None = None,
             exact_q: list[Fraction] | None = None,
             error_bound: float | None = None) -> GameSolution:
-    q, backed = _bellman(space, v)
+    q, backed = bellman(space, v)
     residual = float(np.max(np.abs(backed - v))) if len(v) else 0.0
     if exact_q is not None and exact is not None:
         state_value = [exact[s] for s in space.row_state]
@@ -173,16 +101,7 @@ def _finish(space: StateSpace, v: np.ndarray, method: str, sweeps: int, toleranc
         minimiser = (space.player == 1)[space.row_state]
         optimal = np.where(minimiser, -q >= -at - TIE_TOLERANCE, q >= at - TIE_TOLERANCE)
         del at, minimiser
-    best = np.full(space.n_states, -1, dtype=np.int64)
-    hit = np.flatnonzero(optimal)
-    # the first optimal row of each state: rows are grouped by state, ascending
-    owner = space.row_state[hit]
-    first = np.ones(len(hit), dtype=bool)
-    first[1:] = owner[1:] != owner[:-1]
-    best[owner[first]] = hit[first]
-    del owner, first, hit
-    if np.any(best[~space.terminal] < 0):
-        raise SolverError("internal: a state without an optimal action")  # pragma: no cover
+    best = first_optimal(space, optimal)
     for a in (v, q, optimal, best):
         a.setflags(write=False)
     return GameSolution(space, v, q, optimal, best, method, sweeps, residual, tolerance,

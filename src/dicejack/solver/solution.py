@@ -1,21 +1,37 @@
-"""What the solver returns and what it accepts: `Solution`, `SolverError`, the tie tolerance, and
-policies in every accepted form turned into one validated action distribution."""
+"""What the handout's engines return and what they accept: `Solution` (a
+:class:`~dicejack.solver.results.BaseSolution` whose per-row view is computed exactly from its
+tables on first use), and policies in every accepted form turned into one validated action
+distribution. (`SolverError` and the tie tolerance live in :mod:`.results`, re-exported here.)"""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 from typing import Any, Literal, Union
 
 import numpy as np
 
 from dicejack.games.handout_rules import Game
-from dicejack.runtime.messages import DicejackError
+from dicejack.games.space import StateSpace
+from dicejack.solver.results import (
+    TIE_TOLERANCE,
+    BaseSolution,
+    GameSolution,
+    SolverError,
+    bellman,
+    first_optimal,
+)
 
-TIE_TOLERANCE = 1e-12
+__all__ = ["TIE_TOLERANCE", "SolverError", "Solution", "Method", "Engine", "Policy", "Fill",
+           "FILLS", "NO_DATA", "ZeroBasedError", "optimal_distribution", "policy_table",
+           "policy_distribution", "no_data_mask"]
 
-Method = Literal["backward", "value-iteration"]
+#: The methods of :func:`dicejack.solver.solve`: "auto" picks by the game's structure (the
+#: handout's game: backward induction); "policy-iteration" is for games with cycles.
+Method = Literal["auto", "backward", "value-iteration", "policy-iteration"]
 Engine = Literal["numpy", "numba"]
 #: A policy: (low, low) J in 1..n_dice (-1 or NaN = no data, see `fill`; never 0: J counts from
 #: 1), a (low, low, n_dice+1) action distribution (a row of NaN = no data), a callable (x, y) -> J
@@ -27,18 +43,19 @@ Fill = Literal["uniform", "error"]
 FILLS = ("uniform", "error")
 
 
-class SolverError(DicejackError):
-    """The solver was asked for something it cannot do (bad method, game too large, bad policy)."""
-
-
 @dataclass(frozen=True, eq=False)
-class Solution:
-    """The exact solution of a game.
+class Solution(BaseSolution):
+    """The exact solution of the handout's game, as tables over <x, y> (the mover's view).
 
     q[x, y, j]: win probability of the mover at <x, y> who rolls j dice then plays optimally
     (column 0 unused, 0). p = max_j q; best: lowest optimal J; optimal: boolean (low, low, K+1)
     mask of optimal J (ties within TIE_TOLERANCE, exact in rational mode); gap: p minus the best
     non-optimal q (NaN where every J is optimal); p00 = p[0, 0], the first player's chance.
+
+    Also a :class:`~dicejack.solver.results.BaseSolution`: ``generic()`` is the same solution
+    per row of :class:`~dicejack.games.HandoutGame`'s enumeration (computed from these tables on
+    first use, then kept), and ``space``, ``values``, ``residual``, ``error_bound``,
+    ``tolerance``, ``policy()``, ``best_action()``, ``value_of()`` read through it.
     """
 
     game: Game
@@ -61,6 +78,85 @@ class Solution:
         return [
             [np.flatnonzero(self.optimal[x, y]).tolist() for y in range(low)] for x in range(low)
         ]
+
+    # ---------------------------------------------------------- the game-agnostic face
+    def generic(self) -> GameSolution:
+        """This solution per row of :class:`~dicejack.games.HandoutGame`'s enumeration."""
+        return self._view
+
+    @cached_property
+    def _view(self) -> GameSolution:
+        return _tables_view(self)
+
+    @property
+    def value(self) -> float:
+        return self.p00
+
+    @property
+    def value_exact(self) -> Fraction | None:
+        return self.p00_exact
+
+    @property
+    def space(self) -> StateSpace:
+        return self._view.space
+
+    @property
+    def values(self) -> np.ndarray:
+        return self._view.values
+
+    @property
+    def residual(self) -> float:
+        return self._view.residual
+
+    @property
+    def error_bound(self) -> float | None:
+        return self._view.error_bound
+
+    @property
+    def tolerance(self) -> float:
+        return self._view.tolerance
+
+
+def _tables_view(sol: Solution) -> GameSolution:
+    """`sol` per row of HandoutGame's enumeration, exactly from its tables: a state (a, b, m)
+    (player m to move) is the mover's <x, y> = (a, b) for m = 0, (b, a) for m = 1; player 0's
+    value there is P[x, y], or 1 - P[x, y] when player 1 moves (the same for each row's Q[x, y,
+    J]); the optimal rows are the table's optimal J, the best row its lowest. Backward
+    induction and value iteration to no change both end at the acyclic recursion's fixed point:
+    error_bound 0 (to rounding), tolerance 0; seconds: this view's construction, enumeration
+    excluded. The residual is computed afresh from the values."""
+    from dicejack.games.handout import HandoutGame
+    from dicejack.games.space import enumerate_game
+
+    space = enumerate_game(HandoutGame.from_game(sol.game))
+    started = time.perf_counter()
+    live = np.flatnonzero(~space.terminal)
+    states = np.array([space.states[s] for s in live.tolist()], dtype=np.int64).reshape(-1, 3)
+    mover = states[:, 2]
+    x = np.where(mover == 0, states[:, 0], states[:, 1])
+    y = np.where(mover == 0, states[:, 1], states[:, 0])
+    values = space.payoff.copy()
+    values[live] = np.where(mover == 0, sol.p[x, y], 1.0 - sol.p[x, y])
+    at = np.full(space.n_states, -1, dtype=np.int64)  # a state's place among the live ones
+    at[live] = np.arange(len(live))
+    row = at[space.row_state]
+    j = np.asarray(space.actions, dtype=np.int64)
+    q = sol.q[x[row], y[row], j]
+    q = np.where(mover[row] == 0, q, 1.0 - q)
+    optimal = sol.optimal[x[row], y[row], j].copy()
+    exact = None
+    if sol.p_exact is not None:
+        exact = [Fraction(0 if p is None else p) for p in space.payoff_exact]
+        for s, xs, ys, m in zip(live.tolist(), x.tolist(), y.tolist(), mover.tolist(),
+                                strict=True):
+            exact[s] = sol.p_exact[xs, ys] if m == 0 else 1 - sol.p_exact[xs, ys]
+    best = first_optimal(space, optimal)
+    _, backed = bellman(space, values)
+    residual = float(np.max(np.abs(backed - values))) if len(values) else 0.0
+    for a in (values, q, optimal, best):
+        a.setflags(write=False)
+    return GameSolution(space, values, q, optimal, best, sol.method, sol.sweeps, residual, 0.0,
+                        time.perf_counter() - started, exact, 0.0)
 
 
 def optimal_distribution(sol: Solution) -> np.ndarray:
