@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from dicejack.cli import main
+from dicejack.compare.metrics import learned_metrics
 from dicejack.games import Pig, Piglet, enumerate_game
 from dicejack.learners import learn_game
 from dicejack.report import ReportError, make_report
@@ -25,7 +26,6 @@ from dicejack.report.game_study import (
 )
 from dicejack.report.game_writers import game_default_out, make_game_report
 from dicejack.solver.generic import solve_game
-from dicejack.solver.generic_metrics import learned_metrics
 
 GAMES = (50, 300)
 

@@ -20,7 +20,6 @@ from dicejack.solver.generic import (
     solve_game,
     uniform_policy,
 )
-from dicejack.solver.generic_metrics import learned_metrics
 
 
 @dataclass(frozen=True)
@@ -138,19 +137,6 @@ def test_random_games_without_cycles_exactly(seed):
               for r in space.rows(int(s))]
         best = max(qs) if space.player[s] == 0 else min(qs)
         assert exact.values_exact[s] == best
-
-
-def test_metrics_of_optimal_and_uniform_play():
-    game = RandomGame(3)
-    sol = solve_game(game)
-    best = sol.best.copy()
-    perfect = learned_metrics(sol, best, sol.values)
-    assert perfect["agreement_all"] == 1.0 and perfect["value_rmse"] == 0.0
-    assert abs(perfect["exploitability"]) <= 1e-10 and abs(perfect["score_vs_optimal"]) <= 1e-10
-    nothing = learned_metrics(sol, np.full(sol.space.n_states, -1))
-    assert nothing["states_with_data"] == 0 and nothing["agreement_all"] == 0.0
-    assert abs(nothing["exploitability"]
-               - game_exploitability(sol.space, uniform_policy(sol.space))) <= 1e-12
 
 
 def test_one_player_random_games():

@@ -324,3 +324,40 @@ def test_invalid_policies_are_refused():
     bad[0, 0, 1] = 0.9
     with pytest.raises(SolverError, match="sum to 1"):
         solver.visit_probabilities(game, bad)
+
+
+# ------------------------------------------------------------------ the one entry, every game
+def test_solve_sends_a_handout_game_to_its_engines_and_any_other_to_the_generic_solver():
+    from dicejack.games import HandoutGame, Piglet
+    from dicejack.solver.generic import solve_game
+
+    game = Game(6, 15, 17, 2)
+    sol = solver.solve(HandoutGame.from_game(game), engine="numpy")
+    assert isinstance(sol, solver.Solution) and sol.method == "backward"
+    np.testing.assert_array_equal(sol.q, solver.solve(game, engine="numba").q)
+    assert solver.solve(game, method="auto").method == "backward"
+    generic = solver.solve(Piglet(goal=3))
+    assert isinstance(generic, solver.GameSolution)
+    want = solve_game(Piglet(goal=3))
+    np.testing.assert_array_equal(generic.values, want.values)
+    vi = solver.solve(Piglet(goal=3), method="value-iteration", tolerance=1e-6)
+    assert vi.tolerance == 1e-6 and vi.method == "value-iteration"
+
+
+@pytest.mark.parametrize("game_kind, options, words", [
+    ("handout", {"method": "policy-iteration"}, "no cycles"),
+    ("handout", {"tolerance": 1e-9}, "drop tolerance"),
+    ("handout", {"method": "value-iteration", "exact": True}, "drop --method"),
+    ("handout", {"engine": "gpu"}, "unknown engine"),
+    ("piglet", {"engine": "numba"}, "drop engine"),
+    ("piglet", {"method": "backward"}, "has cycles"),
+    ("piglet", {"method": "value-iteration", "exact": True}, "drop method="),
+    ("piglet", {"method": "magic"}, "unknown method"),
+])
+def test_solve_refuses_a_combination_that_means_nothing_in_one_line(game_kind, options, words):
+    from dicejack.games import HandoutGame, Piglet
+
+    game = HandoutGame() if game_kind == "handout" else Piglet(goal=2)
+    with pytest.raises(SolverError, match=words) as caught:
+        solver.solve(game, **options)
+    assert "\n" not in str(caught.value)

@@ -320,8 +320,9 @@ def _compare_game(source: Path | None, spec: str | None, items: list[str] | None
                   name: str | None, param: list[str] | None, games: int | None,
                   seed: int | None, fmt: CompareFormat, others: dict[str, object]) -> None:
     """`compare --game`: a saved run of a protocol game (formats.game_runs), or a run learned
-    now with --learner, against the game's exact solution (compare.games)."""
-    from dicejack.compare.games import compare_game
+    now with --learner, against the game's exact solution (compare.metrics)."""
+    from dicejack import solver
+    from dicejack.compare.metrics import compare_game
     from dicejack.formats.game_runs import load_game_run
     from dicejack.formats.json_output import json_text
     from dicejack.games import enumerate_game, make_game
@@ -330,7 +331,6 @@ def _compare_game(source: Path | None, spec: str | None, items: list[str] | None
     from dicejack.learners import checks
     from dicejack.learners.game_session import GameSession, game_learner_class
     from dicejack.runtime import parallel
-    from dicejack.solver import generic
 
     if spec is None:
         raise UsageError("--game-param needs --game NAME")
@@ -375,7 +375,7 @@ def _compare_game(source: Path | None, spec: str | None, items: list[str] | None
         finally:
             close()
         label = f"{run.label} (learned now, not saved): {game_label(game)}"
-    result = compare_game(generic.solve_game(space), run.final, label)
+    result = compare_game(solver.solve(space), run.final, label)
     if fmt is CompareFormat.json:
         write_output(json_text(result.as_dict()), None)
     else:

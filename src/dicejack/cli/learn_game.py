@@ -1,6 +1,6 @@
 """`dicejack learn --game`: a learner of protocol games (dicejack.learners.game_session) played
 on any small game of :mod:`dicejack.games`, saved and resumed, then measured against the game's
-exact solution (dicejack.solver.generic_metrics)."""
+exact solution (dicejack.compare.metrics)."""
 
 from __future__ import annotations
 
@@ -110,14 +110,15 @@ def learn_protocol_game(spec: str | None, items: list[str] | None, name: str | N
                         param: list[str] | None, games: int, seed: int | None,
                         fmt: str, others: dict[str, Any]) -> None:
     """`learn --game`: a learner of protocol games (dicejack.learners.game_session) to --games
-    games, then the learned policy against the exact solution (dicejack.solver.generic_metrics)
+    games, then the learned policy against the exact solution (dicejack.compare.metrics)
     as text or JSON, or the learned tables as CSV (one row per state); `fmt`: text, json or
     csv."""
+    from dicejack import solver
+    from dicejack.compare import metrics as compare_metrics
     from dicejack.formats.game_runs import save_game_run
     from dicejack.games import enumerate_game, make_game
     from dicejack.games.registry import parse_game_params
     from dicejack.learners.game_session import GameSession, game_learner_class
-    from dicejack.solver import generic, generic_metrics
 
     if spec is None:
         raise UsageError("--game-param needs --game NAME")
@@ -141,8 +142,8 @@ def learn_protocol_game(spec: str | None, items: list[str] | None, name: str | N
     if fmt == "csv":
         write_output(_game_tables_csv(space, tables), None)
         return
-    sol = generic.solve_game(space)
-    metrics = generic_metrics.learned_metrics(sol, tables.best, tables.value)
+    sol = solver.solve(space)
+    metrics = compare_metrics.learned_metrics(sol, tables.best, tables.value)
     if fmt == "json":
         write_output(_game_learned_json(game, run, sol, metrics), None)
         return

@@ -129,6 +129,7 @@ def _solve_protocol_game(ctx: typer.Context, spec: str | None, items: list[str] 
     the summary (text, JSON) or every state's value (CSV); times on stderr."""
     import time
 
+    from dicejack import solver
     from dicejack.games import enumerate_game, make_game
     from dicejack.games.registry import parse_game_params
     from dicejack.solver import generic, generic_output
@@ -150,7 +151,7 @@ def _solve_protocol_game(ctx: typer.Context, spec: str | None, items: list[str] 
     enumerated = time.perf_counter() - started
     chosen = {"backward": "auto", "value-iteration": "value-iteration",
               "policy-iteration": "policy-iteration"}[method.value]
-    sol = generic.solve_game(space, method=chosen, exact=exact,
+    sol = solver.solve(space, method=chosen, exact=exact,
                              tolerance=generic.DEFAULT_TOLERANCE if tolerance is None
                              else tolerance)
     how = "as arrays (compiled)" if space.enumeration == "compiled" else \

@@ -43,7 +43,7 @@ def protocol_env(game: typing.Any, **kwargs: typing.Any) -> typing.Any:
 
 def protocol_single_agent(env: typing.Any, agent: str, opponent: typing.Any) -> typing.Any:
     """`agent` of a :func:`protocol_env` environment against `opponent` (weights per (state,
-    action) row of the enumerated game, e.g. ``solve_game(game).policy()``) as a
+    action) row of the enumerated game, e.g. ``solve(game).policy()``) as a
     ``gymnasium.Env`` with ``action_masks()`` (:mod:`dicejack.envs.protocol_single`)."""
     from dicejack.envs.protocol_single import ProtocolSingleAgentEnv
 

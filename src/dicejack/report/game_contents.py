@@ -16,13 +16,13 @@ from typing import Any
 
 import numpy as np
 
+from dicejack.compare.metrics import DECISIVE_GAP, ON_PATH
 from dicejack.formats.numbers import stated, stated_numbers
 from dicejack.games.protocol import game_params
 from dicejack.learners.base import check_params
 from dicejack.learners.game_learners import GAME_LEARNERS
 from dicejack.report.game_study import GAME_METRICS, GameSeries, GameStudy
 from dicejack.solver.generic import expected_visits
-from dicejack.solver.generic_metrics import DECISIVE_GAP, ON_PATH
 from dicejack.solver.generic_output import plain
 
 __all__ = ["GAME_REPORT_KIND", "GAME_AGREEMENT_TARGET", "game_metrics_csv", "game_metrics_json",

@@ -7,7 +7,7 @@ learner of protocol games (:data:`dicejack.learners.game_learners.GAME_LEARNERS`
 parameters set for it; a :class:`GameReportConfig` names the game (``--game`` and its
 ``--game-param`` values), the series, checkpoint game counts and seeds. :func:`run_game_one` is
 one learner run measured at every checkpoint against the game's exact solution
-(:func:`dicejack.solver.generic_metrics.learned_metrics`: agreement, value error, the exact value
+(:func:`dicejack.compare.metrics.learned_metrics`: agreement, value error, the exact value
 of the learned policy in each seat, exploitability); :func:`run_game_study` runs every (series,
 seed) through :mod:`dicejack.runtime.parallel` and returns a :class:`GameStudy` (mean and the 95%
 Student-t interval over seeds, :func:`dicejack.report.study.interval`; games to reach a target).
@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from dicejack.compare.metrics import learned_metrics
 from dicejack.figures.canvas import check_formats
 from dicejack.games import GameDefinitionError, make_game
 from dicejack.games.protocol import game_label, game_params
@@ -49,8 +50,7 @@ from dicejack.report.config import (
 )
 from dicejack.report.study import games_to_reach, interval
 from dicejack.runtime import parallel
-from dicejack.solver.generic import GameSolution, solve_game
-from dicejack.solver.generic_metrics import learned_metrics
+from dicejack.solver import GameSolution, solve
 
 __all__ = [
     "GAME_METRICS",
@@ -238,7 +238,7 @@ def _game(spec: str, params: tuple[tuple[str, Any], ...]) -> Any:
 def _solution(spec: str, params: tuple[tuple[str, Any], ...]) -> GameSolution:
     """The game's exact solution, once per process (forked workers inherit the parent's)."""
     try:
-        return solve_game(game_space(_game(spec, params)))
+        return solve(game_space(_game(spec, params)))
     except GameDefinitionError as exc:
         raise ReportError(str(exc)) from None
 

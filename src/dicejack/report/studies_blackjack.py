@@ -25,13 +25,8 @@ from dicejack.games import PeekingBlackjack
 from dicejack.games.peeking_blackjack import ASSIGNMENT_MDPS, PEEK
 from dicejack.learners.feature_q import FeatureQLearning
 from dicejack.learners.game_session import GameSession
-from dicejack.solver.generic import (
-    GameSolution,
-    evaluate_policy,
-    expected_visits,
-    policy_from_actions,
-    solve_game,
-)
+from dicejack.solver import GameSolution, solve
+from dicejack.solver.generic import evaluate_policy, expected_visits, policy_from_actions
 
 __all__ = ["BlackjackStudy", "blackjack_study", "blackjack_report", "vi_choice",
            "peek_share", "find_peeking_deck"]
@@ -84,7 +79,7 @@ def find_peeking_deck(threshold: int = 20, peek_cost: int = 1, share: float = 0.
             for values in combinations(range(1, threshold + 1), size):
                 tried += 1
                 game = PeekingBlackjack(values, multiplicity, threshold, peek_cost)
-                only, _, total = peek_share(solve_game(game))
+                only, _, total = peek_share(solve(game))
                 if only >= share * total:
                     return game, tried
     raise ValueError("no deck found")  # pragma: no cover - the search finds one
@@ -108,7 +103,7 @@ def blackjack_study(config: BlackjackStudy = BlackjackStudy()) -> dict[str, Any]
     out: dict[str, Any] = {"config": config, "mdps": {}, "runs": [], "curves": {}}
     sols = {}
     for name, params in ASSIGNMENT_MDPS.items():
-        sol = solve_game(PeekingBlackjack(*params), exact=True)
+        sol = solve(PeekingBlackjack(*params), exact=True)
         sols[name] = sol
         space = sol.space
         start = space.states[0]
@@ -160,7 +155,7 @@ def blackjack_study(config: BlackjackStudy = BlackjackStudy()) -> dict[str, Any]
         "missing_reach": float(sum(visits[s] for s in missing)),
     }
     deck, tried = find_peeking_deck()
-    deck_sol = solve_game(deck, exact=True)
+    deck_sol = solve(deck, exact=True)
     only, decisions, total = peek_share(deck_sol)
     peeks = [deck_sol.space.states[s] for s in np.flatnonzero(~deck_sol.space.terminal)
              if deck_sol.space.actions[vi_choice(deck_sol, int(s))] == PEEK]

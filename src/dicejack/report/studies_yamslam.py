@@ -24,7 +24,8 @@ import numpy as np
 from dicejack.games import Yamslam
 from dicejack.games.yamslam import held_dice
 from dicejack.learners.directed_average import DirectedAverage
-from dicejack.solver.generic import evaluate_policy, solve_game
+from dicejack.solver import solve
+from dicejack.solver.generic import evaluate_policy
 
 __all__ = ["YamslamStudy", "yamslam_study", "yamslam_report"]
 
@@ -46,7 +47,7 @@ class _Truth:
 
     def __init__(self, learner: DirectedAverage) -> None:
         game = learner.game
-        self.sol = solve_game(game, exact=True)
+        self.sol = solve(game, exact=True)
         space = self.sol.space
         self.pairs = learner.pairs
         self.gain = self.sol.q[self.pairs] - learner.baseline
@@ -119,7 +120,7 @@ def yamslam_study(config: YamslamStudy = YamslamStudy()) -> dict[str, Any]:
             learner.play(n * n_pairs - learner.played)
             runs.append({"seed": seed, "trials": n, **_measure(truth, learner.gains(), ref)})
     out["runs"] = runs
-    two = solve_game(Yamslam(2))
+    two = solve(Yamslam(2))
     out["two_rerolls"] = {"value": two.value, "one_value": float(truth.value),
                           **_myopic(truth, two)}
     return out

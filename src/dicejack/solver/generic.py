@@ -96,8 +96,9 @@ def _finish(space: StateSpace, v: np.ndarray, method: str, sweeps: int, toleranc
         state_value = [exact[s] for s in space.row_state]
         optimal = np.array([a == b for a, b in zip(exact_q, state_value, strict=True)],
                            dtype=bool)
-    else:  # the mover's q within TIE_TOLERANCE of the mover's value (player 1's negated)
-        at = v[space.row_state]
+    else:  # the mover's q within TIE_TOLERANCE of the mover's best q (player 1's negated;
+        # the best q, not v: a loose tolerance leaves v short of it)
+        at = backed[space.row_state]
         minimiser = (space.player == 1)[space.row_state]
         optimal = np.where(minimiser, -q >= -at - TIE_TOLERANCE, q >= at - TIE_TOLERANCE)
         del at, minimiser
