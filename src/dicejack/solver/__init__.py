@@ -32,7 +32,8 @@ same two engines, bit-identical, chosen the same way.
 
 from __future__ import annotations
 
-from typing import Any, overload
+from typing import Any as _Any
+from typing import overload as _overload
 
 from dicejack.games import handout as _handout
 from dicejack.games import handout_rules as _game
@@ -73,16 +74,16 @@ _METHODS = ("auto", "backward", "value-iteration", "policy-iteration")
 
 
 # ------------------------------------------------------------------------------------ solve
-@overload
+@_overload
 def solve(game: _game.Game | _handout.HandoutGame, method: _solution.Method = ...,
           exact: bool = ..., engine: _solution.Engine | None = ...,
           tolerance: float | None = ...) -> Solution: ...
-@overload
-def solve(game: Any, method: _solution.Method = ..., exact: bool = ...,
+@_overload
+def solve(game: _Any, method: _solution.Method = ..., exact: bool = ...,
           engine: _solution.Engine | None = ..., tolerance: float | None = ...
           ) -> GameSolution: ...
 def solve(
-    game: Any, method: _solution.Method = "auto", exact: bool = False,
+    game: _Any, method: _solution.Method = "auto", exact: bool = False,
     engine: _solution.Engine | None = None, tolerance: float | None = None,
 ) -> BaseSolution:
     """Solve `game` exactly: the one solver entry (module docstring).

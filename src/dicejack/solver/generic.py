@@ -1,7 +1,9 @@
-"""The exact solution of any protocol game (:mod:`dicejack.games`): :func:`solve_game` and its
-:class:`GameSolution`; the generic solver's face, re-exporting its parts (the levels,
-:mod:`.generic_levels`; the methods, :mod:`.generic_methods`; policies and their exact
-evaluation, best response and exploitability, :mod:`.generic_policies`).
+"""The generic engine of :func:`dicejack.solver.solve`: the exact solution of any protocol game
+(:mod:`dicejack.games`) but the handout's, :func:`solve_game` (the engine function; every caller
+above the solver goes through ``solve``) and its :class:`~dicejack.solver.results.GameSolution`;
+the face of the engine's parts (the levels, :mod:`.generic_levels`; the methods,
+:mod:`.generic_methods`; policies and their exact evaluation, best response and exploitability,
+:mod:`.generic_policies`).
 
 The enumerated game (:class:`~dicejack.games.StateSpace`) is cut into levels
 (:mod:`dicejack.solver.generic_levels`): the strongly connected components of its state graph,
@@ -23,8 +25,9 @@ the terminal states up:
 Values are player 0's expected payoff (player 1 minimises it), plus the rewards on the way in a
 game that pays them per action (``reward(state, action)``: ``Q = R + T @ V``). The residual
 reported is the largest Bellman residual ``|max_a Q(s, a) - V(s)|`` over all states after the
-solve, computed afresh. The specialised solver (:func:`dicejack.solver.solve`) stays the fast path
-for the handout's game; tests hold the two to 1e-12.
+solve, computed afresh. ``solve`` sends the handout's game to its own engines; their Solution's
+per-row view equals this engine's solution of :class:`~dicejack.games.HandoutGame` to 1e-12
+(tests/solver/test_results.py).
 
 A policy is an array of weights over the space's rows (one row per state and legal action), each
 non-terminal state's weights summing to 1 (:func:`uniform_policy`, :func:`policy_from_actions`,
