@@ -1,7 +1,8 @@
 """What `dicejack solve --game` prints: a protocol game's solution as text, a JSON-ready dict, or
 CSV (one row per reachable state). Beside the generic solver because formats/ holds the
 handout's layouts; no run times in any of them (the command prints those on stderr), so the same
-command prints the same bytes."""
+command prints the same bytes. Each takes any solution (:class:`BaseSolution`) and prints its
+per-row form."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from fractions import Fraction
 from typing import Any
 
 from dicejack.games.protocol import game_params
-from dicejack.solver.generic import GameSolution
+from dicejack.solver.results import BaseSolution, GameSolution
 
 __all__ = ["game_solution_text", "game_solution_dict", "game_solution_csv", "plain",
            "game_params"]
@@ -29,6 +30,9 @@ def plain(value: Any) -> Any:
 def _method_line(sol: GameSolution) -> str:
     if sol.method == "backward":
         how = "backward induction (no cycles): one backup per state"
+    elif sol.method == "value-iteration" and sol.space.game.name == "handout":
+        # only the handout's own engine sweeps that game (the generic one takes one backup)
+        how = f"synchronous value iteration: {sol.sweeps:,} sweeps to no change"
     elif sol.method == "value-iteration" and sol.error_bound is not None:
         how = (f"Gauss-Seidel value iteration and policy iteration (compiled) on the cyclic "
                f"components: {sol.sweeps:,} component sweeps and passes to a fixed point, every "
@@ -41,8 +45,9 @@ def _method_line(sol: GameSolution) -> str:
     return f"method: {how}; Bellman residual {sol.residual:.3g}"
 
 
-def game_solution_text(sol: GameSolution) -> str:
+def game_solution_text(sol: BaseSolution) -> str:
     """The summary: the game, its size, the method and residual, and player 0's value."""
+    sol = sol.generic()
     space = sol.space
     players = "one player" if space.num_players == 1 else "two players, zero-sum"
     lines = [
@@ -60,9 +65,10 @@ def game_solution_text(sol: GameSolution) -> str:
     return "\n".join(lines) + "\n"
 
 
-def game_solution_dict(sol: GameSolution) -> dict[str, Any]:
+def game_solution_dict(sol: BaseSolution) -> dict[str, Any]:
     """The summary as JSON: game, params, states, pairs, method, sweeps, tolerance, residual,
     value, value_exact ("a/b" or null), optimal_start (the optimal actions at the start)."""
+    sol = sol.generic()
     space = sol.space
     return {
         "game": str(space.game.name),
@@ -81,9 +87,10 @@ def game_solution_dict(sol: GameSolution) -> dict[str, Any]:
     }
 
 
-def game_solution_csv(sol: GameSolution) -> str:
+def game_solution_csv(sol: BaseSolution) -> str:
     """Every reachable state: ``state,player,value,optimal`` (state as Python writes it, player
     -1 at terminal states, optimal actions separated by ``;``)."""
+    sol = sol.generic()
     space = sol.space
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
