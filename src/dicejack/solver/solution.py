@@ -54,8 +54,10 @@ class Solution(BaseSolution):
 
     Also a :class:`~dicejack.solver.results.BaseSolution`: ``generic()`` is the same solution
     per row of :class:`~dicejack.games.HandoutGame`'s enumeration (computed from these tables on
-    first use, then kept), and ``space``, ``values``, ``residual``, ``error_bound``,
-    ``tolerance``, ``policy()``, ``best_action()``, ``value_of()`` read through it.
+    first use, then kept), and ``space``, ``values``, ``values_exact``, ``residual``,
+    ``error_bound``, ``tolerance``, ``policy()``, ``best_action()``, ``value_of()`` read through
+    it (``value``, ``value_exact``: p00, p00_exact). Its own ``q``, ``optimal``, ``best`` are the
+    tables; their per-row forms are ``generic().q`` etc.
     """
 
     game: Game
@@ -103,6 +105,10 @@ class Solution(BaseSolution):
     @property
     def values(self) -> np.ndarray:
         return self._view.values
+
+    @property
+    def values_exact(self) -> list[Fraction] | None:
+        return self._view.values_exact
 
     @property
     def residual(self) -> float:
