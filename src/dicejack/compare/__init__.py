@@ -37,10 +37,11 @@ Interpretations (each one a choice the handout and docs/design/metrics.md leave 
 
 Modules, each importing only those above it: truth.py (Truth, truth, the state sets, CompareError,
 CompareWarning), conventions.py (0-based actions, [-1, 1] values, greedy_tables: no optional
-package), learned.py (what a caller hands compare, as a Learned), metrics.py (the one metrics module:
-metric_values, compare, state_classes, format_comparison for the handout's tables;
-learned_metrics and compare_game for any protocol game), hints.py (slips in printed tables). This package imports the
-solver and (lazily) the handout's learner's table rule; nothing above it.
+package), learned.py (what a caller hands compare, as a Learned), metrics.py (the one metrics
+module: metric_values, compare, state_classes, format_comparison for the handout's tables;
+learned_metrics and compare_game for any protocol game), hints.py (slips in printed tables).
+This package imports the solver and (lazily) the handout's learner's table rule; nothing above
+it.
 """
 
 from __future__ import annotations
