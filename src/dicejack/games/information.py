@@ -19,7 +19,7 @@ the protocol; a history's utility is the payoff at its end plus the rewards on i
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Protocol, runtime_checkable

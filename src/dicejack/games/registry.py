@@ -5,10 +5,10 @@ Bundled: ``handout`` (the handout's game: sides, low, high, dice), ``pig`` (goal
 ``piglet`` (goal), ``pig-reset`` (goal, die: two-dice Pig, two 1s reset the banked score),
 ``peeking-blackjack`` (card_values, multiplicity, threshold, peek_cost) and ``yamslam``
 (rerolls); with hidden information (:mod:`dicejack.games.information`, solved by
-:mod:`dicejack.solver.sequence_form`, not yet by the commands): ``kuhn`` (ante, bet). A user's game is a class (called with the parameters as keyword arguments) or an
-object already built (then no parameters), loaded by :mod:`dicejack.runtime.user_code`.
-Parameter values are read as whole numbers, then fractions (``1/6``, ``0.5`` exactly), else
-kept as text.
+:mod:`dicejack.solver.sequence_form`, not yet by the commands): ``kuhn`` (ante, bet). A user's
+game is a class (called with the parameters as keyword arguments) or an object already built
+(then no parameters), loaded by :mod:`dicejack.runtime.user_code`. Parameter values are read as
+whole numbers, then fractions (``1/6``, ``0.5`` exactly), else kept as text.
 """
 
 from __future__ import annotations

@@ -90,7 +90,8 @@ def _row(tree: InformationTree, s: int, given: Any) -> tuple[Any, ...]:
     total = sum(row)
     exact = all(isinstance(p, (int, Fraction)) for p in row)
     if (total != 1) if exact else abs(total - 1) > PROBABILITY_TOLERANCE:
-        raise SolverError(f"policy at {key!r}: the probabilities sum to {total}, not 1")
+        shown = total if exact else f"{total:.12g}"
+        raise SolverError(f"policy at {key!r}: the probabilities sum to {shown}, not 1")
     return row
 
 
