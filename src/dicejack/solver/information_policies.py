@@ -144,9 +144,11 @@ def expected_payoff(game: Any, policy: Mapping[Hashable, Any]) -> Any:
 
 def best_response(game: Any, policy: Mapping[Hashable, Any], player: int) -> BestResponse:
     """A best response of `player` to the other player's part of `policy` (only that part is
-    read), over the whole tree: at each of its keys, the action of the highest expected
-    utility given the other's reach (perfect recall makes the choices consistent; ties go to
-    the first action)."""
+    read), over the whole tree, by dynamic programming over the player's sequences: each play's
+    end weighs its utility by the others' and chance's reach onto the player's own sequence
+    there; a decision key's value is its best action's weight plus the values of the keys that
+    follow that action (perfect recall: they follow it alone), computed deepest key first (a
+    key's followers are met after it). Ties go to the first action."""
     tree = information_tree(game)
     if player not in range(tree.num_players):
         raise SolverError(f"player {player!r}: the game's players are "
@@ -154,39 +156,21 @@ def best_response(game: Any, policy: Mapping[Hashable, Any], player: int) -> Bes
     rows = behaviour(tree, policy, tuple(p for p in range(tree.num_players) if p != player))
     reach = _reach(tree, rows, player)
     sign = 1 if player == 0 else -1
-    values: dict[int, Any] = {}
-    chosen: dict[int, int] = {}
-
-    def action_value(n: int, i: int) -> Any:
-        return sum(p * value(child) for child, p in tree.children[n][i])
-
-    def choose(s: int) -> int:
-        if s not in chosen:
-            infoset = tree.infosets[s]
-            totals = [sum(reach[h] * action_value(h, i) for h in infoset.nodes)
-                      for i in range(len(infoset.actions))]
-            chosen[s] = max(range(len(totals)), key=totals.__getitem__)
-        return chosen[s]
-
-    def value(n: int) -> Any:
-        if n not in values:
-            kids = tree.children[n]
-            if not kids:
-                values[n] = sign * tree.utility[n]
-            elif tree.player[n] == player:
-                values[n] = action_value(n, choose(tree.infoset[n]))
-            else:
-                probs = rows[tree.infoset[n]]
-                values[n] = sum(probs[i] * action_value(n, i)  # type: ignore[index]
-                                for i in range(len(kids)) if probs[i])  # type: ignore[index]
-        return values[n]
-
-    total = value(0)
-    for infoset in tree.decisions(player):  # keys the response never reaches get a choice too
-        choose(tree.index[infoset.key])
-    picked = {tree.infosets[s].key: tree.infosets[s].actions[i] for s, i in chosen.items()
-              if not tree.infosets[s].forced}
-    return BestResponse(player, total, picked)
+    weight: list[Any] = [0] * len(tree.sequences[player])  # by own sequence
+    for n in tree.terminals():
+        if reach[n]:
+            weight[tree.own[n][player]] += reach[n] * sign * tree.utility[n]
+    picked: dict[Hashable, Hashable] = {}
+    decisions = [s for s, infoset in enumerate(tree.infosets)
+                 if infoset.player == player and not infoset.forced]
+    for s in reversed(decisions):  # a key's followers have higher indices: done first
+        infoset = tree.infosets[s]
+        totals = [weight[q] for q in infoset.sequences]
+        best = max(range(len(totals)), key=totals.__getitem__)
+        picked[infoset.key] = infoset.actions[best]
+        weight[infoset.parent] += totals[best]
+    return BestResponse(player, weight[0], {tree.infosets[s].key: picked[tree.infosets[s].key]
+                                            for s in decisions})
 
 
 def nash_conv(game: Any, policy: Mapping[Hashable, Any]) -> Any:
