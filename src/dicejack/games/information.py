@@ -81,7 +81,8 @@ class InformationSet:
 
 @dataclass(frozen=True, eq=False)
 class InformationTree:
-    """A game's tree of plays, checked (module docstring); nodes by index, 0 the root.
+    """A game's tree of plays, checked (module docstring); nodes by index, 0 the root, a child's
+    index above its parent's (top-down passes go in index order).
 
     states: each node's state; player: its mover (-1 at a terminal node); infoset: the index of
     its :class:`InformationSet` (-1 at a terminal node); children: per node, per legal action

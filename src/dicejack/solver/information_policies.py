@@ -18,6 +18,7 @@ responder's own payoff.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -84,7 +85,7 @@ def _row(tree: InformationTree, s: int, given: Any) -> tuple[Any, ...]:
             raise SolverError(f"policy at {key!r}: {len(row)} probabilities for "
                               f"{len(actions)} actions ({', '.join(map(repr, actions))})")
     for p in row:
-        ok = isinstance(p, (int, float, Fraction)) and not isinstance(p, bool)
+        ok = isinstance(p, numbers.Real) and not isinstance(p, bool)
         if not ok or not math.isfinite(p) or p < 0:
             raise SolverError(f"policy at {key!r}: probability {p!r} is not a number >= 0")
     total = sum(row)
