@@ -1,9 +1,12 @@
 """The small games with hidden information the tests share, each checkable by hand:
 :class:`HiddenMatrix` (a 2x2 matrix game played in turn, the first move hidden) and
-:class:`HiddenCoin` (one player guesses a coin it does not see)."""
+:class:`HiddenCoin` (one player guesses a coin it does not see); and every deterministic policy
+of a player (:func:`deterministic_policies`), for brute force."""
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -74,3 +77,12 @@ class HiddenCoin:
 
     def information_state(self, state: Any, player: int) -> str:
         return "before" if state == "start" else "guess"
+
+
+def deterministic_policies(tree: Any, player: int) -> Iterator[dict[Any, dict[Any, int]]]:
+    """Every deterministic policy of `player` on an InformationTree: one action per decision
+    key, as probabilities 0 and 1."""
+    sets = tree.decisions(player)
+    for choice in itertools.product(*(s.actions for s in sets)):
+        yield {s.key: {a: int(a == c) for a in s.actions}
+               for s, c in zip(sets, choice, strict=True)}

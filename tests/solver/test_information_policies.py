@@ -4,7 +4,6 @@ OpenSpiel's on its own kuhn_poker, exact with Fractions, and bad policies named.
 
 from __future__ import annotations
 
-import itertools
 from fractions import Fraction
 
 import numpy as np
@@ -20,7 +19,7 @@ from dicejack.solver.information_policies import (
     uniform_policy,
 )
 from dicejack.solver.solution import SolverError
-from tests.hidden_games import HiddenCoin, HiddenMatrix
+from tests.hidden_games import HiddenCoin, HiddenMatrix, deterministic_policies
 
 KUHN = enumerate_information(Kuhn())
 
@@ -99,14 +98,6 @@ def test_each_best_response_value_equals_openspiel(seed):
     policy = random_policy(KUHN, seed)
     ours = [best_response(KUHN, policy, p).value for p in (0, 1)]
     assert ours == pytest.approx(openspiel_best_response_values(policy), abs=1e-12)
-
-
-def deterministic_policies(tree, player: int):
-    """Every deterministic policy of `player`: one action per decision key."""
-    sets = tree.decisions(player)
-    for choice in itertools.product(*(s.actions for s in sets)):
-        yield {s.key: {a: int(a == c) for a in s.actions}
-               for s, c in zip(sets, choice, strict=True)}
 
 
 @pytest.mark.parametrize("player", [0, 1])

@@ -14,7 +14,7 @@ from dicejack.games.kuhn import Kuhn
 from dicejack.solver.information_policies import exploitability
 from dicejack.solver.sequence_form import sequence_form, solve_sequence_form
 from dicejack.solver.solution import SolverError
-from tests.hidden_games import HiddenCoin, HiddenMatrix
+from tests.hidden_games import HiddenCoin, HiddenMatrix, deterministic_policies
 
 TOL = 1e-9
 
@@ -113,6 +113,8 @@ def test_matrices_of_the_hidden_matrix():
 def test_float_payoffs_give_no_exact_value():
     solution = solve_sequence_form(HiddenMatrix(((0.5, -1.0), (-1.0, 1.0))))
     assert solution.exact_value is None and solution.exact_policy is None
+    unasked = solve_sequence_form(Kuhn(), exact=False)
+    assert unasked.exact_value is None and abs(unasked.value + 1 / 18) <= 1e-12
     assert abs(solution.value - (0.5 - 1) / 3.5) <= 1e-12  # (ad - bc) / (a + d - b - c)
 
 
@@ -123,3 +125,47 @@ def test_three_players_refused():
     with pytest.raises(Exception, match="num_players must be 1 or 2"):
         solve_sequence_form(Three())
     assert issubclass(SolverError, Exception)
+
+
+class ShuffledKuhn(Kuhn):
+    """Kuhn's tree with other payoffs: each end pays a whole number in -3..3 drawn from a seed."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__()
+        rng = np.random.default_rng(seed)
+        object.__setattr__(self, "table", {end: int(v) for end, v in zip(
+            [(c, h) for c in ((a, b) for a in range(3) for b in range(3) if a != b)
+             for h in ("pp", "pbp", "pbb", "bp", "bb")], rng.integers(-3, 4, 30), strict=True)})
+
+    def payoff(self, state):
+        return self.table[state]
+
+
+def normal_form_value(game) -> float:
+    """The value by the normal form, independently: every deterministic policy of each player
+    (64 each on Kuhn's tree), the 64 x 64 matrix of exact payoffs, its matrix-game LP."""
+    from scipy.optimize import linprog
+
+    from dicejack.solver.information_policies import expected_payoff
+
+    tree = enumerate_information(game)
+    rows, columns = (list(deterministic_policies(tree, p)) for p in (0, 1))
+    matrix = np.array([[float(expected_payoff(tree, {**r, **c})) for c in columns] for r in rows])
+    n, m = matrix.shape  # max v s.t. x'M >= v, sum x = 1, x >= 0
+    res = linprog(np.r_[np.zeros(n), -1.0], A_ub=np.c_[-matrix.T, np.ones(m)],
+                  b_ub=np.zeros(m), A_eq=np.r_[np.ones(n), 0.0][None, :], b_eq=[1.0],
+                  bounds=[(0, None)] * n + [(None, None)], method="highs")
+    return -res.fun
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_value_equals_the_normal_form_value(seed):
+    game = ShuffledKuhn(seed)
+    solution = solve_sequence_form(game)
+    assert abs(solution.value - normal_form_value(game)) <= 1e-9
+    assert solution.exploitability < TOL
+    assert solution.exact_value is None or abs(float(solution.exact_value) - solution.value) < TOL
+
+
+def test_kuhn_value_equals_the_normal_form_value():
+    assert abs(normal_form_value(Kuhn()) - (-1 / 18)) <= 1e-12

@@ -35,10 +35,13 @@ from dicejack.solver.information_policies import (
 )
 from dicejack.solver.solution import SolverError
 
-__all__ = ["SequenceFormSolution", "solve_sequence_form", "sequence_form", "ROUNDING_DENOMINATOR"]
+__all__ = ["SequenceFormSolution", "solve_sequence_form", "sequence_form", "ROUNDING_DENOMINATOR",
+           "EXACT_NODES_LIMIT"]
 
 #: The largest denominator tried when the LP's probabilities are rounded to exact fractions.
 ROUNDING_DENOMINATOR = 10_000
+#: The most histories on which the rounded policy is tried in exact arithmetic (Fractions).
+EXACT_NODES_LIMIT = 200_000
 
 
 @dataclass(frozen=True, eq=False)
@@ -150,10 +153,11 @@ def _exact_game(tree: InformationTree) -> bool:
     return all(isinstance(tree.utility[n], (int, Fraction)) for n in tree.terminals())
 
 
-def solve_sequence_form(game: Any) -> SequenceFormSolution:
+def solve_sequence_form(game: Any, exact: bool = True) -> SequenceFormSolution:
     """The value and an equilibrium of a one- or two-player zero-sum game with hidden
     information (a game or its :class:`InformationTree`), by the sequence-form programme with
-    HiGHS (module docstring)."""
+    HiGHS (module docstring). `exact`: try the rounded policy in exact arithmetic (games with
+    exact utilities and at most EXACT_NODES_LIMIT histories)."""
     tree = information_tree(game)
     if tree.num_players not in (1, 2):
         raise SolverError(f"the sequence form solves games of one or two players, not "
@@ -165,7 +169,7 @@ def solve_sequence_form(game: Any) -> SequenceFormSolution:
     if tree.num_players == 2:
         policy.update(_behaviour(tree, 1, y))
     exact_value = exact_policy = None
-    if _exact_game(tree):
+    if exact and tree.n_nodes <= EXACT_NODES_LIMIT and _exact_game(tree):
         rounded = _rounded(policy, ROUNDING_DENOMINATOR)
         if nash_conv(tree, rounded) == 0:
             exact_policy, exact_value = rounded, Fraction(expected_payoff(tree, rounded))
