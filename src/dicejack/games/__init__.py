@@ -8,9 +8,11 @@ Blackjack: one player, a peek cost per action), :mod:`~dicejack.games.yamslam` (
 decision). :func:`enumerate_game` turns any of them into the arrays of a :class:`StateSpace` that
 the generic solver (:mod:`dicejack.solver.generic`) and the generic learners
 (:mod:`dicejack.learners.games`) use; :func:`make_game` builds a game from a name or the user's
-``FILE.py:Class`` (``--game``). Modules, from the ground up: protocol, handout, pig,
-peeking_blackjack, yamslam, space, bounds, registry (handout_rules first: the handout's game's
-own rules, which every layer above uses). May import :mod:`dicejack.runtime`; nothing above.
+``FILE.py:Class`` (``--game``). Games with hidden information (Kuhn poker) extend the protocol
+in :mod:`~dicejack.games.information`. Modules, from the ground up: protocol, handout, pig,
+peeking_blackjack, yamslam, space, information, kuhn, bounds, registry (handout_rules first: the
+handout's game's own rules, which every layer above uses). May import :mod:`dicejack.runtime`;
+nothing above.
 
 >>> from dicejack.games import Piglet, enumerate_game
 >>> enumerate_game(Piglet(goal=2)).n_states

@@ -4,10 +4,11 @@
 Bundled: ``handout`` (the handout's game: sides, low, high, dice), ``pig`` (goal, die),
 ``piglet`` (goal), ``pig-reset`` (goal, die: two-dice Pig, two 1s reset the banked score),
 ``peeking-blackjack`` (card_values, multiplicity, threshold, peek_cost) and ``yamslam``
-(rerolls). A user's game is a class (called with the parameters as keyword arguments) or an
-object already built (then no parameters), loaded by :mod:`dicejack.runtime.user_code`.
-Parameter values are read as whole numbers, then fractions (``1/6``, ``0.5`` exactly), else
-kept as text.
+(rerolls); with hidden information (:mod:`dicejack.games.information`, solved by
+:mod:`dicejack.solver.sequence_form`, not yet by the commands): ``kuhn`` (ante, bet). A user's
+game is a class (called with the parameters as keyword arguments) or an object already built
+(then no parameters), loaded by :mod:`dicejack.runtime.user_code`. Parameter values are read as
+whole numbers, then fractions (``1/6``, ``0.5`` exactly), else kept as text.
 """
 
 from __future__ import annotations
@@ -17,18 +18,22 @@ from fractions import Fraction
 from typing import Any
 
 from dicejack.games.handout import HandoutGame
+from dicejack.games.kuhn import Kuhn
 from dicejack.games.peeking_blackjack import PeekingBlackjack
 from dicejack.games.pig import Pig, Piglet, PigReset
 from dicejack.games.protocol import GameDefinitionError, check_game_object
 from dicejack.games.yamslam import Yamslam
 from dicejack.runtime.user_code import is_spec, load_object
 
-__all__ = ["GAMES", "make_game", "parse_game_params", "game_names"]
+__all__ = ["GAMES", "INFORMATION_GAMES", "make_game", "parse_game_params", "game_names"]
 
 #: The bundled games by name.
 GAMES: dict[str, type] = {"handout": HandoutGame, "pig": Pig, "piglet": Piglet,
                           "pig-reset": PigReset, "peeking-blackjack": PeekingBlackjack,
                           "yamslam": Yamslam}
+#: The bundled games with hidden information, by name (make_game builds them; the commands'
+#: --game lists GAMES, the games they solve and learn).
+INFORMATION_GAMES: dict[str, type] = {"kuhn": Kuhn}
 
 
 def game_names() -> str:
@@ -70,7 +75,8 @@ def make_game(spec: str, params: dict[str, Any] | None = None) -> Any:
     if is_spec(spec):
         made = load_object(spec, "--game")
     else:
-        made = GAMES.get(str(spec).strip().lower())
+        key = str(spec).strip().lower()
+        made = GAMES.get(key) or INFORMATION_GAMES.get(key)
         if made is None:
             raise GameDefinitionError(f"no game {spec!r}; the games: {game_names()}, or "
                                       "FILE.py:Class for your own")

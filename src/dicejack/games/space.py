@@ -166,6 +166,11 @@ def enumerate_game(game: Any, exact: bool = False, limit: int = STATES_LIMIT) ->
     enumerated through its Python, one call per state and action (``StateSpace.enumeration``).
     """
     check_game_object(game)
+    if callable(getattr(game, "information_state", None)):  # games.information's games
+        raise GameDefinitionError(
+            f"game {game.name} has hidden information: its states are not what its players "
+            "see; solve it with dicejack.solver.sequence_form (enumerate_information)"
+        )
     fast = None if exact else getattr(game, "compiled_space", None)
     if callable(fast):
         space = fast(limit)

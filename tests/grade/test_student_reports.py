@@ -1,4 +1,5 @@
-"""What grading writes: report names, only the gradebook and reports, plain-language reports."""
+"""grade.outputs.student_reports and explanations: names inside the folder, only the gradebook
+and reports written, plain-language reports."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from dicejack import grade
 from dicejack.grade.outputs.explanations import plain_summary
 from dicejack.grade.outputs.site import submission_html
 from dicejack.grade.outputs.student_reports import report_markdown, report_names
-from dicejack.grade.outputs.terminal import report_text, summary_text
+from dicejack.grade.outputs.terminal import report_text
 from dicejack.grade.scoring.rubric import FLAG_HINTS
 
 from .support import CONFIG, grade_of, layouts, tables, write
@@ -100,26 +101,6 @@ def test_each_flag_is_one_checklist_item_and_the_deciding_p_value_is_named(refs)
         assert f"it cannot go below 1/{refs.config.calibration + 1})" in page, kind
     one = plain_summary(dataclasses.replace(shifted, flags=("transposed",)))
     assert one.endswith("Check the flag below: it says what to look at.")
-
-
-def test_the_terminal_table_shows_the_student_first_and_counts_that_add_up():
-    long = "moodle.zip!Ann Lee_500012_assignsubmission_file_/" + "x" * 40 + "/output.txt"
-    grades = [grade.Grade(long, "ok", score=97.5, verdict="pass", student="500012",
-                          student_name="Ann Lee"),
-              grade.Grade("b/out.txt", "error", error="submission is empty", student="500013"),
-              grade.Grade("notes.docx", "skipped", verdict="", error="a document")]
-    lines = summary_text(grades).splitlines()
-    assert lines[0].startswith("student ") and lines[1].startswith("500012 (Ann Lee)  moodle.zip")
-    assert "..." in lines[1] and lines[1].split()[4].endswith("/output.txt")  # both ends kept
-    # the gradebook's word: a file that could not be graded is a fail, its reason after it
-    assert " fail " in lines[2] and "unreadable" not in lines[2]
-    assert "error: submission is empty" in lines[2]
-    assert lines[-1] == ("2 submissions: 1 pass, 0 review, 1 fail (1 of them could not be "
-                         "graded) (1 other file skipped)")
-    one = summary_text(grades[:1]).splitlines()[-1]
-    assert one == "1 submission: 1 pass, 0 review, 0 fail (0 of them could not be graded)"
-    plain = summary_text([grade.Grade("a.txt", "ok", score=1.0, verdict="fail")])
-    assert plain.startswith("submission ")  # no student column when no LMS named anyone
 
 
 def test_a_review_that_took_format_points_says_so_and_never_says_it_took_none(refs):
