@@ -169,3 +169,12 @@ def test_the_value_equals_the_normal_form_value(seed):
 
 def test_kuhn_value_equals_the_normal_form_value():
     assert abs(normal_form_value(Kuhn()) - (-1 / 18)) <= 1e-12
+
+
+def test_the_one_solver_entry_solves_a_game_with_hidden_information():
+    from dicejack.solver import solve
+
+    sol = solve(Kuhn())
+    assert sol.exact_value == Fraction(-1, 18)
+    with pytest.raises(SolverError, match="hidden information"):
+        solve(Kuhn(), method="value-iteration")

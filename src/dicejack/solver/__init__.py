@@ -37,6 +37,7 @@ from typing import overload as _overload
 
 from dicejack.games import handout as _handout
 from dicejack.games import handout_rules as _game
+from dicejack.games import information as _information
 from dicejack.solver import backward as _backward
 from dicejack.solver import engines as _engines
 from dicejack.solver import exact as _exact
@@ -102,6 +103,10 @@ def solve(
     fixed point and leave it unused) or "policy-iteration"; `exact`: Fractions (games without
     cycles). Returns a :class:`GameSolution`.
 
+    A game with hidden information (``information_state``: :mod:`dicejack.games.information`,
+    Kuhn poker): the sequence-form linear programme's equilibrium and value, a
+    :class:`~dicejack.solver.sequence_form.SequenceFormSolution` (method "auto" only).
+
     A combination that means nothing (policy iteration or a tolerance for the handout's game,
     an engine for another game, exact with a named iterative method) is a SolverError.
     """
@@ -112,6 +117,8 @@ def solve(
     if isinstance(game, (_game.Game, _handout.HandoutGame)):
         return _solve_handout(game if isinstance(game, _game.Game) else game.rules, method,
                               exact, engine, tolerance)
+    if _information.is_information_game(game):
+        return _solve_hidden(game, method, engine, tolerance)
     if engine is not None:
         raise SolverError(f"engine={engine!r} picks the handout's game's engine; other games "
                           "have one solver: drop engine")
@@ -126,6 +133,20 @@ def solve(
         raise SolverError(f"{sol.space.label} has cycles: backward induction is for games "
                           "without cycles; use method='auto'")
     return sol
+
+
+def _solve_hidden(game: _Any, method: str, engine: _solution.Engine | None,
+                  tolerance: float | None) -> _Any:
+    """A game with hidden information: its sequence-form equilibrium (the LP, HiGHS), the
+    rounded policy tried in exact arithmetic where the tree is small (exact_value, exact_policy
+    of :class:`~dicejack.solver.sequence_form.SequenceFormSolution`)."""
+    if method != "auto" or engine is not None or tolerance is not None:
+        raise SolverError(f"game {game.name} has hidden information: it is solved by the "
+                          "sequence-form linear programme alone; drop method, engine and "
+                          "tolerance")
+    from dicejack.solver.sequence_form import solve_sequence_form
+
+    return solve_sequence_form(game)
 
 
 def _solve_handout(game: _game.Game, method: str, exact: bool, engine: _solution.Engine | None,
