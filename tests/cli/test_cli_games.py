@@ -30,12 +30,24 @@ def test_solve_pig_text_and_json(capsys):
     assert doc["method"] == "value-iteration" and doc["optimal_start"] == ["roll"]
 
 
-def test_solve_handout_through_the_protocol_exactly(capsys):
-    code, out, _ = run(capsys, "solve", "--game", "handout", "--game-param", "sides=4",
-                       "--game-param", "low=6", "--game-param", "high=7", "--exact")
-    assert code == 0
-    assert "exactly: 1211265/2097152" in out  # solver.solve(Game(4, 6, 7, 2), exact=True)
-    assert "backward induction" in out
+def test_solve_game_handout_is_the_handouts_solve_byte_for_byte(capsys):
+    """--game handout is the default game: its parameters by --game-param or by the handout's
+    options, the same engines and the same output as `dicejack solve`."""
+    plain = run(capsys, "solve", "--sides", "4", "--low", "6", "--high", "7", "--exact")
+    named = run(capsys, "solve", "--game", "handout", "--game-param", "sides=4",
+                "--game-param", "low=6", "--game-param", "high=7", "--exact")
+    options = run(capsys, "solve", "--game", "handout", "--sides", "4", "--low", "6",
+                  "--high", "7", "--exact")
+    assert plain[0] == 0 and "1211265/2097152" in plain[1]  # solver.solve(Game(4, 6, 7, 2))
+    assert named == plain and options == plain
+    for fmt in ("json", "csv"):
+        assert run(capsys, "solve", "--game", "handout", "--format", fmt) == \
+            run(capsys, "solve", "--format", fmt)
+    code, _, err = run(capsys, "solve", "--game", "handout", "--low", "6", "--game-param",
+                       "low=6")
+    assert code == 2 and "give one of them" in err
+    code, _, err = run(capsys, "solve", "--game", "handout", "--tolerance", "1e-9")
+    assert code == 2 and "games with cycles" in err
 
 
 def test_solve_csv_has_every_state(capsys, tmp_path):
@@ -58,7 +70,7 @@ def test_solve_csv_has_every_state(capsys, tmp_path):
         (["--game", "pig", "--format", "npz", "--out", "x.npz"], "--format npz"),
         (["--game", "pig", "--game-param", "goal=0"], "goal must be a whole number"),
         (["--game", "piglet", "--exact"], "has cycles"),
-        (["--method", "policy-iteration"], "is for --game"),
+        (["--method", "policy-iteration"], "is for games with cycles"),
         (["--game", "nothere.py:Game"], "no file nothere.py"),
     ],
 )

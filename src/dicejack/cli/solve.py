@@ -39,8 +39,8 @@ class SolveMethod(str, Enum):
 
 GameOpt = typer.Option(
     None, "--game", metavar="NAME|FILE.py:Class", help="Solve another game through the game "
-    f"protocol: {BUNDLED_GAMES} (handout: the handout's game through the protocol), or your own "
-    "FILE.py:Class / MODULE:Class (docs/games.md). Without it: the handout's game, as ever."
+    f"protocol: {BUNDLED_GAMES} (handout: the default, its parameters --sides --low --high "
+    "--dice or --game-param), or your own FILE.py:Class / MODULE:Class (docs/games.md)."
 )
 GameParamOpt = typer.Option(
     None, "--game-param", metavar="KEY=VALUE", help="A parameter of --game; repeat for more, "
@@ -89,15 +89,19 @@ def solve(
     )
 
     check_out_path(out)
+    game = None
     if game_spec is not None or game_param or tolerance is not None:
-        _solve_protocol_game(ctx, game_spec, game_param, tolerance, exact, method, fmt, out)
-        return
+        game = _handout_named(ctx, game_spec, game_param, tolerance)
+        if game is None:
+            _solve_protocol_game(ctx, game_spec, game_param, tolerance, exact, method, fmt, out)
+            return
     if method is SolveMethod.policy_iteration:
-        raise UsageError("--method policy-iteration is for --game (the handout's game has no "
-                         "cycles: backward induction solves it)")
+        raise UsageError("--method policy-iteration is for games with cycles (the handout's "
+                         "game has none: backward induction solves it)")
     if fmt is SolveFormat.npz and out is None:
         raise UsageError("--format npz needs --out PATH")
-    game = make_game(sides, low, high, dice)
+    if game is None:
+        game = make_game(sides, low, high, dice)
     where = str(out) if out is not None else "the output"
     size = solution_bytes(game, fmt.value)
     confirm_large_outputs([(where, size)], force)
@@ -122,10 +126,37 @@ def solve(
     write_output(text, out)
 
 
+def _handout_named(ctx: typer.Context, spec: str | None, items: list[str] | None,
+                   tolerance: float | None) -> object | None:
+    """`--game handout`: the handout's game (its rules) with --game-param's parameters, or
+    --sides --low --high --dice's, solved and written as `dicejack solve` without --game;
+    None for any other game."""
+    from dicejack.games import make_game as make_protocol_game
+    from dicejack.games.handout import HandoutGame
+    from dicejack.games.registry import parse_game_params
+
+    if spec is None:
+        raise UsageError("--game-param and --tolerance need --game NAME")
+    game = make_protocol_game(spec, parse_game_params(items))
+    if not isinstance(game, HandoutGame):
+        return None
+    if tolerance is not None:
+        raise UsageError("--tolerance is for value iteration of games with cycles; the "
+                         "handout's game has none")
+    given = [f"--{name}" for name in ("sides", "low", "high", "dice")
+             if getattr(ctx.get_parameter_source(name), "name", "") == "COMMANDLINE"]
+    if given and items:
+        raise UsageError(f"{', '.join(given)} and --game-param both set the handout's game; "
+                         "give one of them")
+    if given:
+        return make_game(*(ctx.params[name] for name in ("sides", "low", "high", "dice")))
+    return game.rules
+
+
 def _solve_protocol_game(ctx: typer.Context, spec: str | None, items: list[str] | None,
                          tolerance: float | None, exact: bool, method: SolveMethod,
                          fmt: SolveFormat, out: Path | None) -> None:
-    """`solve --game`: any protocol game by the generic solver (dicejack.solver.generic);
+    """`solve --game`: any protocol game but the handout's, by the generic solver;
     the summary (text, JSON) or every state's value (CSV); times on stderr."""
     import time
 
@@ -134,8 +165,6 @@ def _solve_protocol_game(ctx: typer.Context, spec: str | None, items: list[str] 
     from dicejack.games.registry import parse_game_params
     from dicejack.solver import generic, generic_output
 
-    if spec is None:
-        raise UsageError("--game-param and --tolerance need --game NAME")
     given = [f"--{name}" for name in ("sides", "low", "high", "dice")
              if getattr(ctx.get_parameter_source(name), "name", "") == "COMMANDLINE"]
     if given:
