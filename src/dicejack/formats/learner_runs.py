@@ -51,7 +51,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["LEARNER_RUN_KIND", "LEARNER_RUN_VERSION", "LEGACY_RUN_KIND", "LEGACY_RUN_VERSION",
            "GAME_RUN_KIND", "GAME_RUN_VERSION",
-           "save_learner_run", "load_learner_run", "save_run_npz", "load_run_npz"]
+           "save_learner_run", "load_learner_run", "run_kind", "save_run_npz", "load_run_npz"]
 
 LEARNER_RUN_KIND = "dicejack-learner-run"
 LEARNER_RUN_VERSION = 1
@@ -208,6 +208,16 @@ def _check_handout_game(path: Path, has: Game, game: Any) -> None:
     if not is_handout_game(game) or handout_rules(game) != has:
         raise FormatError(f"run file {path} is a run of the handout's game {has}, not of "
                           f"{game_label(game)}")
+
+
+def run_kind(path: str | os.PathLike[str]) -> str | None:
+    """The kind of run file `path` holds (:data:`LEARNER_RUN_KIND`, :data:`GAME_RUN_KIND`, ...),
+    read alone; None when it cannot be read (:func:`load_learner_run` then says why)."""
+    try:
+        with open_npz(Path(path)) as archive:
+            return str(_scalar(NpzMembers(archive), "kind", "U"))
+    except Exception:  # any failure: the loader reports it in full
+        return None
 
 
 #: The old names of the one writer and reader (kept: many callers use them).
