@@ -322,8 +322,8 @@ def _compare_game(source: Path | None, spec: str | None, items: list[str] | None
     """`compare --game`: a saved run of a protocol game (formats.learner_runs), or a run learned
     now with --learner, against the game's exact solution (compare.games)."""
     from dicejack.compare.games import compare_game
-    from dicejack.formats.learner_runs import load_learner_run as load_game_run
     from dicejack.formats.json_output import json_text
+    from dicejack.formats.learner_runs import load_learner_run as load_game_run
     from dicejack.games import enumerate_game, make_game
     from dicejack.games.protocol import game_label
     from dicejack.games.registry import parse_game_params

@@ -7,7 +7,6 @@ under the progress bar (play_session), saved to --out and on Ctrl-C as one run f
 --learner` shares with it: the learner options read into parameters, run files read back, and
 the help section that lists the bundled learners."""
 
-import sys
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path

@@ -5,8 +5,8 @@ Owns the comparison's record and its text, not the metrics
 (:func:`dicejack.solver.generic_metrics.learned_metrics` computes them: agreement, value error,
 the learned policy's exact value in each seat, exploitability). :func:`compare_game` measures a
 learner's greedy tables (:class:`dicejack.learners.game_learners.GameTables`, e.g. a run read by
-:func:`dicejack.formats.learner_runs.load_learner_run`) and :class:`GameComparison` prints as text or
-a JSON-ready dict.
+:func:`dicejack.formats.load_learner_run`) and :class:`GameComparison` prints as text or a
+JSON-ready dict.
 """
 
 from __future__ import annotations

@@ -3,12 +3,13 @@ atomically, read back checked, resumed exactly: :func:`save_learner_run` and
 :func:`load_learner_run`, the one writer and reader (``dicejack learn --out/--resume``, with or
 without --game; ``dicejack compare``). Two layouts, told apart by their kind:
 
-The handout's game's runs (:data:`LEARNER_RUN_KIND`). Members: kind ("dicejack-learner-run"), version, learner (its name), params (JSON of the learner's
-parameters), game (JSON of the game's parameters), games, seed, moves (-1 when not counted),
-``state__KEY`` for every entry KEY of the learner's state (arrays as they are; ints, floats and
-text as 0-d arrays), and snapshot_games (n,), snapshot_best, snapshot_probability and
-snapshot_visits (n, L, L): the tables at the checkpoints. The final tables are not stored: they
-are recomputed from the state, which the learner's own ``restore`` checks.
+The handout's game's runs (:data:`LEARNER_RUN_KIND`). Members: kind ("dicejack-learner-run"),
+version, learner (its name), params (JSON of the learner's parameters), game (JSON of the game's
+parameters), games, seed, moves (-1 when not counted), ``state__KEY`` for every entry KEY of the
+learner's state (arrays as they are; ints, floats and text as 0-d arrays), and snapshot_games
+(n,), snapshot_best, snapshot_probability and snapshot_visits (n, L, L): the tables at the
+checkpoints. The final tables are not stored: they are recomputed from the state, which the
+learner's own ``restore`` checks.
 
 :func:`load_learner_run` also reads the handout learner's old run files (:data:`LEGACY_RUN_KIND`)
 as a ``handout`` run.

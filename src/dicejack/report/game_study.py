@@ -35,8 +35,8 @@ from dicejack.games import GameDefinitionError, make_game
 from dicejack.games.protocol import game_label, game_params
 from dicejack.learners import checks
 from dicejack.learners.base import Param, check_params, format_value
-from dicejack.learners.game_learners import GAME_LEARNERS, game_space
 from dicejack.learners.catalogue import game_learner_class
+from dicejack.learners.game_learners import GAME_LEARNERS, game_space
 from dicejack.learners.session import learn
 from dicejack.report.config import (
     SEEDS_LIMIT,
