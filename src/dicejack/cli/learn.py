@@ -248,7 +248,7 @@ def learn(
     elif resume is not None and replay is None and _resumes_a_game(resume):
         _learn_game(_GameOptions(None, None, learner_name, param, games, seed, fmt.value, out,
                                  resume), handout_options)
-    elif learner_name in ("mc-exploring-starts", "counting"):
+    elif learner_name is not None and _other_games_only(learner_name):
         raise UsageError(f"--learner {learner_name} learns protocol games: give --game NAME "
                          "(e.g. --game pig)")
     elif replay is not None:
@@ -307,6 +307,15 @@ def _learn_run(o: _LearnOptions) -> None:
     run = play_saving_on_interrupt(session, o.games, o.out, o.resume, formats.save_learner_run,
                                    first)
     print_run(o.fmt.value, run)
+
+
+def _other_games_only(name: str) -> bool:
+    """True for a learner that plays protocol games but not the handout's (the catalogue's
+    learners_for)."""
+    from dicejack.games import HandoutGame
+    from dicejack.learners.catalogue import GAME_LEARNERS, learners_for
+
+    return name in GAME_LEARNERS and name not in learners_for(HandoutGame())
 
 
 @dataclass(frozen=True)
