@@ -1,5 +1,5 @@
-"""`dicejack solve --game` (and `learn --game`): protocol games on the command line; the
-handout's commands unchanged without it."""
+"""`dicejack solve --game`: protocol games on the command line; the handout's commands unchanged
+without it; every command's --game help (learn --game: test_cli_learners.py)."""
 
 from __future__ import annotations
 
@@ -80,41 +80,6 @@ def test_solve_game_errors_are_one_line(capsys, args, words):
     assert err.startswith("error: ") and words in err and err.count("\n") == 1
 
 
-def test_learn_game_text_json_csv(capsys):
-    args = ["learn", "--game", "pig", "--game-param", "goal=8", "--games", "500", "--seed", "3"]
-    code, out, _ = run(capsys, *args)
-    assert code == 0
-    assert out.startswith("# learned by self-play with q-learning epsilon=1 ")
-    assert "seed=3 games=500: pig goal=8 die=6" in out and "exploitability" in out
-    code, out, _ = run(capsys, *args, "--format", "json")
-    doc = json.loads(out)
-    assert doc["learner"] == "q-learning" and doc["games"] == 500 and doc["seed"] == 3
-    metrics = doc["metrics"]
-    assert 0 <= metrics["agreement_all"] <= 1 and metrics["exploitability"] >= -1e-9
-    assert 0.6 < metrics["game_value"] < 0.9  # Pig to 8: the first player has the edge
-    code, again, _ = run(capsys, *args, "--format", "json")
-    assert again == out  # seeded: the same bytes
-    code, out, _ = run(capsys, "learn", "--game", "piglet", "--game-param", "goal=2",
-                       "--learner", "mc-exploring-starts", "--games", "50", "--format", "csv")
-    assert code == 0 and out.splitlines()[0] == "state,player,best,value,visits"
-
-
-@pytest.mark.parametrize(
-    ("args", "words"),
-    [
-        (["--game", "pig", "-m", "3"], "-m does not apply to --game"),
-        (["--game", "pig", "--param", "m=3"], "q-learning takes KEY=VALUE"),
-        (["--game", "pig", "--learner", "ucb"], "no learner 'ucb' for protocol games"),
-        (["--learner", "mc-exploring-starts"], "give --game NAME"),
-        (["--game-param", "goal=3"], "needs --game NAME"),
-    ],
-)
-def test_learn_game_errors_are_one_line(capsys, args, words):
-    code, out, err = run(capsys, "learn", *args)
-    assert code == 2 and out == ""
-    assert err.startswith("error: ") and words in err and err.count("\n") == 1
-
-
 def test_a_broken_game_file_is_one_line(capsys, tmp_path, monkeypatch):
     (tmp_path / "broken.py").write_text(
         "from dicejack.games import Piglet\n"
@@ -134,19 +99,6 @@ def test_a_broken_game_file_is_one_line(capsys, tmp_path, monkeypatch):
     assert err.count("\n") == 1
     code, _, err = run(capsys, "solve", "--game", "pig", "--game-param", "goal=500")
     assert code == 2 and "goal must be a whole number in 1..120" in err
-
-
-def test_learn_game_with_the_counting_rule(capsys):
-    code, out, _ = run(capsys, "learn", "--game", "handout", "--game-param", "low=6",
-                       "--game-param", "high=7", "--game-param", "sides=3", "--learner",
-                       "counting", "--param", "m=10", "--games", "300", "--format", "json")
-    assert code == 0
-    doc = json.loads(out)
-    assert doc["learner"] == "counting" and doc["learner_params"] == {"m": 10.0,
-                                                                      "max_moves": 100000}
-    assert doc["metrics"]["states_with_data"] > 0
-    code, _, err = run(capsys, "learn", "--learner", "counting")
-    assert code == 2 and "give --game NAME" in err
 
 
 @pytest.mark.parametrize("command", ["solve", "learn", "compare", "report"])

@@ -1,7 +1,8 @@
-"""`dicejack learn --learner NAME --param KEY=VALUE` and `dicejack compare` with any learner's
-run, through dicejack.cli.main: the printed tables are the library's, runs save and resume
-exactly (Ctrl-C included), bad options are one line and exit 2, and compare on the command line
-measures what compare.compare measures in Python."""
+"""`dicejack learn --learner NAME --param KEY=VALUE` (of the handout's game and, with --game, of
+any other) and `dicejack compare` with any learner's run, through dicejack.cli.main: the printed
+tables are the library's, runs save and resume exactly (Ctrl-C included) on the one path, every
+long learn is under the progress bar, bad options are one line and exit 2, and compare on the
+command line measures what compare.compare measures in Python."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from dicejack.cli import app, main
 from dicejack.formats.json_output import json_text
 from dicejack.formats.learner_runs import load_run_npz, save_run_npz
 from dicejack.formats.tables import learn_text, read_params_header, run_text
+from dicejack.games import Piglet
 from dicejack.games.handout_rules import Game
 from dicejack.learners import handout
 from dicejack.learners.catalogue import parameters
@@ -359,3 +361,135 @@ def test_a_slip_in_a_name_or_a_count_is_one_line_that_helps(capsys):
                          "1,000,000,000,000 games" in err and "e+" not in err
     code, _, err = run(capsys, "grade", "x.txt", "-m", "100", "--games", "12.5")
     assert code == 2 and err == "error: --games must be a whole number, got '12.5'\n"
+
+
+# ---------------------------------------------------------- learn --game: any protocol game
+def test_learn_game_text_json_csv(capsys):
+    args = ["learn", "--game", "pig", "--game-param", "goal=8", "--games", "500", "--seed", "3"]
+    code, out, _ = run(capsys, *args)
+    assert code == 0
+    assert out.startswith("# learned by self-play with q-learning epsilon=1 ")
+    assert "seed=3 games=500: pig goal=8 die=6" in out and "exploitability" in out
+    code, out, _ = run(capsys, *args, "--format", "json")
+    doc = json.loads(out)
+    assert doc["learner"] == "q-learning" and doc["games"] == 500 and doc["seed"] == 3
+    metrics = doc["metrics"]
+    assert 0 <= metrics["agreement_all"] <= 1 and metrics["exploitability"] >= -1e-9
+    assert 0.6 < metrics["game_value"] < 0.9  # Pig to 8: the first player has the edge
+    code, again, _ = run(capsys, *args, "--format", "json")
+    assert again == out  # seeded: the same bytes
+    code, out, _ = run(capsys, "learn", "--game", "piglet", "--game-param", "goal=2",
+                       "--learner", "mc-exploring-starts", "--games", "50", "--format", "csv")
+    assert code == 0 and out.splitlines()[0] == "state,player,best,value,visits"
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--game", "pig", "-m", "3"], "-m does not apply to --game"),
+        (["--game", "pig", "--param", "m=3"], "q-learning takes KEY=VALUE"),
+        (["--game", "pig", "--learner", "ucb"], "no learner 'ucb' for protocol games"),
+        (["--learner", "mc-exploring-starts"], "give --game NAME"),
+        (["--game-param", "goal=3"], "needs --game NAME"),
+    ],
+)
+def test_learn_game_errors_are_one_line(capsys, args, words):
+    code, out, err = run(capsys, "learn", *args)
+    assert code == 2 and out == ""
+    assert err.startswith("error: ") and words in err and err.count("\n") == 1
+
+
+def test_learn_game_with_the_counting_rule(capsys):
+    code, out, _ = run(capsys, "learn", "--game", "handout", "--game-param", "low=6",
+                       "--game-param", "high=7", "--game-param", "sides=3", "--learner",
+                       "counting", "--param", "m=10", "--games", "300", "--format", "json")
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["learner"] == "counting" and doc["learner_params"] == {"m": 10.0,
+                                                                      "max_moves": 100000}
+    assert doc["metrics"]["states_with_data"] > 0
+    code, _, err = run(capsys, "learn", "--learner", "counting")
+    assert code == 2 and "give --game NAME" in err
+
+
+def test_learn_game_out_and_resume_equal_a_straight_run(tmp_path, capsys):
+    game = ["--game", "piglet", "--game-param", "goal=5"]
+    a, b, c, d = (str(tmp_path / n) for n in ("a.npz", "b.npz", "c.npz", "d.npz"))
+    assert main(["learn", *game, "--games", "300", "--seed", "2", "--out", a]) == 0
+    straight = capsys.readouterr().out
+    assert main(["learn", *game, "--games", "100", "--seed", "2", "--out", b]) == 0
+    capsys.readouterr()
+    assert main(["learn", *game, "--games", "300", "--resume", b, "--out", c]) == 0
+    assert capsys.readouterr().out == straight
+    assert formats.load_learner_run(c).final.equals(formats.load_learner_run(a).final)
+    # the file carries its game: --resume alone plays it on
+    assert main(["learn", "--games", "300", "--resume", b, "--out", d]) == 0
+    assert capsys.readouterr().out == straight
+    assert formats.load_learner_run(d).final.equals(formats.load_learner_run(a).final)
+    assert main(["learn", *game, "--games", "50", "--resume", b]) == 2
+    assert "already has 100 games" in capsys.readouterr().err
+    assert main(["learn", *game, "--games", "300", "--resume", b, "--learner", "counting"]) == 2
+    assert "resume it without --learner" in capsys.readouterr().err
+    assert main(["learn", "--game", "piglet", "--game-param", "goal=6", "--games", "300",
+                 "--resume", b]) == 2
+    assert "is a run of piglet goal=5, not of piglet goal=6" in capsys.readouterr().err
+
+
+def test_learn_game_refuses_a_handout_run_and_learn_refuses_nothing_it_can_read(tmp_path,
+                                                                               capsys):
+    h = str(tmp_path / "h.npz")
+    assert main(["learn", *GAME_ARGS, "--games", "50", "--out", h]) == 0
+    capsys.readouterr()
+    code, _, err = run(capsys, "learn", "--game", "pig", "--games", "60", "--resume", h)
+    assert code == 2 and "a run of the handout's game" in err and err.count("\n") == 1
+    code, _, err = run(capsys, "learn", "--game", "handout", "--game-param", "low=9",
+                       "--game-param", "high=10", "--game-param", "sides=4", "--games", "60",
+                       "--resume", h)
+    assert code == 2 and "is a run of the handout's game; resume it without --game" in err
+
+
+def test_learn_game_ctrl_c_saves_the_partial_run_and_says_how_to_resume(tmp_path, capsys,
+                                                                        monkeypatch):
+    played = learners.Session.play
+
+    def interrupted(self, games):
+        if self.played >= 100:
+            raise KeyboardInterrupt
+        played(self, min(games, 100 - self.played))
+
+    monkeypatch.setattr(learners.Session, "play", interrupted)
+    out = tmp_path / "run.npz"
+    code = main(["learn", "--game", "piglet", "--game-param", "goal=5", "--games", "1000",
+                 "--seed", "2", "--out", str(out)])
+    assert code == 130
+    err = capsys.readouterr().err
+    assert "interrupted after 100 of 1,000 games" in err
+    assert (f"Resume with: dicejack learn --game piglet --game-param goal=5 --resume {out} "
+            f"--games 1000 --out {out}") in err
+    back = formats.load_learner_run(out)
+    assert back.games == 100
+    assert back.final.equals(learners.learn(Piglet(goal=5), "q-learning", 100, seed=2).final)
+
+
+@pytest.mark.parametrize("args", [
+    ["--games", "3000"],
+    ["--learner", "ucb", "--games", "3000", *GAME_ARGS],
+    ["--game", "pig", "--game-param", "goal=8", "--games", "3000"],
+])
+def test_every_learn_is_under_the_progress_bar(capsys, monkeypatch, args):
+    """The same bar for the handout's game and --game: opened at the games to play, updated as
+    chunks finish (the session at its played count), closed once."""
+    from dicejack.runtime import parallel
+
+    seen: dict[str, list] = {"open": [], "update": [], "close": []}
+
+    def bar(total, done):
+        seen["open"].append((total, done))
+        return (lambda session: seen["update"].append(session.played),
+                lambda: seen["close"].append(True))
+
+    monkeypatch.setattr(parallel, "games_progress_bar", bar)
+    code, _, _ = run(capsys, "learn", *args)
+    assert code == 0
+    assert seen["open"] == [(3000, 0)] and seen["close"] == [True]
+    assert seen["update"] and seen["update"][-1] == 3000

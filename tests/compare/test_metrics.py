@@ -13,10 +13,10 @@ import pytest
 from dicejack import solver
 from dicejack.cli import main
 from dicejack.compare.metrics import compare_game, learned_metrics
-from dicejack.formats.game_runs import save_game_run
+from dicejack.formats.learner_runs import save_learner_run
 from dicejack.games import HandoutGame, Pig, enumerate_game
 from dicejack.games.handout_rules import Game
-from dicejack.learners import learn_game
+from dicejack.learners import learn
 from dicejack.solver.generic import game_exploitability, uniform_policy
 from tests.solver.test_generic_random import RandomGame
 
@@ -64,7 +64,7 @@ class _Tables:
 
 
 def test_compare_game_is_learned_metrics(solution):
-    run = learn_game(Pig(goal=10), "mc-exploring-starts", 500, seed=4)
+    run = learn(Pig(goal=10), "mc-exploring-starts", 500, seed=4)
     result = compare_game(solution, run.final, "here")
     assert result.metrics == learned_metrics(solution, run.final.best, run.final.value)
     doc = result.as_dict()
@@ -75,8 +75,8 @@ def test_compare_game_is_learned_metrics(solution):
 
 
 def test_cli_compare_a_saved_run_and_a_learned_one(tmp_path, capsys, solution):
-    run = learn_game(Pig(goal=10), "q-learning", 300, seed=2)
-    save_game_run(tmp_path / "r.npz", run)
+    run = learn(Pig(goal=10), "q-learning", 300, seed=2)
+    save_learner_run(tmp_path / "r.npz", run)
     game = ["--game", "pig", "--game-param", "goal=10"]
     assert main(["compare", *game, str(tmp_path / "r.npz"), "--format", "json"]) == 0
     saved = json.loads(capsys.readouterr().out)

@@ -1,12 +1,14 @@
-"""Runs of any bundled learner as .npz, the one run-file kind: round trip, exact resumption, the
-handout learner's old layout read and converted, and damaged or hostile files refused in one line
-before much is read."""
+"""Runs of any bundled learner of any game as .npz, the one writer and reader: round trip, exact
+resumption, the handout learner's old layout read and converted, protocol games' runs (their
+layout carries the game), files written by the code before the one reader (old_runs/) still
+read, and damaged or hostile files refused in one line before much is read."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,18 +18,25 @@ from hypothesis import strategies as st
 from dicejack import learners
 from dicejack.formats import FormatError
 from dicejack.formats.learner_runs import (
+    GAME_RUN_KIND,
     LEARNER_RUN_KIND,
     load_learner_run,
     load_run_npz,
     save_learner_run,
     save_run_npz,
 )
+from dicejack.games import HandoutGame, Pig, Piglet
 from dicejack.games.handout_rules import Game
 from dicejack.learners import handout
+from dicejack.learners.game_learners import GameRun
 from tests.games import HANDOUT
 from tests.learners.legacy_runs import legacy_run_file
 
 SMALL = Game(4, 9, 10, 2)
+#: Run files written by the code before runs of every game had one writer (the commit before
+#: "one learn"): formats.learner_runs.save_learner_run for the handout's game and
+#: formats.game_runs.save_game_run for protocol games, as listed in test_files_of_the_old_code.
+OLD_RUNS = Path(__file__).parent / "old_runs"
 
 
 def same(a: learners.Run, b: learners.Run) -> bool:
@@ -243,3 +252,94 @@ def test_the_property_catches_a_broken_loader(tmp_path, handout_file, broken):
     with pytest.raises((AssertionError, FormatError)):  # the property fails, loudly
         member_replaced(tmp_path, handout_file, "moves", "int64", (), 1, False,
                         refuses if broken == "refuses everything" else swaps)
+
+
+# ------------------------------------------------------------ files written by the old code
+@pytest.mark.parametrize(("file", "game", "learner", "games", "seed", "params", "marks"), [
+    ("learner_run_q.npz", Game(4, 6, 7, 2), "q-learning", 200, 3, {"epsilon": 0.5}, (50,)),
+    ("learner_run_handout.npz", Game(4, 6, 7, 2), "handout", 120, 4, {"m": 3.0}, (30, 60)),
+    ("game_run_piglet_q.npz", Piglet(goal=3), "q-learning", 200, 5, {"alpha": 0.5}, ()),
+    ("game_run_pig_counting.npz", Pig(goal=6, die=3), "counting", 150, 2, {"m": 4.0}, ()),
+])
+def test_files_of_the_old_code(file, game, learner, games, seed, params, marks):
+    """Each file was saved by the old code from learn(game, learner, games, seed, **params)
+    (learn_game for the protocol games); read by the one reader, it is that run again."""
+    back = load_learner_run(OLD_RUNS / file)
+    again = learners.learn(game, learner, games, seed, checkpoints=marks, **params)
+    assert type(back) is type(again) and (back.name, back.games, back.seed, back.moves) == (
+        again.name, again.games, again.seed, again.moves)
+    assert back.params == again.params and back.final.equals(again.final)
+    assert sorted(back.snapshots) == list(marks)
+    assert all(back.snapshots[n].equals(again.snapshots[n]) for n in marks)
+    longer = learners.learn(game, learner, games + 100, seed, **params)
+    assert learners.resume(back, games + 100).final.equals(longer.final)
+
+
+# ------------------------------------------------------------------- runs of protocol games
+@pytest.mark.parametrize("learner", ["q-learning", "mc-exploring-starts", "counting"])
+def test_a_protocol_game_run_round_trips_and_resumes(tmp_path, learner):
+    game = Piglet(goal=5)
+    straight = learners.learn(game, learner, 400, seed=3)
+    half = learners.learn(game, learner, 150, seed=3)
+    save_learner_run(tmp_path / "half.npz", half)
+    with np.load(tmp_path / "half.npz") as npz:
+        assert str(npz["kind"]) == GAME_RUN_KIND and str(npz["game"]) == "piglet"
+    back = load_learner_run(tmp_path / "half.npz")
+    assert isinstance(back, GameRun)
+    assert (back.name, back.seed, back.games, back.moves) == (learner, 3, 150, half.moves)
+    assert back.final.equals(half.final)
+    assert learners.resume(back, 400).final.equals(straight.final)
+
+
+def test_a_run_is_read_against_its_own_game(tmp_path):
+    save_learner_run(tmp_path / "r.npz", learners.learn(Pig(goal=6), "q-learning", 10, seed=1))
+    with pytest.raises(FormatError, match="a run of pig goal=6 die=6, not of pig goal=7"):
+        load_learner_run(tmp_path / "r.npz", Pig(goal=7))
+    assert load_learner_run(tmp_path / "r.npz", Pig(goal=6)).games == 10
+    save_learner_run(tmp_path / "h.npz", learners.learn(SMALL, "ucb", 10, seed=1))
+    with pytest.raises(FormatError, match="a run of the handout's game .*, not of pig goal=6"):
+        load_learner_run(tmp_path / "h.npz", Pig(goal=6))
+    assert load_learner_run(tmp_path / "h.npz", HandoutGame(4, 9, 10, 2)).games == 10
+    with pytest.raises(FormatError, match="a run of the handout's game"):
+        load_learner_run(tmp_path / "h.npz", HandoutGame(4, 9, 11, 2))
+
+
+def test_a_users_game_is_read_only_with_the_game_given(tmp_path):
+    run = learners.learn(Piglet(goal=3), "q-learning", 5, seed=1)
+    save_learner_run(tmp_path / "r.npz", run, game_spec="mine.py:Game", game_params={})
+    with pytest.raises(FormatError, match="give --game mine.py:Game"):
+        load_learner_run(tmp_path / "r.npz")
+    assert load_learner_run(tmp_path / "r.npz", Piglet(goal=3)).games == 5
+    with pytest.raises(FormatError, match="saves its game itself"):
+        save_learner_run(tmp_path / "h.npz", learners.learn(SMALL, "ucb", 5, 1), "handout")
+
+
+def _rewrite(path, out, **members):
+    """`path` with `members` replaced (name -> array) or removed (None), written to `out`."""
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    for k, v in members.items():
+        if v is None:
+            arrays.pop(k)
+        else:
+            arrays[k] = v
+    np.savez(out, **arrays)
+    return out
+
+
+@pytest.mark.parametrize("members, message", [
+    ({"state__q": np.zeros(3)}, "state__q has shape"),
+    ({"extra": np.zeros(2)}, "unknown members 'extra'"),
+    ({"state__n": None}, "missing state__n"),
+    ({"kind": np.array("other")}, "kind is 'other'"),
+    ({"games": np.array(7)}, "records 10 games, not 7"),
+    ({"learner": np.array("ucb")}, "unknown learner 'ucb'"),
+    ({"version": np.array(2)}, "has format version 2; this dicejack reads up to 1"),
+    ({"game_params": np.array('["goal=6", ["x"]]')}, "game_params is not small flat JSON"),
+])
+def test_bad_protocol_game_run_files_are_refused_in_one_line(tmp_path, members, message):
+    save_learner_run(tmp_path / "r.npz", learners.learn(Pig(goal=6), "q-learning", 10, seed=1))
+    bad = _rewrite(tmp_path / "r.npz", tmp_path / "bad.npz", **members)
+    with pytest.raises(FormatError, match=message) as info:
+        load_learner_run(bad)
+    assert "\n" not in str(info.value)

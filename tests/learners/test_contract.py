@@ -1,5 +1,5 @@
-"""learners.check_learner: every bundled learner keeps the contract, and each broken promise of a
-user's learner is named in one line."""
+"""learners.check_learner: every bundled learner of any game keeps the contract, and each broken
+promise of a user's learner is named in one line."""
 
 from __future__ import annotations
 
@@ -7,13 +7,32 @@ import numpy as np
 import pytest
 
 from dicejack import learners
+from dicejack.games import HandoutGame, Pig, Piglet
 from dicejack.learners import LearnerError, check_learner
-from tests.games import HAND_SIZED, TINY
+from dicejack.learners.game_learners import GAME_LEARNERS, GameQLearning
+from tests.games import HAND_SIZED, TINY, Climb
 
 
 @pytest.mark.parametrize("name", learners.NAMES)
 def test_every_bundled_learner_keeps_the_contract(name):
     check_learner(learners.make(TINY, name, seed=5), games=120)
+
+
+@pytest.mark.parametrize("name", ["q-learning", "mc-exploring-starts"])
+@pytest.mark.parametrize("game", [Piglet(goal=3), HandoutGame(3, 6, 7, 2), Pig(goal=8), Climb()],
+                         ids=lambda g: g.name)
+def test_every_learner_of_protocol_games_keeps_the_contract(name, game):
+    check_learner(GAME_LEARNERS[name](game, 7), games=120)
+
+
+def test_a_protocol_game_learner_with_hidden_randomness_fails_the_contract():
+    class Leaky(GameQLearning):
+        def play(self, games):
+            super().play(games)
+            self.q[0] += np.random.default_rng().random()  # not from the learner's generator
+
+    with pytest.raises(LearnerError, match="same seed gives other tables"):
+        check_learner(Leaky(Piglet(goal=2), 1), games=10)
 
 
 class Average:

@@ -8,14 +8,13 @@ import numpy as np
 import pytest
 
 from dicejack.games import Piglet, Yamslam
-from dicejack.learners import LearnerError
+from dicejack.learners import LearnerError, check_learner
 from dicejack.learners.directed_average import DirectedAverage
-from dicejack.learners.game_session import check_game_learner
 from dicejack.solver.generic import solve_game
 
 
 def test_contract():
-    check_game_learner(DirectedAverage(Yamslam(1), 5), games=20_000)
+    check_learner(DirectedAverage(Yamslam(1), 5), games=20_000)
 
 
 def test_pairs_are_the_last_decision():

@@ -9,9 +9,8 @@ import numpy as np
 import pytest
 
 from dicejack.games import PeekingBlackjack, Piglet
-from dicejack.learners import LearnerError
+from dicejack.learners import LearnerError, Session, check_learner, learn
 from dicejack.learners.feature_q import FeatureQLearning, blackjack_features
-from dicejack.learners.game_session import GameSession, check_game_learner, learn_game
 
 
 @dataclass(frozen=True)
@@ -42,7 +41,7 @@ class Choice:
 
 @pytest.mark.parametrize("features", ["identity", "blackjack"])
 def test_contract_on_the_small_mdp(features):
-    check_game_learner(FeatureQLearning(PeekingBlackjack(), 7, features=features), games=150)
+    check_learner(FeatureQLearning(PeekingBlackjack(), 7, features=features), games=150)
 
 
 def test_ties_go_to_the_largest_action_and_the_end_state_counts_a_step():
@@ -64,8 +63,8 @@ def test_ties_go_to_the_largest_action_and_the_end_state_counts_a_step():
 
 def test_total_reward_does_not_depend_on_chunks():
     game = PeekingBlackjack((1, 5), 2, 10, 1)
-    straight = learn_game(game, FeatureQLearning, 300, seed=3, features="blackjack")
-    session = GameSession(FeatureQLearning(game, 3, features="blackjack"))
+    straight = learn(game, FeatureQLearning, 300, seed=3, features="blackjack")
+    session = Session(FeatureQLearning(game, 3, features="blackjack"))
     for step in (1, 150, 149):
         session.play(step)
     assert session.learner.total_reward == straight.state["total_reward"]
@@ -81,7 +80,7 @@ def test_blackjack_features():
 
 def test_peek_costs_are_learned():
     # a peek cost of 100: any trial that peeks loses, so the greedy policy never peeks
-    run = learn_game(PeekingBlackjack((1, 5), 2, 10, 100), FeatureQLearning, 3000, seed=2)
+    run = learn(PeekingBlackjack((1, 5), 2, 10, 100), FeatureQLearning, 3000, seed=2)
     space = run.learner_type(PeekingBlackjack((1, 5), 2, 10, 100), 2).space
     played = [space.actions[r] for r in run.final.best[run.final.visits > 0]]
     assert "Peek" not in played

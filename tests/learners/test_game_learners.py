@@ -1,80 +1,24 @@
-"""Learners of protocol games (dicejack.learners.game_learners, game_session): the contract
-(seeded, chunk-invariant, resumable), a first game by hand, and learning that lowers the exact
-exploitability (dicejack.solver.generic)."""
+"""Learners of protocol games (dicejack.learners.game_learners): a first game by hand, learning
+that lowers the exact exploitability (dicejack.solver.generic), the compiled loops equal to the
+plain ones, the counting rule. (Their contract: test_contract.py; learn/resume of any game:
+test_learners.py.)"""
 
 from __future__ import annotations
-
-from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 import pytest
 
 from dicejack.games import HandoutGame, Pig, Piglet
+from dicejack.learners import check_learner, learn
 from dicejack.learners.checks import LearnerError
 from dicejack.learners.game_learners import (
     GAME_LEARNERS,
     GameCounting,
-    GameMCExploringStarts,
     GameQLearning,
     game_space,
 )
-from dicejack.learners.game_session import (
-    check_game_learner,
-    game_learner_class,
-    learn_game,
-    resume_game,
-)
 from dicejack.solver.generic import game_exploitability, solve_game, uniform_policy
-
-
-@dataclass(frozen=True)
-class Climb:
-    """One player: at height h < 3 'go' (up 1 w.p. 2/3, back to 0 w.p. 1/3) or 'stop' (payoff
-    h / 3); at 3 the payoff is 1. Cyclic (a fall returns to 0)."""
-
-    name = "climb"
-    num_players = 1
-
-    def initial_state(self):
-        return 0
-
-    def is_terminal(self, s):
-        return isinstance(s, tuple)
-
-    def payoff(self, s):
-        return Fraction(s[1], 3)
-
-    def player(self, s):
-        return 0
-
-    def actions(self, s):
-        return ("go", "stop")
-
-    def outcomes(self, s, a):
-        if a == "stop":
-            return [(("end", s), 1)]
-        up = ("end", 3) if s == 2 else s + 1
-        return [(up, Fraction(2, 3)), (0, Fraction(1, 3))]
-
-
-GAMES = [Piglet(goal=3), HandoutGame(3, 6, 7, 2), Pig(goal=8), Climb()]
-
-
-@pytest.mark.parametrize("name", ["q-learning", "mc-exploring-starts"])
-@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
-def test_contract_holds(name, game):
-    check_game_learner(GAME_LEARNERS[name](game, 7), games=120)
-
-
-def test_a_learner_with_hidden_randomness_fails_the_contract():
-    class Leaky(GameQLearning):
-        def play(self, games):
-            super().play(games)
-            self.q[0] += np.random.default_rng().random()  # not from the learner's generator
-
-    with pytest.raises(LearnerError, match="same seed gives other tables|other tables"):
-        check_game_learner(Leaky(Piglet(goal=2), 1), games=10)
+from tests.games import Climb
 
 
 def test_first_q_learning_games_by_hand():
@@ -104,23 +48,12 @@ def test_first_q_learning_games_by_hand():
     assert learner.played == 3 and learner.moves == sum(n)
 
 
-def test_resume_equals_a_straight_run():
-    game = Pig(goal=8)
-    straight = learn_game(game, "mc-exploring-starts", 400, seed=3, checkpoints=(100,))
-    half = learn_game(game, "mc-exploring-starts", 150, seed=3, checkpoints=(100,))
-    resumed = resume_game(half, 400)
-    assert resumed.final.equals(straight.final)
-    assert sorted(resumed.snapshots) == [100] and resumed.snapshots[100].equals(
-        straight.snapshots[100])
-    assert resumed.label == "mc-exploring-starts q_init=0.5 max_moves=100000 seed=3 games=400"
-
-
 @pytest.mark.parametrize("name", list(GAME_LEARNERS))
 def test_learning_lowers_the_exact_exploitability(name):
     game = Pig(goal=10)
     sol = solve_game(game)
     uniform = game_exploitability(sol.space, uniform_policy(sol.space))
-    run = learn_game(game, name, 3000, seed=2)
+    run = learn(game, name, 3000, seed=2)
     learned = game_exploitability(sol.space, run.final.policy(sol.space))
     assert learned < 0.5 * uniform
     visited = run.final.best >= 0
@@ -131,18 +64,15 @@ def test_one_player_climb_learns_to_go():
     sol = solve_game(Climb())
     # stop at 0: 0; going on to the top: V0 = 2/3 V1 + 1/3 V0, ... -> always go, value 1
     assert abs(sol.value - 1.0) <= 1e-9 and sol.best_action(0) == "go"
-    run = learn_game(Climb(), "q-learning", 500, seed=1)
+    run = learn(Climb(), "q-learning", 500, seed=1)
     assert sol.space.actions[run.final.best[0]] == "go"
 
 
-def test_bad_names_and_params():
-    with pytest.raises(LearnerError, match="no learner 'sarsa'"):
-        game_learner_class("sarsa")
+def test_bad_params():
     with pytest.raises(LearnerError, match="no parameter 'm'"):
         GameQLearning(Piglet(goal=2), 1, m=3)
     with pytest.raises(LearnerError, match="alpha"):
         GameQLearning(Piglet(goal=2), 1, alpha=2.0)
-    assert game_learner_class("MC_Exploring_Starts") is GameMCExploringStarts
 
 
 @pytest.mark.parametrize("name", ["q-learning", "mc-exploring-starts"])
@@ -216,7 +146,7 @@ def test_the_counting_table_shows_the_best_j_with_data():
 @pytest.mark.parametrize("game", [Piglet(goal=3), HandoutGame(3, 6, 7, 2), Pig(goal=8)],
                          ids=lambda g: g.name)
 def test_the_counting_rule_keeps_the_contract(game):
-    check_game_learner(GameCounting(game, 4, m=10.0), games=120)
+    check_learner(GameCounting(game, 4, m=10.0), games=120)
 
 
 def test_the_counting_rule_counts_wins_and_losses_by_hand():

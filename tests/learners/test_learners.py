@@ -1,5 +1,6 @@
-"""dicejack.learners: the registry, parameters from the command line, learn/resume for bundled
-learners and for a user's own learner, and that every bundled learner learns."""
+"""dicejack.learners: the registry (which learners for which game), parameters from the command
+line, learn/resume of any game for bundled learners and for a user's own learner, and that every
+bundled learner learns."""
 
 from __future__ import annotations
 
@@ -12,11 +13,22 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dicejack import compare, learners
+from dicejack.games import HandoutGame, Pig, Piglet
 from dicejack.games.handout_rules import Game
 from dicejack.learners import LearnerError, Tables
-from dicejack.learners.base import ResumableLearner
-from dicejack.learners.catalogue import canonical_name, is_custom, learner_class, parameters
+from dicejack.learners.base import LearnedRun, ResumableLearner, Run
+from dicejack.learners.catalogue import (
+    GAME_LEARNERS,
+    REGISTRY,
+    canonical_name,
+    game_learner_class,
+    is_custom,
+    learner_class,
+    learners_for,
+    parameters,
+)
 from dicejack.learners.formulas import learned_tables
+from dicejack.learners.game_learners import GameMCExploringStarts, GameQLearning, GameRun
 from tests.games import HAND_SIZED as TINY
 from tests.games import HANDOUT
 
@@ -100,7 +112,60 @@ def test_make_checks_everything():
     assert "mc-epsilon epsilon=0.5" in repr(obj)
 
 
+def test_which_learners_play_which_game():
+    assert learners_for(Game(4, 6, 7, 2)) is REGISTRY
+    assert learners_for(HandoutGame(4, 6, 7, 2)) is REGISTRY
+    assert list(learners_for(Pig(goal=8))) == ["q-learning", "mc-exploring-starts", "counting"]
+    assert learners_for(Piglet(goal=3)) is GAME_LEARNERS
+    assert learner_class("q-learning", Pig(goal=8)) is GameQLearning
+    assert learner_class("q-learning", HandoutGame()) is learner_class("q-learning")
+    assert game_learner_class("MC_Exploring_Starts") is GameMCExploringStarts
+    with pytest.raises(LearnerError, match="no learner 'sarsa' for protocol games"):
+        game_learner_class("sarsa")
+    with pytest.raises(LearnerError, match="no learner 'ucb' for protocol games"):
+        learner_class("ucb", Pig(goal=8))
+
+
 # ------------------------------------------------------------------------- learn / resume
+def test_the_handout_game_given_either_way_runs_its_own_learners():
+    """learn(HandoutGame) and learn(None) are learn(Game): the handout's learners, a Run, the
+    same tables as always."""
+    game = Game(4, 6, 7, 2)
+    plain = learners.learn(game, "handout", 300, seed=2, checkpoints=(100,))
+    viewed = learners.learn(HandoutGame(4, 6, 7, 2), "handout", 300, seed=2, checkpoints=(100,))
+    assert type(viewed) is type(plain) and isinstance(viewed, Run) and viewed.game == game
+    assert viewed.final.equals(plain.final) and viewed.snapshots[100].equals(plain.snapshots[100])
+    default = learners.learn(None, games=50, seed=1)
+    assert default.name == "handout" and default.game == Game(6, 15, 17, 2)
+
+
+def test_any_other_game_runs_the_learners_of_protocol_games():
+    game = Pig(goal=8)
+    run = learners.learn(game, games=200, seed=3)
+    assert isinstance(run, GameRun) and isinstance(run, LearnedRun) and not isinstance(run, Run)
+    assert run.name == "q-learning" and run.game is game and run.games == run.played == 200
+    direct = GameQLearning(game, 3)
+    direct.play(200)
+    assert run.final.equals(direct.tables())
+    with pytest.raises(LearnerError, match="no learner 'ucb' for protocol games"):
+        learners.learn(game, "ucb", 10)
+
+
+@pytest.mark.parametrize("name", ["q-learning", "mc-exploring-starts", "counting"])
+def test_resume_of_a_protocol_game_equals_a_straight_run(name):
+    game = Pig(goal=8)
+    straight = learners.learn(game, name, 400, seed=3, checkpoints=(100,))
+    half = learners.learn(game, name, 150, seed=3, checkpoints=(100,))
+    resumed = learners.resume(half, 400)
+    assert resumed.final.equals(straight.final)
+    assert sorted(resumed.snapshots) == [100] and resumed.snapshots[100].equals(
+        straight.snapshots[100])
+    if name == "mc-exploring-starts":
+        assert resumed.label == "mc-exploring-starts q_init=0.5 max_moves=100000 seed=3 games=400"
+    python = learners.resume(half, 400, engine="python")
+    assert python.final.equals(straight.final)
+
+
 @pytest.mark.parametrize("name", learners.NAMES)
 def test_learn_checkpoints_and_resume_equal_a_straight_run(name):
     straight = learners.learn(HANDOUT, name, 900, 3)

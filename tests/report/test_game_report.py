@@ -13,7 +13,7 @@ import pytest
 from dicejack.cli import main
 from dicejack.compare.metrics import learned_metrics
 from dicejack.games import Pig, Piglet, enumerate_game
-from dicejack.learners import learn_game
+from dicejack.learners import learn
 from dicejack.report import ReportError, make_report
 from dicejack.report.game_contents import GAME_REPORT_KIND, top_states
 from dicejack.report.game_shapes import hold_rows, mean_by_scores, score_axes, stop_totals
@@ -88,8 +88,8 @@ def test_the_command_reads_back_as_the_same_config(config):
 def test_every_checkpoint_is_the_exact_metric_of_a_plain_run(study, config):
     sol = solve_game(enumerate_game(Pig(goal=8)))
     for run in study.runs:
-        plain = learn_game(Pig(goal=8), run.series.learner, GAMES[-1], run.seed,
-                           checkpoints=GAMES)
+        plain = learn(Pig(goal=8), run.series.learner, GAMES[-1], run.seed,
+                      checkpoints=GAMES)
         for i, n in enumerate(GAMES):
             t = plain.snapshots[n]
             want = learned_metrics(sol, t.best, t.value)

@@ -12,8 +12,8 @@ import pytest
 
 from dicejack.games import PeekingBlackjack
 from dicejack.games.peeking_blackjack import ASSIGNMENT_MDPS
+from dicejack.learners import Session
 from dicejack.learners.feature_q import FeatureQLearning
-from dicejack.learners.game_session import GameSession
 from dicejack.report import studies_blackjack as sbj
 from dicejack.solver.generic import solve_game
 
@@ -64,7 +64,7 @@ def test_the_optimal_path_column_counts_only_states_optimal_play_reaches(study):
         for features in ("identity", "blackjack"):
             learner = FeatureQLearning(PeekingBlackjack(*ASSIGNMENT_MDPS[name]), 1,
                                        features=features, exploration=0.2)
-            GameSession(learner).play(TRIALS)
+            Session(learner).play(TRIALS)
             best = learner.greedy_rows()
             wrong = {s for s in live if not sol.optimal[best[s]]}
             row = next(r for r in rows if (r["mdp"], r["features"]) == (name, features))

@@ -319,17 +319,18 @@ def _learn_for_compare(
 def _compare_game(source: Path | None, spec: str | None, items: list[str] | None,
                   name: str | None, param: list[str] | None, games: int | None,
                   seed: int | None, fmt: CompareFormat, others: dict[str, object]) -> None:
-    """`compare --game`: a saved run of a protocol game (formats.game_runs), or a run learned
+    """`compare --game`: a saved run of a protocol game (formats.learner_runs), or a run learned
     now with --learner, against the game's exact solution (compare.metrics)."""
     from dicejack import solver
     from dicejack.compare.metrics import compare_game
-    from dicejack.formats.game_runs import load_game_run
     from dicejack.formats.json_output import json_text
+    from dicejack.formats.learner_runs import load_learner_run as load_game_run
     from dicejack.games import enumerate_game, make_game
     from dicejack.games.protocol import game_label
     from dicejack.games.registry import parse_game_params
     from dicejack.learners import checks
-    from dicejack.learners.game_session import GameSession, game_learner_class
+    from dicejack.learners.catalogue import game_learner_class
+    from dicejack.learners.harness import Session as GameSession
     from dicejack.runtime import parallel
 
     if spec is None:

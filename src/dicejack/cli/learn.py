@@ -1,9 +1,12 @@
-"""`dicejack learn`: self-play with the handout's learner or any bundled one (--learner NAME
---param KEY=VALUE); Ctrl-C saves a resumable run. Also what `compare --learner` shares with it:
-the learner options read into parameters, run files of either kind read back, and the help
-section that lists the bundled learners."""
+"""`dicejack learn`: self-play of any game with a bundled learner (--learner NAME --param
+KEY=VALUE): the handout's game by default (--sides --low --high --dice; the handout's learner, its
+tables printed), any other protocol game with --game (its learners; the learned policy measured
+against the exact solution). One path for both: the learner by name from the catalogue, played
+under the progress bar (play_session), saved to --out and on Ctrl-C as one run file
+(formats.learner_runs), resumed with --resume, printed by learn_output. Also what `compare
+--learner` shares with it: the learner options read into parameters, run files read back, and
+the help section that lists the bundled learners."""
 
-import sys
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -21,17 +24,17 @@ from dicejack.cli.common import (
     check_out_path,
     confirm_large_outputs,
     count_parser,
-    formatted,
     learner_name,
     make_game,
     write_output,
 )
-from dicejack.cli.learn_game import learn_protocol_game
+from dicejack.cli.learn_output import print_game_run, print_run
 from dicejack.cli.play_session import play_saving_on_interrupt
 
 if TYPE_CHECKING:
     from dicejack.games.handout_rules import Game
     from dicejack.learners import Run
+    from dicejack.learners.base import LearnedRun
 
 
 class LearnFormat(str, Enum):
@@ -173,12 +176,13 @@ TieBreakOpt = typer.Option(
 )
 
 
-def load_run_file(path: Path) -> "Run":
-    """A saved run of any bundled learner (:func:`dicejack.formats.load_learner_run`, which also
-    reads the handout's old layout); FormatError (one line) when it is not one."""
+def load_run_file(path: Path, game: Any = None) -> "LearnedRun":
+    """A saved run of any bundled learner of any game (:func:`dicejack.formats.load_learner_run`,
+    which also reads the handout's old layout), read against `game` when given; FormatError (one
+    line) when it is not one."""
     from dicejack import formats
 
-    return formats.load_learner_run(path)
+    return formats.load_learner_run(path, game)
 
 
 @app.command(cls=LearnerHelpCommand)
@@ -236,12 +240,15 @@ def learn(
         tie_break=tie_break.value if tie_break else None, learner=learner_name, param=param,
         games=games, seed=seed, out=out, resume=resume, fmt=fmt, trace=trace, explain=explain,
         force=force)
+    handout_options = {**opts.sizes, "-m": m, "--trace": trace or None,
+                       "--explain": explain or None, "--replay": replay, "--tie-break": tie_break}
     if game_spec is not None or game_param:
-        learn_protocol_game(game_spec, game_param, learner_name, param, games, seed, fmt.value,
-                             {**opts.sizes, "-m": m, "--out": out, "--resume": resume,
-                              "--trace": trace or None, "--explain": explain or None,
-                              "--replay": replay, "--tie-break": tie_break})
-    elif learner_name in ("mc-exploring-starts", "counting"):
+        _learn_game(_GameOptions(game_spec, game_param, learner_name, param, games, seed,
+                                 fmt.value, out, resume), handout_options)
+    elif resume is not None and replay is None and _resumes_a_game(resume):
+        _learn_game(_GameOptions(None, None, learner_name, param, games, seed, fmt.value, out,
+                                 resume), handout_options)
+    elif learner_name is not None and _other_games_only(learner_name):
         raise UsageError(f"--learner {learner_name} learns protocol games: give --game NAME "
                          "(e.g. --game pig)")
     elif replay is not None:
@@ -299,7 +306,114 @@ def _learn_run(o: _LearnOptions) -> None:
     first = (lambda: _show_trace(session, traced, o)) if traced else None
     run = play_saving_on_interrupt(session, o.games, o.out, o.resume, formats.save_learner_run,
                                    first)
-    _print_run(o.fmt, run)
+    print_run(o.fmt.value, run)
+
+
+def _other_games_only(name: str) -> bool:
+    """True for a learner that plays protocol games but not the handout's (the catalogue's
+    learners_for)."""
+    from dicejack.games import HandoutGame
+    from dicejack.learners.catalogue import GAME_LEARNERS, learners_for
+
+    return name in GAME_LEARNERS and name not in learners_for(HandoutGame())
+
+
+@dataclass(frozen=True)
+class _GameOptions:
+    """The options of `learn --game` (a protocol game other than the handout's), as given."""
+
+    spec: str | None  # --game (None: the --resume file's game)
+    items: list[str] | None  # --game-param
+    learner: str | None
+    param: list[str] | None
+    games: int
+    seed: int | None
+    fmt: str
+    out: Path | None
+    resume: Path | None
+
+
+def _resumes_a_game(path: Path) -> bool:
+    """True when --resume names a run of a protocol game other than the handout's."""
+    from dicejack.formats.learner_runs import GAME_RUN_KIND, run_kind
+
+    return run_kind(path) == GAME_RUN_KIND
+
+
+def _learn_game(o: _GameOptions, handout_options: dict[str, Any]) -> None:
+    """`learn --game` (or --resume of such a run): a learner of protocol games to --games games
+    on the one path (catalogue, Session under the progress bar, the one run file), then printed
+    (learn_output.print_game_run)."""
+    from dicejack import formats
+    from dicejack.games import enumerate_game
+    from dicejack.games import make_game as make_protocol_game
+    from dicejack.games.registry import parse_game_params
+    from dicejack.learners import Session
+    from dicejack.learners.catalogue import game_learner_class
+
+    if o.spec is None and o.items:
+        raise UsageError("--game-param needs --game NAME")
+    given = [k for k, v in handout_options.items() if v is not None]
+    if given:
+        verb = "does" if len(given) == 1 else "do"
+        raise UsageError(f"{', '.join(given)} {verb} not apply to --game (give the game's "
+                         "parameters as --game-param KEY=VALUE)")
+    if o.games < 0:
+        raise UsageError(f"--games must be >= 0, got {o.games}")
+    cls = game_learner_class(o.learner or "q-learning")
+    params = _game_learner_params(cls, o.param)
+    check_out_path(o.out)
+    game_items = parse_game_params(o.items)
+    game = None if o.spec is None else make_protocol_game(o.spec, game_items)
+    if o.resume is not None:  # a saved run of this game, played on
+        start = _resumed_game_run(o, game)
+        game = start.game
+        learner = start.learner_type.restore(game, start.seed, start.params, start.state)
+    else:
+        learner = cls(game, 1 if o.seed is None else o.seed, **params)
+    space = enumerate_game(game)
+    spec = o.spec
+    words = "" if spec is None else "".join(
+        [f" --game {spec}", *(f" --game-param {item}" for item in o.items or ())])
+    run = play_saving_on_interrupt(
+        Session(learner), o.games, o.out, o.resume,
+        lambda path, done: formats.save_learner_run(
+            path, done, spec, None if spec is None else game_items),
+        resume_args=words)
+    print_game_run(o.fmt, game, space, run)
+
+
+def _game_learner_params(cls: Any, param: list[str] | None) -> dict[str, Any]:
+    """The --param KEY=VALUE items for learner class `cls`, parsed and checked."""
+    params = {}
+    specs = {p.name: p for p in cls.PARAMS}
+    for item in param or []:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or key not in specs:
+            raise UsageError(f"--param {item!r}: {cls.NAME} takes KEY=VALUE with KEY one of "
+                             f"{', '.join(specs)}")
+        params[key] = specs[key].parse(cls.NAME, value)
+    return params
+
+
+def _resumed_game_run(o: _GameOptions, game: Any) -> Any:
+    """The --resume run of `game` (None: the file's own game); an error if the command line
+    asks for another learner, parameters, seed or fewer games."""
+    from dicejack.learners.game_learners import GameRun
+
+    loaded = load_run_file(o.resume, game)
+    if not isinstance(loaded, GameRun):
+        raise UsageError(f"{o.resume} is a run of the handout's game; resume it without --game")
+    if (o.learner is not None and o.learner != loaded.name) or o.param:
+        raise UsageError(f"{o.resume} is a run of {loaded.label}; resume it without "
+                         "--learner and --param (it keeps its own)")
+    if o.seed is not None and o.seed != loaded.seed:
+        raise UsageError(f"{o.resume} has seed {loaded.seed}; omit --seed to resume it")
+    if o.games < loaded.games:
+        raise UsageError(f"{o.resume} already has {loaded.games} games; --games must be >= "
+                         "that")
+    return loaded
 
 
 def _check_counts(o: _LearnOptions) -> None:
@@ -392,20 +506,6 @@ def _replay(path: Path, sizes: dict[str, int | None], params: dict[str, Any],
     except LearnerError as exc:
         raise UsageError(f"{safe_text(str(path))} {exc}") from None
     write_output(explain.explain_text(game, m, traced), None)
-
-
-def _print_run(fmt: LearnFormat, run: Any) -> None:
-    """Print the learned tables as --format asks (:func:`dicejack.formats.run_text` and its
-    JSON and CSV twins: the handout's learner in its own layout); JSON streamed a row at a time
-    (a large game's JSON never needs many times its size in memory)."""
-    from dicejack.formats.json_output import write_json
-    from dicejack.formats.tables import run_csv, run_dict, run_text
-
-    if fmt is LearnFormat.json:
-        write_json(run_dict(run), sys.stdout)
-        sys.stdout.flush()
-        return
-    write_output(formatted(fmt.value, run, run_text, run_dict, run_csv), None)
 
 
 def _check_resumable(resume: Path | None, run: str, clash: list[str], games: int, played: int

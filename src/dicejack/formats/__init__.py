@@ -21,9 +21,11 @@ Modules, each owning one thing:
                  text, JSON and CSV (the handout's learner in its own layout)
   submission/    reading what a student program printed (read_submission, read_submission_text,
                  Submission, SUBMISSION_*), for `dicejack grade` and `dicejack compare`
-  learner_runs.py  the run file of any bundled learner (dicejack.learners) as .npz:
-                 save_learner_run, load_learner_run (the one reader; it also reads the old
-                 handout layout, converted), save_run_npz / load_run_npz (the same, old names)
+  learner_runs.py  the run file of any bundled learner of any game (dicejack.learners) as
+                 .npz: save_learner_run, load_learner_run (the one writer and reader: the
+                 handout's game's layout, other protocol games' layout with their game spec,
+                 and the old handout layout, converted), save_run_npz / load_run_npz (the same,
+                 old names)
   replay.py      replay files, games whose dice a student gives (read_replay, parse_replay),
                  for `dicejack learn --replay`
 

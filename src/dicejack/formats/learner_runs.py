@@ -1,15 +1,30 @@
-"""Runs of any bundled learner (:mod:`dicejack.learners`) as .npz files: saved atomically, read
-back checked, resumed exactly.
+"""Runs of any bundled learner of any game (:mod:`dicejack.learners`) as .npz files: saved
+atomically, read back checked, resumed exactly: :func:`save_learner_run` and
+:func:`load_learner_run`, the one writer and reader (``dicejack learn --out/--resume``, with or
+without --game; ``dicejack compare``). Two layouts, told apart by their kind:
 
-Members: kind ("dicejack-learner-run"), version, learner (its name), params (JSON of the learner's
-parameters), game (JSON of the game's parameters), games, seed, moves (-1 when not counted),
-``state__KEY`` for every entry KEY of the learner's state (arrays as they are; ints, floats and
-text as 0-d arrays), and snapshot_games (n,), snapshot_best, snapshot_probability and
-snapshot_visits (n, L, L): the tables at the checkpoints. The final tables are not stored: they
-are recomputed from the state, which the learner's own ``restore`` checks.
+The handout's game's runs (:data:`LEARNER_RUN_KIND`). Members: kind ("dicejack-learner-run"),
+version, learner (its name), params (JSON of the learner's parameters), game (JSON of the game's
+parameters), games, seed, moves (-1 when not counted), ``state__KEY`` for every entry KEY of the
+learner's state (arrays as they are; ints, floats and text as 0-d arrays), and snapshot_games
+(n,), snapshot_best, snapshot_probability and snapshot_visits (n, L, L): the tables at the
+checkpoints. The final tables are not stored: they are recomputed from the state, which the
+learner's own ``restore`` checks.
 
-:func:`load_learner_run` also reads the handout learner's own run files (`dicejack learn --out`,
-:func:`dicejack.formats.tables.load_run_npz`) as a ``handout`` run.
+:func:`load_learner_run` also reads the handout learner's old run files (:data:`LEGACY_RUN_KIND`)
+as a ``handout`` run.
+
+Runs of any other protocol game (:data:`GAME_RUN_KIND`). Members: kind ("dicejack-game-run"),
+version, learner (its name), params (JSON of its parameters, 1/n as null), game (the ``--game``
+name or ``FILE.py:Class`` it was learned on), game_params (JSON list of ``KEY=VALUE`` texts, as
+``--game-param`` reads them), game_label (e.g. ``pig goal=40 die=6``), games, seed, moves, and
+``state__KEY`` for every entry of the learner's state (q, n, visits, lose: arrays over the
+enumerated game's rows or states; games, moves, rng_state as 0-d arrays). The tables are
+recomputed from the state; checkpoints are not kept. Every member's declared shape is checked
+against the enumerated game before its data is read. A run of a user's game (``FILE.py:Class``)
+is read only with that game given (the file never makes dicejack import code).
+
+Either layout: members it does not name are refused unread.
 """
 
 from __future__ import annotations
@@ -29,18 +44,24 @@ from dicejack.formats.atomic import savez_atomic
 from dicejack.formats.npz import SMALL_MEMBER_BYTES, NpzMembers, open_npz
 from dicejack.games.handout_rules import Game
 from dicejack.runtime.messages import DicejackError, one_line
+from dicejack.runtime.user_code import is_spec
 
 if TYPE_CHECKING:  # pragma: no cover
-    from dicejack.learners import Run
+    from dicejack.learners.base import LearnedRun, Run
+    from dicejack.learners.game_learners import GameRun
 
 __all__ = ["LEARNER_RUN_KIND", "LEARNER_RUN_VERSION", "LEGACY_RUN_KIND", "LEGACY_RUN_VERSION",
-           "save_learner_run", "load_learner_run", "save_run_npz", "load_run_npz"]
+           "GAME_RUN_KIND", "GAME_RUN_VERSION",
+           "save_learner_run", "load_learner_run", "run_kind", "save_run_npz", "load_run_npz"]
 
 LEARNER_RUN_KIND = "dicejack-learner-run"
 LEARNER_RUN_VERSION = 1
 #: The old layout of the handout learner's runs, still read (converted on load), never written.
 LEGACY_RUN_KIND = "dicejack-learn-run"
 LEGACY_RUN_VERSION = 1
+#: The layout of the runs of protocol games other than the handout's.
+GAME_RUN_KIND = "dicejack-game-run"
+GAME_RUN_VERSION = 1
 
 #: Most checkpoints a run file may hold (the old layout allowed more; each costs two count
 #: tables there, so its memory check bounds them first).
@@ -53,10 +74,21 @@ _MEMBERS = ("kind", "version", "learner", "params", "game", "games", "seed", "mo
             "snapshot_games", "snapshot_best", "snapshot_probability", "snapshot_visits")
 
 
-def save_learner_run(path: str | os.PathLike[str], run: Run) -> None:
-    """Write `run` (a :class:`dicejack.learners.Run` of a bundled learner) atomically."""
+def save_learner_run(path: str | os.PathLike[str], run: LearnedRun,
+                     game_spec: str | None = None,
+                     game_params: dict[str, Any] | None = None) -> None:
+    """Write `run` (of a bundled learner, of any game) atomically. For a run of a protocol game
+    other than the handout's, `game_spec` is how ``--game`` names its game (default: the bundled
+    game of that name, when the run's game is one) and `game_params` its parameters (default:
+    the game's own, :func:`dicejack.games.protocol.game_params`)."""
     from dicejack import learners
 
+    if not isinstance(run, learners.Run):
+        _save_game_run(path, run, game_spec, game_params)
+        return
+    if game_spec is not None or game_params is not None:
+        raise FormatError("a run of the handout's game saves its game itself: give no "
+                          "game_spec or game_params")
     if run.name not in learners.NAMES or run.state is None:
         raise FormatError(
             f"cannot save a run of learner {run.name!r}: only runs of the bundled learners "
@@ -146,19 +178,47 @@ class _Bad(Exception):
     """A reason a file is not a run (becomes the one-line FormatError)."""
 
 
-def load_learner_run(path: str | os.PathLike[str]) -> Run:
+def load_learner_run(path: str | os.PathLike[str], game: Any = None) -> LearnedRun:
     """Read and check a run written by :func:`save_learner_run` (or a handout run of the old
     layout, :data:`LEGACY_RUN_KIND`, converted); FormatError (one line) if anything is off. Every
     member's header is checked against the game before its data is read, members the layout does
     not name (for a learner run, besides the fixed ones, its STATE_KEYS) are refused unread, and
     so is a file whose arrays would need more memory than a real run may
     (:data:`dicejack.learners.checks.LEARNER_BYTES_LIMIT`); the state is checked by the learner's
-    own restore."""
+    own restore.
+
+    `game`: the game to read the run against (None: the file's own; a run of a user's game,
+    ``FILE.py:Class``, needs it); a run of another game is refused."""
     path = Path(path)
     with open_npz(path) as archive:
         members = NpzMembers(archive)
+        kind = _guarded(path, lambda: _scalar(members, "kind", "U"))
+        if kind == GAME_RUN_KIND:
+            return _load_game_run(path, members, game)
         parts = _guarded(path, lambda: _read_parts(path, members))
+    if game is not None:
+        _check_handout_game(path, parts.game, game)
     return _guarded(path, lambda: _rebuild(parts), DicejackError)
+
+
+def _check_handout_game(path: Path, has: Game, game: Any) -> None:
+    """FormatError unless `game` is the handout's game `has` (given either way)."""
+    from dicejack.games.protocol import game_label
+    from dicejack.learners.catalogue import handout_rules, is_handout_game
+
+    if not is_handout_game(game) or handout_rules(game) != has:
+        raise FormatError(f"run file {path} is a run of the handout's game {has}, not of "
+                          f"{game_label(game)}")
+
+
+def run_kind(path: str | os.PathLike[str]) -> str | None:
+    """The kind of run file `path` holds (:data:`LEARNER_RUN_KIND`, :data:`GAME_RUN_KIND`, ...),
+    read alone; None when it cannot be read (:func:`load_learner_run` then says why)."""
+    try:
+        with open_npz(Path(path)) as archive:
+            return str(_scalar(NpzMembers(archive), "kind", "U"))
+    except Exception:  # any failure: the loader reports it in full
+        return None
 
 
 #: The old names of the one writer and reader (kept: many callers use them).
@@ -338,3 +398,157 @@ def _rebuild(parts: _Parts) -> Run:
         for i, g in enumerate(parts.marks.tolist())
     }
     return learners.Session(learner, snapshots).result()
+
+
+# --------------------------------------------------------------- runs of other protocol games
+def _save_game_run(path: str | os.PathLike[str], run: GameRun, game_spec: str | None,
+                   game_params: dict[str, Any] | None) -> None:
+    """`run` of a protocol game other than the handout's in the :data:`GAME_RUN_KIND` layout."""
+    from dicejack.games.protocol import game_label
+    from dicejack.games.protocol import game_params as params_of
+    from dicejack.games.registry import GAMES
+    from dicejack.learners.game_learners import GAME_LEARNERS
+
+    if run.name not in GAME_LEARNERS or run.state is None:
+        raise FormatError(f"cannot save a run of learner {run.name!r}: only runs of "
+                          f"{', '.join(GAME_LEARNERS)} are saved")
+    if game_spec is None:
+        name = str(getattr(run.game, "name", ""))
+        if GAMES.get(name) is not type(run.game):
+            raise FormatError(f"cannot save a run of {game_label(run.game)}: give game_spec, "
+                              "the --game that builds it")
+        game_spec = name
+    params = params_of(run.game) if game_params is None else dict(game_params)
+    savez_atomic(
+        path,
+        compressed=True,
+        kind=np.array(GAME_RUN_KIND),
+        version=np.array(GAME_RUN_VERSION),
+        learner=np.array(run.name),
+        params=np.array(json.dumps(dict(run.params))),
+        game=np.array(str(game_spec)),
+        game_params=np.array(json.dumps([f"{k}={v}" for k, v in params.items()])),
+        game_label=np.array(game_label(run.game)),
+        games=np.array(int(run.games), dtype=np.int64),
+        seed=np.array(int(run.seed), dtype=np.int64),
+        moves=np.array(-1 if run.moves is None else int(run.moves), dtype=np.int64),
+        **_state_members(run.state),
+    )
+
+
+def _state_members(state: Any) -> dict[str, np.ndarray]:
+    """A learner's state as ``state__KEY`` members (numbers and text as 0-d arrays)."""
+    arrays: dict[str, Any] = {}
+    for key, value in state.items():
+        if isinstance(value, np.ndarray):
+            arrays[_STATE + key] = value
+        elif isinstance(value, (bool, int, float, str)):
+            arrays[_STATE + key] = np.array(value)
+        else:
+            raise FormatError(f"cannot save the learner state's {key}: a {type(value).__name__}")
+    return arrays
+
+
+_GAME_MEMBERS = ("kind", "version", "learner", "params", "game", "game_params", "game_label",
+                 "games", "seed", "moves")
+
+
+def _json_list(key: str, text: str) -> list[Any]:
+    if len(text) > SMALL_MEMBER_BYTES or text.count("{") + text.count("[") > 1:
+        raise ValueError(f"{key} is not small flat JSON")
+    value = json.loads(text)
+    if not isinstance(value, list):
+        raise ValueError(f"{key} is not a JSON list")
+    return value
+
+
+def _game_state(members: NpzMembers, keys: tuple[str, ...], space: Any) -> dict[str, Any]:
+    """The learner's saved state (``state__<key>`` members, every one of `keys`), its tables
+    checked against the game's shape (`space`: the game's enumeration)."""
+    shapes = {"q": (space.n_rows,), "n": (space.n_rows,), "lose": (space.n_rows,),
+              "visits": (space.n_states,)}
+    state: dict[str, Any] = {}
+    for key in keys:
+        member = _STATE + key
+        if member not in members.infos:
+            raise _Bad(f"missing {member}")
+        if key in shapes:
+            shape, _ = members.header(member, "iuf")
+            if shape != shapes[key]:
+                raise _Bad(f"{member} has shape {shape}, the game {shapes[key]}")
+            state[key] = members.read(member)
+        else:
+            state[key] = _scalar(members, member, "iuU")
+    return state
+
+
+def _load_game_run(path: Path, members: NpzMembers, game: Any) -> GameRun:
+    """A run of the :data:`GAME_RUN_KIND` layout, read against `game` (None: the bundled game
+    the file names, built with its parameters)."""
+    def bad(why: str) -> FormatError:
+        return FormatError(f"run file {path} is corrupt or not a dicejack game run: {why}")
+
+    try:
+        cls, game, state, numbers = _game_run_parts(path, members, game)
+    except FormatError:
+        raise
+    except _Bad as exc:
+        raise bad(str(exc)) from None
+    except DicejackError as exc:
+        raise FormatError(f"run file {path}: {one_line(exc)}") from None
+    except Exception as exc:  # a bad member or JSON
+        raise bad(one_line(exc)) from None
+    params, games, seed, moves = numbers
+    try:
+        learner = cls.restore(game, seed, params, state)
+        if learner.played != games or (moves != -1 and learner.moves != moves):
+            raise bad(f"its state records {learner.played} games, not {games}")
+    except FormatError:
+        raise
+    except DicejackError as exc:
+        raise bad(one_line(exc)) from None
+    from dicejack.learners.harness import Session
+
+    return Session(learner).result()
+
+
+def _game_run_parts(path: Path, members: NpzMembers, game: Any) -> tuple[Any, ...]:
+    """(learner class, game, state, (params, games, seed, moves)) of a game run file, each
+    member checked (the kind already read)."""
+    from dicejack.games import make_game
+    from dicejack.games.protocol import game_label
+    from dicejack.games.registry import parse_game_params
+    from dicejack.learners.catalogue import is_handout_game
+    from dicejack.learners.game_learners import GAME_LEARNERS, game_space
+
+    version = _scalar(members, "version", "iu")
+    if version > GAME_RUN_VERSION:
+        raise FormatError(f"run file {path} has format version {version}; this "
+                          f"dicejack reads up to {GAME_RUN_VERSION}")
+    name = _scalar(members, "learner", "U")
+    cls = GAME_LEARNERS.get(name)
+    if cls is None:
+        raise _Bad(f"unknown learner {name!r}")
+    allowed = set(_GAME_MEMBERS) | {_STATE + s for s in cls.STATE_KEYS}
+    _refuse_unknown(members, lambda k: k in allowed)
+    spec = _scalar(members, "game", "U")
+    items = [str(v) for v in _json_list("game_params", _scalar(members, "game_params", "U"))]
+    label = _scalar(members, "game_label", "U")
+    params = _json_object("params", _scalar(members, "params", "U"))
+    games, seed, moves = (_scalar(members, k, "iu") for k in ("games", "seed", "moves"))
+    if games < 0 or seed < 0 or moves < -1:
+        raise _Bad("negative games, seed or moves")
+    if game is None:
+        if is_spec(spec):
+            raise FormatError(f"run file {path} is a run of {label} ({spec}, your own "
+                              f"code): give --game {spec} to read it")
+        game = make_game(spec, parse_game_params(items))
+    if is_handout_game(game):  # the protocol view HandoutGame, as game learners play it
+        from dicejack.games.handout import HandoutGame
+
+        game = game if isinstance(game, HandoutGame) else HandoutGame.from_game(game)
+    if game_label(game) != label:
+        raise FormatError(f"run file {path} is a run of {label}, not of "
+                          f"{game_label(game)}")
+    state = _game_state(members, cls.STATE_KEYS, game_space(game))
+    return cls, game, state, (params, games, seed, moves)

@@ -2,10 +2,12 @@
 
 Any object with ``name, game, seed, played, play(games), tables()`` is a :class:`Learner`
 (plus ``state()`` and a classmethod ``restore(game, seed, params, state)`` to be resumable), and
-:func:`learn` runs it with checkpoints into a :class:`Run` that
-:func:`dicejack.compare.compare` measures against the exact solution; :func:`check_learner`
-checks a learner keeps that contract. Bundled, by name (:data:`NAMES`), each compiled, seeded,
-deterministic per seed however chunked, and held by tests to a plain reference loop:
+:func:`learn` runs it with checkpoints into a run: for the handout's game a :class:`Run` that
+:func:`dicejack.compare.compare` measures against the exact solution, for any other protocol
+game a :class:`~.game_learners.GameRun` (both :class:`~.base.LearnedRun`); :func:`resume`
+continues either; :func:`check_learner` checks a learner of any game keeps that contract.
+Bundled for the handout's game, by name (:data:`NAMES`), each compiled, seeded, deterministic
+per seed however chunked, and held by tests to a plain reference loop:
 
   handout     the handout's counting learner (:mod:`dicejack.learners.handout`); its run
               (HandoutRun) also shows the counts
@@ -20,10 +22,10 @@ roll and count update every loop shares), base (protocol, Tables, Run, Param), h
 Session every learner runs in), reference and kernels (the other learners' plain rules and loops
 and their compiled twins), counting (what the counting learners share), handout/ (the handout's
 learner and its run, learn/resume in the handout's terms, kernel, reference, and its extras trace
-and explain), mc_epsilon, ucb, thompson, qlearning, registry (the learners by name), session (learn
-and resume by name), contract (check_learner); game_learners and game_session (q-learning and
-mc-exploring-starts for any protocol game of :mod:`dicejack.games`, their harness and contract
-check).
+and explain), mc_epsilon, ucb, thompson, qlearning, game_learners and game_kernels (q-learning,
+mc-exploring-starts and counting for any other protocol game of :mod:`dicejack.games`, GameRun),
+catalogue (the learners by name, which for which game), session (learn and resume of any
+game), contract (check_learner).
 May import :mod:`dicejack.games.handout_rules`, :mod:`dicejack.games`, :mod:`dicejack.solver` and
 :mod:`dicejack.runtime`; nothing above.
 
@@ -39,13 +41,12 @@ from dicejack.learners.base import Learner, Param, Run, Tables
 from dicejack.learners.catalogue import NAMES, help_text, make, parse_params
 from dicejack.learners.checks import LearnerError
 from dicejack.learners.contract import check_learner
-from dicejack.learners.game_session import check_game_learner, learn_game
 from dicejack.learners.session import Session, learn, resume
 
 #: The public face (docs/design/api.md; tests/test_public_faces.py holds it): everything else
 #: is imported from its module (the learner classes from their modules, the registry's table,
-#: look-ups and restore from registry, the protocol games' tables and runs from
-#: game_learners/game_session).
+#: look-ups and restore from catalogue, the protocol games' tables and runs from
+#: game_learners).
 __all__ = [
     "learn",
     "resume",
@@ -60,6 +61,4 @@ __all__ = [
     "check_learner",
     "parse_params",
     "help_text",
-    "learn_game",
-    "check_game_learner",
 ]

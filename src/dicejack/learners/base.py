@@ -37,12 +37,14 @@ __all__ = [
     "Tables",
     "Learner",
     "ResumableLearner",
+    "LearnedRun",
     "Run",
     "Param",
     "EPSILON_PARAMS",
     "check_learner_size",
     "roll_guide",
     "check_protocol",
+    "check_members",
     "roll_tables",
     "rng_state_text",
     "generator_from_text",
@@ -177,8 +179,20 @@ class ResumableLearner(Learner, Protocol):
 _MEMBERS = ("name", "game", "seed", "played", "play", "tables")
 
 
+def check_members(obj: Any) -> None:
+    """LearnerError naming what `obj` lacks of the learner protocol's members (a learner of any
+    game: the handout's or another protocol game)."""
+    missing = [m for m in _MEMBERS if not hasattr(obj, m)]
+    if missing:
+        raise LearnerError(
+            f"{type(obj).__name__} is not a learner: it has no {', '.join(missing)} "
+            f"(see dicejack.learners.Learner)"
+        )
+
+
 def check_protocol(obj: Any) -> None:
-    """LearnerError naming what `obj` lacks of the :class:`Learner` protocol."""
+    """LearnerError naming what `obj` lacks of the :class:`Learner` protocol (a learner of the
+    handout's game)."""
     missing = [m for m in _MEMBERS if not hasattr(obj, m)]
     if missing:
         raise LearnerError(
@@ -191,27 +205,53 @@ def check_protocol(obj: Any) -> None:
 
 # ---------------------------------------------------------------------------------------- run
 @dataclass(frozen=True, eq=False)
-class Run:
-    """A finished stretch of learning: the final tables, checkpoints, and the state to resume.
+class LearnedRun:
+    """A finished stretch of learning of any game: the final tables, checkpoints, and the state
+    to resume (what :class:`Run`, the handout's game's, and
+    :class:`~dicejack.learners.game_learners.GameRun`, any other game's, share).
 
-    name, params: the learner and its parameters; games: games played in all; final: the
-    :class:`Tables` after them; snapshots: {games: Tables} at the checkpoints; state: the
-    learner's :meth:`~ResumableLearner.state` (None for a learner that cannot be resumed);
-    moves: moves played (None when the learner does not count them); learner_type: the class
-    that :func:`dicejack.learners.resume` rebuilds. ``run.tables`` is (best, probability), which
-    is what :func:`dicejack.compare.compare` reads, with ``run.game`` and ``run.label``.
+    name, params: the learner and its parameters; game: the game it played; games: games played
+    in all; seed; final: its tables after them; snapshots: {games: tables} at the checkpoints;
+    state: the learner's :meth:`~ResumableLearner.state` (None for a learner that cannot be
+    resumed); moves: moves played (None when the learner does not count them); learner_type:
+    the class that :func:`dicejack.learners.resume` rebuilds.
     """
 
     name: str
     params: Mapping[str, Any]
-    game: Game
+    game: Any
     games: int
     seed: int
-    final: Tables
-    snapshots: Mapping[int, Tables] = field(default_factory=dict)
+    final: Any
+    snapshots: Mapping[int, Any] = field(default_factory=dict)
     state: Mapping[str, Any] | None = None
     moves: int | None = None
     learner_type: type | None = field(default=None, repr=False)
+
+    @property
+    def played(self) -> int:
+        """Games played in all (the learner protocol's word for `games`)."""
+        return self.games
+
+    @property
+    def label(self) -> str:
+        """E.g. ``q-learning epsilon=1 alpha=1/n seed=1 games=1000`` (for legends and
+        messages)."""
+        words = [self.name, *(f"{k}={format_value(v)}" for k, v in self.params.items())]
+        return " ".join([*words, f"seed={self.seed}", f"games={self.games}"])
+
+
+@dataclass(frozen=True, eq=False)
+class Run(LearnedRun):
+    """A run of the handout's game (a :class:`LearnedRun` whose game is a
+    :class:`~dicejack.games.handout_rules.Game` and whose tables are :class:`Tables`).
+    ``run.tables`` is (best, probability), which is what :func:`dicejack.compare.compare`
+    reads, with ``run.game`` and ``run.label``.
+    """
+
+    game: Game
+    final: Tables
+    snapshots: Mapping[int, Tables] = field(default_factory=dict)
 
     @property
     def tables(self) -> tuple[np.ndarray, np.ndarray]:
@@ -230,13 +270,6 @@ class Run:
     def win_probability(self) -> np.ndarray:
         """LxL estimated win probability of the best J (-1 where there is no data)."""
         return self.final.probability
-
-    @property
-    def label(self) -> str:
-        """E.g. ``q-learning epsilon=1 alpha=1/n seed=1 games=1000`` (for legends and
-        messages)."""
-        words = [self.name, *(f"{k}={format_value(v)}" for k, v in self.params.items())]
-        return " ".join([*words, f"seed={self.seed}", f"games={self.games}"])
 
 
 def format_value(value: Any) -> str:

@@ -1,6 +1,10 @@
 """The learners by name: the registry of bundled ones, their parameters (checked, parsed from
 ``key=value`` text, described for --help), and building or restoring one. The one place that
-knows every bundled learner; the generic session (:mod:`.session`) builds learners through it.
+knows every bundled learner and which learners play which game (:func:`learners_for`): the
+handout's five for the handout's game (a :class:`~dicejack.games.handout_rules.Game` or a
+:class:`~dicejack.games.HandoutGame`), the learners of
+:mod:`~dicejack.learners.game_learners` for any other protocol game; the session
+(:mod:`.session`) builds learners through it.
 
 A name with a colon, ``MODULE:Class`` (``my_agent:MonteCarloAverage``, ``agent.py:MyLearner``),
 is the user's own learner class (:mod:`dicejack.runtime.user_code` loads it): built as
@@ -19,9 +23,11 @@ from typing import Any
 
 import numpy as np
 
+from dicejack.games.handout import HandoutGame
 from dicejack.games.handout_rules import Game
 from dicejack.learners.base import Param, ResumableLearner, Run, check_params, check_protocol
 from dicejack.learners.checks import LearnerError
+from dicejack.learners.game_learners import GAME_LEARNERS
 from dicejack.learners.handout import Handout
 from dicejack.learners.mc_epsilon import MCEpsilon
 from dicejack.learners.qlearning import QLearning
@@ -30,7 +36,9 @@ from dicejack.learners.ucb import UCB
 from dicejack.runtime import user_code
 from dicejack.runtime.messages import one_line
 
-__all__ = ["REGISTRY", "NAMES", "canonical_name", "is_custom", "learner_class", "parameters",
+__all__ = ["REGISTRY", "NAMES", "GAME_LEARNERS", "is_handout_game", "handout_rules",
+           "learners_for", "game_learner_class",
+           "canonical_name", "is_custom", "learner_class", "parameters",
            "check_learner_params",
            "parse_params", "help_text", "make", "restore"]
 
@@ -44,6 +52,35 @@ REGISTRY: dict[str, type] = {
 #: Their names: handout, q-learning, mc-epsilon, ucb, thompson.
 NAMES: tuple[str, ...] = tuple(REGISTRY)
 
+
+
+# ------------------------------------------------------------------------- learners per game
+def is_handout_game(game: Any) -> bool:
+    """True for the handout's game: a :class:`~dicejack.games.handout_rules.Game`, or a
+    :class:`~dicejack.games.HandoutGame` (its protocol view)."""
+    return isinstance(game, (Game, HandoutGame))
+
+
+def handout_rules(game: Game | HandoutGame) -> Game:
+    """The :class:`~dicejack.games.handout_rules.Game` of the handout's game given either way."""
+    return game.rules if isinstance(game, HandoutGame) else game
+
+
+def learners_for(game: Any) -> dict[str, type]:
+    """The bundled learners that play `game`, by name: the handout's game's five
+    (:data:`REGISTRY`) for the handout's game, else the learners of protocol games
+    (:data:`GAME_LEARNERS`: q-learning, mc-exploring-starts, counting)."""
+    return REGISTRY if is_handout_game(game) else GAME_LEARNERS
+
+
+def game_learner_class(name: str) -> type:
+    """The learner of protocol games (not the handout's) called `name`, written any case, ``_``
+    for ``-``; LearnerError listing them."""
+    cls = GAME_LEARNERS.get(str(name).strip().lower().replace("_", "-"))
+    if cls is None:
+        raise LearnerError(f"no learner {name!r} for protocol games; the learners: "
+                           f"{', '.join(GAME_LEARNERS)}")
+    return cls
 
 
 # ------------------------------------------------------------------------------- the registry
@@ -71,10 +108,12 @@ def is_custom(name: str) -> bool:
     return user_code.is_spec(name)
 
 
-def learner_class(name: str) -> type:
-    """The bundled learner called `name` (:func:`canonical_name`: any case), or the user's class
-    ``MODULE:Class``; LearnerError listing the names if there is none, or saying why the class
-    cannot be had."""
+def learner_class(name: str, game: Any = None) -> type:
+    """The bundled learner called `name` that plays `game` (None: the handout's game;
+    :func:`learners_for`), written any case, or the user's class ``MODULE:Class``; LearnerError
+    listing the names if there is none, or saying why the class cannot be had."""
+    if game is not None and not is_handout_game(game) and not is_custom(str(name)):
+        return game_learner_class(name)
     name = canonical_name(name)
     if not is_custom(name):
         return REGISTRY[name]

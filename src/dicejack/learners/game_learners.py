@@ -22,13 +22,13 @@ identical tables (tests): "numba", the compiled loops of :mod:`dicejack.learners
 (the default), and "python", the plain loops here over lists, their reference
 (benchmarks/bench_game_learners.py: on Pig to 50, 7.4 and 3.8 million moves per CPU-second
 compiled, 34x and 23x the plain loops). Tests hold both learners to the contract
-(:func:`~dicejack.learners.game_session.check_game_learner`).
+(:func:`~dicejack.learners.contract.check_learner`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
@@ -38,6 +38,7 @@ from dicejack.games.protocol import game_label
 from dicejack.learners.base import (
     EPSILON_PARAMS,
     Counted,
+    LearnedRun,
     Param,
     check_params,
     format_value,
@@ -53,6 +54,7 @@ from dicejack.runtime import interrupts
 
 __all__ = [
     "GameTables",
+    "GameRun",
     "GameLearner",
     "GameQLearning",
     "GameMCExploringStarts",
@@ -106,6 +108,15 @@ class GameTables:
         w[np.isin(space.row_state, known)] = 0.0
         w[self.best[known]] = 1.0
         return w
+
+
+@dataclass(frozen=True, eq=False)
+class GameRun(LearnedRun):
+    """A run of a protocol game other than the handout's (a
+    :class:`~dicejack.learners.base.LearnedRun` whose tables are :class:`GameTables`)."""
+
+    final: GameTables
+    snapshots: Mapping[int, GameTables] = field(default_factory=dict)
 
 
 class GameLearner(Counted):

@@ -1,8 +1,9 @@
-"""The harness session: drives any learner of the protocol (:class:`~.base.Learner`) to a number of
-games, keeps the tables at checkpoints, and hands out the :class:`~.base.Run` (the learner's own
-run type when it declares one, ``RUN_TYPE``: the handout's learner's run adds its counts). The one
-session every learner runs in, the handout's included; :mod:`.session` adds learn and resume by
-name."""
+"""The harness session: drives any learner (:class:`~.base.Learner`, of the handout's game or of
+any protocol game) to a number of games, keeps the tables at checkpoints, and hands out the run:
+the learner's own run type when it declares one (``RUN_TYPE``: the handout's learner's run adds
+its counts), else a :class:`~.base.Run` for the handout's game and a
+:class:`~.game_learners.GameRun` for any other. The one session every learner runs in;
+:mod:`.session` adds learn and resume by name."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from dicejack.learners.base import Learner, Run, Tables, check_protocol, readonly
+from dicejack.games.handout_rules import Game
+from dicejack.learners.base import LearnedRun, Learner, Run, Tables, check_members, readonly
 from dicejack.learners.checks import LearnerError, check_count, check_games_limit
+from dicejack.learners.game_learners import GameRun
 from dicejack.learners.playing import play_to, run_target
 
 __all__ = ["Session"]
@@ -37,18 +40,20 @@ def _frozen_state(state: Mapping[str, Any]) -> dict[str, Any]:
 
 
 class Session:
-    """Drives any :class:`Learner`: plays to a number of games, keeps the tables at checkpoints,
-    and hands out the :class:`Run` so far.
+    """Drives any learner of any game: plays to a number of games, keeps the tables at
+    checkpoints, and hands out the run so far (:class:`Run` for the handout's game, whose tables
+    are checked against it; :class:`GameRun` for another).
 
     Every call to the learner's play() is for whole games, so the learner (and the Run that
     :meth:`result` builds) is consistent whenever Python regains control; a caller may save a
     run after an interrupt between chunks.
     """
 
-    def __init__(self, learner: Learner, snapshots: Mapping[int, Tables] | None = None) -> None:
-        check_protocol(learner)
+    def __init__(self, learner: Learner | Any, snapshots: Mapping[int, Any] | None = None) -> None:
+        check_members(learner)
         self.learner = learner
-        self.snapshots: dict[int, Tables] = dict(snapshots or {})
+        self.handout = isinstance(learner.game, Game)
+        self.snapshots: dict[int, Any] = dict(snapshots or {})
 
     @property
     def played(self) -> int:
@@ -67,20 +72,22 @@ class Session:
                 f"{self.played - before}"
             )
 
-    def tables(self) -> Tables:
-        """The learner's tables now, checked against its game."""
-        return Tables.checked(self.learner.game, self.learner.tables())
+    def tables(self) -> Any:
+        """The learner's tables now (of the handout's game: :class:`Tables`, checked)."""
+        if self.handout:
+            return Tables.checked(self.learner.game, self.learner.tables())
+        return self.learner.tables()
 
     def snapshot(self) -> None:
         """Keep the tables under the current game count."""
         self.snapshots[self.played] = self.tables()
 
-    def result(self) -> Run:
+    def result(self) -> LearnedRun:
         """The run so far (copies; the learner plays on unaffected)."""
         obj = self.learner
         state = obj.state() if callable(getattr(obj, "state", None)) else None
         moves = getattr(obj, "moves", None)
-        run_type = getattr(type(obj), "RUN_TYPE", Run)
+        run_type = getattr(type(obj), "RUN_TYPE", Run if self.handout else GameRun)
         return run_type(
             name=str(obj.name),
             params=dict(getattr(obj, "params", None) or {}),
@@ -100,7 +107,7 @@ class Session:
         checkpoints: Iterable[int] = (),
         progress: Callable[[Session], None] | None = None,
         chunk_seconds: float | None = None,
-    ) -> Run:
+    ) -> LearnedRun:
         """Play until `games` games in total, keeping the tables at each checkpoint (which must
         lie between the games played and `games`); return the run.
 

@@ -36,8 +36,9 @@ from dicejack.games import GameDefinitionError, make_game
 from dicejack.games.protocol import game_label, game_params
 from dicejack.learners import checks
 from dicejack.learners.base import Param, check_params, format_value
+from dicejack.learners.catalogue import game_learner_class
 from dicejack.learners.game_learners import GAME_LEARNERS, game_space
-from dicejack.learners.game_session import game_learner_class, learn_game
+from dicejack.learners.session import learn
 from dicejack.report.config import (
     SEEDS_LIMIT,
     SERIES_LIMIT,
@@ -358,7 +359,8 @@ def run_game_one(spec: str, params: tuple[tuple[str, Any], ...], series: GameSer
     metric at every snapshot. Top-level and picklable: what executors run."""
     game, sol = _game(spec, params), _solution(spec, params)
     t0 = time.thread_time()
-    run = learn_game(game, series.learner, games[-1], seed, checkpoints=games, **series.kwargs())
+    run = learn(game, game_learner_class(series.learner), games[-1], seed, checkpoints=games,
+                **series.kwargs())
     t1 = time.thread_time()
     values = np.empty((len(games), len(GAME_METRICS)))
     for i, n in enumerate(games):
@@ -478,7 +480,7 @@ def run_game_study(config: GameReportConfig, *, workers: int | None = None,
     timing["solve"] = time.perf_counter() - t0
     t0 = time.perf_counter()  # compile each learner's loop once, before workers fork
     for s in {s.learner: s for s in config.series}.values():
-        learn_game(config.game, s.learner, 1, 0, **s.kwargs())
+        learn(config.game, game_learner_class(s.learner), 1, 0, **s.kwargs())
     timing["warmup"] = time.perf_counter() - t0
     tasks = [(config.game_spec, config.game_params, s, seed, config.games)
              for s in config.series for seed in config.seed_list]

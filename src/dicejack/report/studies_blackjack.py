@@ -24,7 +24,7 @@ import numpy as np
 from dicejack.games import PeekingBlackjack
 from dicejack.games.peeking_blackjack import ASSIGNMENT_MDPS, PEEK
 from dicejack.learners.feature_q import FeatureQLearning
-from dicejack.learners.game_session import GameSession
+from dicejack.learners.harness import Session as GameSession
 from dicejack.solver import GameSolution, solve
 from dicejack.solver.generic import evaluate_policy, expected_visits, policy_from_actions
 
