@@ -1,0 +1,121 @@
+"""CFR and CFR+ in plain Python: the specification of the update that
+:func:`dicejack.learners.cfr_kernel.cfr_iterations` compiles, over the same flat arrays (as
+Python lists; described in :mod:`dicejack.learners.cfr`), the same float operations in the same
+order, so tests hold the two to identical regrets, policies and sums.
+
+One iteration t (counted from 1), alternating updates as OpenSpiel's ``CFRSolver`` and
+``CFRPlusSolver`` do them; for each player p in turn:
+
+1. reach: top-down over the nodes (a child's index is above its parent's), each node's reach
+   by player 0, player 1 and chance under the current policy;
+2. values: bottom-up, each node's value to player 0 (a terminal's utility; a decision node's
+   sum over its actions of the policy's probability times the action's value, the sum over its
+   chance outcomes of probability times the child's value). At each of p's decision nodes,
+   with v_a and v in p's own payoff: regret[a] += (the other player's reach x chance's reach) x
+   (v_a - v), and cumulative[a] += w x (p's reach) x policy[a], with w = t (linear averaging,
+   CFR+) or 1 (CFR);
+3. matching: p's new policy at each of its keys is the positive part of its regrets over their
+   sum (uniform when none is positive); CFR+ first resets negative regrets to 0 (regret
+   matching+).
+
+Player 1's turn sees player 0's new policy. The learned policy is the average: cumulative over
+its sum at each key (uniform where the sum is 0). Forced moves (one action) are never updated.
+"""
+
+from __future__ import annotations
+
+__all__ = ["cfr_iterations"]
+
+
+def _reach(arrays: dict, current: list[float], reach: list[list[float]]) -> None:
+    mover, node_set, row_start = arrays["mover"], arrays["node_set"], arrays["row_start"]
+    out_start, succ, prob, slot_start = (arrays["out_start"], arrays["succ"], arrays["prob"],
+                                         arrays["slot_start"])
+    r_0, r_1, r_c = reach
+    r_0[0] = r_1[0] = r_c[0] = 1.0
+    for n, q in enumerate(mover):
+        if q < 0:
+            continue
+        base = slot_start[node_set[n]] - row_start[n]
+        for r in range(row_start[n], row_start[n + 1]):
+            pi = current[base + r]
+            a0 = r_0[n] * pi if q == 0 else r_0[n]
+            a1 = r_1[n] * pi if q == 1 else r_1[n]
+            for o in range(out_start[r], out_start[r + 1]):
+                c = succ[o]
+                r_0[c] = a0
+                r_1[c] = a1
+                r_c[c] = r_c[n] * prob[o]
+
+
+def _values(p: int, weight: float, arrays: dict, tables: dict, reach: list[list[float]],
+            value: list[float], row_value: list[float]) -> None:
+    mover, node_set, row_start = arrays["mover"], arrays["node_set"], arrays["row_start"]
+    out_start, succ, prob, slot_start = (arrays["out_start"], arrays["succ"], arrays["prob"],
+                                         arrays["slot_start"])
+    utility, decides = arrays["utility"], arrays["decides"]
+    regret, cumulative, current = tables["regret"], tables["cumulative"], tables["current"]
+    sign = 1.0 if p == 0 else -1.0
+    r_other, r_own, r_c = reach[1 - p], reach[p], reach[2]
+    for n in range(len(mover) - 1, -1, -1):
+        q = mover[n]
+        if q < 0:
+            value[n] = utility[n]
+            continue
+        s = node_set[n]
+        base = slot_start[s] - row_start[n]
+        v = 0.0
+        for r in range(row_start[n], row_start[n + 1]):
+            qa = 0.0
+            for o in range(out_start[r], out_start[r + 1]):
+                qa += prob[o] * value[succ[o]]
+            row_value[r] = qa
+            v += current[base + r] * qa
+        value[n] = v
+        if q != p or not decides[s]:
+            continue
+        cf = r_other[n] * r_c[n]
+        own = weight * r_own[n]
+        for r in range(row_start[n], row_start[n + 1]):
+            regret[base + r] += cf * (sign * row_value[r] - sign * v)
+            cumulative[base + r] += own * current[base + r]
+
+
+def _match(p: int, plus: bool, arrays: dict, regret: list[float],
+           current: list[float]) -> None:
+    slot_start, decides = arrays["slot_start"], arrays["decides"]
+    for s, owner in enumerate(arrays["set_player"]):
+        if owner != p or not decides[s]:
+            continue
+        lo, hi = slot_start[s], slot_start[s + 1]
+        total = 0.0
+        for i in range(lo, hi):
+            if plus and regret[i] < 0.0:
+                regret[i] = 0.0
+            if regret[i] > 0.0:
+                total += regret[i]
+        for i in range(lo, hi):
+            if total > 0.0:
+                current[i] = (regret[i] if regret[i] > 0.0 else 0.0) / total
+            else:
+                current[i] = 1.0 / (hi - lo)
+
+
+def cfr_iterations(arrays: dict, tables: dict, counters: list[int], players: int, plus: bool,
+                   linear: bool, per_iteration: int, iterations: int) -> None:
+    """`iterations` more iterations (module docstring) on `tables` (lists "regret",
+    "cumulative", "current", changed in place); counters [iterations, updates] grow, the
+    updates by `per_iteration` (the decision keys) each iteration. `arrays`: the tree's flat
+    arrays as lists (:func:`dicejack.learners.cfr.tree_arrays`)."""
+    n_nodes = len(arrays["mover"])
+    reach = [[0.0] * n_nodes for _ in range(3)]
+    value = [0.0] * n_nodes
+    row_value = [0.0] * (len(arrays["row_start"]) and arrays["row_start"][-1])
+    for _ in range(iterations):
+        counters[0] += 1
+        weight = float(counters[0]) if linear else 1.0
+        for p in range(players):
+            _reach(arrays, tables["current"], reach)
+            _values(p, weight, arrays, tables, reach, value, row_value)
+            _match(p, plus, arrays, tables["regret"], tables["current"])
+        counters[1] += per_iteration
