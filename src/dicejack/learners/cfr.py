@@ -37,10 +37,17 @@ from typing import Any, ClassVar
 import numpy as np
 
 from dicejack.games.information import InformationTree, enumerate_information
-from dicejack.learners.base import Counted, Param, check_params, format_value, readonly, \
-    state_array, state_int
-from dicejack.learners.checks import LearnerError, check_count, check_games_limit, check_seed
+from dicejack.learners.base import (
+    Counted,
+    Param,
+    check_params,
+    format_value,
+    readonly,
+    state_array,
+    state_int,
+)
 from dicejack.learners.cfr_reference import cfr_iterations as reference_iterations
+from dicejack.learners.checks import LearnerError, check_count, check_games_limit, check_seed
 from dicejack.runtime import interrupts
 from dicejack.solver.information_policies import exploitability
 

@@ -24,10 +24,11 @@ its sum at each key (uniform where the sum is 0). Forced moves (one action) are 
 
 from __future__ import annotations
 
-__all__ = ["cfr_iterations"]
+__all__ = ["cfr_iterations", "reach_pass", "value_pass", "regret_matching"]
 
 
-def _reach(arrays: dict, current: list[float], reach: list[list[float]]) -> None:
+def reach_pass(arrays: dict, current: list[float], reach: list[list[float]]) -> None:
+    """Step 1: each node's reach by player 0, player 1 and chance (`reach`'s three lists)."""
     mover, node_set, row_start = arrays["mover"], arrays["node_set"], arrays["row_start"]
     out_start, succ, prob, slot_start = (arrays["out_start"], arrays["succ"], arrays["prob"],
                                          arrays["slot_start"])
@@ -48,8 +49,10 @@ def _reach(arrays: dict, current: list[float], reach: list[list[float]]) -> None
                 r_c[c] = r_c[n] * prob[o]
 
 
-def _values(p: int, weight: float, arrays: dict, tables: dict, reach: list[list[float]],
-            value: list[float], row_value: list[float]) -> None:
+def value_pass(p: int, weight: float, arrays: dict, tables: dict, reach: list[list[float]],
+               value: list[float], row_value: list[float]) -> None:
+    """Step 2: each node's value into `value` (its actions' into `row_value`); player p's
+    regrets and policy sums in `tables` grow."""
     mover, node_set, row_start = arrays["mover"], arrays["node_set"], arrays["row_start"]
     out_start, succ, prob, slot_start = (arrays["out_start"], arrays["succ"], arrays["prob"],
                                          arrays["slot_start"])
@@ -81,8 +84,9 @@ def _values(p: int, weight: float, arrays: dict, tables: dict, reach: list[list[
             cumulative[base + r] += own * current[base + r]
 
 
-def _match(p: int, plus: bool, arrays: dict, regret: list[float],
-           current: list[float]) -> None:
+def regret_matching(p: int, plus: bool, arrays: dict, regret: list[float],
+                    current: list[float]) -> None:
+    """Step 3: player p's new policy into `current` (plus: regrets reset at 0 first)."""
     slot_start, decides = arrays["slot_start"], arrays["decides"]
     for s, owner in enumerate(arrays["set_player"]):
         if owner != p or not decides[s]:
@@ -115,7 +119,7 @@ def cfr_iterations(arrays: dict, tables: dict, counters: list[int], players: int
         counters[0] += 1
         weight = float(counters[0]) if linear else 1.0
         for p in range(players):
-            _reach(arrays, tables["current"], reach)
-            _values(p, weight, arrays, tables, reach, value, row_value)
-            _match(p, plus, arrays, tables["regret"], tables["current"])
+            reach_pass(arrays, tables["current"], reach)
+            value_pass(p, weight, arrays, tables, reach, value, row_value)
+            regret_matching(p, plus, arrays, tables["regret"], tables["current"])
         counters[1] += per_iteration
