@@ -5,10 +5,14 @@ of plays as flat arrays.
 Variants (parameter ``variant``): ``cfr+`` (the default; regret matching+, linear averaging)
 and ``cfr`` (regret matching, uniform averaging), both with alternating updates, exactly as
 OpenSpiel's ``CFRPlusSolver`` and ``CFRSolver`` (tests hold the average policies equal on
-kuhn_poker); the rule is :mod:`dicejack.learners.cfr_reference`'s docstring. Deterministic: the
-seed is kept for the learner contract and used by nothing. One "game" of the harness
-(``played``, ``play(n)``) is one iteration (a full pass over the tree per player); ``moves``
-counts infoset updates (decision keys times iterations).
+kuhn_poker), deterministic (the seed is kept for the learner contract and used by nothing); and
+``outcome-sampling``, sampled MCCFR (OpenSpiel's ``OutcomeSamplingSolver``'s rule, parameter
+``exploration``, its 0.6 by default), one sampled play per player per iteration, drawn from a
+numpy Generator seeded by ``seed``. The rules are :mod:`dicejack.learners.cfr_reference`'s
+docstring. One "game" of the harness (``played``, ``play(n)``) is one iteration (a full pass
+over the tree per player, or one sampled play per player); ``moves`` counts infoset updates
+(one key's regrets updated once: the decision keys per CFR iteration, the player's keys on
+each sampled play).
 
 Two engines with identical tables (tests): "numba", :func:`dicejack.learners.cfr_kernel
 .cfr_iterations` (the default), and "python", :func:`dicejack.learners.cfr_reference
@@ -42,11 +46,14 @@ from dicejack.learners.base import (
     Param,
     check_params,
     format_value,
+    generator_from_text,
     readonly,
+    rng_state_text,
     state_array,
     state_int,
 )
 from dicejack.learners.cfr_reference import cfr_iterations as reference_iterations
+from dicejack.learners.cfr_reference import outcome_sampling as reference_sampling
 from dicejack.learners.checks import LearnerError, check_count, check_games_limit, check_seed
 from dicejack.runtime import interrupts
 from dicejack.solver.information_policies import exploitability
@@ -62,8 +69,9 @@ __all__ = [
     "exploitability_curve",
 ]
 
-#: The variants: name -> (regret matching+, linear averaging).
-VARIANTS: dict[str, tuple[bool, bool]] = {"cfr+": (True, True), "cfr": (False, False)}
+#: The variants: name -> (regret matching+, linear averaging); None: sampled (outcome sampling).
+VARIANTS: dict[str, tuple[bool, bool] | None] = {"cfr+": (True, True), "cfr": (False, False),
+                                                 "outcome-sampling": None}
 
 _TREES: dict[Any, InformationTree] = {}
 
@@ -160,7 +168,10 @@ class CFR(Counted):
                               "policy (two-player zero-sum information games)")
     PARAMS: ClassVar[tuple[Param, ...]] = (
         Param("variant", "cfr+", "cfr+: regret matching+ and linear averaging; cfr: plain "
-              "regret matching, uniform averaging", kind="choice", choices=tuple(VARIANTS)),
+              "regret matching, uniform averaging; outcome-sampling: sampled MCCFR (seeded)",
+              kind="choice", choices=tuple(VARIANTS)),
+        Param("exploration", 0.6, "outcome-sampling: the share of uniform play in the updating "
+              "player's sampling", low=0.0, high=1.0),
     )
     ENGINES: ClassVar[tuple[str, ...]] = ("numba", "python")
 
@@ -191,6 +202,13 @@ class CFR(Counted):
         self.current = 1.0 / np.repeat(sizes, sizes).astype(np.float64)
         self.counters = np.zeros(2, dtype=np.int64)  # iterations, infoset updates
         self.per_iteration = int(self.arrays["decides"].sum())
+        self.rng = np.random.default_rng(self.seed)
+        depth = [0] * self.tree.n_nodes
+        for n, rows in enumerate(self.tree.children):
+            for outcomes in rows:
+                for c, _ in outcomes:
+                    depth[c] = depth[n] + 1
+        self.depth = max(1, max(depth))
         self._lists: dict[str, list[Any]] | None = None
 
     def __repr__(self) -> str:
@@ -208,7 +226,11 @@ class CFR(Counted):
         iterations = check_games_limit(check_count("iterations", iterations))
         if not iterations:
             return
-        plus, linear = VARIANTS[self.params["variant"]]
+        rule = VARIANTS[self.params["variant"]]
+        if rule is None:
+            self._sample(iterations)
+            return
+        plus, linear = rule
         players = self.tree.num_players
         if self.engine == "numba":
             with interrupts.atomic():  # a signal inside an import can hang the next one
@@ -221,13 +243,32 @@ class CFR(Counted):
                            np.zeros((3, n_nodes)), np.zeros(n_nodes), np.zeros(n_rows),
                            self.counters, players, plus, linear, self.per_iteration, iterations)
             return
+        self._plain(reference_iterations, players, plus, linear, self.per_iteration,
+                    iterations)
+
+    def _sample(self, iterations: int) -> None:
+        """Outcome-sampling iterations: compiled or plain, the same draws."""
+        players, eps = self.tree.num_players, self.params["exploration"]
+        if self.engine == "python":
+            self._plain(reference_sampling, players, eps, iterations, self.rng)
+            return
+        with interrupts.atomic():
+            from dicejack.learners import pcg
+            from dicejack.learners.cfr_kernel import outcome_sampling
+        a = self.arrays
+        pcg.stepping(self.rng, outcome_sampling, a["mover"], a["node_set"], a["row_start"],
+                     a["out_start"], a["succ"], a["prob"], a["utility"], a["decides"],
+                     a["slot_start"], self.regret, self.cumulative, self.current, self.depth,
+                     self.counters, players, eps, iterations)
+
+    def _plain(self, loop: Any, *args: Any) -> None:
+        """Run a plain loop of :mod:`~dicejack.learners.cfr_reference` on lists."""
         if self._lists is None:
             self._lists = {k: v.tolist() for k, v in self.arrays.items()}
         tables = {"regret": self.regret.tolist(), "cumulative": self.cumulative.tolist(),
                   "current": self.current.tolist()}
         counters = self.counters.tolist()
-        reference_iterations(self._lists, tables, counters, players, plus, linear,
-                             self.per_iteration, iterations)
+        loop(self._lists, tables, counters, *args)
         self.regret = np.asarray(tables["regret"], dtype=np.float64)
         self.cumulative = np.asarray(tables["cumulative"], dtype=np.float64)
         self.current = np.asarray(tables["current"], dtype=np.float64)
@@ -253,7 +294,8 @@ class CFR(Counted):
 
     def state(self) -> dict[str, Any]:
         return {"regret": self.regret.copy(), "cumulative": self.cumulative.copy(),
-                "current": self.current.copy(), "games": self.played, "moves": self.moves}
+                "current": self.current.copy(), "games": self.played, "moves": self.moves,
+                "rng_state": rng_state_text(self.rng)}
 
     @classmethod
     def restore(cls, game: Any, seed: int, params: Mapping[str, Any],
@@ -265,6 +307,7 @@ class CFR(Counted):
             setattr(obj, key, np.array(state_array(state, key, shape, "f"), dtype=np.float64))
         obj.counters = np.array([state_int(state, "games"), state_int(state, "moves")],
                                 dtype=np.int64)
+        obj.rng = generator_from_text(state.get("rng_state"))
         return obj
 
 

@@ -1,13 +1,18 @@
-"""The compiled twin of :func:`dicejack.learners.cfr_reference.cfr_iterations` (numba): CFR and
-CFR+ iterations over an information game's tree as flat arrays, many iterations in one call, the
-same float operations in the same order as the plain loop, so tests hold the two to identical
-regrets, policies and sums (the arrays are described in :mod:`dicejack.learners.cfr`)."""
+"""The compiled twins of :mod:`dicejack.learners.cfr_reference` (numba): CFR and CFR+ iterations
+(:func:`cfr_iterations`) and outcome-sampling MCCFR (:func:`outcome_sampling`, numpy's PCG64
+stream stepped by :func:`dicejack.learners.pcg.next_double`: the same draws) over an information
+game's tree as flat arrays, many iterations in one call, the same float operations in the same
+order as the plain loops, so tests hold the two to identical regrets, policies and sums (the
+arrays are described in :mod:`dicejack.learners.cfr`)."""
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
-__all__ = ["cfr_iterations"]
+from dicejack.learners.pcg import next_double
+
+__all__ = ["cfr_iterations", "outcome_sampling"]
 
 
 @njit(cache=True)
@@ -63,24 +68,27 @@ def _values(p, weight, mover, node_set, row_start, out_start, succ, prob, utilit
             cumulative[base + r] += own * current[base + r]
 
 
+@njit(cache=True, inline="always")
+def _match_one(lo, hi, plus, regret, current):
+    total = 0.0
+    for i in range(lo, hi):
+        if plus and regret[i] < 0.0:
+            regret[i] = 0.0
+        if regret[i] > 0.0:
+            total += regret[i]
+    for i in range(lo, hi):
+        if total > 0.0:
+            current[i] = (regret[i] if regret[i] > 0.0 else 0.0) / total
+        else:
+            current[i] = 1.0 / (hi - lo)
+
+
 @njit(cache=True)
 def _match(p, plus, set_player, decides, slot_start, regret, current):
     """Player p's new policy by regret matching (plus: negative regrets reset to 0 first)."""
     for s in range(len(set_player)):
-        if set_player[s] != p or not decides[s]:
-            continue
-        lo, hi = slot_start[s], slot_start[s + 1]
-        total = 0.0
-        for i in range(lo, hi):
-            if plus and regret[i] < 0.0:
-                regret[i] = 0.0
-            if regret[i] > 0.0:
-                total += regret[i]
-        for i in range(lo, hi):
-            if total > 0.0:
-                current[i] = (regret[i] if regret[i] > 0.0 else 0.0) / total
-            else:
-                current[i] = 1.0 / (hi - lo)
+        if set_player[s] == p and decides[s]:
+            _match_one(slot_start[s], slot_start[s + 1], plus, regret, current)
 
 
 @njit(cache=True)
@@ -98,3 +106,90 @@ def cfr_iterations(mover, node_set, row_start, out_start, succ, prob, utility, s
                     decides, slot_start, regret, cumulative, current, reach, value, row_value)
             _match(p, plus, set_player, decides, slot_start, regret, current)
         counters[1] += per_iteration
+
+
+@njit(cache=True)
+def _episode(p, eps, mover, node_set, row_start, out_start, succ, prob, utility, decides,
+             slot_start, regret, cumulative, current, path, reach, counters, hi, lo, inc_hi,
+             inc_lo):
+    """One sampled play for player p and its updates (the reference's docstring)."""
+    n, d = 0, 0
+    mine, theirs, sampled = 1.0, 1.0, 1.0
+    while mover[n] >= 0:
+        s = node_set[n]
+        first, last = slot_start[s], slot_start[s + 1]
+        k = last - first
+        ours = mover[n] == p
+        if decides[s]:
+            _match_one(first, last, False, regret, current)
+        a, q = 0, 1.0
+        if k > 1:
+            u, hi, lo = next_double(hi, lo, inc_hi, inc_lo)
+            acc, a = 0.0, k - 1
+            for i in range(k):
+                w = eps / k + (1.0 - eps) * current[first + i] if ours else current[first + i]
+                acc += w
+                if u < acc:
+                    a = i
+                    break
+            q = eps / k + (1.0 - eps) * current[first + a] if ours else current[first + a]
+        path[d, 0] = n
+        path[d, 1] = a
+        reach[d, 0] = mine
+        reach[d, 1] = theirs
+        reach[d, 2] = sampled
+        reach[d, 3] = q
+        if ours:
+            mine *= current[first + a]
+        else:
+            theirs *= current[first + a]
+        sampled *= q
+        r = row_start[n] + a
+        o = out_start[r]
+        if out_start[r + 1] - o > 1:
+            u, hi, lo = next_double(hi, lo, inc_hi, inc_lo)
+            acc, pick = 0.0, out_start[r + 1] - 1
+            for j in range(o, out_start[r + 1]):
+                acc += prob[j]
+                if u < acc:
+                    pick = j
+                    break
+            o = pick
+            theirs *= prob[o]
+            sampled *= prob[o]
+        n = succ[o]
+        d += 1
+    value = utility[n] if p == 0 else -utility[n]
+    for e in range(d - 1, -1, -1):
+        n, a = path[e, 0], path[e, 1]
+        s = node_set[n]
+        first, last = slot_start[s], slot_start[s + 1]
+        child = value / reach[e, 3]
+        estimate = current[first + a] * child
+        if mover[n] == p and decides[s]:
+            w = reach[e, 1] / reach[e, 2]
+            for i in range(first, last):
+                regret[i] += ((child if i - first == a else 0.0) - estimate) * w
+                cumulative[i] += reach[e, 0] * current[i] / reach[e, 2]
+            counters[1] += 1
+        value = estimate
+    return hi, lo
+
+
+@njit(cache=True)
+def outcome_sampling(mover, node_set, row_start, out_start, succ, prob, utility, decides,
+                     slot_start, regret, cumulative, current, depth, counters, players, eps,
+                     iterations, pcg):
+    """`iterations` more iterations of outcome-sampling MCCFR (the reference's docstring),
+    drawing from the PCG64 state `pcg` (:func:`dicejack.learners.pcg.stepping`)."""
+    hi, lo, inc_hi, inc_lo = pcg[0], pcg[1], pcg[2], pcg[3]
+    path = np.zeros((depth, 2), dtype=np.int64)
+    reach = np.zeros((depth, 4))
+    for _ in range(iterations):
+        counters[0] += 1
+        for p in range(players):
+            hi, lo = _episode(p, eps, mover, node_set, row_start, out_start, succ, prob,
+                              utility, decides, slot_start, regret, cumulative, current, path,
+                              reach, counters, hi, lo, inc_hi, inc_lo)
+    pcg[0] = hi
+    pcg[1] = lo

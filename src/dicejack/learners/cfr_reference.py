@@ -24,7 +24,10 @@ its sum at each key (uniform where the sum is 0). Forced moves (one action) are 
 
 from __future__ import annotations
 
-__all__ = ["cfr_iterations", "reach_pass", "value_pass", "regret_matching"]
+from typing import Any
+
+__all__ = ["cfr_iterations", "reach_pass", "value_pass", "regret_matching", "match_one",
+           "outcome_sampling", "episode", "sampled_update"]
 
 
 def reach_pass(arrays: dict, current: list[float], reach: list[list[float]]) -> None:
@@ -89,20 +92,23 @@ def regret_matching(p: int, plus: bool, arrays: dict, regret: list[float],
     """Step 3: player p's new policy into `current` (plus: regrets reset at 0 first)."""
     slot_start, decides = arrays["slot_start"], arrays["decides"]
     for s, owner in enumerate(arrays["set_player"]):
-        if owner != p or not decides[s]:
-            continue
-        lo, hi = slot_start[s], slot_start[s + 1]
-        total = 0.0
-        for i in range(lo, hi):
-            if plus and regret[i] < 0.0:
-                regret[i] = 0.0
-            if regret[i] > 0.0:
-                total += regret[i]
-        for i in range(lo, hi):
-            if total > 0.0:
-                current[i] = (regret[i] if regret[i] > 0.0 else 0.0) / total
-            else:
-                current[i] = 1.0 / (hi - lo)
+        if owner == p and decides[s]:
+            match_one(slot_start[s], slot_start[s + 1], plus, regret, current)
+
+
+def match_one(lo: int, hi: int, plus: bool, regret: list[float], current: list[float]) -> None:
+    """One key's regret matching, its slots lo..hi-1 (plus: regrets reset at 0 first)."""
+    total = 0.0
+    for i in range(lo, hi):
+        if plus and regret[i] < 0.0:
+            regret[i] = 0.0
+        if regret[i] > 0.0:
+            total += regret[i]
+    for i in range(lo, hi):
+        if total > 0.0:
+            current[i] = (regret[i] if regret[i] > 0.0 else 0.0) / total
+        else:
+            current[i] = 1.0 / (hi - lo)
 
 
 def cfr_iterations(arrays: dict, tables: dict, counters: list[int], players: int, plus: bool,
@@ -123,3 +129,82 @@ def cfr_iterations(arrays: dict, tables: dict, counters: list[int], players: int
             value_pass(p, weight, arrays, tables, reach, value, row_value)
             regret_matching(p, plus, arrays, tables["regret"], tables["current"])
         counters[1] += per_iteration
+
+
+def _pick(u: float, weights: list[float]) -> int:
+    """The first index whose running sum of `weights` exceeds u (the last if none does)."""
+    acc = 0.0
+    for i, w in enumerate(weights):
+        acc += w
+        if u < acc:
+            return i
+    return len(weights) - 1
+
+
+def episode(p: int, eps: float, arrays: dict, tables: dict, counters: list[int],
+            rng: Any) -> None:
+    """One sampled play for player p and its updates (module docstring)."""
+    mover, node_set, row_start = arrays["mover"], arrays["node_set"], arrays["row_start"]
+    out_start, succ, prob, slot_start = (arrays["out_start"], arrays["succ"], arrays["prob"],
+                                         arrays["slot_start"])
+    decides = arrays["decides"]
+    regret, current = tables["regret"], tables["current"]
+    path: list[tuple[int, int, float, float, float, float]] = []
+    n, mine, theirs, sampled = 0, 1.0, 1.0, 1.0
+    while mover[n] >= 0:
+        s = node_set[n]
+        first, last = slot_start[s], slot_start[s + 1]
+        k, ours = last - first, mover[n] == p
+        if decides[s]:
+            match_one(first, last, False, regret, current)
+        a, q = 0, 1.0
+        if k > 1:
+            mix = [eps / k + (1.0 - eps) * current[first + i] if ours else current[first + i]
+                   for i in range(k)]
+            a = _pick(rng.random(), mix)
+            q = mix[a]
+        path.append((n, a, mine, theirs, sampled, q))
+        if ours:
+            mine *= current[first + a]
+        else:
+            theirs *= current[first + a]
+        sampled *= q
+        r = row_start[n] + a
+        o = out_start[r]
+        if out_start[r + 1] - o > 1:
+            o += _pick(rng.random(), prob[o:out_start[r + 1]])
+            theirs *= prob[o]
+            sampled *= prob[o]
+        n = succ[o]
+    value = arrays["utility"][n] if p == 0 else -arrays["utility"][n]
+    for n, a, mine, theirs, sampled, q in reversed(path):
+        s = node_set[n]
+        first, last = slot_start[s], slot_start[s + 1]
+        child = value / q
+        estimate = current[first + a] * child
+        if mover[n] == p and decides[s]:
+            sampled_update(tables, first, last, a, child, estimate, mine, theirs, sampled)
+            counters[1] += 1
+        value = estimate
+
+
+def sampled_update(tables: dict, first: int, last: int, a: int, child: float, estimate: float,
+                   mine: float, theirs: float, sampled: float) -> None:
+    """One key's regrets and policy sums on a sampled play (module docstring): slots
+    first..last-1, the sampled action a, its estimate `child`, the key's `estimate`."""
+    regret, cumulative, current = tables["regret"], tables["cumulative"], tables["current"]
+    w = theirs / sampled
+    for i in range(first, last):
+        regret[i] += ((child if i - first == a else 0.0) - estimate) * w
+        cumulative[i] += mine * current[i] / sampled
+
+
+def outcome_sampling(arrays: dict, tables: dict, counters: list[int], players: int, eps: float,
+                     iterations: int, rng: Any) -> None:
+    """`iterations` more iterations of outcome-sampling MCCFR (module docstring), drawing from
+    the numpy Generator `rng`; counters [iterations, updates] grow (an update: one key's
+    regrets on a sampled play)."""
+    for _ in range(iterations):
+        counters[0] += 1
+        for p in range(players):
+            episode(p, eps, arrays, tables, counters, rng)
