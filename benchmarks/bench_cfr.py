@@ -1,17 +1,22 @@
-"""Speed of the CFR learner (learners/cfr.py) in one run, on Kuhn poker: iterations and infoset
-updates per CPU-second of its compiled kernel (learners/cfr_kernel.py), of its plain Python
-reference (learners/cfr_reference.py), of OpenSpiel's Python CFR
-(``open_spiel.python.algorithms.cfr.CFRPlusSolver`` / ``CFRSolver``) and, for scale, of
-OpenSpiel's C++ one (``pyspiel.CFRPlusSolver`` / ``CFRSolver``); before the speeds, that the
-compiled and plain average policies are identical and within 1e-9 of OpenSpiel's Python one.
+"""Speed of the CFR learner (learners/cfr.py) in one run, on Kuhn poker, for each variant:
+iterations and infoset updates per CPU-second of its compiled kernel (learners/cfr_kernel.py),
+of its plain Python reference (learners/cfr_reference.py), of OpenSpiel's Python solver
+(``open_spiel.python.algorithms.cfr.CFRPlusSolver`` / ``CFRSolver``,
+``outcome_sampling_mccfr.OutcomeSamplingSolver``) and, for scale, of OpenSpiel's C++ one
+(``pyspiel.CFRPlusSolver`` / ``CFRSolver`` / ``OutcomeSamplingMCCFRSolver``). Before the speeds:
+that the compiled and plain tables are identical and, for the deterministic variants, how far
+the average policy is from OpenSpiel's Python one (the tests hold it within 1e-9).
 
-    python benchmarks/bench_cfr.py                          # CFR+, 20,000 compiled iterations
-    python benchmarks/bench_cfr.py --variant cfr --iterations 50000 --rounds 5
+    python benchmarks/bench_cfr.py                          # 20,000 compiled CFR iterations
+    python benchmarks/bench_cfr.py --iterations 50000 --rounds 5 --variant cfr+
 
 CPU time (time.process_time) of the iterations alone: enumeration, building the learner and
-numba's start-up (every kernel is run once before timing) are excluded. The slower engines run
-a 100th of the iterations (at least 20). An infoset update is one decision key's regrets and
-policy sums updated once (Kuhn poker: 12 per iteration). Speeds are the median of the rounds.
+numba's start-up (every kernel is run once before timing) are excluded. The Python engines run
+a 100th of the iterations (at least 20); outcome sampling runs 20 times as many (an iteration
+is one sampled play per player, not a pass over the tree). An infoset update is one decision
+key's regrets updated once (CFR on Kuhn poker: 12 per iteration; outcome sampling: the
+updating player's keys on its sampled play, counted by our learner, and OpenSpiel's counted at
+our rate per iteration). Speeds are the median of the rounds.
 """
 
 from __future__ import annotations
@@ -21,34 +26,44 @@ import statistics
 import time
 
 from dicejack.games.kuhn import Kuhn
-from dicejack.learners.cfr import CFR
+from dicejack.learners.cfr import CFR, VARIANTS
 
-#: OpenSpiel's solver class names by variant.
-SOLVERS = {"cfr+": "CFRPlusSolver", "cfr": "CFRSolver"}
+#: OpenSpiel's solvers by variant: (Python module, class, C++ class, its step method).
+SOLVERS = {
+    "cfr+": ("cfr", "CFRPlusSolver", "CFRPlusSolver"),
+    "cfr": ("cfr", "CFRSolver", "CFRSolver"),
+    "outcome-sampling": ("outcome_sampling_mccfr", "OutcomeSamplingSolver",
+                         "OutcomeSamplingMCCFRSolver"),
+}
 
 
 def seconds(step, iterations: int) -> float:
-    """CPU seconds of `iterations` calls of step() (or one call of step(iterations))."""
+    """CPU seconds of step(iterations)."""
     started = time.process_time()
     step(iterations)
     return max(time.process_time() - started, 1e-9)
 
 
-def ours(variant: str, engine: str, iterations: int) -> tuple[float, CFR]:
-    learner = CFR(Kuhn(), 0, engine=engine, variant=variant)
-    return iterations / seconds(learner.play, iterations), learner
-
-
 def openspiel(variant: str, iterations: int, cpp: bool) -> tuple[float, object]:
-    import pyspiel
-    from open_spiel.python.algorithms import cfr as os_cfr
+    """(iterations per CPU-second, the solver) of OpenSpiel's solver for `variant`."""
+    import importlib
 
+    import pyspiel
+
+    module, python_class, cpp_class = SOLVERS[variant]
     game = pyspiel.load_game("kuhn_poker")
-    solver = getattr(pyspiel if cpp else os_cfr, SOLVERS[variant])(game)
+    if cpp:
+        solver = getattr(pyspiel, cpp_class)(game)
+    else:
+        solver = getattr(importlib.import_module(f"open_spiel.python.algorithms.{module}"),
+                         python_class)(game)
+    one = (solver.run_iteration if cpp and variant == "outcome-sampling"
+           else solver.iteration if variant == "outcome-sampling"
+           else solver.evaluate_and_update_policy)
 
     def step(n: int) -> None:
         for _ in range(n):
-            solver.evaluate_and_update_policy()
+            one()
 
     return iterations / seconds(step, iterations), solver
 
@@ -64,40 +79,50 @@ def gap(learner: CFR, solver) -> float:
     return worst
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--variant", choices=tuple(SOLVERS), default="cfr+")
-    parser.add_argument("--iterations", type=int, default=20_000)
-    parser.add_argument("--rounds", type=int, default=3)
-    args = parser.parse_args()
-    slow = max(20, args.iterations // 100)
-    CFR(Kuhn(), 0).play(2)  # numba: compile or load
-    per = CFR(Kuhn(), 0).per_iteration
-    rates: dict[str, list[float]] = {"compiled": [], "plain": [], "OpenSpiel Python": [],
-                                     "OpenSpiel C++": []}
-    same, worst = True, 0.0
-    for _ in range(args.rounds):
-        fast, compiled = ours(args.variant, "numba", args.iterations)
-        rates["compiled"].append(fast)
-        plain_rate, plain = ours(args.variant, "python", slow)
-        rates["plain"].append(plain_rate)
-        os_rate, solver = openspiel(args.variant, slow, cpp=False)
+def bench(variant: str, iterations: int, rounds: int) -> None:
+    """Print one variant's lines."""
+    if variant == "outcome-sampling":
+        iterations *= 20
+    slow = max(20, iterations // 100)
+    CFR(Kuhn(), 0, variant=variant).play(2)  # numba: compile or load
+    names = ("compiled", "plain", "OpenSpiel Python", "OpenSpiel C++")
+    rates: dict[str, list[float]] = {name: [] for name in names}
+    same, worst, per = True, 0.0, 0.0
+    for seed in range(rounds):
+        compiled = CFR(Kuhn(), seed, variant=variant)
+        rates["compiled"].append(iterations / seconds(compiled.play, iterations))
+        per = compiled.moves / compiled.played
+        plain = CFR(Kuhn(), seed, engine="python", variant=variant)
+        rates["plain"].append(slow / seconds(plain.play, slow))
+        os_rate, solver = openspiel(variant, slow, cpp=False)
         rates["OpenSpiel Python"].append(os_rate)
-        rates["OpenSpiel C++"].append(openspiel(args.variant, args.iterations, cpp=True)[0])
-        check = CFR(Kuhn(), 0, variant=args.variant)
+        rates["OpenSpiel C++"].append(openspiel(variant, iterations, cpp=True)[0])
+        check = CFR(Kuhn(), seed, variant=variant)
         check.play(slow)
         same = same and check.tables().equals(plain.tables())
-        worst = max(worst, gap(check, solver))
-    print(f"Kuhn poker, {args.variant}: {per} infoset updates per iteration; compiled "
-          f"{args.iterations:,} iterations, the Python engines {slow:,}; median of "
-          f"{args.rounds} rounds")
-    print(f"compiled = plain reference (identical tables): {'yes' if same else 'NO'}; "
-          f"largest gap to OpenSpiel's Python average policy: {worst:.1e}")
+        if VARIANTS[variant] is not None:
+            worst = max(worst, gap(check, solver))
+    versus = (f"; largest gap to OpenSpiel's Python average policy {worst:.1e}"
+              if VARIANTS[variant] is not None else "")
+    print(f"Kuhn poker, {variant}: compiled {iterations:,} iterations, the Python engines "
+          f"{slow:,}; median of {rounds} rounds; {per:.2f} infoset updates per iteration; "
+          f"compiled = plain (identical tables): {'yes' if same else 'NO'}{versus}")
     base = statistics.median(rates["compiled"])
     for name, values in rates.items():
         r = statistics.median(values)
-        print(f"  {name:17s} {r:>13,.0f} iterations/CPU-s  {r * per:>15,.0f} infoset updates/"
-              f"CPU-s  compiled/this {base / r:8.1f}x")
+        print(f"  {name:17s} {r:>13,.0f} iterations/CPU-s  {r * per:>14,.0f} infoset "
+              f"updates/CPU-s  compiled/this {base / r:7.1f}x")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--variant", choices=tuple(SOLVERS), action="append",
+                        help="one variant (repeatable); default all")
+    parser.add_argument("--iterations", type=int, default=20_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    for variant in args.variant or tuple(SOLVERS):
+        bench(variant, args.iterations, args.rounds)
 
 
 if __name__ == "__main__":
