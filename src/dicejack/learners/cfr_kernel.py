@@ -167,9 +167,10 @@ def _episode(p, eps, mover, node_set, row_start, out_start, succ, prob, utility,
         child = value / reach[e, 3]
         estimate = current[first + a] * child
         if mover[n] == p and decides[s]:
-            w = reach[e, 1] / reach[e, 2]
+            theirs, sampled = reach[e, 1], reach[e, 2]
             for i in range(first, last):
-                regret[i] += ((child if i - first == a else 0.0) - estimate) * w
+                mine_i = child if i - first == a else 0.0
+                regret[i] += mine_i * theirs / sampled - estimate * theirs / sampled
                 cumulative[i] += reach[e, 0] * current[i] / reach[e, 2]
             counters[1] += 1
         value = estimate

@@ -1,7 +1,8 @@
-"""CFR and CFR+ in plain Python: the specification of the update that
-:func:`dicejack.learners.cfr_kernel.cfr_iterations` compiles, over the same flat arrays (as
-Python lists; described in :mod:`dicejack.learners.cfr`), the same float operations in the same
-order, so tests hold the two to identical regrets, policies and sums.
+"""CFR, CFR+ and outcome-sampling MCCFR in plain Python: the specification of the updates that
+:mod:`dicejack.learners.cfr_kernel` compiles (:func:`cfr_iterations`, :func:`outcome_sampling`),
+over the same flat arrays (as Python lists; described in :mod:`dicejack.learners.cfr`), the same
+float operations in the same order and the same random draws, so tests hold the two to
+identical regrets, policies and sums.
 
 One iteration t (counted from 1), alternating updates as OpenSpiel's ``CFRSolver`` and
 ``CFRPlusSolver`` do them; for each player p in turn:
@@ -20,6 +21,22 @@ One iteration t (counted from 1), alternating updates as OpenSpiel's ``CFRSolver
 
 Player 1's turn sees player 0's new policy. The learned policy is the average: cumulative over
 its sum at each key (uniform where the sum is 0). Forced moves (one action) are never updated.
+
+Outcome-sampling MCCFR (Lanctot et al. 2009; OpenSpiel's ``OutcomeSamplingSolver``, baseline 0):
+an iteration is one sampled play per player p in turn (:func:`episode`). Down the play, at
+each key its policy is regret matching of its regrets now; p samples from exploration eps mixed
+with it (eps/k + (1 - eps) policy[a], k actions), the other player from its policy, chance from
+its probabilities, each with one uniform u (:func:`pick`: the first action whose running sum of
+probabilities exceeds u, the last if rounding leaves none; no draw where there is one choice).
+mine: p's reach under the policy; theirs: the other player's times chance's; sampled: the
+sampling probability of the play so far (chance's included). Up the play from the terminal's
+utility to p: the sampled action's estimate is value / q (q its sampling probability), the
+node's estimate policy[a] x that; at p's decision keys (:func:`sampled_update`), regret[i] +=
+c_i x theirs / sampled - (the node's estimate) x theirs / sampled, c_i the sampled action's
+estimate for it and 0 for the others, and cumulative[i] += mine x policy[i] / sampled
+(OpenSpiel's arithmetic, in its order). Regrets and sums start at
+:data:`dicejack.learners.cfr.SAMPLING_PRIOR`, not 0 (so OpenSpiel's MCCFR starts them); the
+average is read as for CFR.
 """
 
 from __future__ import annotations
@@ -27,7 +44,7 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = ["cfr_iterations", "reach_pass", "value_pass", "regret_matching", "match_one",
-           "outcome_sampling", "episode", "sampled_update"]
+           "outcome_sampling", "episode", "sampled_update", "pick"]
 
 
 def reach_pass(arrays: dict, current: list[float], reach: list[list[float]]) -> None:
@@ -131,7 +148,7 @@ def cfr_iterations(arrays: dict, tables: dict, counters: list[int], players: int
         counters[1] += per_iteration
 
 
-def _pick(u: float, weights: list[float]) -> int:
+def pick(u: float, weights: list[float]) -> int:
     """The first index whose running sum of `weights` exceeds u (the last if none does)."""
     acc = 0.0
     for i, w in enumerate(weights):
@@ -161,7 +178,7 @@ def episode(p: int, eps: float, arrays: dict, tables: dict, counters: list[int],
         if k > 1:
             mix = [eps / k + (1.0 - eps) * current[first + i] if ours else current[first + i]
                    for i in range(k)]
-            a = _pick(rng.random(), mix)
+            a = pick(rng.random(), mix)
             q = mix[a]
         path.append((n, a, mine, theirs, sampled, q))
         if ours:
@@ -172,7 +189,7 @@ def episode(p: int, eps: float, arrays: dict, tables: dict, counters: list[int],
         r = row_start[n] + a
         o = out_start[r]
         if out_start[r + 1] - o > 1:
-            o += _pick(rng.random(), prob[o:out_start[r + 1]])
+            o += pick(rng.random(), prob[o:out_start[r + 1]])
             theirs *= prob[o]
             sampled *= prob[o]
         n = succ[o]
@@ -193,9 +210,9 @@ def sampled_update(tables: dict, first: int, last: int, a: int, child: float, es
     """One key's regrets and policy sums on a sampled play (module docstring): slots
     first..last-1, the sampled action a, its estimate `child`, the key's `estimate`."""
     regret, cumulative, current = tables["regret"], tables["cumulative"], tables["current"]
-    w = theirs / sampled
     for i in range(first, last):
-        regret[i] += ((child if i - first == a else 0.0) - estimate) * w
+        mine_i = child if i - first == a else 0.0
+        regret[i] += mine_i * theirs / sampled - estimate * theirs / sampled
         cumulative[i] += mine * current[i] / sampled
 
 
