@@ -1,8 +1,10 @@
-"""CFR and CFR+ (dicejack.learners.cfr): the compiled kernel equals its plain reference table for
-table; on Kuhn poker the average policy's exact exploitability at fixed checkpoints (values
-measured once, monotone, below 1e-3 within a few thousand iterations) and OpenSpiel's own
-CFRSolver / CFRPlusSolver average policy to 1e-9; planted bugs fail those checks; the learner
-contract; known equilibria of small games."""
+"""CFR, CFR+ and outcome-sampling MCCFR (dicejack.learners.cfr): the compiled kernels equal
+their plain reference table for table (and draw for draw); on Kuhn poker the average policy's
+exact exploitability at fixed checkpoints (values measured once, monotone, CFR+ and CFR below
+1e-3 within a few thousand iterations), equal to OpenSpiel's own CFRSolver / CFRPlusSolver
+average policy to 1e-9, and outcome sampling to OpenSpiel's OutcomeSamplingSolver made to sample
+the same plays; planted bugs fail those checks; the learner contract; known equilibria of small
+games."""
 
 from __future__ import annotations
 
