@@ -121,3 +121,33 @@ def test_game_help_lists_every_bundled_game_with_its_parameters(capsys, command)
         for name, cls in GAMES.items():
             keys = ", ".join(inspect.signature(cls).parameters)
             assert f"{name}: {keys}" in params, (name, keys)
+
+
+def test_learn_a_game_with_hidden_information_by_cfr(capsys, tmp_path):
+    """learn --game kuhn: CFR+ (the default for hidden information), its average policy's exact
+    exploitability beside the sequence form's value; a run file is refused before the work."""
+    code, out, _ = run(capsys, "learn", "--game", "kuhn", "--games", "1000", "--format", "json")
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["learner"] == "cfr" and doc["learner_params"]["variant"] == "cfr+"
+    assert abs(doc["game_value"] + 1 / 18) <= 1e-12
+    assert 0 < doc["exploitability"] < 1e-4  # 8.7e-5 at 1,000 iterations (tests/learners)
+    assert set(doc["policy"]) == {"J", "Q", "K", "Jpb", "Qpb", "Kpb", "Jb", "Qb", "Kb",
+                                  "Jp", "Qp", "Kp"}
+    code, _, err = run(capsys, "learn", "--game", "kuhn", "--out", str(tmp_path / "k.npz"))
+    assert code == 2 and "not saved" in err and not (tmp_path / "k.npz").exists()
+    code, _, err = run(capsys, "learn", "--game", "kuhn", "--learner", "q-learning")
+    assert code == 2 and "no learner 'q-learning' for games with hidden information" in err
+
+
+def test_solve_a_game_with_hidden_information_by_the_sequence_form(capsys):
+    code, out, _ = run(capsys, "solve", "--game", "kuhn", "--format", "json")
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["value_exact"] == "-1/18" and abs(doc["value"] + 1 / 18) <= 1e-12
+    assert doc["exploitability"] <= 1e-9
+    assert doc["policy"]["Kb"] == {"pass": 0.0, "bet": 1.0}  # a king calls
+    code, out, _ = run(capsys, "solve", "--game", "kuhn")
+    assert code == 0 and "value for player 0: -0.0555555555556 (exactly -1/18)" in out
+    code, _, err = run(capsys, "solve", "--game", "kuhn", "--method", "value-iteration")
+    assert code == 2 and "sequence-form" in err

@@ -28,7 +28,7 @@ from dicejack.cli.common import (
     make_game,
     write_output,
 )
-from dicejack.cli.learn_output import print_game_run, print_run
+from dicejack.cli.learn_output import print_game_run, print_hidden_run, print_run
 from dicejack.cli.play_session import play_saving_on_interrupt
 
 if TYPE_CHECKING:
@@ -347,6 +347,7 @@ def _learn_game(o: _GameOptions, handout_options: dict[str, Any]) -> None:
     from dicejack import formats
     from dicejack.games import enumerate_game
     from dicejack.games import make_game as make_protocol_game
+    from dicejack.games.information import is_information_game
     from dicejack.games.registry import parse_game_params
     from dicejack.learners import Session
     from dicejack.learners.catalogue import game_learner_class
@@ -360,18 +361,23 @@ def _learn_game(o: _GameOptions, handout_options: dict[str, Any]) -> None:
                          "parameters as --game-param KEY=VALUE)")
     if o.games < 0:
         raise UsageError(f"--games must be >= 0, got {o.games}")
-    cls = game_learner_class(o.learner or "q-learning")
-    params = _game_learner_params(cls, o.param)
     check_out_path(o.out)
     game_items = parse_game_params(o.items)
     game = None if o.spec is None else make_protocol_game(o.spec, game_items)
+    cls = game_learner_class(o.learner or ("cfr" if game is not None and
+                                           is_information_game(game) else "q-learning"), game)
+    params = _game_learner_params(cls, o.param)
     if o.resume is not None:  # a saved run of this game, played on
         start = _resumed_game_run(o, game)
         game = start.game
         learner = start.learner_type.restore(game, start.seed, start.params, start.state)
     else:
         learner = cls(game, 1 if o.seed is None else o.seed, **params)
-    space = enumerate_game(game)
+    hidden = is_information_game(game)
+    if hidden and o.out is not None:
+        raise UsageError(f"--out: runs of {game.name} (hidden information, cfr) are not saved "
+                         "to a run file yet; learn without --out")
+    space = None if hidden else enumerate_game(game)
     spec = o.spec
     words = "" if spec is None else "".join(
         [f" --game {spec}", *(f" --game-param {item}" for item in o.items or ())])
@@ -380,7 +386,10 @@ def _learn_game(o: _GameOptions, handout_options: dict[str, Any]) -> None:
         lambda path, done: formats.save_learner_run(
             path, done, spec, None if spec is None else game_items),
         resume_args=words)
-    print_game_run(o.fmt, game, space, run)
+    if hidden:
+        print_hidden_run(o.fmt, game, run)
+    else:
+        print_game_run(o.fmt, game, space, run)
 
 
 def _game_learner_params(cls: Any, param: list[str] | None) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from typing import Any
 
 from dicejack.cli.common import formatted, write_output
 
-__all__ = ["print_run", "print_game_run"]
+__all__ = ["print_run", "print_game_run", "print_hidden_run"]
 
 
 def print_run(fmt: str, run: Any) -> None:
@@ -90,3 +90,34 @@ def _game_learned_text(game: Any, run: Any, sol: Any, metrics: dict[str, Any]) -
         shown = f"{value:,}" if isinstance(value, int) else f"{value:.6f}"
         lines.append(f"  {key:<20} {shown}")
     return "\n".join(lines) + "\n"
+
+
+def print_hidden_run(fmt: str, game: Any, run: Any) -> None:
+    """A game with hidden information (Kuhn poker): the learned average policy's exact
+    exploitability (OpenSpiel's convention) beside the game's value by the sequence form, as
+    text or JSON; CSV is its policy, one row per decision key and action."""
+    from dicejack import solver
+    from dicejack.formats.json_output import json_text
+    from dicejack.games.protocol import game_label
+    from dicejack.solver.information_policies import exploitability
+
+    policy = run.final.policy()
+    if fmt == "csv":
+        rows = ["key,action,probability"] + [f"{key},{action},{p!r}"
+                                              for key, acts in policy.items()
+                                              for action, p in acts.items()]
+        write_output("\n".join(rows) + "\n", None)
+        return
+    sol = solver.solve(game)
+    gap = exploitability(game, policy)
+    if fmt == "json":
+        write_output(json_text({"game": str(game.name), "learner": run.name,
+                                "learner_params": dict(run.params), "seed": run.seed,
+                                "games": run.games, "game_value": sol.value,
+                                "exploitability": gap, "policy": policy}, compact=True), None)
+        return
+    value = f"{sol.value:.12g}" + ("" if sol.exact_value is None else f" ({sol.exact_value})")
+    write_output(f"# learned by self-play with {run.label}: {game_label(game)}\n"
+                 f"iterations {run.games:,}; decision keys {len(policy):,}\n"
+                 f"game value (sequence form): {value}\n"
+                 f"exploitability of the average policy: {gap:.6g}\n", None)

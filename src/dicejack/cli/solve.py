@@ -3,6 +3,7 @@
 import sys
 from enum import Enum
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -162,6 +163,7 @@ def _solve_protocol_game(ctx: typer.Context, spec: str | None, items: list[str] 
 
     from dicejack import solver
     from dicejack.games import enumerate_game, make_game
+    from dicejack.games.information import is_information_game
     from dicejack.games.registry import parse_game_params
     from dicejack.solver import generic, generic_output
 
@@ -175,6 +177,9 @@ def _solve_protocol_game(ctx: typer.Context, spec: str | None, items: list[str] 
         raise UsageError("--format npz is the handout's solution file; with --game use text, "
                          "json or csv")
     game = make_game(spec, parse_game_params(items))
+    if is_information_game(game):
+        _solve_hidden(game, method, tolerance, fmt, out)
+        return
     started = time.perf_counter()
     space = enumerate_game(game, exact=exact)
     enumerated = time.perf_counter() - started
@@ -189,4 +194,38 @@ def _solve_protocol_game(ctx: typer.Context, spec: str | None, items: list[str] 
                f"solved in {sol.seconds:.1f} s", err=True)
     text = formatted(fmt.value, sol, generic_output.game_solution_text,
                      generic_output.game_solution_dict, generic_output.game_solution_csv)
+    write_output(text, out)
+
+
+def _solve_hidden(game: Any, method: SolveMethod, tolerance: float | None, fmt: SolveFormat,
+                  out: Path | None) -> None:
+    """`solve --game kuhn`: a game with hidden information by its sequence-form programme: the
+    value (exact where the rounded equilibrium checks exactly) and an equilibrium policy, one
+    line per decision key (text), the same as JSON, or one row per key and action (CSV)."""
+    from dicejack import solver
+    from dicejack.formats.json_output import json_text
+    from dicejack.games.protocol import game_label
+
+    if method is not SolveMethod.backward or tolerance is not None:
+        raise UsageError(f"{game.name} has hidden information: the sequence-form programme "
+                         "solves it; drop --method and --tolerance")
+    sol = solver.solve(game)
+    exact = None if sol.exact_value is None else str(sol.exact_value)
+    if fmt is SolveFormat.json:
+        text = json_text({"game": str(game.name), "value": sol.value,
+                          "value_exact": exact, "exploitability": sol.exploitability,
+                          "policy": sol.policy}, compact=True)
+    elif fmt is SolveFormat.csv:
+        text = "key,action,probability\n" + "".join(
+            f"{key},{action},{p!r}\n" for key, acts in sol.policy.items()
+            for action, p in acts.items())
+    else:
+        lines = [f"# {game_label(game)} (hidden information; sequence-form LP, HiGHS)",
+                 f"value for player 0: {sol.value:.12g}" + (f" (exactly {exact})" if exact
+                                                            else ""),
+                 f"exploitability of the equilibrium: {sol.exploitability:.3g}",
+                 "equilibrium policy (decision key: action probability ...):"]
+        lines += [f"  {key}: " + " ".join(f"{a} {p:.6f}" for a, p in acts.items())
+                  for key, acts in sol.policy.items()]
+        text = "\n".join(lines) + "\n"
     write_output(text, out)

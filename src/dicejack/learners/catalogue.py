@@ -25,7 +25,9 @@ import numpy as np
 
 from dicejack.games.handout import HandoutGame
 from dicejack.games.handout_rules import Game
+from dicejack.games.information import is_information_game
 from dicejack.learners.base import Param, ResumableLearner, Run, check_params, check_protocol
+from dicejack.learners.cfr import CFR_LEARNERS
 from dicejack.learners.checks import LearnerError
 from dicejack.learners.game_learners import GAME_LEARNERS
 from dicejack.learners.handout import Handout
@@ -68,18 +70,24 @@ def handout_rules(game: Game | HandoutGame) -> Game:
 
 def learners_for(game: Any) -> dict[str, type]:
     """The bundled learners that play `game`, by name: the handout's game's five
-    (:data:`REGISTRY`) for the handout's game, else the learners of protocol games
+    (:data:`REGISTRY`) for the handout's game; for a game with hidden information the CFR family
+    (:data:`~dicejack.learners.cfr.CFR_LEARNERS`: cfr); else the learners of protocol games
     (:data:`GAME_LEARNERS`: q-learning, mc-exploring-starts, counting)."""
-    return REGISTRY if is_handout_game(game) else GAME_LEARNERS
+    if is_handout_game(game):
+        return REGISTRY
+    return CFR_LEARNERS if is_information_game(game) else GAME_LEARNERS
 
 
-def game_learner_class(name: str) -> type:
-    """The learner of protocol games (not the handout's) called `name`, written any case, ``_``
-    for ``-``; LearnerError listing them."""
-    cls = GAME_LEARNERS.get(str(name).strip().lower().replace("_", "-"))
+def game_learner_class(name: str, game: Any = None) -> type:
+    """The learner of protocol games (the CFR family for a game with hidden information; the
+    handout's game counts as a protocol game here) called `name`, written any case, ``_`` for
+    ``-``; LearnerError listing them."""
+    known = CFR_LEARNERS if game is not None and is_information_game(game) else GAME_LEARNERS
+    cls = known.get(str(name).strip().lower().replace("_", "-"))
     if cls is None:
-        raise LearnerError(f"no learner {name!r} for protocol games; the learners: "
-                           f"{', '.join(GAME_LEARNERS)}")
+        kind = "games with hidden information" if known is CFR_LEARNERS else "protocol games"
+        raise LearnerError(f"no learner {name!r} for {kind}; the learners: "
+                           f"{', '.join(known)}")
     return cls
 
 
@@ -113,7 +121,7 @@ def learner_class(name: str, game: Any = None) -> type:
     :func:`learners_for`), written any case, or the user's class ``MODULE:Class``; LearnerError
     listing the names if there is none, or saying why the class cannot be had."""
     if game is not None and not is_handout_game(game) and not is_custom(str(name)):
-        return game_learner_class(name)
+        return game_learner_class(name, game)
     name = canonical_name(name)
     if not is_custom(name):
         return REGISTRY[name]

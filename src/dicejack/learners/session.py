@@ -15,6 +15,7 @@ from typing import Any
 
 from dicejack.games.handout import HandoutGame
 from dicejack.games.handout_rules import Game
+from dicejack.games.information import is_information_game
 from dicejack.learners.base import LearnedRun, Learner, Run, check_members, check_protocol
 from dicejack.learners.catalogue import (
     game_learner_class,
@@ -73,7 +74,7 @@ def _game_learner_for(
     instance."""
     extra = {} if engine is None else {"engine": engine}
     if isinstance(learner, str):
-        return game_learner_class(learner)(game, seed, **extra, **params)
+        return game_learner_class(learner, game)(game, seed, **extra, **params)
     if isinstance(learner, type):
         obj = learner(game, seed, **extra, **params)
         check_members(obj)
@@ -110,7 +111,8 @@ def learn(
     2), giving a :class:`Run` exactly as the handout's learners always have, or any other
     protocol game of :mod:`dicejack.games`, giving a :class:`GameRun`. `learner` is a bundled
     learner's name (:func:`~dicejack.learners.catalogue.learners_for` the game; default handout
-    for the handout's game, q-learning for another; `params` are its parameters, checked), a
+    for the handout's game, cfr for a game with hidden information, q-learning for another;
+    `params` are its parameters, checked), a
     class called as ``cls(game, seed, **params)``, or a learner object, which plays on from
     where it is (then pass neither params nor engine, and seed only if it is the object's).
     seed=None draws a fresh seed (recorded in the run). engine "python" runs a bundled learner's
@@ -120,7 +122,8 @@ def learn(
         game = HandoutGame()
     handout = is_handout_game(game) and not _plays_protocol(learner)
     if learner is None:
-        learner = DEFAULT_LEARNERS[handout]
+        learner = DEFAULT_LEARNERS[handout] if handout or not is_information_game(game) \
+            else "cfr"
     if handout:
         obj = _learner_for(handout_rules(game), learner, seed, engine, params)
     else:
