@@ -52,3 +52,54 @@ def test_protocol_games_through_the_one_environment_play_as_before(name):
         plays = single_plays(lambda: single_agent(dicejack_v0.env(game=game), agent,
                                                   policy))  # noqa: B023
         assert digest(plays) == RECORDED[f"single {name} {agent}"]
+
+
+@pytest.mark.parametrize("game", HANDOUT_GAMES, ids=Game.label)
+def test_the_handouts_game_through_the_one_openspiel_game_plays_as_before(game):
+    import dicejack.envs.openspiel as dos
+
+    os_game = dos.load(game)
+    assert os_game.get_type().short_name == "python_dicejack"
+    assert digest(openspiel_plays(os_game)) == RECORDED[f"openspiel {game.label()}"]
+
+
+@pytest.mark.parametrize("name", sorted(PROTOCOL))
+def test_protocol_games_through_the_one_openspiel_game_play_as_before(name):
+    import dicejack.envs.openspiel as dos
+
+    assert digest(openspiel_plays(dos.load(PROTOCOL[name]))) == RECORDED[f"openspiel {name}"]
+
+
+@pytest.mark.parametrize("game", [Game(3, 10, 20, 2), Game(6, 15, 17, 2), Game(4, 12, 14, 3)],
+                         ids=Game.label)
+def test_openspiels_value_iteration_on_the_handouts_game_is_unchanged(game):
+    from open_spiel.python.algorithms import value_iteration
+
+    import dicejack.envs.openspiel as dos
+
+    values = value_iteration.value_iteration(dos.load(game), depth_limit=-1, threshold=1e-12,
+                                             cyclic_game=True)
+    assert digest(sorted(values.items())) == RECORDED[f"value_iteration {game.label()}"]
+
+
+@pytest.mark.parametrize("game", [Game(2, 4, 5, 2), Game(3, 4, 5, 2), Game(2, 4, 4, 3)],
+                         ids=Game.label)
+def test_openspiels_exploitability_on_the_handouts_game_is_unchanged(game):
+    from open_spiel.python import policy as policy_lib
+    from open_spiel.python.algorithms import exploitability
+
+    import dicejack.envs.openspiel as dos
+
+    os_game = dos.load(game)
+    uniform = policy_lib.UniformRandomPolicy(os_game)
+    assert {"openspiel": exploitability.exploitability(os_game, uniform),
+            "dicejack": dos.exploitability(os_game, uniform)} == RECORDED[
+        f"exploitability {game.label()}"]
+
+
+def test_the_handouts_exploitability_bridge_is_unchanged():
+    import dicejack.envs.openspiel as dos
+
+    os_game = dos.load(Game(6, 15, 17, 2))
+    assert dos.exploitability(os_game, dos.tabular_policy(os_game)) == RECORDED[
+        "exploitability handout tabular uniform"]["dicejack"]

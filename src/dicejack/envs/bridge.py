@@ -151,6 +151,11 @@ class Bridge:
         """Player 0's payoff at `s` when the game is over there, else 0."""
         return self.space.payoff_exact[s] if self.terminal(s) else 0
 
+    def seats(self, value: Any) -> list[float]:
+        """Player 0's `value` and player 1's (its negative) as OpenSpiel's per-player list."""
+        v = float(value)
+        return [v, -v] if self.num_players == 2 else [v]
+
     # ------------------------------------------------------------------ what is shown
     def observation_box(self) -> tuple[int, int, int]:
         """(low, high, length) of the environments' observation vector."""
@@ -241,7 +246,8 @@ class HandoutBridge(Bridge):
     def max_chance_outcomes(self) -> int:
         return self.game.n_dice * self.game.n_sides + 1
 
-    def decision(self, x: int, y: int, player: int) -> tuple[int, int, int, None]:
+    @staticmethod
+    def decision(x: int, y: int, player: int) -> tuple[int, int, int, None]:
         """The state where `player` is to move with its own score x against y."""
         return (x, y, 0, None) if player == 0 else (y, x, 1, None)
 
@@ -279,6 +285,9 @@ class HandoutBridge(Bridge):
 
     def step_reward(self, s: Any, a: int, nxt: Any) -> float:
         return self.end(nxt)
+
+    def seats(self, value: Any) -> list[float]:
+        return [float(value), float(-value)]  # whole numbers: never -0.0
 
     def to_move(self, nxt: Any, mover: int) -> int:
         return 1 - mover  # turns alternate; after the last move too
