@@ -105,3 +105,39 @@ def openspiel_plays(os_game, seeds=SEEDS) -> list:
             rows.append(_plain(row))
             state.apply_action(action)
     return rows
+
+
+def gym_plays(make_env, seeds=SEEDS) -> list:
+    """(observation, reward, terminated, truncated, info) of seeded games of the handout's
+    Gymnasium environment with seeded random actions (three games a seed)."""
+    rows = []
+    for seed in seeds:
+        env = make_env()
+        rng = np.random.default_rng(40_000 + seed)
+        obs, info = env.reset(seed=seed)
+        rows.append(_plain(["reset", obs, info]))
+        for _ in range(3):
+            done = False
+            while not done:
+                action = int(env.action_space.start + rng.integers(env.action_space.n))
+                obs, reward, term, trunc, info = env.step(action)
+                done = term or trunc
+                rows.append(_plain([obs, float(reward), term, trunc, info]))
+            obs, info = env.reset()
+            rows.append(_plain(["reset", obs, info]))
+    return rows
+
+
+def gym_variants(game: Game, sol) -> dict:
+    """The handout Gymnasium environment's variants the equality test replays: name -> kwargs."""
+    return {
+        "optimal": {"opponent": "optimal", "agent_first": 0.5},
+        "uniform": {"opponent": "uniform", "agent_first": 0.5},
+        "self": {"opponent": "self"},
+        "table": {"opponent": sol.best.copy(), "agent_first": 0.0},
+        "distribution": {"opponent": "distribution", "agent_first": 0.5},
+        "callable": {"opponent": "callable", "agent_first": 1.0},
+        "flat": {"opponent": "optimal", "zero_based": True, "flat": True, "zero_sum": True,
+                 "agent_first": 0.5},
+        "self zero_sum": {"opponent": "self", "zero_sum": True, "flat": True},
+    }

@@ -23,6 +23,8 @@ from tests.envs.plays import (  # noqa: E402
     HANDOUT_GAMES,
     aec_plays,
     digest,
+    gym_plays,
+    gym_variants,
     openspiel_plays,
     single_plays,
 )
@@ -103,3 +105,19 @@ def test_the_handouts_exploitability_bridge_is_unchanged():
     os_game = dos.load(Game(6, 15, 17, 2))
     assert dos.exploitability(os_game, dos.tabular_policy(os_game)) == RECORDED[
         "exploitability handout tabular uniform"]["dicejack"]
+
+
+@pytest.mark.parametrize("game", HANDOUT_GAMES, ids=Game.label)
+def test_the_handouts_gymnasium_environment_plays_as_before(game):
+    """DiceJackEnv, every opponent kind and option, seeded random actions: as recorded."""
+    from dicejack.envs.gym_env import DiceJackEnv
+
+    sol = solver.solve(game)
+    for name, kwargs in gym_variants(game, sol).items():
+        kwargs = dict(kwargs)
+        if isinstance(kwargs["opponent"], str) and kwargs["opponent"] == "distribution":
+            kwargs["opponent"] = solver.optimal_distribution(sol)
+        if isinstance(kwargs["opponent"], str) and kwargs["opponent"] == "callable":
+            kwargs["opponent"] = lambda x, y, rng: 1 + int(rng.random() < 0.5)
+        plays = gym_plays(lambda: DiceJackEnv(game, **kwargs))  # noqa: B023
+        assert digest(plays) == RECORDED[f"gym {game.label()} {name}"], name
