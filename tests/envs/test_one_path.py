@@ -40,8 +40,8 @@ def test_the_handouts_game_through_the_one_environment_plays_as_before(game):
     sol = solver.solve(game)
     for agent in ("player_0", "player_1"):
         for name, opponent in (("sol", sol), ("best", sol.best)):
-            plays = single_plays(lambda: single_agent(dicejack_v0.env(game=game), agent,
-                                                      opponent))  # noqa: B023
+            plays = single_plays(lambda a=agent, o=opponent: single_agent(
+                dicejack_v0.env(game=game), a, o))
             assert digest(plays) == RECORDED[f"single {game.label()} {agent} {name}"]
 
 
@@ -51,8 +51,8 @@ def test_protocol_games_through_the_one_environment_play_as_before(name):
     assert digest(aec_plays(lambda: dicejack_v0.env(game=game))) == RECORDED[f"aec {name}"]
     policy = solve_game(game).policy()
     for agent in dicejack_v0.env(game=game).possible_agents:
-        plays = single_plays(lambda: single_agent(dicejack_v0.env(game=game), agent,
-                                                  policy))  # noqa: B023
+        plays = single_plays(lambda a=agent: single_agent(dicejack_v0.env(game=game), a,
+                                                          policy))
         assert digest(plays) == RECORDED[f"single {name} {agent}"]
 
 
@@ -119,5 +119,5 @@ def test_the_handouts_gymnasium_environment_plays_as_before(game):
             kwargs["opponent"] = solver.optimal_distribution(sol)
         if isinstance(kwargs["opponent"], str) and kwargs["opponent"] == "callable":
             kwargs["opponent"] = lambda x, y, rng: 1 + int(rng.random() < 0.5)
-        plays = gym_plays(lambda: DiceJackEnv(game, **kwargs))  # noqa: B023
+        plays = gym_plays(lambda kw=kwargs: DiceJackEnv(game, **kw))
         assert digest(plays) == RECORDED[f"gym {game.label()} {name}"], name

@@ -1,7 +1,8 @@
 """A game as every bridge plays it: :func:`bridge_of` (the handout's game, the default, or any
 protocol game) -> a :class:`Bridge`, the one thing the PettingZoo environment
-(:mod:`dicejack.envs.dicejack_v0`), its single-agent Gymnasium view (:mod:`dicejack.envs.aec_single`)
-and the OpenSpiel game (:mod:`dicejack.envs.openspiel_game`) read. No optional package needed.
+(:mod:`dicejack.envs.dicejack_v0`), its single-agent Gymnasium view
+(:mod:`dicejack.envs.aec_single`) and the OpenSpiel game (:mod:`dicejack.envs.openspiel_game`)
+read. No optional package needed.
 
 A bridge's states are opaque tokens: a protocol game's are the indices of its enumeration
 (:func:`dicejack.games.enumerate_game`); action ids number the game's actions in the order the

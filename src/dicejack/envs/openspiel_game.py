@@ -266,8 +266,8 @@ def load(game: Any = HANDOUT_GAME) -> DicejackGame:
     return pyspiel.load_game(short)
 
 
-#: Any protocol game as an OpenSpiel game: :func:`load` (the name users of the earlier
-#: ``openspiel_protocol`` module import).
+#: Any protocol game as an OpenSpiel game: :func:`load` (the name it had when protocol games
+#: had an OpenSpiel game of their own; users import it).
 protocol_game = load
 
 
