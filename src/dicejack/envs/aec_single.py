@@ -29,20 +29,37 @@ seed and actions replay the same games.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium
 import numpy as np
 
+from dicejack.envs.bridge import OpponentDraw
 from dicejack.runtime.messages import DicejackError
 
-__all__ = ["SingleAgentEnv"]
+__all__ = ["SingleAgentEnv", "MAX_OPENING_RESTARTS"]
+
+#: How many games reset replays when the opponent's opening moves end them before the agent could
+#: move, before it gives up with an error (a game whose openings always end it would never start).
+MAX_OPENING_RESTARTS = 1000
+
+#: A fixed policy's move: (the bridge's state, the generator) -> an action id.
+Play = Callable[[Any, np.random.Generator], int]
 
 
 class SingleAgentEnv(gymnasium.Env):
-    """`agent` of a dicejack_v0 AEC environment against `opponent` (see the module docstring)."""
+    """`agent` of a dicejack_v0 AEC environment against `opponent` (see the module docstring).
+
+    The one single-agent environment: the handout's Gymnasium environment
+    (:class:`dicejack.envs.gym_env.DiceJackEnv`) is this class with the handout's conventions
+    (its opponents, seats drawn per episode, self-play, one generator for the dice and the
+    opponent: :attr:`shared_generator`)."""
 
     metadata = {"render_modes": ["ansi", "human"]}
+    #: True: the AEC environment's chance draws from this environment's ``np_random`` (one
+    #: stream for the dice and the opponent); False: from its own, seeded by the same seed.
+    shared_generator = False
 
     def __init__(self, aec_env: Any, agent: str, opponent: Any) -> None:
         raw = getattr(aec_env, "unwrapped", aec_env)
@@ -53,13 +70,16 @@ class SingleAgentEnv(gymnasium.Env):
         if agent not in raw.possible_agents:
             raise DicejackError(f"agent must be one of {', '.join(raw.possible_agents)}, got "
                                 f"{agent!r}")
-        self.env, self.raw, self.agent = aec_env, raw, agent
-        self.game = raw.game
-        self._draw = raw.bridge.opponent_draw(opponent)
+        self._bind(aec_env, agent)
+        self._play: Play | None = _sampler(raw.bridge.opponent_draw(opponent))
         self.render_mode = raw.render_mode
         self.return_range = raw.bounds.seat(raw.possible_agents.index(agent))
         self.observation_space = aec_env.observation_space(agent)["observation"]
         self.action_space = aec_env.action_space(agent)
+
+    def _bind(self, aec_env: Any, agent: str) -> None:
+        self.env, self.raw, self.agent = aec_env, getattr(aec_env, "unwrapped", aec_env), agent
+        self.game = self.raw.game
 
     def action_masks(self) -> np.ndarray:
         """The agent's legal actions where the game is (sb3-contrib's MaskablePPO asks for
@@ -73,28 +93,52 @@ class SingleAgentEnv(gymnasium.Env):
         return np.asarray(self.env.observe(self.agent)["observation"], dtype=np.int64)
 
     def _over(self) -> bool:
-        return bool(self.env.terminations[self.agent] or self.env.truncations[self.agent])
+        return any(self.env.terminations.values()) or any(self.env.truncations.values())
+
+    def _move(self, action: Any) -> None:
+        """One move of the agent to move (the hook where a subclass records moves)."""
+        self.env.step(action)
 
     def _opponent_moves(self) -> float:
         """The opponent's moves until the agent is to move or the game ends; the agent's reward."""
         reward = 0.0
-        while not self._over() and self.env.agent_selection != self.agent:
-            cum, ids = self._draw(self.raw.state)
-            k = int(np.searchsorted(cum, float(self.np_random.random()), side="right"))
-            self.env.step(int(ids[min(k, len(ids) - 1)]))
+        while self._play is not None and not self._over() and (
+                self.env.agent_selection != self.agent):
+            self._move(self._play(self.raw.state, self.np_random))
             reward += float(self.env.rewards[self.agent])
         return reward
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None
-              ) -> tuple[np.ndarray, dict]:
-        super().reset(seed=seed)
-        self.env.reset(seed=seed)
+    def _start(self) -> None:
+        """After the AEC environment's reset: where the game starts (a subclass's hook)."""
+
+    def _new_game(self, seed: int | None) -> int:
+        """A game up to the agent's first move; the games replayed because the opponent's
+        opening moves ended them."""
+        if self.shared_generator:
+            self.raw.np_random = self.np_random
+            self.env.reset()
+        else:
+            self.env.reset(seed=seed)
+        self._start()
         self._opponent_moves()  # the opponent's opening moves when the agent is not first
         restarts = 0
         while self._over():  # they ended the game (the handout's: LTarget <= NDice x NSides)
             restarts += 1
+            if restarts >= MAX_OPENING_RESTARTS:
+                raise self._restarts_error(restarts)
             self.env.reset()
+            self._start()
             self._opponent_moves()
+        return restarts
+
+    def _restarts_error(self, restarts: int) -> Exception:
+        return DicejackError(f"the opponent's opening moves ended {restarts} games in a row "
+                             f"before the agent could move ({self.raw.bridge.label})")
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None
+              ) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        restarts = self._new_game(seed)
         return self._observation(), {"restarts": restarts}
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
@@ -106,7 +150,7 @@ class SingleAgentEnv(gymnasium.Env):
             if not mask[int(action)]:
                 info["illegal_action"] = action  # played as the first legal action (no masks)
                 action = int(np.flatnonzero(mask)[0])
-        self.env.step(action)  # an action outside the space: the AEC environment's error
+        self._move(action)  # an action outside the space: the AEC environment's error
         reward = float(self.env.rewards[self.agent]) + self._opponent_moves()
         return (self._observation(), reward, bool(self.env.terminations[self.agent]),
                 bool(self.env.truncations[self.agent]), info)
@@ -116,3 +160,15 @@ class SingleAgentEnv(gymnasium.Env):
 
     def close(self) -> None:
         self.env.close()
+
+
+def _sampler(draw: OpponentDraw) -> Play:
+    """A fixed policy's draws: the first legal action whose cumulative weight exceeds a uniform
+    from the generator."""
+
+    def play(s: Any, rng: np.random.Generator) -> int:
+        cum, ids = draw(s)
+        k = int(np.searchsorted(cum, float(rng.random()), side="right"))
+        return int(ids[min(k, len(ids) - 1)])
+
+    return play
