@@ -240,7 +240,8 @@ class HandoutBridge(Bridge):
         self.paid = False
         self.reward_exact = None
         self.action_labels = list(range(1, game.n_dice + 1))
-        self._cdf = np.asarray(game.sum_cdf_table)
+        self._cdf = game.sum_cdf_table.tolist()  # lists: bisect is fastest on them
+        self._every_j = {a: a for a in range(game.n_dice)}
         self.initial = (0, 0, 0, None)
 
     @property
@@ -259,7 +260,7 @@ class HandoutBridge(Bridge):
         return s[3] is not None
 
     def legal(self, s: Any) -> dict[int, int]:
-        return {a: a for a in range(self.game.n_dice)}
+        return self._every_j  # every J, everywhere (read only)
 
     def chance(self, s: Any, a: int) -> list[tuple[int, float]]:
         return self.game.chance_outcomes(a + 1)

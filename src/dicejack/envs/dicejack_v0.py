@@ -183,7 +183,6 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's name for the bare 
         self.state = nxt
         self.moves += 1
         self._cumulative_rewards[agent] = 0  # last() reports what came since the agent's move
-        self._clear_rewards()
         move = {"agent": agent, **bridge.move_info(s, a, outcome, nxt)}
         self.infos = {x: {"last_move": move} for x in self.agents}
         p = bridge.step_reward(s, a, nxt)
@@ -198,7 +197,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's name for the bare 
     def _checked(self, agent: str, action: Any) -> int:
         """`action` as an action id, or the error (nothing changed)."""
         space = self.action_spaces[agent]
-        if isinstance(action, (bool, np.bool_)) or not space.contains(action):
+        if type(action) is int:  # the common case, checked without gymnasium's numpy calls
+            inside = 0 <= action < space.n
+        else:
+            inside = not isinstance(action, (bool, np.bool_)) and space.contains(action)
+        if not inside:
             raise ActionOutOfSpaceError(
                 f"action is not in action space: {action!r} ({self.bridge.action_hint()})")
         legal = self.bridge.legal(self.state)
