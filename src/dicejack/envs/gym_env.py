@@ -10,8 +10,9 @@ through the one PettingZoo environment of every game (:mod:`dicejack.envs.diceja
 environment (:class:`dicejack.envs.aec_single.SingleAgentEnv`) with the handout's conventions:
 the opponents below, seats drawn per episode, self-play, what the agent sees and is paid.
 
-gymnasium is not a dependency of dicejack: ``pip install '.[gym]'`` in a clone. Without it,
-importing this module raises :class:`GymMissingError` (a one-line :class:`dicejack.DicejackError`).
+gymnasium is not a dependency of dicejack, nor pettingzoo (whose environment it plays through):
+``pip install '.[gym]'`` in a clone installs both. Without them, importing this module raises
+:class:`GymMissingError` (a one-line :class:`dicejack.DicejackError`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from dicejack.runtime.messages import DicejackError
 
 
 class GymMissingError(DicejackError, ImportError):
-    """:mod:`dicejack.envs.gym_env` was imported but gymnasium is not installed."""
+    """:mod:`dicejack.envs.gym_env` was imported but gymnasium (or pettingzoo, whose environment
+    it plays through) is not installed."""
 
 
 try:
@@ -36,6 +38,14 @@ except ImportError:
     raise GymMissingError(
         "dicejack.envs.gym_env needs gymnasium, which dicejack does not install: "
         "pip install '.[gym]' in a clone of dicejack (or pip install gymnasium)"
+    ) from None
+try:
+    import pettingzoo  # noqa: F401  (the one environment DiceJackEnv plays through)
+except ImportError:
+    raise GymMissingError(
+        "dicejack.envs.gym_env needs pettingzoo (DiceJackEnv plays through dicejack's PettingZoo "
+        "environment), which dicejack does not install: pip install '.[gym]' in a clone of "
+        "dicejack (or pip install pettingzoo)"
     ) from None
 
 from dicejack import solver  # noqa: E402  (after the gymnasium check, on purpose)
