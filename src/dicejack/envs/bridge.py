@@ -76,6 +76,11 @@ class Bridge:
         t = space.transitions
         self.indptr, self.succ, self.prob = t.indptr, t.indices, t.data
 
+    def __deepcopy__(self, memo: dict) -> Bridge:
+        """The bridge itself: it is read only, and OpenSpiel clones a state (a deepcopy) at every
+        node it walks: the states share their game's bridge."""
+        return self
+
     # ------------------------------------------------------------------ sizes and ranges
     @property
     def n_actions(self) -> int:
