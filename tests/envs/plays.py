@@ -1,6 +1,8 @@
 """Seeded random plays through the environments and the OpenSpiel games, as canonical text and
-its digest: what tests/envs/test_one_path.py holds the one implementation to (recorded from the
-two copies before they became one: tests/envs/recorded_plays.json)."""
+its digest: what tests/envs/test_one_path.py holds the one implementation to
+(tests/envs/recorded_plays.json: recorded with these functions from the two copies before they
+became one, at commit f3e4d4c: dicejack_v0 and protocol_v0 through env(), single_agent and
+protocol_single_agent, DiceJackEnv, dos.load and dos.protocol_game)."""
 
 from __future__ import annotations
 
