@@ -22,7 +22,8 @@ actions (the handout's: every J); an action in the space but not legal (an agent
 the masks) is played as the first legal one, ``info["illegal_action"]`` saying so.
 
 When the opponent's opening moves end the game, ``reset`` plays another game
-(``info["restarts"]`` counts them), so the agent always has a move. Seeding: ``reset(seed=s)``
+(``info["restarts"]`` counts them), so the agent always has a move; after
+:data:`MAX_OPENING_RESTARTS` in a row it gives up with an error. Seeding: ``reset(seed=s)``
 reseeds ``np_random`` (the opponent's draws) and the AEC environment's chance with `s`; the same
 seed and actions replay the same games.
 """
