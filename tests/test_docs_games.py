@@ -68,7 +68,7 @@ def test_the_report_command_writes_the_folder_the_doc_names(race_folder):
 def test_the_openspiel_and_pettingzoo_block_runs():
     pytest.importorskip("pyspiel")
     pytest.importorskip("pettingzoo")
-    code = next(b for b in blocks("python") if "protocol_game" in b)
+    code = next(b for b in blocks("python") if "import dicejack.envs.openspiel" in b)
     namespace: dict = {}
     exec(compile(code, str(DOC), "exec"), namespace)
     assert namespace["game"].get_type().short_name == "python_dicejack_pig_goal_10_die_6"

@@ -79,6 +79,22 @@ def test_import_without_gymnasium_is_a_one_line_dicejack_error():
     ]
 
 
+def test_import_without_pettingzoo_names_the_extra_that_brings_it():
+    """DiceJackEnv plays through the one PettingZoo environment: the gym extra installs it."""
+    code = (
+        "import sys; sys.modules['pettingzoo'] = None\n"
+        "try:\n    import dicejack.envs.gym_env\n"
+        "except ImportError as e:\n    print(type(e).__name__); print(e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines() == [
+        "GymMissingError",
+        "dicejack.envs.gym_env needs pettingzoo (DiceJackEnv plays through dicejack's PettingZoo "
+        "environment), which dicejack does not install: pip install '.[gym]' in a clone of "
+        "dicejack (or pip install pettingzoo)",
+    ]
+
+
 def test_registered_with_the_handout_game_and_reimport_is_silent():
     spec = gym.spec(ENV_ID)
     assert spec.entry_point == "dicejack.envs.gym_env:DiceJackEnv"

@@ -1,113 +1,175 @@
-"""One agent of the PettingZoo environment against a fixed policy, as a Gymnasium environment:
-what sb3-contrib's ``MaskablePPO`` (with ``ActionMasker`` or this class's ``action_masks``)
-learns on, as PettingZoo's action-mask tutorial does. Build it with
-:func:`dicejack.envs.single_agent`.
+"""One agent of the PettingZoo environment (:mod:`dicejack.envs.dicejack_v0`, any game) against a
+fixed policy, as a Gymnasium environment with action masks: what sb3-contrib's ``MaskablePPO``
+(with ``ActionMasker`` or this class's ``action_masks``) learns on, as PettingZoo's action-mask
+tutorial does. Build it with :func:`dicejack.envs.single_agent`.
 
-``SingleAgentEnv(aec_env, agent, opponent)``: `aec_env` is a :mod:`dicejack.envs.dicejack_v0`
-environment (wrapped or raw); `agent` ("player_0" moves first, "player_1" second) is the learner;
-`opponent` plays the other seat, any policy the solver takes (a Solution: optimal play, ties
-split evenly; an (L, L) table of J, -1 = no data played uniformly; an (L, L, K+1) action
-distribution; a callable (x, y) -> J), from its own view <its score, the agent's>.
+``SingleAgentEnv(aec_env, agent, opponent)``: `aec_env` is a dicejack_v0 environment (wrapped or
+raw); `agent` ("player_0" moves first, "player_1" second) is the learner; `opponent` plays every
+other seat, a fixed policy as the game's bridge reads one
+(:meth:`dicejack.envs.bridge.Bridge.opponent_draw`): for a protocol game weights per (state,
+action) row of the enumerated game (``GameSolution.policy()`` for optimal play,
+``solver.generic.uniform_policy(space)``...); for the handout's game any policy the solver takes
+(a Solution: optimal play, ties split evenly; an (L, L) table of J, -1 = no data played
+uniformly; an (L, L, K+1) action distribution; a callable (x, y) -> J), from the mover's view.
 
-Spaces: the AEC environment's, for `agent`: observation ``Box(0, L-1, (2,), int64)``, the
-agent's <X, Y> (own score first), action ``Discrete(NDice)`` (action a rolls J = a + 1 dice);
-``action_masks()`` is all ones (every J is legal; sb3-contrib asks for it). A step is the
-agent's move and the opponent's replies until the agent is to move again or the game ends;
-the reward is the agent's (+1 win, -1 loss, 0 before the end); never truncated.
+Spaces: the AEC environment's, for `agent` (its observation vector; ``Discrete`` actions).
+A step is the agent's move and the opponent's moves until the agent is to move again or the game
+ends (in Pig the opponent may roll many times); the reward is the agent's (the AEC environment's,
+summed: what the moves paid on the way and the payoff at the end; the handout's: +1 win, -1
+loss); truncated when the AEC environment truncates. ``return_range`` is the agent's least and
+greatest return (the game's bounds from its seat). ``action_masks()`` marks the agent's legal
+actions (the handout's: every J); an action in the space but not legal (an agent that ignores
+the masks) is played as the first legal one, ``info["illegal_action"]`` saying so.
 
-When the agent moves second and the opponent's opening roll ends the game, ``reset`` plays
-another game (``info["restarts"]`` counts them), so the agent always has a move.
-
-Seeding: ``reset(seed=s)`` reseeds ``np_random`` (the opponent's draws) and the AEC
-environment's dice with `s`; the same seed and actions replay the same games.
+When the opponent's opening moves end the game, ``reset`` plays another game
+(``info["restarts"]`` counts them), so the agent always has a move; after
+:data:`MAX_OPENING_RESTARTS` in a row it gives up with an error. Seeding: ``reset(seed=s)``
+reseeds ``np_random`` (the opponent's draws) and the AEC environment's chance with `s`; the same
+seed and actions replay the same games.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium
 import numpy as np
 
-from dicejack import solver
-from dicejack.envs.dicejack_v0 import AGENTS
+from dicejack.envs.bridge import OpponentDraw
 from dicejack.runtime.messages import DicejackError
-from dicejack.solver.solution import policy_distribution
 
-__all__ = ["SingleAgentEnv"]
+__all__ = ["SingleAgentEnv", "MAX_OPENING_RESTARTS"]
+
+#: How many games reset replays when the opponent's opening moves end them before the agent could
+#: move, before it gives up with an error (a game whose openings always end it would never start).
+MAX_OPENING_RESTARTS = 1000
+
+#: A fixed policy's move: (the bridge's state, the generator) -> an action id.
+Play = Callable[[Any, np.random.Generator], int]
 
 
 class SingleAgentEnv(gymnasium.Env):
-    """`agent` of a dicejack_v0 AEC environment against `opponent` (see the module docstring)."""
+    """`agent` of a dicejack_v0 AEC environment against `opponent` (see the module docstring).
+
+    The one single-agent environment: the handout's Gymnasium environment
+    (:class:`dicejack.envs.gym_env.DiceJackEnv`) is this class with the handout's conventions
+    (its opponents, seats drawn per episode, self-play, one generator for the dice and the
+    opponent: :attr:`shared_generator`)."""
 
     metadata = {"render_modes": ["ansi", "human"]}
+    #: True: the AEC environment's chance draws from this environment's ``np_random`` (one
+    #: stream for the dice and the opponent); False: from its own, seeded by the same seed.
+    shared_generator = False
 
     def __init__(self, aec_env: Any, agent: str, opponent: Any) -> None:
         raw = getattr(aec_env, "unwrapped", aec_env)
-        game = getattr(raw, "game", None)
-        if game is None or getattr(raw, "metadata", {}).get("name") != "dicejack_v0":
+        if getattr(raw, "metadata", {}).get("name") != "dicejack_v0" or not hasattr(raw,
+                                                                                    "bridge"):
             raise DicejackError("single_agent needs a dicejack_v0 environment "
                                 f"(dicejack.envs.dicejack_v0.env()), got {type(aec_env).__name__}")
-        if agent not in AGENTS:
-            raise DicejackError(f"agent must be one of {', '.join(AGENTS)}, got {agent!r}")
-        try:
-            dist = policy_distribution(game, opponent)
-        except solver.ZeroBasedError as exc:
-            raise DicejackError(f"bad opponent: {exc.saying('add 1 to each J')}") from None
-        except solver.SolverError as exc:
-            raise DicejackError(f"bad opponent: {exc}") from None
-        self.env = aec_env
-        self.game = game
-        self.agent = agent
-        self.opponent_agent = AGENTS[1 - AGENTS.index(agent)]
+        if agent not in raw.possible_agents:
+            raise DicejackError(f"agent must be one of {', '.join(raw.possible_agents)}, got "
+                                f"{agent!r}")
+        self._bind(aec_env, agent)
+        self._play: Play | None = _sampler(raw.bridge.opponent_draw(opponent))
         self.render_mode = raw.render_mode
-        self._cumulative = np.cumsum(dist[:, :, 1:], axis=2)
+        self.return_range = raw.bounds.seat(raw.possible_agents.index(agent))
         self.observation_space = aec_env.observation_space(agent)["observation"]
         self.action_space = aec_env.action_space(agent)
 
+    def _bind(self, aec_env: Any, agent: str) -> None:
+        self.env, self.raw, self.agent = aec_env, getattr(aec_env, "unwrapped", aec_env), agent
+        self.game = self.raw.game
+
     def action_masks(self) -> np.ndarray:
-        """The legal actions of the agent (all of them), as sb3-contrib's MaskablePPO asks."""
-        return np.ones(self.game.n_dice, dtype=bool)
+        """The agent's legal actions where the game is (sb3-contrib's MaskablePPO asks for
+        them); all of them once the game is over."""
+        legal = list(self.raw.bridge.legal(self.raw.state)) if not self._over() else None
+        mask = np.zeros(self.action_space.n, dtype=bool)
+        mask[slice(None) if legal is None else legal] = True
+        return mask
 
     def _observation(self) -> np.ndarray:
         return np.asarray(self.env.observe(self.agent)["observation"], dtype=np.int64)
 
-    def _done(self) -> bool:
-        return bool(self.env.terminations[self.agent] or self.env.truncations[self.agent])
+    def _over(self) -> bool:
+        return any(self.env.terminations.values()) or any(self.env.truncations.values())
+
+    def _move(self, action: Any) -> None:
+        """One move of the agent to move (the hook where a subclass records moves)."""
+        self.env.step(action)
 
     def _opponent_moves(self) -> float:
         """The opponent's moves until the agent is to move or the game ends; the agent's reward."""
         reward = 0.0
-        while not self._done() and self.env.agent_selection == self.opponent_agent:
-            x, y = self.env.observe(self.opponent_agent)["observation"]
-            u = float(self.np_random.random())
-            action = int(np.searchsorted(self._cumulative[x, y], u, side="right"))
-            self.env.step(min(action, self.game.n_dice - 1))
+        while self._play is not None and not self._over() and (
+                self.env.agent_selection != self.agent):
+            self._move(self._play(self.raw.state, self.np_random))
             reward += float(self.env.rewards[self.agent])
         return reward
 
-    def reset(
-        self, *, seed: int | None = None, options: dict | None = None
-    ) -> tuple[np.ndarray, dict]:
-        super().reset(seed=seed)
-        self.env.reset(seed=seed)
-        self._opponent_moves()  # the opponent's opening move when the agent is player_1
-        restarts = 0
-        while self._done():  # that move ended the game (LTarget <= NDice x NSides): play again
-            restarts += 1
+    def _start(self) -> None:
+        """After the AEC environment's reset: where the game starts (a subclass's hook)."""
+
+    def _new_game(self, seed: int | None) -> int:
+        """A game up to the agent's first move; the games replayed because the opponent's
+        opening moves ended them."""
+        if self.shared_generator:
+            self.raw.np_random = self.np_random
             self.env.reset()
+        else:
+            self.env.reset(seed=seed)
+        self._start()
+        self._opponent_moves()  # the opponent's opening moves when the agent is not first
+        restarts = 0
+        while self._over():  # they ended the game (the handout's: LTarget <= NDice x NSides)
+            restarts += 1
+            if restarts >= MAX_OPENING_RESTARTS:
+                raise self._restarts_error(restarts)
+            self.env.reset()
+            self._start()
             self._opponent_moves()
+        return restarts
+
+    def _restarts_error(self, restarts: int) -> Exception:
+        return DicejackError(f"the opponent's opening moves ended {restarts} games in a row "
+                             f"before the agent could move ({self.raw.bridge.label})")
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None
+              ) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        restarts = self._new_game(seed)
         return self._observation(), {"restarts": restarts}
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
-        if self._done():
+        if self._over():
             raise DicejackError("the game is over: call reset()")
-        self.env.step(action)
+        info: dict[str, Any] = {}
+        if self.action_space.contains(action) and not isinstance(action, (bool, np.bool_)):
+            mask = self.action_masks()
+            if not mask[int(action)]:
+                info["illegal_action"] = action  # played as the first legal action (no masks)
+                action = int(np.flatnonzero(mask)[0])
+        self._move(action)  # an action outside the space: the AEC environment's error
         reward = float(self.env.rewards[self.agent]) + self._opponent_moves()
-        return self._observation(), reward, self._done(), False, {}
+        return (self._observation(), reward, bool(self.env.terminations[self.agent]),
+                bool(self.env.truncations[self.agent]), info)
 
     def render(self) -> str | None:
         return self.env.render()
 
     def close(self) -> None:
         self.env.close()
+
+
+def _sampler(draw: OpponentDraw) -> Play:
+    """A fixed policy's draws: the first legal action whose cumulative weight exceeds a uniform
+    from the generator."""
+
+    def play(s: Any, rng: np.random.Generator) -> int:
+        cum, ids = draw(s)
+        k = int(np.searchsorted(cum, float(rng.random()), side="right"))
+        return int(ids[min(k, len(ids) - 1)])
+
+    return play

@@ -1,15 +1,18 @@
-"""A Gymnasium environment of the handout's dice game, so that any agent can learn it.
+"""The handout's dice game as a Gymnasium environment, so that any agent can learn it.
 
 :class:`DiceJackEnv` (id ``dicejack/DiceJack-v0``, registered on
 ``import dicejack.envs.gym_env``) plays one agent against a fixed opponent policy, or against
 itself; its class docstring is the specification. :func:`dicejack.compare.greedy_tables` turns
 what an agent learned into the handout's two output arrays. The rules come from
 :mod:`dicejack.games.handout_rules`
-(``Game.outcome``, ``Game.sum_cdf_table``); this module owns only the episode: whose turn it is,
-what the agent sees and what it is paid.
+through the one PettingZoo environment of every game (:mod:`dicejack.envs.dicejack_v0`, its
+:class:`~dicejack.envs.bridge.HandoutBridge`); :class:`DiceJackEnv` is the one single-agent
+environment (:class:`dicejack.envs.aec_single.SingleAgentEnv`) with the handout's conventions:
+the opponents below, seats drawn per episode, self-play, what the agent sees and is paid.
 
-gymnasium is not a dependency of dicejack: ``pip install '.[gym]'`` in a clone. Without it,
-importing this module raises :class:`GymMissingError` (a one-line :class:`dicejack.DicejackError`).
+gymnasium is not a dependency of dicejack, nor pettingzoo (whose environment it plays through):
+``pip install '.[gym]'`` in a clone installs both. Without them, importing this module raises
+:class:`GymMissingError` (a one-line :class:`dicejack.DicejackError`).
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ from dicejack.runtime.messages import DicejackError
 
 
 class GymMissingError(DicejackError, ImportError):
-    """:mod:`dicejack.envs.gym_env` was imported but gymnasium is not installed."""
+    """:mod:`dicejack.envs.gym_env` was imported but gymnasium (or pettingzoo, whose environment
+    it plays through) is not installed."""
 
 
 try:
@@ -35,9 +39,19 @@ except ImportError:
         "dicejack.envs.gym_env needs gymnasium, which dicejack does not install: "
         "pip install '.[gym]' in a clone of dicejack (or pip install gymnasium)"
     ) from None
+try:
+    import pettingzoo  # noqa: F401  (the one environment DiceJackEnv plays through)
+except ImportError:
+    raise GymMissingError(
+        "dicejack.envs.gym_env needs pettingzoo (DiceJackEnv plays through dicejack's PettingZoo "
+        "environment), which dicejack does not install: pip install '.[gym]' in a clone of "
+        "dicejack (or pip install pettingzoo)"
+    ) from None
 
 from dicejack import solver  # noqa: E402  (after the gymnasium check, on purpose)
-from dicejack.games.handout_rules import CONTINUES, HANDOUT_GAME, MOVER_WINS, Game, roll_total  # noqa: E402
+from dicejack.envs.aec_single import MAX_OPENING_RESTARTS, SingleAgentEnv  # noqa: E402
+from dicejack.envs.dicejack_v0 import AGENTS, raw_env  # noqa: E402
+from dicejack.games.handout_rules import HANDOUT_GAME, Game, roll_total  # noqa: E402
 from dicejack.solver.solution import no_data_mask, policy_distribution  # noqa: E402
 
 __all__ = [
@@ -59,9 +73,6 @@ __all__ = [
 ENV_ID = "dicejack/DiceJack-v0"
 #: The opponents named by a string.
 OPPONENTS = ("optimal", "uniform", "self")
-#: How many games :meth:`DiceJackEnv.reset` replays when the opponent's opening roll ends them
-#: before the agent could move (see the class docstring) before it gives up with an EnvError.
-MAX_OPENING_RESTARTS = 1000
 
 #: A policy callable: (x, y, rng) -> J, with <x, y> from the mover's view.
 OpponentFn = Callable[[int, int, np.random.Generator], Any]
@@ -182,7 +193,7 @@ def opponent_policy(game: Game, opponent: Any) -> OpponentFn | None:
 
 
 # ------------------------------------------------------------------------ the environment
-class DiceJackEnv(gymnasium.Env):
+class DiceJackEnv(SingleAgentEnv):
     """The handout's two-player dice game, seen by one player (or by both in turn, "self").
 
     ## Description
@@ -276,6 +287,7 @@ class DiceJackEnv(gymnasium.Env):
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    shared_generator = True  # every roll and every random opponent move: self.np_random
 
     def __init__(
         self,
@@ -310,12 +322,13 @@ class DiceJackEnv(gymnasium.Env):
             spaces.MultiDiscrete([game.low, game.low], dtype=np.int64) if flat
             else spaces.Tuple((spaces.Discrete(game.low), spaces.Discrete(game.low)))
         )
-        self._cdf = [list(row) for row in game.sum_cdf_table.tolist()]
+        self._bind(raw_env(game=game), AGENTS[0])  # the one environment plays the rules
+        self._play = None if self.self_play else self._opponent_play
+        self.return_range = (-1.0 if self.zero_sum else 0.0, 1.0)
         self._seat_names = ("first", "second")  # self-play: players named by seat
-        self._scores = [0, 0]  # by seat: seat 0 moves first
-        self._to_move = 0
+        self._scores = [0, 0]  # the true scores by seat (seat 0 moves first), past LTarget too
         self._agent_seat = 0
-        self._winner: int | None = None
+        self._start_at: tuple[int, int] | None = None
         self._moves: list[Move] = []
         self._history: list[Move] = []
         self._started = False
@@ -330,7 +343,7 @@ class DiceJackEnv(gymnasium.Env):
             return self._reset(seed, options)
 
     def _reset(self, seed: int | None, options: Any) -> tuple[tuple[int, int], dict[str, Any]]:
-        super().reset(seed=seed)
+        gymnasium.Env.reset(self, seed=seed)
         agent_first, start = self._reset_options(options)
         if start is not None:
             agent_first = True
@@ -338,29 +351,28 @@ class DiceJackEnv(gymnasium.Env):
             p = self.agent_first
             agent_first = p == 1.0 or (0.0 < p and self.np_random.random() < p)
         self._agent_seat = 0 if (agent_first or self.self_play) else 1
-        restarts = 0
-        while True:
-            self._scores = [0, 0] if start is None else list(start)
-            self._to_move = 0
-            self._winner = None
-            self._moves = []
-            if self._agent_seat == 0:
-                break
-            self._opponent_move()
-            if self._winner is None:
-                break
-            restarts += 1
-            if restarts >= MAX_OPENING_RESTARTS:
-                raise EnvError(
-                    f"the opponent's opening roll ended {restarts} games in a row before the "
-                    f"agent could move ({self.game}); let the agent move first"
-                )
+        self.agent = AGENTS[self._agent_seat]
+        self._start_at = start
+        restarts = self._new_game(None)  # one generator: seeded above
         self._history = list(self._moves)
         self._started = True
         info = self._info()
         if not self.self_play:
             info["restarts"] = restarts
         return self._observation(), info
+
+    def _start(self) -> None:
+        """The game's start: <0, 0>, or the start option's <x, y> (the first player to move)."""
+        self._moves = []
+        if self._start_at is None:
+            self._scores = [0, 0]
+        else:
+            self._scores = list(self._start_at)
+            self.raw.state = self.raw.bridge.decision(*self._start_at, 0)
+
+    def _restarts_error(self, restarts: int) -> Exception:
+        return EnvError(f"the opponent's opening roll ended {restarts} games in a row before the "
+                        f"agent could move ({self.game}); let the agent move first")
 
     def step(self, action: Any) -> tuple[tuple[int, int], float, bool, bool, dict[str, Any]]:
         """The mover (the agent, or in self-play the player to move) rolls `action` dice; against
@@ -384,23 +396,24 @@ class DiceJackEnv(gymnasium.Env):
     def _step(self, action: Any) -> tuple[tuple[int, int], float, bool, bool, dict[str, Any]]:
         if not self._started:
             raise EnvError("call reset() before step()")
-        if self._winner is not None:
+        if self._winner() is not None:
             raise EnvError("the game is over; call reset() to start another")
         j = check_dice(action, self.game.n_dice, zero_based=self.zero_based)
         self._moves = []
-        mover = self._to_move
-        total = self._move(j)
-        if not self.self_play and self._winner is None:
-            self._opponent_move()
+        mover = self._to_move()
+        self._move(j - 1)
+        total = self._moves[-1].total
+        self._opponent_moves()  # against an opponent: its reply unless the game is over
         self._history.extend(self._moves)
-        reward = 1.0 if self._winner == mover else 0.0
-        if self.zero_sum and self._winner is not None and self._winner != mover:
+        winner = self._winner()
+        reward = 1.0 if winner == mover else 0.0
+        if self.zero_sum and winner is not None and winner != mover:
             reward = -1.0
         info = self._info()
         info["roll"] = total
         if self.self_play:
             info["mover"] = self._name(mover)
-        return self._observation(), reward, self._winner is not None, False, info
+        return self._observation(), reward, winner is not None, False, info
 
     def render(self) -> str | None:
         """The board as text ("ansi"): the game, both scores, this game's moves, the result."""
@@ -432,7 +445,7 @@ class DiceJackEnv(gymnasium.Env):
             lines.append(f"  {info['winner']} wins")
         else:
             x, y = self._observation()
-            lines.append(f"  {self._name(self._to_move)} to move at <{x},{y}>")
+            lines.append(f"  {self._name(self._to_move())} to move at <{x},{y}>")
         return "\n".join(lines) + "\n"
 
     def _reset_options(
@@ -474,35 +487,36 @@ class DiceJackEnv(gymnasium.Env):
             return self._seat_names[seat]
         return "agent" if seat == self._agent_seat else "opponent"
 
-    def _move(self, j: int) -> int:
-        """The player to move rolls j dice; the rules of game.outcome decide what follows."""
-        seat = self._to_move
-        total = roll_total(self._cdf[j], float(self.np_random.random()))
-        score = self._scores[seat] + total
-        self._scores[seat] = score
-        self._moves.append(Move(self._name(seat), j, total, score))
-        result = self.game.outcome(score)
-        if result == CONTINUES:
-            self._to_move = 1 - seat
-        else:
-            self._winner = seat if result == MOVER_WINS else 1 - seat
-        return total
+    def _to_move(self) -> int:
+        """The seat to move (once the game is over: the seat that moved last)."""
+        return self.raw.state[2]
 
-    def _opponent_move(self) -> None:
-        seat = self._to_move
-        x, y = self._scores[seat], self._scores[1 - seat]
+    def _winner(self) -> int | None:
+        return self.raw.state[3]
+
+    def _move(self, action: Any) -> None:
+        """The player to move rolls action + 1 dice in the one environment; its move recorded."""
+        seat = self._to_move()
+        self.env.step(action)
+        move = self.raw.infos[AGENTS[seat]]["last_move"]
+        self._scores[seat] = move["score"]
+        self._moves.append(Move(self._name(seat), move["dice"], move["total"], move["score"]))
+
+    def _opponent_play(self, state: Any, rng: np.random.Generator) -> int:
+        """The opponent's action at the bridge's `state`, from its view <x, y>."""
+        seat = state[2]
+        x, y = state[seat], state[1 - seat]
         play = cast(OpponentFn, self._opponent)  # never None here: only called against one
         try:
-            j = check_dice(play(x, y, self.np_random), self.game.n_dice,
-                           f"the opponent's J at <{x},{y}>")
+            j = check_dice(play(x, y, rng), self.game.n_dice, f"the opponent's J at <{x},{y}>")
         except BaseException:
             self._started = False  # the game cannot go on: the next step asks for a reset
             raise
-        self._move(j)
+        return j - 1
 
     def _observation(self) -> Any:
         cap = self.game.low - 1
-        seat = self._to_move if self.self_play else self._agent_seat
+        seat = self._to_move() if self.self_play else self._agent_seat
         xy = (min(self._scores[seat], cap), min(self._scores[1 - seat], cap))
         return np.array(xy, dtype=np.int64) if self.flat else xy
 
@@ -512,10 +526,10 @@ class DiceJackEnv(gymnasium.Env):
         else:
             a = self._agent_seat
             scores = (self._scores[a], self._scores[1 - a])
-        winner = None if self._winner is None else self._name(self._winner)
+        winner = None if self._winner() is None else self._name(self._winner())
         info: dict[str, Any] = {"moves": tuple(self._moves), "scores": scores, "winner": winner}
         if self.self_play:
-            info["to_move"] = self._name(self._to_move) if winner is None else None
+            info["to_move"] = self._name(self._to_move()) if winner is None else None
         else:
             info["agent_first"] = self._agent_seat == 0
         return info

@@ -1,32 +1,39 @@
-"""The handout's game for OpenSpiel: ``import dicejack.envs.openspiel`` registers
-``python_dicejack``.
+"""Every game for OpenSpiel: ``import dicejack.envs.openspiel`` registers the handout's game as
+``python_dicejack``; :func:`load` gives any game (the handout's by default; Pig, Piglet, the
+user's protocol game, registered once per process as ``python_dicejack_<label>``).
 
 ``pyspiel.load_game("python_dicejack(sides=3,low=10,high=20,dice=2)")`` (default: the handout's
 6, 15, 17, 2). Sequential, two players, perfect information, zero-sum, returns +1 / -1 at the end.
 A turn is two moves: the player to move chooses action a = J - 1 (0-based, J dice), then a chance
 node rolls: its outcomes are the totals t that J dice can show, each with its exact probability
 (``Game.chance_outcomes``); the rules after the roll are ``Game.outcome``. Player 0 moves first.
-
 Observation (tensor and string) from player p's view: p's score, the opponent's, whether it is
 p's turn and the dice chosen (0 before the roll). The information state string is the same Markov
 state (scores and the player to move): in this perfect-information game nothing earlier matters
 to the future, so tabular algorithms see one entry per <X, Y> and seat, not one per history.
 
-Also the bridges between OpenSpiel and dicejack's conventions, all keyed by information state
-(the 2 L^2 decision states, built directly: never a walk of every history, which on the
-handout's game is about 1.3e10 of them): :func:`decision_states` and :func:`tabular_policy` (a
-``TabularPolicy`` over them, where ``TabularPolicy(os_game)`` would walk every history),
-:func:`policy_table` reads any OpenSpiel policy as the handout's (L, L, K+1) action distribution
-per <X, Y> (mover's view), :func:`openspiel_policy` turns a dicejack policy into an OpenSpiel
-``TabularPolicy``, :func:`seat_values` / :func:`exploitability` measure any OpenSpiel policy
-exactly as OpenSpiel's ``exploitability`` does (each seat read apart: NashConv / 2 of the pair),
-:func:`game_of` reads the dicejack Game of a loaded game. On import this module teaches
-``compare.learned_from_policy`` to read OpenSpiel policies.
+A protocol game: decision nodes are the enumerated game's states; action ids number its actions
+in the order the enumeration first meets them (``os_game.action_labels``); a move with several
+outcomes is followed by a chance node whose outcome k is the move's k-th successor, with its
+exact probability. Returns are player 0's return (the rewards of the moves so far,
+``reward(state, action)``, plus the payoff at the end; reward model REWARDS when the game pays on
+the way), ``rewards()`` what the last move paid; a state's text adds what has been paid so far
+when it is not 0. Utility range and max_game_length are the game's bounds
+(:func:`dicejack.games.bounds.game_bounds`). One game class and one state class play both
+(:mod:`dicejack.envs.openspiel_game`, through the game's :mod:`dicejack.envs.bridge`).
 
-This module is the face; its parts: the game and its decision states,
-:mod:`dicejack.envs.openspiel_game`; the policy bridges, :mod:`dicejack.envs.openspiel_policies`;
-any protocol game as an OpenSpiel game (:func:`protocol_game`),
-:mod:`dicejack.envs.openspiel_protocol`. It checks that OpenSpiel is installed first.
+Also the bridges between OpenSpiel and dicejack's conventions for the handout's game, all keyed
+by information state (the 2 L^2 decision states, built directly: never a walk of every history,
+which on the handout's game is about 1.3e10 of them): :func:`decision_states` and
+:func:`tabular_policy` (a ``TabularPolicy`` over them, where ``TabularPolicy(os_game)`` would
+walk every history), :func:`policy_table` reads any OpenSpiel policy as the handout's (L, L, K+1)
+action distribution per <X, Y> (mover's view), :func:`openspiel_policy` turns a dicejack policy
+into an OpenSpiel ``TabularPolicy``, :func:`seat_values` / :func:`exploitability` measure any
+OpenSpiel policy exactly as OpenSpiel's ``exploitability`` does (each seat read apart: NashConv /
+2 of the pair), :func:`game_of` reads the dicejack Game of a loaded game
+(:mod:`dicejack.envs.openspiel_policies`). On import this module teaches
+``compare.learned_from_policy`` to read OpenSpiel policies. It checks that OpenSpiel is
+installed first.
 
 OpenSpiel is not a dependency of dicejack: in a clone of dicejack, ``pip install
 '.[openspiel]'`` (open-spiel and cvxpy, which OpenSpiel's ``value_iteration`` imports but
@@ -51,6 +58,7 @@ except ImportError:
     ) from None
 
 from dicejack.envs.openspiel_game import (  # noqa: E402  (after the OpenSpiel check, on purpose)
+    PROTOCOL_MAX_GAME_LENGTH,
     SHORT_NAME,
     DicejackGame,
     DicejackState,
@@ -58,6 +66,7 @@ from dicejack.envs.openspiel_game import (  # noqa: E402  (after the OpenSpiel c
     decision_states,
     game_of,
     load,
+    protocol_game,
     state_at,
 )
 from dicejack.envs.openspiel_policies import (  # noqa: E402
@@ -68,17 +77,11 @@ from dicejack.envs.openspiel_policies import (  # noqa: E402
     seat_values,
     tabular_policy,
 )
-from dicejack.envs.openspiel_protocol import (  # noqa: E402
-    PROTOCOL_MAX_GAME_LENGTH,
-    ProtocolGame,
-    ProtocolState,
-    protocol_game,
-)
 
 #: The public face (docs/design/api.md; tests/test_public_faces.py holds it). The game and
-#: state classes OpenSpiel instantiates (DicejackGame, DicejackState, ProtocolGame,
-#: ProtocolState), decision_state and PROTOCOL_MAX_GAME_LENGTH stay importable by name
-#: (:data:`_BY_NAME`).
+#: state classes OpenSpiel instantiates (DicejackGame, DicejackState), decision_state and
+#: PROTOCOL_MAX_GAME_LENGTH stay importable by name (:data:`_BY_NAME`); ``protocol_game`` is
+#: :func:`load` (its earlier name for protocol games).
 __all__ = [
     "SHORT_NAME",
     "load",
@@ -96,5 +99,4 @@ __all__ = [
 ]
 
 #: Importable from here by name, outside the face.
-_BY_NAME = (DicejackGame, DicejackState, ProtocolGame, ProtocolState, decision_state,
-            PROTOCOL_MAX_GAME_LENGTH)
+_BY_NAME = (DicejackGame, DicejackState, decision_state, PROTOCOL_MAX_GAME_LENGTH)

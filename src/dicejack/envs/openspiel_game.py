@@ -1,7 +1,10 @@
-"""The handout's game for OpenSpiel, ``python_dicejack``, registered on import, and its decision
-states built directly: :class:`DicejackGame`, :func:`load`, :func:`game_of`, :func:`state_at`,
+"""Every game for OpenSpiel, one game class and one state class read through the game's
+:mod:`~dicejack.envs.bridge`: :func:`load` (the handout's game, registered on import as
+``python_dicejack`` with its parameters sides, low, high, dice; any protocol game registered
+once per process as ``python_dicejack_<label>``), :class:`DicejackGame`, :class:`DicejackState`;
+and the handout's decision states built directly: :func:`game_of`, :func:`state_at`,
 :func:`decision_states`, :func:`decision_state` (the face: :mod:`dicejack.envs.openspiel`, whose
-docstring describes the game, its observation and information state).
+docstring describes the games).
 """
 
 from __future__ import annotations
@@ -11,32 +14,45 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from dicejack.games.handout_rules import CONTINUES, HANDOUT_GAME, MOVER_WINS, Game
+from dicejack.envs.bridge import Bridge, HandoutBridge, bridge_of
+from dicejack.games.bounds import MOVES_CAP
+from dicejack.games.handout import HandoutGame
+from dicejack.games.handout_rules import HANDOUT_GAME, Game
 from dicejack.runtime.messages import DicejackError
 
-__all__ = ["SHORT_NAME", "DicejackGame", "DicejackState", "load", "game_of", "state_at",
-           "decision_states", "decision_state"]
+__all__ = ["SHORT_NAME", "PROTOCOL_MAX_GAME_LENGTH", "DicejackGame", "DicejackState", "load",
+           "protocol_game", "game_of", "state_at", "decision_states", "decision_state"]
 
 SHORT_NAME = "python_dicejack"
+#: A nominal max_game_length for games with cycles (Pig: two pigs return to the same scores, so
+#: no length bounds every game; every game still ends with probability 1): the one cap of every
+#: bridge, :data:`dicejack.games.bounds.MOVES_CAP`.
+PROTOCOL_MAX_GAME_LENGTH = MOVES_CAP
 _DEFAULTS = {"sides": HANDOUT_GAME.n_sides, "low": HANDOUT_GAME.low, "high": HANDOUT_GAME.high,
              "dice": HANDOUT_GAME.n_dice}
+_PROTOCOL_GAMES: dict[str, Bridge] = {}  # short name -> the bridge of a registered protocol game
 
-_GAME_TYPE = pyspiel.GameType(
-    short_name=SHORT_NAME,
-    long_name="dicejack: the handout's dice game",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.PERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=2,
-    min_num_players=2,
-    provides_information_state_string=True,
-    provides_information_state_tensor=False,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=_DEFAULTS,
-)
+
+def _game_type(short: str, long: str, bridge: Bridge, params: dict[str, Any]) -> Any:
+    two = bridge.num_players == 2
+    return pyspiel.GameType(
+        short_name=short,
+        long_name=long,
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+        utility=(pyspiel.GameType.Utility.ZERO_SUM if two
+                 else pyspiel.GameType.Utility.GENERAL_SUM),
+        reward_model=(pyspiel.GameType.RewardModel.REWARDS if bridge.paid
+                      else pyspiel.GameType.RewardModel.TERMINAL),
+        max_num_players=bridge.num_players,
+        min_num_players=bridge.num_players,
+        provides_information_state_string=True,
+        provides_information_state_tensor=False,
+        provides_observation_string=True,
+        provides_observation_tensor=bool(bridge.tensor_parts),
+        parameter_specification=params,
+    )
 
 
 def _game_from_params(params: dict[str, Any]) -> Game:
@@ -50,114 +66,209 @@ def _game_from_params(params: dict[str, Any]) -> Game:
 
 
 class DicejackGame(pyspiel.Game):
-    """The game for OpenSpiel; `params` as in :data:`_GAME_TYPE` (sides, low, high, dice)."""
+    """A game for OpenSpiel: python_dicejack (`params`: sides, low, high, dice) or, in the
+    subclass :func:`load` registers for it, a protocol game (no parameters). Decision nodes are
+    the bridge's states; a move with several outcomes is followed by a chance node (the
+    handout's: the totals of the dice). Returns are player 0's return R (the moves' rewards so
+    far and the payoff at the end; the handout's: +1 / -1): ``[R, -R]`` (zero-sum) for two
+    players, ``[R]`` for one; ``rewards()`` is what the last move paid (kept through its chance
+    node, the payoff added at the end: OpenSpiel's ``rl_environment`` reads it after chance).
+    Utility range and max_game_length are the game's bounds."""
+
+    #: The registered game's type (each protocol game registers a subclass naming its own).
+    GAME_TYPE: Any = None
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
+        game_type = type(self).GAME_TYPE
         given = dict(params or {})
-        self.game = _game_from_params(given)
-        g = self.game
+        if game_type.short_name == SHORT_NAME:
+            bridge: Bridge = HandoutBridge(_game_from_params(given))
+            given = {**_DEFAULTS, **given}
+        elif given:
+            raise DicejackError(f"{game_type.short_name} takes no parameters; build another "
+                                "game with dicejack.envs.openspiel.load(game)")
+        else:
+            bridge = _PROTOCOL_GAMES[game_type.short_name]
+        self.bridge = bridge
+        ranges = [bridge.seat_range(q) for q in range(bridge.num_players)]
         info = pyspiel.GameInfo(
-            num_distinct_actions=g.n_dice,
-            max_chance_outcomes=g.n_dice * g.n_sides + 1,
-            num_players=2,
-            min_utility=-1.0,
-            max_utility=1.0,
-            utility_sum=0.0,
-            # every turn adds >= 1 to the mover's score: each player decides at most low times
-            max_game_length=2 * g.low,
+            num_distinct_actions=bridge.n_actions,
+            max_chance_outcomes=bridge.max_chance_outcomes,
+            num_players=bridge.num_players,
+            min_utility=min(lo for lo, _ in ranges),
+            max_utility=max(hi for _, hi in ranges),
+            utility_sum=0.0 if bridge.num_players == 2 else None,
+            max_game_length=bridge.max_length,
         )
-        super().__init__(_GAME_TYPE, info, {**_DEFAULTS, **given})
+        super().__init__(game_type, info, given)
+
+    @property
+    def game(self) -> Any:
+        """The dicejack game (the handout's: its :class:`~dicejack.games.handout_rules.Game`)."""
+        return self.bridge.game
+
+    @property
+    def space(self) -> Any:
+        """A protocol game's enumeration (:class:`dicejack.games.StateSpace`; None for the
+        handout's game, played from its rules)."""
+        return self.bridge.space
+
+    @property
+    def action_labels(self) -> list[Any]:
+        """The game's actions by OpenSpiel action id."""
+        return self.bridge.action_labels
 
     def new_initial_state(self) -> DicejackState:
         return DicejackState(self)
 
-    def make_py_observer(self, iig_obs_type=None, params=None) -> _Observer:
-        return _Observer(self.game, params)
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> _Observer:
+        return _Observer(self.bridge, params)
 
 
 class DicejackState(pyspiel.State):
-    """One position: both scores, the player to move, the dice chosen (0 before a choice)."""
+    """A position: the bridge's state `s`, the action whose chance node is pending (None
+    otherwise), what player 0 has been paid so far (``paid``, exact when the game's rewards
+    are) and by the last move (``last``)."""
 
     def __init__(self, game: DicejackGame) -> None:
         super().__init__(game)
-        self._game = game.game
-        self.scores = [0, 0]
-        self.player = 0
-        self.dice = 0
-        self.winner: int | None = None
+        self._b = game.bridge
+        self.s: Any = self._b.initial
+        self.pending: int | None = None
+        self.paid: Any = 0
+        self.last: Any = 0
+
+    @property
+    def scores(self) -> list[int]:
+        """The handout's game: both scores (setting them moves the position, as tests do)."""
+        return list(self.s[:2])
+
+    @scores.setter
+    def scores(self, value: list[int]) -> None:
+        self.s = (int(value[0]), int(value[1]), *self.s[2:])
+
+    @property
+    def index(self) -> Any:
+        """A protocol game's state index in the enumeration."""
+        return self.s
 
     # --------------------------------------------------------------------- the OpenSpiel API
     def current_player(self) -> int:
-        if self.winner is not None:
+        if self._b.terminal(self.s):
             return pyspiel.PlayerId.TERMINAL
-        return pyspiel.PlayerId.CHANCE if self.dice else self.player
+        return pyspiel.PlayerId.CHANCE if self.pending is not None else self._b.player(self.s)
 
     def _legal_actions(self, player: int) -> list[int]:
-        return list(range(self._game.n_dice))
+        return sorted(self._b.legal(self.s))
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        return self._game.chance_outcomes(self.dice)
+        return self._b.chance(self.s, self.pending)
 
     def _apply_action(self, action: int) -> None:
-        if not self.dice:
-            self.dice = int(action) + 1
+        b = self._b
+        if self.pending is not None:
+            self.s = b.after(self.s, self.pending, int(action))
+            self.pending = None
             return
-        score = self.scores[self.player] + int(action)
-        result = self._game.outcome(score)
-        self.dice = 0
-        if result == CONTINUES:
-            self.scores[self.player] = score
-            self.player = 1 - self.player
+        self.last = b.reward(self.s, int(action))
+        self.paid += self.last
+        if b.sure(self.s, int(action)):  # one outcome: no chance node
+            self.s = b.after(self.s, int(action), 0)
         else:
-            self.winner = self.player if result == MOVER_WINS else 1 - self.player
+            self.pending = int(action)
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
-            return f"rolled {action}"
-        return f"roll {Game.dice_label(int(action) + 1)}"
+            return self._b.outcome_text(self.s, self.pending, int(action))
+        return self._b.action_text(int(action))
 
     def is_terminal(self) -> bool:
-        return self.winner is not None
+        return self._b.terminal(self.s)
 
     def returns(self) -> list[float]:
-        if self.winner is None:
-            return [0.0, 0.0]
-        return [1.0, -1.0] if self.winner == 0 else [-1.0, 1.0]
+        """Player 0's return so far (rewards paid, and the payoff at the end), per player."""
+        return self._b.seats(self.paid + self._b.end(self.s))
+
+    def rewards(self) -> list[float]:
+        """What the last move paid (kept through its chance node), and the payoff at the end."""
+        return self._b.seats(self.last + self._b.end(self.s))
+
+    def position(self) -> str:
+        """The state's text without what has been paid."""
+        return self._b.position(self.s, self.pending)
 
     def __str__(self) -> str:
-        s0, s1 = self.scores
-        if self.winner is not None:
-            return f"scores {s0},{s1}: player {self.winner} won"
-        if self.dice:
-            return f"scores {s0},{s1}: player {self.player} rolls {Game.dice_label(self.dice)}"
-        return f"scores {s0},{s1}: player {self.player} to move"
+        return self._b.state_text(self.s, self.pending, self.paid)
 
 
 class _Observer:
-    """OpenSpiel's PyObserver: player p's view, see :mod:`dicejack.envs.openspiel`."""
+    """OpenSpiel's PyObserver: player p's view (the handout's game: a tensor of p's score, the
+    opponent's, whether p is to move and the dice p chose; a protocol game: none) and string."""
 
-    def __init__(self, game: Game, params: Any) -> None:
+    def __init__(self, bridge: Bridge, params: Any) -> None:
         if params:
-            raise ValueError(f"python_dicejack's observer takes no parameters; got {params}")
-        self.tensor = np.zeros(4, np.float32)
-        self.dict = {"scores": self.tensor[:2], "to_move": self.tensor[2:3],
-                     "dice": self.tensor[3:4]}
+            raise ValueError(f"dicejack games' observers take no parameters; got {params}")
+        self._b = bridge
+        parts = bridge.tensor_parts
+        self.tensor = np.zeros(max((p.stop for p in parts.values()), default=0), np.float32)
+        self.dict = {name: self.tensor[part] for name, part in parts.items()}
 
     def set_from(self, state: DicejackState, player: int) -> None:
-        own, other = state.scores[player], state.scores[1 - player]
-        mine = state.winner is None and state.player == player
-        self.tensor[:] = (own, other, float(mine), state.dice if mine else 0)
+        self._b.fill_tensor(self.tensor, state.s, state.pending, player)
 
     def string_from(self, state: DicejackState, player: int) -> str:
-        return str(state)
+        return self._b.observation_string(state.s, state.pending, state.paid,
+                                          state.current_player())
 
 
-pyspiel.register_game(_GAME_TYPE, DicejackGame)
+DicejackGame.GAME_TYPE = _game_type(SHORT_NAME, "dicejack: the handout's dice game",
+                                    HandoutBridge(HANDOUT_GAME), _DEFAULTS)
+pyspiel.register_game(DicejackGame.GAME_TYPE, DicejackGame)
 
-def load(game: Game = HANDOUT_GAME) -> DicejackGame:
-    """``pyspiel.load_game`` of `game` as python_dicejack."""
-    return pyspiel.load_game(SHORT_NAME, {"sides": game.n_sides, "low": game.low,
-                                          "high": game.high, "dice": game.n_dice})
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in text).strip("_").lower()
+
+
+def load(game: Any = HANDOUT_GAME) -> DicejackGame:
+    """`game` as an OpenSpiel game, loaded: the handout's game (a
+    :class:`~dicejack.games.handout_rules.Game` or ``HandoutGame``) as python_dicejack with its
+    parameters; any protocol game (a :class:`dicejack.games.FiniteGame`: Pig, Piglet, the
+    user's) registered once per process as ``python_dicejack_<game label>`` (e.g.
+    ``python_dicejack_pig_goal_10_die_6``; then ``pyspiel.load_game`` of that name works too:
+    what OpenSpiel's serialization and pickling use: a process that unpickles one calls load
+    for the same game first). The registry keys by the game itself
+    (:func:`dicejack.games.protocol.same_game`: the same object, or one of the same class with
+    equal parameters and attributes), never by the label alone: another game under a label
+    already taken (a class without ``params()``) is registered as ``..._2``, ``..._3``, in the
+    order they come."""
+    from dicejack.games.protocol import game_label, same_game
+
+    if isinstance(game, (Game, HandoutGame)):
+        g = bridge_of(game).game
+        return pyspiel.load_game(SHORT_NAME, {"sides": g.n_sides, "low": g.low,
+                                              "high": g.high, "dice": g.n_dice})
+    base = SHORT_NAME + "_" + _slug(game_label(game))
+    short, k = base, 1
+    while short in _PROTOCOL_GAMES:
+        if same_game(_PROTOCOL_GAMES[short].game, game):
+            return pyspiel.load_game(short)
+        k += 1
+        short = f"{base}_{k}"
+    bridge = bridge_of(game)
+    _PROTOCOL_GAMES[short] = bridge
+    game_type = _game_type(short, f"dicejack protocol game: {game_label(game)}", bridge, {})
+    name = f"DicejackGame_{short}"
+    cls = type(name, (DicejackGame,), {"GAME_TYPE": game_type, "__module__": __name__,
+                                        "__qualname__": name})
+    globals()[name] = cls  # pickle finds it here (in a process that registered the game)
+    pyspiel.register_game(game_type, cls)
+    return pyspiel.load_game(short)
+
+
+#: Any protocol game as an OpenSpiel game: :func:`load` (the name it had when protocol games
+#: had an OpenSpiel game of their own; users import it).
+protocol_game = load
 
 
 def game_of(os_game: Any) -> Game:
@@ -175,8 +286,7 @@ def state_at(os_game: Any, x: int, y: int, player: int = 0) -> DicejackState:
     if not (0 <= x < game.low and 0 <= y < game.low) or player not in (0, 1):
         raise DicejackError(f"no decision state <{x},{y}> for player {player} in {game}")
     state = os_game.new_initial_state()
-    state.scores = [x, y] if player == 0 else [y, x]
-    state.player = player
+    state.s = HandoutBridge.decision(x, y, player)
     return state
 
 

@@ -3,7 +3,7 @@
 Every bridge to another library reads them here and nowhere else: OpenSpiel's
 ``min_utility``/``max_utility``/``max_game_length`` (:func:`dicejack.envs.openspiel.protocol_game`),
 the PettingZoo and Gymnasium environments' return range and truncation
-(:mod:`dicejack.envs.protocol_v0`, :mod:`dicejack.envs.protocol_single`).
+(:mod:`dicejack.envs.bridge`, which the PettingZoo environment and its single-agent view read).
 
 low, high: the least and the greatest return of player 0 over every possible play (the rewards
 on the way, ``reward(state, action)``, plus the payoff at the end; not an expectation: every
