@@ -257,16 +257,18 @@ def _checked_values(name: str, spec: Param, key: str, given: Any) -> list[Any]:
     return values
 
 
-def _check_series_count(names: tuple[str, ...], settings: dict[str, dict[str, list[Any]]]
-                        ) -> None:
+def _check_series_count(names: tuple[str, ...], settings: dict[str, dict[str, list[Any]]],
+                        protocol: bool) -> None:
     """Refuse settings that combine into more than :data:`SERIES_LIMIT` series."""
     counts = {n: math.prod(len(v) for v in settings[n].values()) for n in names}
     total = sum(counts.values())
     if total > SERIES_LIMIT:
         shown = " + ".join(f"{n} {' x '.join(str(len(v)) for v in settings[n].values()) or 1}"
                            for n in names)
-        raise ReportError(Parameter("params"), " and ", Parameter("ms"), f" ask for {total:,} "
-                          f"series ({shown}); the limit is {SERIES_LIMIT:,} series in one report")
+        given = (Parameter("params"),) if protocol else (Parameter("params"), " and ",
+                                                         Parameter("ms"))
+        raise ReportError(*given, f" ask for {total:,} series ({shown}); the limit is "
+                          f"{SERIES_LIMIT:,} series in one report")
 
 
 def series_grid(
@@ -309,7 +311,7 @@ def series_grid(
                                       Parameter("params"), " m) given twice")
                 raise ReportError(f"{name} parameter {spec.name} given twice")
             settings[name][spec.name] = _checked_values(name, spec, key, given)
-    _check_series_count(names, settings)
+    _check_series_count(names, settings, protocol)
     out: list[SeriesSpec] = []
     for name in names:
         keys = [p.name for p in learner_params(name, protocol) if p.name in settings[name]]
