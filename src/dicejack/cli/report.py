@@ -124,7 +124,9 @@ def report_cmd(
     reports/learners-s6-l15-h17-d2);
     dicejack report --learner handout,agent.py:MyLearner --param agent.py:MyLearner.epsilon=0.1,0.3;
     dicejack report --learner q-learning,mc-epsilon --param epsilon_min=0.05,0.1
-    --param q-learning.alpha=0.1
+    --param q-learning.alpha=0.1;
+    dicejack report --game pig --game-param goal=50 --seeds 3 (another game, with the learners
+    of protocol games, into reports/pig-goal50-die6-learners)
     """
     from dicejack import report as rep
     from dicejack.cli import report_options as opts
