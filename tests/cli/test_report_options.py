@@ -10,12 +10,11 @@ from dicejack import report
 from dicejack.cli.report_options import (
     flag_names,
     parse_figure_formats,
-    parse_game_series,
     parse_games,
     parse_ms,
     parse_series,
 )
-from dicejack.report.config import Parameter
+from dicejack.report.limits import Parameter
 from tests.games import TINY
 
 GAMES = (10, 30, 100)
@@ -146,23 +145,31 @@ def test_the_command_of_a_comparison_reads_back_as_its_series():
         odd.command()
 
 
+def parse_game_series(learners=(), params=()):
+    """The series of ``report --game``: parse_series of learners of protocol games."""
+    return parse_series(learners, params, (), protocol=True)
+
+
 def test_game_series_parse_learners_and_parameter_lists():
     series = parse_game_series(["q-learning,counting"], ["alpha=0.1,0.5", "counting.m=10"])
     assert [s.label for s in series] == ["q-learning alpha=0.1", "q-learning alpha=0.5",
                                          "counting m=10"]
+    assert all(s.protocol for s in series)
     assert [s.label for s in parse_game_series()] == ["q-learning", "mc-exploring-starts"]
     assert [s.label for s in parse_game_series([" , "])] == ["q-learning", "mc-exploring-starts"]
     with pytest.raises(report.ReportError, match="no learner 'ucb'"):
         parse_game_series(["ucb"])
-    with pytest.raises(report.ReportError, match="^--param m=3: no learner in --learner "
-                       "q-learning has a parameter 'm'$"):
+    with pytest.raises(report.ReportError, match=r"^--param m=3: no learner in --learner "
+                       r"q-learning has a parameter 'm' \(counting has it\)$"):
         parse_game_series(["q-learning"], ["m=3"])
     for params, message in ((["alpha=0.1,0.1"], "^--param alpha=0.1,0.1: the values must be "
                              "distinct$"),
                             (["alpha="], "^--param alpha=: give a value"),
                             (["alpha"], "^--param must be key=value"),
-                            (["ucb.c=1"], "^--param ucb.c=1: ucb is not in --learner "
-                             "q-learning,mc-exploring-starts$"),
+                            (["counting.m=1"], "^--param counting.m=1: counting is not in "
+                             "--learner q-learning,mc-exploring-starts$"),
+                            (["ucb.c=1"], "^--param ucb.c=1: no learner 'ucb' for protocol "
+                             "games"),
                             (["alpha=x"], "^--param alpha=x: q-learning parameter alpha must be "
                              "a number")):
         with pytest.raises(report.ReportError, match=message):

@@ -7,7 +7,7 @@ import pytest
 
 from dicejack import report
 from dicejack.games.handout_rules import Game
-from dicejack.report.config import check_games, check_ms, series_125
+from dicejack.report.limits import check_games, check_ms, series_125
 from tests.games import TINY
 
 

@@ -12,8 +12,9 @@ import pytest
 
 from dicejack import compare, report
 from dicejack.compare.metrics import METRIC_HELP
-from dicejack.report.contents import TABLE_METRICS, metrics_json, report_markdown
-from dicejack.report.folder import curve_series
+from dicejack.report.contents import metrics_json, report_markdown
+from dicejack.report.drawing import curve_series
+from dicejack.report.handout_section import TABLE_METRICS
 from tests.games import TINY
 
 GAMES = (10, 30, 100)

@@ -13,9 +13,10 @@ import pytest
 
 from dicejack import compare, figures, report
 from dicejack.cli import main
-from dicejack.report.contents import TIMING_FILE, report_markdown
+from dicejack.report.contents import report_markdown
 from dicejack.report.folder import MARKER, default_out, existing_kind
-from dicejack.report.study import run_one
+from dicejack.report.limits import TIMING_FILE
+from dicejack.report.runs import run_one
 from tests.games import TINY
 
 

@@ -1,6 +1,7 @@
-"""Game reports (`dicejack report --game`): the study's numbers are the learners' exact metrics,
+"""Reports on another game than the handout's (`dicejack report --game`, through the one report
+pipeline: ReportConfig(game="pig", ...)): the study's numbers are the learners' exact metrics,
 the folder is complete and reproducible, Pig's maps read the roll/hold boundary right, and the
-command line refuses what does not apply."""
+config and the command line refuse what does not apply."""
 
 from __future__ import annotations
 
@@ -14,30 +15,31 @@ from dicejack.cli import main
 from dicejack.compare.metrics import learned_metrics
 from dicejack.games import Pig, Piglet, enumerate_game
 from dicejack.learners import learn
-from dicejack.report import ReportError, make_report
-from dicejack.report.game_contents import GAME_REPORT_KIND, top_states
-from dicejack.report.game_shapes import hold_rows, mean_by_scores, score_axes, stop_totals
-from dicejack.report.game_study import (
-    GAME_METRICS,
-    GameReportConfig,
-    GameSeries,
-    game_series_grid,
-    run_game_study,
-)
-from dicejack.report.game_writers import game_default_out, make_game_report
+from dicejack.report import ReportConfig, ReportError, SeriesSpec, make_report, run_study
+from dicejack.report.contents import GAME_REPORT_KIND, report_markdown, top_states
+from dicejack.report.folder import default_out
+from dicejack.report.runs import GAME_METRICS
+from dicejack.report.score_axes import hold_rows, mean_by_scores, score_axes, stop_totals
+from dicejack.report.series import series_grid
 from dicejack.solver.generic import solve_game
+from tests.games import TINY
 
 GAMES = (50, 300)
 
 
+def game_series_grid(learners=None, params=()):
+    """The series of learners of protocol games (series_grid with protocol=True)."""
+    return series_grid(learners, params, protocol=True)
+
+
 @pytest.fixture(scope="module")
 def config():
-    return GameReportConfig("pig", (("goal", 8),), game_series_grid(), games=GAMES, seeds=2)
+    return ReportConfig("pig", games=GAMES, seeds=2, game_params=(("goal", 8),))
 
 
 @pytest.fixture(scope="module")
 def study(config):
-    return run_game_study(config, workers=1)
+    return run_study(config, workers=1)
 
 
 def test_series_grid_takes_learners_and_parameter_lists():
@@ -45,10 +47,37 @@ def test_series_grid_takes_learners_and_parameter_lists():
     assert [s.label for s in series] == ["q-learning alpha=0.1", "q-learning alpha=0.5",
                                          "counting m=10"]
     assert [s.label for s in game_series_grid()] == ["q-learning", "mc-exploring-starts"]
-    with pytest.raises(ReportError, match="GameSeries"):
-        GameReportConfig("pig", series=("q-learning",))
+    with pytest.raises(ReportError, match="SeriesSpec, got str"):
+        ReportConfig("pig", series=("q-learning",))
     with pytest.raises(ReportError, match="alpha must be"):
-        GameSeries("q-learning", (("alpha", 2.0),))
+        SeriesSpec("q-learning", (("alpha", 2.0),), protocol=True)
+
+
+def test_one_config_takes_any_game_with_its_own_defaults(config):
+    """The game is a parameter of the one ReportConfig: the handout's by default (10 seeds,
+    100..10^6, the handout's learner), another by name with its parameters (5 seeds,
+    1000..10^5, the learners of protocol games); neither takes the other's learners or
+    settings."""
+    pig = ReportConfig("pig")
+    assert pig.protocol and not ReportConfig().protocol
+    assert (pig.seeds, pig.games[0], pig.games[-1]) == (5, 1000, 100_000)
+    assert [s.label for s in pig.series] == ["q-learning", "mc-exploring-starts"]
+    assert pig.ms == () and pig.comparison
+    assert config.game_object == Pig(goal=8) and config.game_label == "pig goal=8 die=6"
+    assert config.game_key == ("pig", (("goal", 8),))
+    with pytest.raises(ReportError, match="^series q-learning: not a learner of another game's"):
+        ReportConfig("pig", series=(SeriesSpec("q-learning"),))
+    with pytest.raises(ReportError, match="^series q-learning: not a learner of the handout's"):
+        ReportConfig(TINY, series=(SeriesSpec("q-learning", protocol=True),))
+    with pytest.raises(ReportError, match="^ms sets the handout learner's M") as info:
+        ReportConfig("pig", ms=(10,))
+    assert info.value.parameters == ("ms",)
+    with pytest.raises(ReportError, match="^game_params are another game's"):
+        ReportConfig(TINY, game_params=(("goal", 8),))
+    with pytest.raises(ReportError, match="^game must be a Game or a game's name"):
+        ReportConfig(3)
+    with pytest.raises(ReportError, match="goal must be"):
+        ReportConfig("pig", game_params=(("goal", 500),))
 
 
 @pytest.mark.parametrize("kw, message, named", [
@@ -56,7 +85,8 @@ def test_series_grid_takes_learners_and_parameter_lists():
     ({"learners": ["q-learning", "q_learning"]}, "^learners names q-learning twice$",
      ("learners",)),
     ({"learners": ["q-learning"], "params": {"m": 3}},
-     r"^params\['m'\]: no learner in learners q-learning has a parameter 'm'$",
+     r"^params\['m'\]: no learner in learners q-learning has a parameter 'm' \(counting has "
+     r"it\)$",
      ("params", "learners")),
     ({"params": {"counting.m": 3}}, r"^params\['counting.m'\]: counting is not in learners "
      "q-learning,mc-exploring-starts$", ("params", "learners")),
@@ -67,7 +97,8 @@ def test_series_grid_takes_learners_and_parameter_lists():
      ("params",)),
     ({"params": {"alpha": [i / 100 for i in range(1, 16)], "epsilon": [i / 20 for i in
                                                                          range(1, 15)]}},
-     "^params asks for 211 series", ("params",)),
+     r"^params ask for 211 series \(q-learning 15 x 14 \+ mc-exploring-starts 1\)",
+     ("params",)),
 ])
 def test_series_grid_refuses_bad_python_values_naming_the_parameter(kw, message, named):
     with pytest.raises(ReportError, match=message) as info:
@@ -76,13 +107,18 @@ def test_series_grid_refuses_bad_python_values_naming_the_parameter(kw, message,
 
 
 def test_the_command_reads_back_as_the_same_config(config):
-    cfg = GameReportConfig("pig", (("goal", 8),), game_series_grid(
-        ["q-learning"], {"alpha": [0.1, 0.2]}), games=(100, 200, 500, 1000), seeds=3, first_seed=4)
+    cfg = ReportConfig("pig", games=(100, 200, 500, 1000), seeds=3, first_seed=4,
+                       series=game_series_grid(["q-learning"], {"alpha": [0.1, 0.2]}),
+                       game_params=(("goal", 8),))
     assert cfg.command() == ("dicejack report --game pig --game-param goal=8 --learner "
                              "q-learning --param q-learning.alpha=0.1,0.2 --games 100..1000 "
                              "--seeds 3 --seed 4")
-    assert config.slug == "pig-goal8-die6"
-    assert str(game_default_out(config)) == "reports/pig-goal8-die6-learners"
+    assert config.game_slug == "pig-goal8-die6"
+    assert str(default_out(config)) == "reports/pig-goal8-die6-learners"
+    odd = ReportConfig("pig", series=(SeriesSpec("q-learning", (("alpha", 0.1),), True),
+                                      SeriesSpec("q-learning", (("epsilon", 0.5),), True)))
+    assert odd.command().endswith("(series set in Python: q-learning alpha=0.1; q-learning "
+                                  "epsilon=0.5)")
 
 
 def test_every_checkpoint_is_the_exact_metric_of_a_plain_run(study, config):
@@ -115,7 +151,7 @@ def test_optimal_share_counts_seeds_with_an_optimal_action(study, config):
     s = config.series[1]
     runs = study.runs_for(s)
     share = study.optimal_share(s)
-    sol = study.solution
+    sol = study.truth
     s0 = int(np.flatnonzero(~sol.space.terminal)[5])
     expected = np.mean([r.best[s0] >= 0 and bool(sol.optimal[r.best[s0]]) for r in runs])
     assert share[s0] == expected
@@ -150,8 +186,8 @@ def test_stop_totals_read_the_roll_hold_boundary():
 
 
 def test_a_game_report_folder_is_complete_and_reproducible(tmp_path, config):
-    a = make_game_report(config, tmp_path / "a", workers=1).path
-    b = make_game_report(config, tmp_path / "b", workers=2).path  # the same bytes
+    a = make_report(config, tmp_path / "a", workers=1).path
+    b = make_report(config, tmp_path / "b", workers=2).path  # the same bytes
     names = sorted(p.relative_to(a).as_posix() for p in a.rglob("*") if p.is_file())
     assert "figures/policy.png" in names and "figures/convergence.csv" in names
     for name in names:
@@ -170,8 +206,8 @@ def test_a_game_report_never_replaces_a_handout_report(tmp_path, config):
     (tmp_path / "old").mkdir()
     (tmp_path / "old" / ".dicejack-report").write_text("x")
     (tmp_path / "old" / "metrics.json").write_text("{}")
-    with pytest.raises(ReportError, match="handout"):
-        make_game_report(config, tmp_path / "old", workers=1)
+    with pytest.raises(ReportError, match="holds a convergence report; this game report"):
+        make_report(config, tmp_path / "old", workers=1)
     assert (tmp_path / "old" / "metrics.json").read_text() == "{}"
 
 
@@ -234,16 +270,16 @@ class Solo:
 def test_a_one_player_games_report_has_no_seats(tmp_path, monkeypatch):
     (tmp_path / "solo.py").write_text(SOLO)
     monkeypatch.chdir(tmp_path)
-    cfg = GameReportConfig("solo.py:Solo", (), game_series_grid(["q-learning"]),
-                           games=(50, 100), seeds=2)
-    out = make_game_report(cfg, workers=1).path
+    cfg = ReportConfig("solo.py:Solo", series=game_series_grid(["q-learning"]),
+                       games=(50, 100), seeds=2)
+    out = make_report(cfg, workers=1).path
     assert out.as_posix() == "reports/solo-goal4-learners"
     md = (out / "report.md").read_text()
     assert "Exploitability: the optimal value minus the learned greedy policy's" in md
     assert "value_first" not in md.split("## The metrics")[0]
     assert not (out / "figures" / "policy.png").exists()
     k = GAME_METRICS.index("value_first")
-    study = run_game_study(cfg, workers=1)
+    study = run_study(cfg, workers=1)
     assert np.isnan(study.values(cfg.series[0])[:, :, k]).all()
 
 
@@ -272,7 +308,6 @@ def test_intervals_are_cut_at_each_metrics_range_in_the_report(study):
     import re
 
     from dicejack.games.bounds import game_bounds
-    from dicejack.report.game_contents import game_report_markdown
 
     spread = _spread_study(study)
     bounds = game_bounds(enumerate_game(Pig(8)))
@@ -288,7 +323,7 @@ def test_intervals_are_cut_at_each_metrics_range_in_the_report(study):
             k = GAME_METRICS.index(name)
             assert lo[-1, k] < low or hi[-1, k] > high  # the raw interval passes the range
             assert low <= cut_lo[-1, k] <= cut_mean[-1, k] <= cut_hi[-1, k] <= high, name
-    md = game_report_markdown(spread, [])
+    md = report_markdown(spread, [])
     table = md[md.index("| series | value_first"):].split("\n\n")[0]
     cells = re.findall(r"(-?\d+\.\d+) \((-?\d+\.\d+)\.\.(-?\d+\.\d+)\)", table)
     assert len(cells) == 3 * len(spread.config.series)

@@ -19,9 +19,11 @@ from dicejack.figures.convergence import CURVE_FIGURES
 from dicejack.formats.numbers import stated
 from dicejack.learners.catalogue import parameters
 from dicejack.report.config import LEARNED_FIGURES_LIMIT
-from dicejack.report.contents import TIMING_FILE, metrics_csv, metrics_json, report_markdown
-from dicejack.report.folder import curve_series, learned_figures
-from dicejack.report.study import games_to_reach, run_one
+from dicejack.report.contents import metrics_csv, metrics_json, report_markdown
+from dicejack.report.drawing import curve_series, learned_figures
+from dicejack.report.limits import TIMING_FILE
+from dicejack.report.runs import run_one
+from dicejack.report.study import games_to_reach
 from tests.games import TINY
 
 TINY_ARGS = ["--sides", "3", "--low", "6", "--high", "7", "--dice", "2"]

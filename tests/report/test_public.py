@@ -10,14 +10,14 @@ import dicejack.report as report
 
 
 def test_no_text_parser_is_left_in_the_library():
-    from dicejack.report import config, game_study
+    from dicejack.report import config, limits, series
 
-    for module in (report, config, game_study):
+    for module in (report, config, limits, series):
         assert not [n for n in vars(module) if n.startswith("parse_")], module.__name__
 
 
 def test_an_internal_name_is_imported_from_its_module():
-    from dicejack.report.contents import TIMING_FILE
+    from dicejack.report.limits import TIMING_FILE
     from dicejack.report.study import interval
 
     assert not hasattr(report, "interval") and not hasattr(report, "TIMING_FILE")

@@ -12,7 +12,8 @@ from dicejack import compare, report
 from dicejack.compare.metrics import metric_values
 from dicejack.compare.truth import truth_for
 from dicejack.learners import handout
-from dicejack.report.study import interval, run_one
+from dicejack.report.runs import run_one
+from dicejack.report.study import interval
 from dicejack.runtime import frames, parallel
 from tests.games import TINY
 

@@ -1,4 +1,4 @@
-"""`dicejack report`: a convergence study written as a report folder."""
+"""`dicejack report`: a convergence study of any game written as a report folder."""
 
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -51,20 +51,22 @@ _M_OPT = typer.Option(
 )
 _GAMES_OPT = typer.Option(
     None, "--games", help="Checkpoints (NGAMES): a strictly increasing comma list, e.g. "
-    "100,1000,10000, or A..B for 1-2-5 steps from A to B. Default 100..1000000. At most "
-    "10^12 games per run, and 10^12 in all (seeds x curves x the last count)."
+    "100,1000,10000, or A..B for 1-2-5 steps from A to B. Default 100..1000000 "
+    "(1000..100000 with --game). At most 10^12 games per run, and 10^12 in all (seeds x "
+    "curves x the last count)."
 )
 _SEEDS_OPT = typer.Option(
-    10, "--seeds", parser=count_parser("--seeds"),
-    help="Learner runs (seeds) per curve: per M or learner (at most 10000)."
+    None, "--seeds", parser=count_parser("--seeds"),
+    help="Learner runs (seeds) per curve: per M or learner (at most 10000). Default 10 (5 "
+    "with --game)."
 )
 _SEED_OPT = typer.Option(1, "--seed", help="First seed; run i uses seed + i.")
 _OUT_OPT = typer.Option(
     None, "--out", help="Report folder (replaced as a whole when complete; an existing folder "
     "only if dicejack wrote it, i.e. it holds .dicejack-report, or it is empty). "
     "Default reports/<game> for a study of M (e.g. reports/s6-l15-h17-d2), "
-    "reports/learners-<game> for a comparison of learners; a report of the other kind is "
-    "never replaced."
+    "reports/learners-<game> for a comparison of learners, reports/<game>-learners with "
+    "--game; a report of another kind is never replaced."
 )
 _FIGURE_FORMAT_OPT = typer.Option(
     "png", "--figure-format", metavar="FMT[,FMT...]",
@@ -97,7 +99,7 @@ def report_cmd(
     param: list[str] | None = _PARAM_OPT,
     m: list[str] | None = _M_OPT,
     games: str | None = _GAMES_OPT,
-    seeds: int = _SEEDS_OPT,
+    seeds: int | None = _SEEDS_OPT,
     seed: int = _SEED_OPT,
     out: Path | None = _OUT_OPT,
     figure_format: str = _FIGURE_FORMAT_OPT,
@@ -122,22 +124,25 @@ def report_cmd(
     reports/learners-s6-l15-h17-d2);
     dicejack report --learner handout,agent.py:MyLearner --param agent.py:MyLearner.epsilon=0.1,0.3;
     dicejack report --learner q-learning,mc-epsilon --param epsilon_min=0.05,0.1
-    --param q-learning.alpha=0.1
+    --param q-learning.alpha=0.1;
+    dicejack report --game pig --game-param goal=50 --seeds 3 (another game, with the learners
+    of protocol games, into reports/pig-goal50-die6-learners)
     """
     from dicejack import report as rep
     from dicejack.cli import report_options as opts
-    from dicejack.report.config import DEFAULT_GAMES
+    from dicejack.games.registry import parse_game_params
 
-    if game_spec is not None or game_param:
-        _report_game(ctx, game_spec, game_param, learner, param, m, games, seed, out,
-                     figure_format, workers, dask)
-        return
-    game = make_game(sides, low, high, dice)
+    protocol = game_spec is not None
+    if protocol:
+        _refuse_handout_options(ctx, m)
+    elif game_param:
+        raise UsageError("--game-param needs --game NAME")
     with opts.flag_names():
         config = rep.ReportConfig(
-            game=game,
-            series=opts.parse_series(learner or (), param or (), m or ()),
-            games=opts.parse_games(games) if games is not None else DEFAULT_GAMES,
+            game=game_spec if protocol else make_game(sides, low, high, dice),
+            game_params=tuple(parse_game_params(game_param).items()) if protocol else (),
+            series=opts.parse_series(learner or (), param or (), m or (), protocol),
+            games=opts.parse_games(games) if games is not None else None,
             seeds=seeds,
             first_seed=seed,
             figure_formats=opts.parse_figure_formats(figure_format),
@@ -148,9 +153,24 @@ def report_cmd(
     _echo_wrote(result)
 
 
+def _refuse_handout_options(ctx: typer.Context, m: list[str] | None) -> None:
+    """With --game: the handout's game's options typed (--sides, --low, --high, --dice, -m)
+    are a usage error (the game's parameters are --game-param KEY=VALUE)."""
+    def typed(name: str) -> bool:
+        return getattr(ctx.get_parameter_source(name), "name", "") == "COMMANDLINE"
+
+    given = [f"--{name}" for name in ("sides", "low", "high", "dice") if typed(name)]
+    if m:
+        given.append("-m")
+    if given:
+        verb = "does" if len(given) == 1 else "do"
+        raise UsageError(f"{', '.join(given)} {verb} not apply to --game (give the game's "
+                         "parameters as --game-param KEY=VALUE)")
+
+
 def _echo_wrote(result: "Report") -> None:
     """On stderr: the folder written and where the run's time went."""
-    from dicejack.report.contents import TIMING_FILE
+    from dicejack.report.limits import TIMING_FILE
 
     t = result.study.timing
     typer.echo(
@@ -162,45 +182,3 @@ def _echo_wrote(result: "Report") -> None:
         f"figures {t['plot']:.1f} s",
         err=True,
     )
-
-
-def _report_game(ctx: typer.Context, spec: str | None, items: list[str] | None,
-                 learner: list[str] | None, param: list[str] | None, m: list[str] | None,
-                 games: str | None, seed: int, out: Path | None, figure_format: str,
-                 workers: int | None, dask: str | None) -> None:
-    """`report --game`: a convergence report of learners of a protocol game
-    (dicejack.report.game_writers)."""
-    from dicejack import report as rep
-    from dicejack.cli import report_options as opts
-    from dicejack.games.registry import parse_game_params
-    from dicejack.report import game_study, game_writers
-
-    if spec is None:
-        raise UsageError("--game-param needs --game NAME")
-    def typed(name: str) -> bool:
-        return getattr(ctx.get_parameter_source(name), "name", "") == "COMMANDLINE"
-
-    given = [f"--{name}" for name in ("sides", "low", "high", "dice") if typed(name)]
-    if m:
-        given.append("-m")
-    if given:
-        verb = "does" if len(given) == 1 else "do"
-        raise UsageError(f"{', '.join(given)} {verb} not apply to --game (give the game's "
-                         "parameters as --game-param KEY=VALUE)")
-    seeds = ctx.params["seeds"] if typed("seeds") else game_study.GAME_DEFAULT_SEEDS
-    with opts.flag_names():
-        config = game_study.GameReportConfig(
-            game_spec=spec,
-            game_params=tuple(parse_game_params(items).items()),
-            series=opts.parse_game_series(learner or (), param or ()),
-            games=opts.parse_games(games) if games is not None else
-            game_study.GAME_DEFAULT_GAMES,
-            seeds=seeds,
-            first_seed=seed,
-            figure_formats=opts.parse_figure_formats(figure_format),
-        )
-        if workers is not None and workers < 1:
-            raise rep.ReportError(f"--workers must be >= 1, got {workers}")
-        result = game_writers.make_game_report(config, out, workers=workers, dask=dask,
-                                               progress=True)
-    _echo_wrote(result)

@@ -4,7 +4,8 @@ Owns the command line's notation, nothing else: ``--games 100,1000`` or ``100..1
 steps), ``-m 10,100`` (repeated or comma lists), ``--learner a,b``, ``--param
 [LEARNER.]KEY=V[,V...]`` (each value read by its learner's own parameter, ``1/n`` included), and
 ``--figure-format png,svg``. The library (:mod:`dicejack.report.config`,
-:mod:`dicejack.report.game_study`) checks the values and builds the series; its errors name its
+:mod:`dicejack.report.series`) checks the values and builds the series, of the handout's
+game's learners or (with ``--game``) of protocol games'; its errors name its
 Python parameters (``games``, ``ms``, ``params``...), which :func:`flag_names` says as this
 command's flags (as every parser here does). Errors in the text itself are one-line
 report errors (:class:`~dicejack.report.ReportError`) that quote the option as typed.
@@ -17,32 +18,17 @@ from typing import Any
 from dicejack import formats
 from dicejack.formats import numbers
 from dicejack.learners import LearnerError
-from dicejack.report.config import (
-    SERIES_LIMIT,
-    ReportError,
-    SeriesSpec,
-    check_games,
-    check_learners,
-    check_ms,
-    param_targets,
-    series_125,
-    series_grid,
-)
-from dicejack.report.game_study import (
-    GameSeries,
-    check_game_learners,
-    game_param_targets,
-    game_series_grid,
-)
+from dicejack.report.limits import SERIES_LIMIT, ReportError, check_games, check_ms, series_125
+from dicejack.report.series import SeriesSpec, check_learners, param_targets, series_grid
 
 __all__ = ["FLAGS", "flag_names", "parse_count", "parse_games", "parse_ms", "parse_learners",
-           "parse_series", "parse_game_series", "parse_figure_formats"]
+           "parse_series", "parse_figure_formats"]
 
 #: The report library's parameters as `dicejack report` says them (the library's errors name the
 #: former: ReportError.naming).
 FLAGS = {"games": "--games", "ms": "-m", "learners": "--learner", "params": "--param",
          "series": "--learner", "seeds": "--seeds", "figure_formats": "--figure-format",
-         "out": "--out"}
+         "out": "--out", "game": "--game", "game_params": "--game-param"}
 
 
 @contextmanager
@@ -104,20 +90,20 @@ def parse_ms(values: Iterable[str]) -> tuple[float, ...]:
         return check_ms(out)
 
 
-def parse_learners(values: Iterable[str]) -> tuple[str, ...]:
+def parse_learners(values: Iterable[str], protocol: bool = False) -> tuple[str, ...]:
     """Learner names from repeated options and/or comma lists: ``--learner handout,ucb``; each a
-    bundled learner or ``MODULE:Class``, none twice
-    (:func:`dicejack.report.config.check_learners`)."""
+    bundled learner or ``MODULE:Class`` (with `protocol`, a learner of protocol games), none
+    twice (:func:`dicejack.report.series.check_learners`)."""
     with flag_names():
-        return check_learners(_words(values))
+        return check_learners(_words(values), protocol)
 
 
-def _split_param(item: str, named: bool = False) -> tuple[str, list[str]]:
-    """``--param`` text `item` as (key, value texts): ``[learner.]name`` and the comma list
-    (`named`: a key without a name after its dot is refused here too)."""
+def _split_param(item: str) -> tuple[str, list[str]]:
+    """``--param`` text `item` as (key, value texts): ``[learner.]name`` and the comma list (a
+    key without a name after its dot is refused)."""
     key, sep, text = item.partition("=")
     key = key.strip()
-    if not sep or not key or (named and not key.rpartition(".")[2]):
+    if not sep or not key or not key.rpartition(".")[2]:
         raise ReportError(f"--param must be key=value or learner.key=value, got {item!r}")
     return key, [p.strip() for p in text.split(",")]
 
@@ -145,23 +131,28 @@ def _param_values(targets: list[tuple[str, Any]], item: str, texts: list[str]
 
 
 def parse_series(learner_names: Iterable[str] = (), params: Iterable[str] = (),
-                 ms: Iterable[str] = ()) -> tuple[SeriesSpec, ...]:
+                 ms: Iterable[str] = (), protocol: bool = False) -> tuple[SeriesSpec, ...]:
     """The series of ``--learner``, ``--param`` and ``-m`` (the command line's text), built by
-    :func:`dicejack.report.config.series_grid`.
+    :func:`dicejack.report.series.series_grid`; with `protocol` (``--game``), of learners of
+    protocol games.
 
-    learner_names: comma lists or repeats (default handout). params: ``key=value`` sets `key`
-    for every listed learner that has it (an error if none has), ``learner.key=value`` for that
+    learner_names: comma lists or repeats (default handout; for another game
+    :data:`dicejack.report.series.GAME_DEFAULT_LEARNERS`). params: ``key=value`` sets `key` for
+    every listed learner that has it (an error if none has), ``learner.key=value`` for that
     learner only; a comma list of values gives one series per value. ms: the handout's M (as
     ``--param handout.m=``).
     """
     given = [str(v) for v in learner_names]
-    names = parse_learners(given) if given else ("handout",)
+    if protocol or given:
+        names = parse_learners(given, protocol)
+    else:
+        names = ("handout",)
     m_values = parse_ms(ms) if [str(v) for v in ms] else ()
     pairs: list[tuple[str, list[Any]]] = []
     for item in map(str, params):
         key, texts = _split_param(item)
         try:
-            targets = param_targets(names, key)
+            targets = param_targets(names, key, protocol)
         except ReportError as exc:
             raise _quoted(item, exc) from None
         if len(texts) > SERIES_LIMIT:
@@ -172,30 +163,7 @@ def parse_series(learner_names: Iterable[str] = (), params: Iterable[str] = (),
                               "after '='")
         pairs += _param_values(targets, item, texts)
     with flag_names():
-        return series_grid(names, pairs, m_values)
-
-
-def parse_game_series(learner_names: Iterable[str] = (), params: Iterable[str] = ()
-                      ) -> tuple[GameSeries, ...]:
-    """The series of ``--learner`` and ``--param`` for ``report --game``: learners of protocol
-    games (comma lists or repeats; default the library's), ``key=v[,v...]`` for every listed
-    learner with `key` (an error if none has it), ``learner.key=...`` for one, built by
-    :func:`dicejack.report.game_study.game_series_grid`."""
-    with flag_names():
-        names = check_game_learners(_words(learner_names))
-    pairs: list[tuple[str, list[Any]]] = []
-    for item in map(str, params):
-        key, texts = _split_param(item, named=True)
-        try:
-            targets = game_param_targets(names, key)
-        except ReportError as exc:
-            raise _quoted(item, exc) from None
-        if not all(texts) or len(texts) > SERIES_LIMIT:
-            raise ReportError(f"--param {item}: give a value, or a comma list of at most "
-                              f"{SERIES_LIMIT} values, after '='")
-        pairs += _param_values(targets, item, texts)
-    with flag_names():
-        return game_series_grid(names, pairs)
+        return series_grid(names, pairs, m_values, protocol=protocol)
 
 
 def parse_figure_formats(text: str) -> tuple[str, ...]:

@@ -1,6 +1,6 @@
 """Figures of protocol games' reports (``dicejack report --game``): maps over two score axes.
 
-Owns drawing score maps, not computing them (:mod:`dicejack.report.game_shapes` does): rows
+Owns drawing score maps, not computing them (:mod:`dicejack.report.score_axes` does): rows
 of square maps over (my score i, opponent's score j), rows i and columns j, (0, 0) top left as
 every heatmap of dicejack. A map is either turn totals (the turn total at which the mover stops
 rolling, Neller and Presser's roll/hold boundary in two dimensions; viridis from 0 to the goal)

@@ -1,16 +1,15 @@
-"""What each file of a report says: the text of ``metrics.csv``, ``metrics.json``,
-``timing.json``, ``report.md`` and ``report.html`` (report.md as a page), built from a
-:class:`~dicejack.report.study.Study`.
+"""What each file of a report says, for any game: the text of ``metrics.csv``,
+``metrics.json``, ``timing.json``, ``report.md`` and ``report.html`` (report.md as a page),
+built from a :class:`~dicejack.report.study.Study`.
 
 Owns the contents (docs/design/formats.md), not the disk: :mod:`dicejack.report.folder` writes
 them into the report folder. ``metrics.csv`` is the long form (one row per run, checkpoint and
 metric), ``metrics.json`` the summary over seeds, ``timing.json`` where the run time went and
-``report.md`` a plain-language summary, the state sets, the figures and the tables.
-
-Two forms: a classic M report (every series the handout's learner with only M set: its files
-exactly as before learners could be compared, series named by M) and a comparison of learners
-(series named by label, with the games-to-95% and score-against-optimal tables and the
-conclusions drawn from them in report.md).
+``report.md`` a summary, the figures and the tables: for another game than the handout's, the
+game and its exact solution, the numbers at the last checkpoint, exploitability and decisive
+agreement per checkpoint, the states optimal play visits most and what each metric means; the
+handout's game says its own (:mod:`dicejack.report.handout_section`: its caveats' state sets
+and metrics, a classic M report's or a comparison's findings).
 
 Reproducible: every text but ``timing.json`` depends only on the study's settings (the command in
 report.md), never on the executor, the worker count, the clock, the machine's paths or locale.
@@ -21,55 +20,58 @@ from __future__ import annotations
 import csv
 import io
 import math
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from dicejack.compare import METRIC_NAMES
-from dicejack.compare.metrics import METRIC_HELP
-from dicejack.formats.escape import markdown_code, safe_text
+from dicejack.compare.metrics import DECISIVE_GAP, ON_PATH
 from dicejack.formats.html import Markup, html_page, markdown_html, png_data_uri
 from dicejack.formats.numbers import stated, stated_numbers
-from dicejack.report.config import LEARNED_FIGURES_LIMIT, SeriesSpec
-from dicejack.report.study import Reach, Study
+from dicejack.games.protocol import game_params
+from dicejack.learners.game_learners import GAME_LEARNERS
+from dicejack.report.handout_section import handout_markdown, handout_metrics_json
+from dicejack.report.series import SeriesSpec
+from dicejack.report.study import Study
+from dicejack.solver.generic import expected_visits
+from dicejack.solver.generic_output import plain
 
 __all__ = [
-    "TABLE_METRICS",
-    "AGREEMENT_TARGET",
+    "GAME_REPORT_KIND",
+    "GAME_AGREEMENT_TARGET",
     "metrics_csv",
     "metrics_json",
-    "TIMING_FILE",
     "timing_json",
     "report_markdown",
     "report_html",
+    "top_states",
 ]
 
-#: Metrics shown in the report's tables (all of them are in metrics.csv / metrics.json).
-TABLE_METRICS = (
-    "agreement_onpath",
-    "agreement_decisive",
-    "weighted_agreement",
-    "rmse_onpath",
-    "regret_decisive",
-    "score_vs_optimal",
-    "exploitability",
-    "states_with_data",
-)
-#: Decisive on-path agreement the summary looks for.
-AGREEMENT_TARGET = 0.95
+#: metrics.json's "kind" in a report on another game (what tells it from the handout's).
+GAME_REPORT_KIND = "dicejack-game-report"
+#: The decisive agreement whose first checkpoint a report on another game gives per series.
+GAME_AGREEMENT_TARGET = 0.95
+#: Most states in report.md's table of the states optimal play visits most.
+TOP_STATES = 15
 
 
-# ------------------------------------------------------------------------------ metrics files
-def _num(v: float) -> float | None:
-    return None if not math.isfinite(v) else float(v)
+# ------------------------------------------------------------------------------ every game
+def _csv_value(study: Study, name: str, v: float) -> str:
+    """A value of metrics.csv: 12 significant digits; the handout's game writes its
+    states_with_data whole and an undefined value as nan, another game an empty cell."""
+    protocol = study.config.protocol
+    if not protocol and name == "states_with_data":
+        return str(int(v))
+    if not math.isfinite(v):
+        return "" if protocol else "nan"
+    return repr(stated(v))
 
 
 def metrics_csv(study: Study) -> str:
     """Long form, header ``m,games,seed,metric,value`` (``series,learner,games,seed,metric,value``
-    when learners are compared): one row per run, checkpoint, metric; values at 12 significant
-    digits (:func:`dicejack.formats.numbers.stated`), as in :func:`metrics_json`."""
+    when learners are compared, and for another game): one row per run, checkpoint, metric;
+    values at 12 significant digits (:func:`dicejack.formats.numbers.stated`), as in
+    :func:`metrics_json`."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     comparison = study.config.comparison
@@ -78,67 +80,24 @@ def metrics_csv(study: Study) -> str:
     for r in study.runs:
         key = [r.series.label, r.series.learner] if comparison else [f"{r.m:g}"]
         for i, n in enumerate(r.games):
-            for k, name in enumerate(METRIC_NAMES):
-                v = float(r.values[i, k])
-                if name == "states_with_data":
-                    text = str(int(v))
-                else:
-                    text = repr(stated(v)) if math.isfinite(v) else "nan"
-                w.writerow([*key, n, r.seed, name, text])
+            for k, name in enumerate(study.metric_names):
+                w.writerow([*key, n, r.seed, name, _csv_value(study, name, float(r.values[i, k]))])
     return buf.getvalue()
 
 
-def _reach_json(reach: Reach) -> dict[str, Any]:
-    return {"mean_first": reach.mean, "seed_first": list(reach.per_seed),
-            "seed_median": reach.median, "seed_min": reach.first, "seed_max": reach.last,
-            "seeds_reached": reach.reached}
-
-
 def metrics_json(study: Study) -> dict[str, Any]:
-    """Summary: mean and 95% interval per (m, games, metric), plus the study's parameters (no
-    run times: they are in :func:`timing_json`). When learners are compared: per (series,
-    games, metric), the series (label, learner, every parameter) instead of m, and when each
-    series reaches :data:`AGREEMENT_TARGET` decisive agreement."""
-    cfg = study.config
-    summary = [
-        {**row, "mean": _num(row["mean"]), "low": _num(row["low"]), "high": _num(row["high"])}
-        for row in study.summary_rows()
-    ]
-    out: dict[str, Any] = {"params": cfg.game.params(), "p00": study.truth.p00}
-    if cfg.comparison:
-        out["series"] = [{"label": s.label, "learner": s.learner, "params": s.all_params()}
-                         for s in cfg.series]
-    else:
-        out["m"] = list(cfg.ms)
-    out.update({
-        "games": list(cfg.games),
-        "seeds": list(cfg.seed_list),
-        "metrics": list(METRIC_NAMES),
-        "interval": "95% Student-t over seeds: mean +- t(0.975, n-1) * sd / sqrt(n), raw "
-                    "(not clipped: low and high may pass a metric's range, e.g. an agreement "
-                    "interval above 1; report.md and the figures clip them to it)",
-        "state_sets": study.truth.set_sizes(),
-        "command": cfg.command(),
-    })
-    if cfg.comparison:
-        out["agreement_target"] = {
-            "metric": "agreement_decisive", "target": AGREEMENT_TARGET,
-            "rule": "first checkpoint where the value is >= target (mean over seeds; each "
-                    "seed); null: not reached",
-            "series": [{"series": s.label, **_reach_json(_reach(study, s))}
-                       for s in cfg.series],
-        }
-    out["summary"] = summary
-    return stated_numbers(out)
-
-
-#: The report's file of run times: the one file a re-run does not reproduce.
-TIMING_FILE = "timing.json"
+    """metrics.json: the study's settings and, per series, checkpoint and metric, the mean and
+    raw 95% interval over seeds (no run times: they are in :func:`timing_json`); the handout's
+    game's (:func:`dicejack.report.handout_section.handout_metrics_json`), or another game's
+    with its exact solution and the games to reach 95% decisive agreement."""
+    if study.config.protocol:
+        return _game_metrics_json(study)
+    return handout_metrics_json(study)
 
 
 def timing_json(study: Study) -> dict[str, Any]:
     """Where the run time went (seconds, wall unless named CPU; moves played): the content of
-    :data:`TIMING_FILE`. It varies from run to run, so it is kept out of the other files."""
+    timing.json. It varies from run to run, so it is kept out of the other files."""
     t = study.timing
     names = {
         "total": "total", "solve": "solve", "warmup": "compile_warmup",
@@ -155,402 +114,12 @@ def timing_json(study: Study) -> dict[str, Any]:
     }
 
 
-# ------------------------------------------------------------------------------ report.md
-def _pct(v: float) -> str:
-    return "n/a" if not math.isfinite(v) else f"{100 * v:.1f}%"
-
-
-def _games(n: int) -> str:
-    return f"{n:,}"
-
-
-#: Most decimals a report shows: below 10^-8, a value prints as 0.
-_MAX_DECIMALS = 8
-
-
-def _decimals(name: str, mean: float, half: float = math.nan) -> int:
-    """Decimals that show `mean` to two significant digits and the interval's half-width to one
-    (at least 3, and 4 for the scores against the optimal player, which live near 0.5 and 0):
-    0.00072 ± 0.00004, never 0.001 ± 0.000."""
-    digits = 4 if name in ("score_vs_optimal", "exploitability") else 3
-    for value, significant in ((mean, 2), (half, 1)):
-        if math.isfinite(value) and value != 0:
-            digits = max(digits, significant - 1 - math.floor(math.log10(abs(value))))
-    return min(digits, _MAX_DECIMALS)
-
-
-def _value(name: str, v: float, half: float = math.nan) -> str:
-    """A mean as the text shows it: at the precision of its table cell (given the interval's
-    half-width `half`)."""
-    if not math.isfinite(v):
-        return "n/a"
-    if name == "states_with_data":
-        return f"{v:,.1f}"
-    return f"{v:.{_decimals(name, v, half)}f}"
-
-
-def _at(study: Study, spec: SeriesSpec | float, name: str, i: int) -> str:
-    """Metric `name` of a series at checkpoint `i`, as its table cell gives the mean."""
-    mean, lo, hi = (v[i] for v in study.metric(spec, name))
-    return _value(name, mean, (hi - lo) / 2)
-
-
-def _cell(name: str, mean: float, lo: float, hi: float) -> str:
-    """A table cell at one precision: the mean ± half-width of its 95% interval, or, where the
-    interval was cut at the metric's range (then no longer symmetric), mean (low..high)."""
-    if not math.isfinite(mean) or name == "states_with_data" or not math.isfinite(hi):
-        return _value(name, mean)
-    half = (hi - lo) / 2
-    digits = _decimals(name, mean, half)
-    if abs((hi - mean) - (mean - lo)) > 1e-9 * max(1.0, abs(mean)):
-        return f"{mean:.{digits}f} ({lo:.{digits}f}..{hi:.{digits}f})"
-    return f"{mean:.{digits}f} ± {half:.{digits}f}"
-
-
-def _first_stays_above(means: np.ndarray, games: Sequence[int], target: float) -> int | None:
-    """The first game count from which the mean stays >= target (None if it never does)."""
-    ok = np.isfinite(means) & (means >= target)
-    for i in range(len(games)):
-        if ok[i:].all():
-            return games[i]
-    return None
-
-
-def _reach(study: Study, spec: SeriesSpec) -> Reach:
-    """When `spec` reaches :data:`AGREEMENT_TARGET` decisive agreement."""
-    return study.games_to_target(spec, "agreement_decisive", AGREEMENT_TARGET)
-
-
-def _reach_cells(reach: Reach, seeds: int) -> list[str]:
-    """The games-to-target table's cells: mean first, seeds reaching, median, range."""
-    def text(v: float | None) -> str:
-        return "not reached" if v is None else f"{v:,.0f}"
-
-    reached = [g for g in reach.per_seed if g is not None]
-    if not reached:
-        spread = "not reached"
-    else:
-        spread = f"{min(reached):,}..{text(reach.last)}"
-    return [text(reach.mean), f"{reach.reached:,}/{seeds:,}", text(reach.median), spread]
-
-
-def _header(study: Study) -> list[str]:
-    """Title, the command and P*(0,0)."""
-    cfg, t = study.config, study.truth
-    each = "each series (a learner and its parameters)" if cfg.comparison else "each M"
-    title = "Learner comparison" if cfg.comparison else "Convergence report"
-    return [
-        f"# {title}: {cfg.game}\n",
-        f"Generated by {markdown_code(cfg.command())}: for {each}, {cfg.seeds:,} "
-        f"learner runs (seeds {cfg.seed_list[0]}..{cfg.seed_list[-1]}), each measured after "
-        f"{', '.join(_games(n) for n in cfg.games)} games.\n",
-        f"**Optimal play:** the first player wins with probability P*(0,0) = {t.p00:.6f}.\n",
-    ]
-
-
-def _m_findings(study: Study) -> list[str]:
-    """The plain-language summary of a classic M report, one paragraph per M."""
-    cfg, t = study.config, study.truth
-    sizes = t.set_sizes()
-    last = cfg.games[-1]
-    out: list[str] = []
-    add = out.append
-    for m in cfg.ms:
-        dec, dlo, dhi = study.metric(m, "agreement_decisive")
-        onp = study.metric(m, "agreement_onpath")[0]
-        score, slo, shi = study.metric(m, "score_vs_optimal")
-        regret = study.metric(m, "regret_decisive")[0]
-        allm = study.metric(m, "agreement_all")[0]
-        reach = study.metric(m, "agreement_reachable")[0]
-        when = _first_stays_above(dec, cfg.games, AGREEMENT_TARGET)
-        touched = [n for n, v in zip(cfg.games, dec, strict=True)
-                   if math.isfinite(v) and v >= AGREEMENT_TARGET]
-        if not touched:
-            passes = (f"does not reach {AGREEMENT_TARGET:.0%} within {_games(last)} games "
-                      f"(mean over seeds)")
-        elif when is None:
-            passes = (f"reaches {AGREEMENT_TARGET:.0%} (mean over seeds) at "
-                      f"{_games(touched[0])} games but does not stay above it within "
-                      f"{_games(last)} games")
-        else:
-            passes = (f"passes {AGREEMENT_TARGET:.0%} (mean over seeds) at {_games(when)} games "
-                      "and stays above it")
-        ci = f" (95% interval {_pct(dlo[-1])}..{_pct(dhi[-1])})" if math.isfinite(dhi[-1]) else ""
-        add(f"- **M = {m:g}.** Agreement with the optimal policy on the {sizes['decisive']:,} "
-            f"decisive states (on the optimal path, not lost, best move better by >= 0.02) "
-            f"{passes}; after {_games(last)} games it is {_pct(dec[-1])}{ci}, and "
-            f"{_pct(onp[-1])} on all {sizes['onpath']:,} on-path states.")
-        falls = "falls" if regret[-1] < regret[0] else "goes"
-        add(f"  The estimated win probability on the path is off by "
-            f"{_at(study, m, 'rmse_onpath', 0)} (RMSE) after {_games(cfg.games[0])} games and "
-            f"{_at(study, m, 'rmse_onpath', -1)} after {_games(last)}; the mean regret on "
-            f"decisive states {falls} from {_at(study, m, 'regret_decisive', 0)} to "
-            f"{_at(study, m, 'regret_decisive', -1)}.")
-        add(f"  Against the optimal player, the learned greedy policy scores "
-            f"{score[-1]:.4f}" + (f" (95% interval {slo[-1]:.4f}..{shi[-1]:.4f})"
-                                 if math.isfinite(shi[-1]) else "")
-            + " over both seats (0.5 = as good as optimal).")
-        add(f"  Off the path it is another story, as the handout warns: over all "
-            f"{sizes['all']:,} states agreement is only {_pct(allm[-1])} ({_pct(reach[-1])} of the "
-            f"{sizes['reachable']:,} reachable ones); states that optimal play rarely or never "
-            "visits get few games, so their tables stay noisy.")
-    return out
-
-
-_MARKDOWN_MARKS = re.compile(r"[\\`*\[\]|~]|(?<![^\W_])_|_(?![^\W_])")
-
-
-def _markdown(text: str) -> str:
-    """`text` (a series' label, chosen by whoever runs the report: a learner file's path, its
-    parameters) as Markdown prose that makes no code, emphasis, link, table cell or HTML: the
-    marks backslash-escaped (`_` where it could open or close emphasis, not inside a word),
-    ``& < >`` as entities; a plain label (``q-learning alpha=0.1``) stays as it is."""
-    escaped = _MARKDOWN_MARKS.sub(lambda m: "\\" + m.group(), safe_text(text))
-    return escaped.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def _label(spec: SeriesSpec) -> str:
-    """A series' label as report.md writes it (:func:`_markdown`)."""
-    return _markdown(spec.label)
-
-
-def _names(items: Sequence[str]) -> str:
-    """'a', 'a and b', 'a, b and c'."""
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def _interval_text(lo: float, hi: float, fmt: str) -> str:
-    return f" (95% interval {lo:{fmt}}..{hi:{fmt}})" if math.isfinite(hi) else ""
-
-
-def _comparison_findings(study: Study) -> list[str]:
-    """The conclusions of a comparison of learners, in numbers computed from the study."""
-    cfg, t = study.config, study.truth
-    sizes = t.set_sizes()
-    first, last = cfg.games[0], cfg.games[-1]
-    series = list(cfg.series)
-    n = len(series)
-    out: list[str] = [f"{n:,} series on the same {cfg.seeds:,} seeds: "
-                      f"{_names([_label(s) for s in series])}.\n"]
-    add = out.append
-    target = f"{AGREEMENT_TARGET:.0%}"
-    reaches = {s: _reach(study, s) for s in series}
-    fast = sorted((s for s in series if reaches[s].mean is not None),
-                  key=lambda s: (reaches[s].mean, series.index(s)))
-    never = [_label(s) for s in series if reaches[s].mean is None]
-    dec = {s: study.metric(s, "agreement_decisive") for s in series}
-    if fast:
-        order = [f"{_label(s)} at {_games(reaches[s].mean)} games" for s in fast]
-        text = (f"- **Fastest to {target} decisive agreement** (mean over seeds, on the "
-                f"{sizes['decisive']:,} decisive states): {order[0]}")
-        if len(order) > 1:
-            text += f"; then {', '.join(order[1:])}"
-        if never:
-            text += (f"; {_names(never)} {'does' if len(never) == 1 else 'do'} not reach it "
-                     f"within {_games(last)} games")
-        add(text + ".")
-    else:
-        best = max(series, key=lambda s: (dec[s][0][-1], -series.index(s)))
-        add(f"- **No series reaches {target} decisive agreement** (mean over seeds) within "
-            f"{_games(last)} games; the closest is {_label(best)} with "
-            f"{_pct(dec[best][0][-1])}.")
-    score = {s: study.metric(s, "score_vs_optimal") for s in series}
-    ranked = sorted(series, key=lambda s: (-score[s][0][-1], series.index(s)))
-    top = ranked[0]
-    mean, lo, hi = (v[-1] for v in score[top])
-    text = (f"- **Best against the optimal player after {_games(last)} games:** {_label(top)} "
-            f"scores {mean:.4f}{_interval_text(lo, hi, '.4f')} over both seats (0.5 = as good as "
-            "optimal)")
-    if n > 1:
-        rest = [f"{_label(s)} {score[s][0][-1]:.4f}" for s in ranked[1:]]
-        text += f"; then {', '.join(rest)}"
-        second = ranked[1]
-        if math.isfinite(lo) and math.isfinite(score[second][2][-1]):
-            overlap = lo <= score[second][2][-1]
-            text += (f". Its interval {'overlaps' if overlap else 'lies above'} that of "
-                     f"{_label(second)}"
-                     + (f" ({score[second][1][-1]:.4f}..{score[second][2][-1]:.4f}): "
-                        f"{cfg.seeds:,} seeds do not settle which of the two is better"
-                        if overlap else ""))
-    add(text + ".")
-    ranked = sorted(series, key=lambda s: (-dec[s][0][-1], series.index(s)))
-    add(f"- **Decisive agreement after {_games(last)} games:** " + ", ".join(
-        f"{_label(s)} {_pct(dec[s][0][-1])}"
-        + _interval_text(dec[s][1][-1], dec[s][2][-1], ".1%") for s in ranked) + ".")
-    rise_dec = [_label(s) for s in series if dec[s][0][-1] > dec[s][0][0]]
-    rise_score = [_label(s) for s in series if score[s][0][-1] > score[s][0][0]]
-    parts = []
-    for what, rising in (("decisive agreement", rise_dec),
-                         ("the score against the optimal player", rise_score)):
-        if len(rising) == n:
-            parts.append(f"{what} rises in every series")
-        else:
-            flat = [_label(s) for s in series if _label(s) not in rising]
-            parts.append(f"{what} rises in {len(rising)} of {n} series (not in {_names(flat)})")
-    add(f"- **From {_games(first)} to {_games(last)} games**, {parts[0]}, and {parts[1]} "
-        "(means over seeds; every number is in the tables below).")
-    return out
-
-
-def _comparison_tables(study: Study) -> list[str]:
-    """The games-to-target table and the score against the optimal player per checkpoint, one
-    column per series."""
-    cfg = study.config
-    series = list(cfg.series)
-    out: list[str] = []
-    add = out.append
-    add(f"## Games needed to reach {AGREEMENT_TARGET:.0%} decisive agreement\n")
-    add(f"The first checkpoint where the mean over seeds reaches {AGREEMENT_TARGET:.0%}, and "
-        "each seed's first checkpoint that does: how many seeds reach it, their median and "
-        f"range (a seed that does not reach it within {_games(cfg.games[-1])} games counts as "
-        "later than every checkpoint).\n")
-    add("| series | mean over seeds reaches it at | seeds reaching | median over seeds | "
-        "range over seeds |")
-    add("|---|---:|---:|---:|---:|")
-    for s in series:
-        add(f"| {_label(s)} | " + " | ".join(_reach_cells(_reach(study, s), cfg.seeds)) + " |")
-    add("")
-    out += _per_checkpoint_table(
-        study, series, "score_vs_optimal", "Score against the optimal player",
-        "The learned greedy policy against the optimal player over both seats (0.5 = as good "
-        "as optimal)")
-    out += _per_checkpoint_table(
-        study, series, "exploitability", "Exploitability",
-        "What a best response wins against the learned greedy policy beyond the game's value, "
-        "both seats summed (0 = nothing exploits it; OpenSpiel's exploitability)")
-    return out
-
-
-def _per_checkpoint_table(study: Study, series: list, metric: str, title: str,
-                          meaning: str) -> list[str]:
-    """A section with one row per checkpoint and one column per series: `metric`'s mean over
-    seeds ± half-width of the 95% interval."""
-    values = {s: study.metric(s, metric) for s in series}
-    out = [f"## {title}\n", f"{meaning}: mean over seeds ± half-width of the 95% interval "
-           "(mean (low..high) where the interval is cut at the metric's range).\n",
-           "| games | " + " | ".join(_label(s) for s in series) + " |",
-           "|---:|" + "---:|" * len(series)]
-    for i, n in enumerate(study.config.games):
-        out.append(f"| {_games(n)} | " + " | ".join(
-            _cell(metric, *(v[i] for v in values[s])) for s in series) + " |")
-    return out + [""]
-
-
-def _state_sets(study: Study) -> list[str]:
-    sizes = study.truth.set_sizes()
-    return [
-        "## State sets (the handout's caveats A-E)\n",
-        "| set | states | meaning |",
-        "|---|---:|---|",
-        f"| all | {sizes['all']:,} | every <X,Y> with 0 <= X, Y < LTarget |",
-        f"| reachable | {sizes['reachable']:,} | reachable from <0,0> under some legal play "
-        f"(caveat B: {sizes['all'] - sizes['reachable']:,} are not) |",
-        f"| on-path | {sizes['onpath']:,} | visited with probability >= 0.001 by two optimal "
-        "players (caveats C, D) |",
-        f"| decisive | {sizes['decisive']:,} | on-path, P* > 0, best J better than every other "
-        "by >= 0.02 (caveats A, E) |",
-        f"| lost | {sizes['lost']:,} | P* = 0: every J loses (caveat A); "
-        f"{sizes['lost_reachable']:,} reachable |",
-        f"| near-tie on-path | {sizes['near_tie_onpath']:,} | on-path with a gap below 0.02 "
-        "(caveat E) |",
-        "",
-    ]
-
-
-def _figure_lines(study: Study, figures: Sequence[tuple[str, str]]) -> list[str]:
-    cfg = study.config
-    others = [f for f in cfg.figure_formats if f != "png"]
-    out = ["## Figures\n", "The numbers each curves figure draws are beside it as CSV "
-           "(e.g. `figures/agreement.csv`: series, metric, games, mean and 95% band)"
-           + (f"; every figure is also in {' and '.join(f.upper() for f in others)} "
-              f"(`figures/*.{others[0]}`)" if others else "") + ".\n"]
-    explained = seeds_explained = False
-    for caption, path in figures:  # a caption may hold a series' label: escaped
-        out.append(f"**{_markdown(caption)}**\n")
-        alt = _markdown(caption.replace("[", "(").replace("]", ")"))
-        out.append(f"![{alt}]({path})\n")
-        if path.endswith("_seeds.png"):
-            if not (cfg.comparison and seeds_explained):
-                seeds_explained = True
-                out.append("Left: the share of seeds whose learned J is optimal in each state "
-                           "(green: all, red: none; grey: unreachable or lost, where every J "
-                           "is as good); right: the learned win probability averaged over the "
-                           "seeds with an estimate there.\n")
-        elif "figures/learned_" in path and not (cfg.comparison and explained):
-            explained = True  # once when learners are compared; under each M in an M report
-            out.append("Right: green = the learned J is optimal; light grey = unreachable "
-                       "(caveat B); dark grey = lost, P* = 0 (A); mid grey = no data; yellow = "
-                       "wrong in a near-tie (E); orange = wrong where optimal play rarely or "
-                       "never goes (C, D); red = wrong on a decisive state.\n")
-    if len(cfg.series) > LEARNED_FIGURES_LIMIT:
-        out.append(f"Learned tables are drawn for the first {LEARNED_FIGURES_LIMIT} of the "
-                   f"{len(cfg.series)} series.\n")
-    return out
-
-
-def _series_tables(study: Study, spec: SeriesSpec, heading: str) -> list[str]:
-    """One series' table of :data:`TABLE_METRICS` per checkpoint, and its decisive states
-    still wrong at the end."""
-    cfg = study.config
-    mean, lo, hi = study.summary(spec, clipped=True)
-    out = [f"### {heading}\n", "| games | " + " | ".join(TABLE_METRICS) + " |",
-           "|---:|" + "---:|" * len(TABLE_METRICS)]
-    for i, n in enumerate(cfg.games):
-        cells = []
-        for name in TABLE_METRICS:
-            k = METRIC_NAMES.index(name)
-            cells.append(_cell(name, mean[i, k], lo[i, k], hi[i, k]))
-        out.append(f"| {_games(n)} | " + " | ".join(cells) + " |")
-    out.append("")
-    rows = study.wrong_decisive(spec)
-    out.append(f"Decisive states still wrong after {_games(cfg.games[-1])} games (in how many "
-               f"of {cfg.seeds:,} seeds):\n")
-    if not rows:
-        out.append("none.\n")
-    else:
-        out.append("| <X,Y> | seeds wrong | optimal J | gap |")
-        out.append("|---|---:|---|---:|")
-        for x, y, count, opt, gap in rows[:15]:
-            out.append(f"| <{x},{y}> | {count:,} | {', '.join(map(str, opt))} | {gap:.4f} |")
-        if len(rows) > 15:
-            out.append(f"\n... and {len(rows) - 15:,} more.")
-        out.append("")
-    return out
-
-
 def report_markdown(study: Study, figures: Sequence[tuple[str, str]]) -> str:
-    """The report's text: the game, P*(0,0), a plain-language summary (for a comparison of
-    learners, its conclusions in numbers and the games-to-95% and score tables), the state
-    sets, figures and tables."""
-    cfg = study.config
-    out = _header(study)
-    out.append("## What was found\n")
-    if cfg.comparison:
-        out += _comparison_findings(study)
-        out.append("")
-        out += _comparison_tables(study)
-    else:
-        out += _m_findings(study)
-        out.append("")
-    out += _state_sets(study)
-    out += _figure_lines(study, figures)
-    out.append("## Tables\n")
-    out.append("Mean over seeds ± half-width of the 95% interval; where the interval passes "
-               "the metric's range (e.g. agreement above 1) it is cut there and shown as mean "
-               "(low..high) (`metrics.json` keeps its raw ends). "
-               "Every metric at every checkpoint is in `metrics.csv` (per run) and "
-               "`metrics.json` (summaries); definitions in docs/design/metrics.md. The columns:\n")
-    out += [f"- `{name}`: {METRIC_HELP[name]}" for name in TABLE_METRICS]
-    out.append("")
-    for s in cfg.series:
-        out += _series_tables(study, s, _label(s) if cfg.comparison else f"M = {s.m:g}")
-    out.append("## Reproducing this report\n")
-    out.append(f"Running the command above again rewrites `report.md`, `metrics.csv`, "
-               f"`metrics.json` and the figures' CSV byte for byte on any machine, whatever the "
-               f"number of workers (numbers at 12 significant digits); the pictures, and "
-               f"`report.html` which embeds them, under the same matplotlib; run times vary, so "
-               f"they are kept apart in `{TIMING_FILE}`.\n")
-    return "\n".join(out).rstrip("\n") + "\n"
+    """report.md, the figures given as (caption, path) pairs: the handout's game's
+    (:func:`dicejack.report.handout_section.handout_markdown`), or another game's."""
+    if study.config.protocol:
+        return _game_markdown(study, figures)
+    return handout_markdown(study, figures)
 
 
 def report_html(markdown: str, pictures: Mapping[str, bytes]) -> str:
@@ -563,3 +132,223 @@ def report_html(markdown: str, pictures: Mapping[str, bytes]) -> str:
     title = markdown.split("\n", 1)[0].lstrip("#").strip()
     body = markdown_html(markdown, image)
     return html_page(title, [Markup("<main>"), body, Markup("</main>")])
+
+
+# ------------------------------------------------------------------------------ another game
+def _num(v: float, digits: int = 4) -> str:
+    return "n/a" if not math.isfinite(v) else f"{v:.{digits}f}"
+
+
+def _cell(mean: float, lo: float, hi: float, digits: int = 4) -> str:
+    if not math.isfinite(mean):
+        return "n/a"
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return _num(mean, digits)
+    return f"{_num(mean, digits)} ({_num(lo, digits)}..{_num(hi, digits)})"
+
+
+def _all_params(s: SeriesSpec) -> dict[str, Any]:
+    return {k: plain(v) for k, v in s.all_params().items()}
+
+
+def _reach(study: Study, s: SeriesSpec) -> dict[str, Any]:
+    r = study.games_to_target(s, "agreement_decisive", GAME_AGREEMENT_TARGET)
+    return {"target": r.target, "mean": r.mean, "per_seed": list(r.per_seed),
+            "median": r.median, "min": r.first, "max": r.last, "seeds_reaching": r.reached}
+
+
+def _game_metrics_json(study: Study) -> dict[str, Any]:
+    """metrics.json of another game: the game, its solution, the series, and per series, checkpoint
+    and metric the mean and raw 95% interval over seeds; the games to reach 95% decisive
+    agreement."""
+    cfg, sol = study.config, study.truth
+    return stated_numbers({
+        "kind": GAME_REPORT_KIND,
+        "command": cfg.command(),
+        "game": str(cfg.game_object.name),
+        "game_params": {k: plain(v) for k, v in game_params(cfg.game_object).items()},
+        "solution": {"states": int((~sol.space.terminal).sum()), "pairs": int(sol.space.n_rows),
+                     "method": sol.method, "residual": sol.residual, "value": sol.value},
+        "series": [{"label": s.label, "learner": s.learner, "params": _all_params(s)}
+                   for s in cfg.series],
+        "seeds": list(cfg.seed_list),
+        "games": list(cfg.games),
+        "metrics": list(study.metric_names),
+        "summary": study.summary_rows(),
+        "agreement_target": {s.label: _reach(study, s) for s in cfg.series},
+    })
+
+
+def top_states(study: Study, limit: int = TOP_STATES) -> list[dict[str, Any]]:
+    """The non-terminal states a game between optimal players (ties split evenly) is at most
+    often, most first: state, mover, optimal actions, gap, expected visits, and per series the
+    share of seeds whose last greedy action there is optimal."""
+    sol = study.truth
+    space = sol.space
+    visits = expected_visits(space, sol.policy())
+    live = np.flatnonzero(~space.terminal)
+    order = live[np.lexsort((live, -visits[live]))][:limit]
+    shares = {s.label: study.optimal_share(s) for s in study.config.series}
+    sign = np.where(space.player == 1, -1.0, 1.0)
+    out = []
+    for s in order.tolist():
+        lo, hi = int(space.row_start[s]), int(space.row_start[s + 1])
+        mover_q = sign[s] * sol.q[lo:hi]
+        optimal = [space.actions[r] for r in range(lo, hi) if sol.optimal[r]]
+        others = [q for r, q in zip(range(lo, hi), mover_q, strict=True) if not sol.optimal[r]]
+        gap = float(mover_q.max() - max(others)) if others else math.inf
+        out.append({"state": space.states[s], "player": int(space.player[s]),
+                    "optimal": optimal, "gap": gap, "visits": float(visits[s]),
+                    "shares": {k: float(v[s]) for k, v in shares.items()}})
+    return out
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return lines
+
+
+def _esc(text: str) -> str:
+    return str(text).replace("|", "\\|")
+
+
+def _game_numbers_lines(study: Study, two: bool) -> list[str]:
+    """The section on the last checkpoint: every series' metrics and games to the decisive
+    agreement target; for two players, the learned policy's exact value in either seat."""
+    cfg, sol = study.config, study.truth
+    col = study.metric_names.index
+    last = len(cfg.games) - 1
+    lines: list[str] = []
+    lines += ["", f"## In numbers, after {cfg.games[-1]:,} games", "",
+              "Mean over seeds (95% interval). Exploitability: " + (
+                  "what best responses in both seats win against the learned greedy policy "
+                  "beyond the game's value (0 = unexploitable)" if two else
+                  "the optimal value minus the learned greedy policy's (one player)")
+              + ", computed exactly.", ""]
+    cols = ["agreement_decisive", "agreement_all", "weighted_agreement", "value_rmse",
+            "exploitability", "score_vs_optimal"]
+    header = ["series", *cols, "games to 95% decisive (mean; seeds)"]
+    rows = []
+    for s in cfg.series:
+        mean, lo, hi = study.summary(s, clipped=True)
+        cells = [_cell(mean[last, col(c)], lo[last, col(c)], hi[last, col(c)]) for c in cols]
+        r = study.games_to_target(s, "agreement_decisive", GAME_AGREEMENT_TARGET)
+        reach = (f"{r.mean:,}" if r.mean is not None else "not reached") + \
+            f"; {r.reached} of {cfg.seeds}"
+        rows.append([_esc(s.label), *cells, reach])
+    lines += _table(header, rows)
+    if two:
+        lines += ["", "The exact value of the learned policy (player 0's payoff, mean over "
+                  "seeds) with it in seat 0 against optimal play (value_first) and optimal "
+                  f"play in seat 0 against it (value_second); the game's value is "
+                  f"{sol.value:.6f}.", ""]
+        rows = []
+        for s in cfg.series:
+            mean, lo, hi = study.summary(s, clipped=True)
+            rows.append([_esc(s.label), *(_cell(mean[last, col(c)], lo[last, col(c)],
+                                                hi[last, col(c)])
+                                          for c in ("value_first", "value_second",
+                                                    "value_self_play"))])
+        lines += _table(["series", "value_first", "value_second", "value_self_play"], rows)
+    return lines
+
+
+def _game_checkpoint_lines(study: Study) -> list[str]:
+    """The exploitability and decisive agreement tables, one row per checkpoint."""
+    cfg = study.config
+    lines: list[str] = []
+    for metric, title in (("exploitability", "Exploitability per checkpoint"),
+                          ("agreement_decisive", "Decisive agreement per checkpoint")):
+        lines += ["", f"## {title}", ""]
+        rows = []
+        for i, g in enumerate(cfg.games):
+            row = [f"{g:,}"]
+            for s in cfg.series:
+                mean, lo, hi = study.metric(s, metric)
+                row.append(_cell(mean[i], lo[i], hi[i]))
+            rows.append(row)
+        lines += _table(["games", *(_esc(s.label) for s in cfg.series)], rows)
+    return lines
+
+
+def _game_top_states_lines(study: Study) -> list[str]:
+    """The section on the states optimal play visits most."""
+    cfg = study.config
+    lines: list[str] = []
+    lines += ["## The states optimal play visits most", "",
+              "Expected visits per game between optimal players (ties split evenly); per "
+              "series, the share of seeds whose greedy action there is optimal after "
+              f"{cfg.games[-1]:,} games; gap: the best action's value over the best "
+              "non-optimal one's, for the mover.", ""]
+    rows = []
+    for t in top_states(study):
+        rows.append([_esc(repr(t["state"])), str(t["player"]),
+                     _esc(", ".join(map(str, t["optimal"]))),
+                     "all optimal" if math.isinf(t["gap"]) else f"{t['gap']:.4f}",
+                     f"{t['visits']:.4f}",
+                     *(f"{100 * v:.0f}%" for v in t["shares"].values())])
+    lines += _table(["state", "mover", "optimal", "gap", "visits",
+                     *(_esc(s.label) for s in cfg.series)], rows)
+    return lines
+
+
+def _game_metrics_lines(two: bool) -> list[str]:
+    """The section on what each metric means."""
+    lines: list[str] = []
+    lines += ["", "## The metrics", "",
+              "- agreement_all: the share of non-terminal states where the learned greedy "
+              "action is optimal (no data counts as wrong).",
+              f"- agreement_decisive: the same over the states whose best action beats the "
+              f"best non-optimal one by at least {DECISIVE_GAP:g}.",
+              f"- agreement_onpath, weighted_agreement: over the states a game between "
+              f"optimal players is at at least {ON_PATH:g} times on average, and weighted by "
+              "that average.",
+              "- value_rmse, value_max_error: the learned values against the exact ones where "
+              "there is data.",
+              "- value_first, value_second, value_self_play: the exact payoff of player 0 with "
+              "the learned policy in seat 0 against optimal play, with optimal play in seat 0 "
+              "against it, and with it in both seats.",
+              "- score_vs_optimal: what the learned policy gives away against optimal play, "
+              "summed over both seats (0 = as good as optimal).",
+              "- exploitability: what best responses in both seats win against it beyond the "
+              "game's value." if two else "- exploitability: the optimal value minus its "
+              "value.",
+              "", "Intervals: mean +- t(0.975, n-1) sd / sqrt(n) over the n seeds, cut at each "
+              "metric's range; metrics.json keeps them raw, metrics.csv has every run's "
+              "value."]
+    return lines
+
+
+def _game_markdown(study: Study, figures: Sequence[tuple[str, str]]) -> str:
+    """report.md of another game: the game and its solution, the conclusions in numbers at the last
+    checkpoint, exploitability and decisive agreement per checkpoint (mean and 95% interval over
+    seeds), the figures (`figures`: (caption, path) pairs), the states optimal play visits most,
+    and what each metric means."""
+    cfg, sol = study.config, study.truth
+    space = sol.space
+    two = space.num_players == 2
+    lines = [f"# Convergence report: {cfg.game_label}", "",
+             f"Command: `{cfg.command()}`", ""]
+    who = ("two players, zero-sum; values are player 0's payoff (for win/lose games, player "
+           "0's win probability)") if two else "one player"
+    lines += [
+        f"The game: {cfg.game_label} ({who}), {int((~space.terminal).sum()):,} non-terminal "
+        f"reachable states and {space.n_rows:,} (state, action) pairs. Its exact solution "
+        f"({sol.method}, Bellman residual {sol.residual:.2g}): value of the initial state "
+        f"{sol.value:.6f}.", "",
+        f"Learners (one series each, {cfg.seeds} seeds {cfg.seed_list[0]}.."
+        f"{cfg.seed_list[-1]}, checkpoints {', '.join(f'{g:,}' for g in cfg.games)} games):",
+        "",
+    ]
+    for s in cfg.series:
+        words = ", ".join(f"{k}={v}" for k, v in _all_params(s).items())
+        lines.append(f"- `{_esc(s.label)}`: {GAME_LEARNERS[s.learner].SUMMARY} ({words})")
+    lines += _game_numbers_lines(study, two)
+    lines += _game_checkpoint_lines(study)
+    lines += ["", "## Figures", ""]
+    for caption, path in figures:
+        lines += [f"![{caption}]({path})", "", f"*{caption}*", ""]
+    lines += _game_top_states_lines(study)
+    lines += _game_metrics_lines(two)
+    return "\n".join(lines) + "\n"

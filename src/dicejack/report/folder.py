@@ -1,11 +1,11 @@
-"""The report folder: writing it as a whole, and running a study into it.
+"""The report folder of any game: writing it as a whole, and running a study into it.
 
-Owns the report on disk: :func:`write_report` draws the figures (``figures/*.png``, by
-:mod:`dicejack.figures`) and writes the files whose text :mod:`dicejack.report.contents` builds
-(``report.md`` and its twin ``report.html``, ``metrics.csv``, ``metrics.json``,
+Owns the report on disk: :func:`write_report` draws the figures (``figures/*.png``:
+:mod:`dicejack.report.drawing`) and writes the files whose text :mod:`dicejack.report.contents`
+builds (``report.md`` and its twin ``report.html``, ``metrics.csv``, ``metrics.json``,
 ``timing.json``) and the marker file that makes the folder replaceable; :func:`make_report`
 runs a study and writes its folder (default :func:`default_out`: one folder per kind of study;
-a report of the other kind is never replaced).
+a report of another kind is never replaced).
 
 Reproducible: every file but ``timing.json`` depends only on the study's settings (the command in
 report.md), never on the executor, the worker count, the clock, the machine's paths or locale:
@@ -25,32 +25,29 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from dicejack import figures, formats
-from dicejack.compare import METRIC_NAMES
+from dicejack import formats
 from dicejack.formats.folders import new_folder_beside, os_reason, swap_folder
 from dicejack.formats.json_output import json_text
 from dicejack.games.handout_rules import Game
-from dicejack.report.config import LEARNED_FIGURES_LIMIT, Parameter, ReportConfig, ReportError
+from dicejack.report.config import ReportConfig
 from dicejack.report.contents import (
-    TIMING_FILE,
+    GAME_REPORT_KIND,
     metrics_csv,
     metrics_json,
     report_html,
     report_markdown,
     timing_json,
 )
-from dicejack.report.game_contents import GAME_REPORT_KIND
+from dicejack.report.drawing import plot
+from dicejack.report.limits import TIMING_FILE, Parameter, ReportError
 from dicejack.report.study import Study, check_own_learners, run_study
 
 __all__ = [
-    "curve_series",
-    "learned_figures",
     "KINDS",
+    "kind",
     "default_out",
     "existing_kind",
     "MARKER",
@@ -61,18 +58,27 @@ __all__ = [
 
 
 # ------------------------------------------------------------------------------ the folder
-#: The two kinds of report, as their default folders and messages name them.
-KINDS = {False: "convergence report", True: "learner comparison"}
+#: The kinds of report, as their default folders and messages name them: the handout's game's
+#: classic M report and comparison of learners, and a report on another game.
+KINDS = {False: "convergence report", True: "learner comparison", "game": "game report"}
+
+
+def kind(config: ReportConfig) -> str:
+    """The kind (a :data:`KINDS` value) of a study of `config`."""
+    return KINDS["game" if config.protocol else config.comparison]
 
 
 def default_out(config: ReportConfig | Game) -> Path:
-    """Default report folder, one per kind of study so that neither replaces the other:
+    """Default report folder, one per kind of study so that none replaces another:
     reports/<game label> for a classic M report (e.g. reports/s6-l15-h17-d2),
-    reports/learners-<game label> for a comparison of learners. A bare Game: its M report's."""
+    reports/learners-<game label> for a comparison of learners, reports/<game>-learners for
+    another game (e.g. reports/pig-goal100-die6-learners). A bare Game: its M report's."""
     if isinstance(config, Game):
         return Path("reports") / config.label()
+    if config.protocol:
+        return Path("reports") / f"{config.game_slug}-learners"
     prefix = "learners-" if config.comparison else ""
-    return Path("reports") / f"{prefix}{config.game.label()}"
+    return Path("reports") / f"{prefix}{config.game_slug}"
 
 
 def existing_kind(out: Path) -> str | None:
@@ -85,7 +91,7 @@ def existing_kind(out: Path) -> str | None:
     except (OSError, ValueError):
         return None
     if isinstance(data, dict) and data.get("kind") == GAME_REPORT_KIND:
-        return "game report"
+        return KINDS["game"]
     return KINDS["series" in data] if isinstance(data, dict) else None
 
 
@@ -99,7 +105,7 @@ def _temp_folder(out: Path, config: ReportConfig | None = None) -> Path:
     :func:`dicejack.formats.folders.new_folder_beside`, and, given the study's `config`, that `out`
     does not hold a report of the other kind)."""
     if config is not None:
-        old, new = existing_kind(out), KINDS[config.comparison]
+        old, new = existing_kind(out), kind(config)
         if old is not None and old != new:
             raise ReportError(f"{out} holds a {old}; this {new} would replace it: give another ",
                               Parameter("out"), f" (the default is {default_out(config)}) or "
@@ -110,76 +116,37 @@ def _temp_folder(out: Path, config: ReportConfig | None = None) -> Path:
         raise ReportError(str(exc)) from None
 
 
-def curve_series(study: Study) -> list[figures.Series]:
-    """One curve per series of the study, for every panel of the curves figures."""
-    cfg = study.config
-    return [figures.Series(cfg.legend(s), {name: study.metric(s, name) for name in METRIC_NAMES})
-            for s in cfg.series]
-
-
-def learned_figures(study: Study) -> list[figures.LearnedFigure]:
-    """The learned tables drawn: each series' first seed at the last checkpoint, for the first
-    :data:`~dicejack.report.config.LEARNED_FIGURES_LIMIT` series."""
-    cfg = study.config
-    out = []
-    for s in cfg.series[:LEARNED_FIGURES_LIMIT]:
-        first = study.runs_for(s)[0]
-        if cfg.comparison:
-            name, what = f"learned_{s.slug}.png", s.label
-        else:
-            name, what = f"learned_m{s.m:g}.png", f"M = {s.m:g}"
-        out.append(figures.LearnedFigure(
-            name=name,
-            title=f"Learned policy, {what}, seed {first.seed}, {cfg.games[-1]:,} games",
-            caption=f"Learned tables at the last checkpoint ({what}, first seed)",
-            tables=study.last_tables(first),
-            runs=tuple(study.last_tables(r) for r in study.runs_for(s)),
-            seeds_caption=f"The same over all {cfg.seeds} seeds ({what}): where the learned J "
-                          "is optimal, and the mean estimate",
-        ))
-    return out
-
-
-def _plot(study: Study, folder: Path) -> list[tuple[str, str]]:
-    """The report's figures: one curve per series, and each series' first seed drawn as its
-    learned tables."""
-    return figures.plot_figures(folder, study.truth, study.config.games, curve_series(study),
-                                learned_figures(study), study.config.figure_formats)
-
-
-def fill_report_folder(tmp: Path, out: Path, timing: dict[str, float], *,
-                       plot: Callable[[Path], list[tuple[str, str]]],
-                       markdown: Callable[[list[tuple[str, str]]], str],
-                       metrics_csv: Callable[[], str], metrics_json: Callable[[], Any],
-                       timing_json: Callable[[], Any],
-                       before: Callable[[], None] | None = None) -> Path:
-    """Write a report's files into `tmp` and swap it into `out` (the one layout of every report
-    folder: the marker, figures/, metrics.csv, report.md, report.html with the figures inline,
-    metrics.json, timing.json); `timing` gets each step's seconds. `before` runs first (e.g. the
-    statistics over seeds). `tmp` is removed when anything fails; returns `out`."""
-    done = False
+def write_report(study: Study, out: str | os.PathLike[str], *, tmp: Path | None = None) -> Path:
+    """Write the report folder for `study` to `out`, atomically as a whole (the one layout of
+    every report folder: the marker, figures/, metrics.csv, report.md, report.html with the
+    figures inline, metrics.json, timing.json; `study.timing` gets each step's seconds);
+    returns `out`."""
+    out = Path(out)
+    tmp = tmp if tmp is not None else _temp_folder(out, study.config)
+    timing, done = study.timing, False
     try:
-        if before is not None:
-            before()
         t0 = time.perf_counter()
-        figs = plot(tmp / "figures")
+        study.summary(study.config.series[0])  # statistics over seeds, once, for every file
+        timing["statistics"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        figs = plot(study, tmp / "figures")
         timing["plot"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         formats.write_atomic(
             tmp / MARKER,
             "This folder is a dicejack report; `dicejack report --out` replaces it as a whole.\n",
         )
-        formats.write_atomic(tmp / "metrics.csv", metrics_csv())
-        text = markdown(figs)
+        formats.write_atomic(tmp / "metrics.csv", metrics_csv(study))
+        text = report_markdown(study, figs)
         formats.write_atomic(tmp / "report.md", text)
         pictures = {f"figures/{p.name}": p.read_bytes()
                     for p in sorted((tmp / "figures").glob("*.png"))}
         formats.write_atomic(tmp / "report.html", report_html(text, pictures))
-        formats.write_atomic(tmp / "metrics.json", json_text(metrics_json(), indent=1))
+        formats.write_atomic(tmp / "metrics.json", json_text(metrics_json(study), indent=1))
         timing["write"] = time.perf_counter() - t0
         if "start" in timing:
             timing["total"] = time.perf_counter() - timing["start"]
-        formats.write_atomic(tmp / TIMING_FILE, json_text(timing_json(), indent=1))
+        formats.write_atomic(tmp / TIMING_FILE, json_text(timing_json(study), indent=1))
         swap_folder(tmp, out)
         done = True
     except OSError as exc:
@@ -189,23 +156,6 @@ def fill_report_folder(tmp: Path, out: Path, timing: dict[str, float], *,
         if not done:
             shutil.rmtree(tmp, ignore_errors=True)
     return out
-
-
-def write_report(study: Study, out: str | os.PathLike[str], *, tmp: Path | None = None) -> Path:
-    """Write the report folder for `study` to `out`, atomically as a whole; returns `out`."""
-    out = Path(out)
-    tmp = tmp if tmp is not None else _temp_folder(out, study.config)
-
-    def statistics() -> None:  # statistics over seeds, once, for every file
-        t0 = time.perf_counter()
-        study.summary(study.config.series[0])
-        study.timing["statistics"] = time.perf_counter() - t0
-
-    return fill_report_folder(
-        tmp, out, study.timing, before=statistics, plot=lambda folder: _plot(study, folder),
-        markdown=lambda figs: report_markdown(study, figs),
-        metrics_csv=lambda: metrics_csv(study), metrics_json=lambda: metrics_json(study),
-        timing_json=lambda: timing_json(study))
 
 
 @dataclass(frozen=True, eq=False)
@@ -225,7 +175,7 @@ def make_report(
     executor: cf.Executor | None = None,
     progress: bool = False,
 ) -> Report:
-    """Run the study of `config` and write its report folder (default reports/<game label>)."""
+    """Run the study of `config` and write its report folder (default :func:`default_out`)."""
     config = config if config is not None else ReportConfig()
     start = time.perf_counter()
     out_path = Path(out) if out is not None else default_out(config)

@@ -1,11 +1,13 @@
-"""A convergence study: running it, and the statistics over seeds.
+"""A convergence study of any game: running it, and the statistics over seeds.
 
 Owns the numbers of a report, not its settings (:mod:`dicejack.report.config`) nor its files.
-:func:`run_one` is one learner run with every metric of :mod:`dicejack.compare` at every
-checkpoint; :func:`run_study` runs every (series, seed) of a :class:`ReportConfig` through
+:func:`run_study` runs every (series, seed) of a :class:`ReportConfig` (one run:
+:func:`dicejack.report.runs.run_one`, every metric of the game at every checkpoint) through
 :mod:`dicejack.runtime.parallel` and returns a :class:`Study`, which gives the mean and 95%
 interval over seeds of every metric and the games each series needs to reach a target
-(:meth:`Study.games_to_target`).
+(:meth:`Study.games_to_target`); the handout's game adds its decisive states still wrong
+(:meth:`Study.wrong_decisive`), another game the share of seeds right per state
+(:meth:`Study.optimal_share`).
 
 Seeds: run i (i = 0..seeds-1) of every series uses seed ``first_seed + i`` (the same seeds for
 every series), so any run can be replayed with ``dicejack learn --seed S``. Runs give identical
@@ -28,18 +30,25 @@ from typing import Any
 import numpy as np
 
 from dicejack import compare, learners
-from dicejack.compare import METRIC_NAMES, METRIC_RANGES
 from dicejack.compare.learned import Learned
-from dicejack.compare.metrics import metric_values
-from dicejack.compare.truth import Truth, truth_for
+from dicejack.compare.truth import Truth
 from dicejack.games.handout_rules import Game
 from dicejack.learners.catalogue import is_custom
-from dicejack.report.config import Parameter, ReportConfig, ReportError, SeriesSpec
+from dicejack.report.config import ReportConfig
+from dicejack.report.limits import Parameter, ReportError
+from dicejack.report.runs import (
+    RunResult,
+    exact_solution,
+    metric_names,
+    metric_ranges,
+    run_one,
+    warm_up,
+)
+from dicejack.report.series import SeriesSpec
 from dicejack.runtime import frames, parallel
+from dicejack.solver.generic import GameSolution
 
 __all__ = [
-    "RunResult",
-    "run_one",
     "interval",
     "Reach",
     "games_to_reach",
@@ -47,69 +56,6 @@ __all__ = [
     "check_own_learners",
     "run_study",
 ]
-
-
-# ------------------------------------------------------------------------------ one run
-@dataclass(frozen=True, eq=False)
-class RunResult:
-    """What one learner run sends back: metric values per checkpoint, the last tables, timings.
-
-    values[i, k] is metric METRIC_NAMES[k] after games[i] games. learn_seconds and
-    metrics_seconds are CPU seconds of the thread that did the work.
-    """
-
-    series: SeriesSpec
-    seed: int
-    games: tuple[int, ...]
-    values: np.ndarray
-    best: np.ndarray
-    probability: np.ndarray
-    moves: int
-    learn_seconds: float
-    metrics_seconds: float
-
-    @property
-    def m(self) -> float:
-        """The handout's M of the run's series (NaN for another learner)."""
-        m = self.series.m
-        return math.nan if m is None else m
-
-
-#: Each metric's range as two rows (over METRIC_NAMES), to clip summaries against.
-_RANGE_LOW = np.array([METRIC_RANGES[name][0] for name in METRIC_NAMES])
-_RANGE_HIGH = np.array([METRIC_RANGES[name][1] for name in METRIC_NAMES])
-
-
-def run_one(
-    params: tuple[int, int, int, int], series: SeriesSpec | float, seed: int,
-    games: tuple[int, ...],
-) -> RunResult:
-    """One learner run of the game (n_sides, low, high, n_dice) for `series` (a
-    :class:`SeriesSpec`, or a number: the handout's learner with that M) with snapshots at
-    `games`, and every metric at every snapshot.
-
-    Top-level, picklable, and given only plain values: this is what executors run.
-    """
-    spec = series if isinstance(series, SeriesSpec) else SeriesSpec.handout(series)
-    t = truth_for(params)
-    t0 = time.thread_time()
-    run = learners.learn(t.game, spec.learner, games[-1], seed, checkpoints=games,
-                         **spec.kwargs())
-    t1 = time.thread_time()
-    values = np.empty((len(games), len(METRIC_NAMES)))
-    for i, n in enumerate(games):
-        tables = run.snapshots[n]
-        metrics = metric_values(
-            t, compare.learned_from_tables(t.game, tables.best, tables.probability))
-        values[i] = [metrics[name] for name in METRIC_NAMES]
-    t2 = time.thread_time()
-    last = compare.learned_from_tables(t.game, run.final.best, run.final.probability)
-    return RunResult(
-        series=spec, seed=int(seed), games=tuple(games), values=values,
-        best=np.asarray(last.best, dtype=np.int8 if t.game.n_dice < 128 else np.int64),
-        probability=np.asarray(last.probability), moves=int(run.moves or 0),
-        learn_seconds=t1 - t0, metrics_seconds=t2 - t1,
-    )
 
 
 # ------------------------------------------------------------------------------ statistics
@@ -180,7 +126,9 @@ def games_to_reach(values: np.ndarray, games: Sequence[int], target: float) -> R
 
 @dataclass(frozen=True, eq=False)
 class Study:
-    """All runs of a study, ordered by (series, seed), with the truth and the timings.
+    """All runs of a study, ordered by (series, seed), with the exact solution (`truth`: a
+    :class:`~dicejack.compare.truth.Truth` for the handout's game, a GameSolution for another)
+    and the timings.
 
     A series is named by its :class:`SeriesSpec`, its label, or (for the handout's learner) its
     M. The statistics over seeds are computed once per series, on first use, and shared by the
@@ -188,7 +136,7 @@ class Study:
     """
 
     config: ReportConfig
-    truth: Truth
+    truth: Truth | GameSolution
     runs: tuple[RunResult, ...]
     timing: dict[str, float] = field(default_factory=dict)
 
@@ -212,6 +160,18 @@ class Study:
         """(seeds, checkpoints, metrics) array for one series."""
         return np.stack([r.values for r in self.runs_for(which)])
 
+    @property
+    def metric_names(self) -> tuple[str, ...]:
+        """The metrics of every run, in the order of its values
+        (:func:`dicejack.report.runs.metric_names`)."""
+        return metric_names(self.config)
+
+    @functools.cached_property
+    def ranges(self) -> tuple[np.ndarray, np.ndarray]:
+        """(least, greatest) per metric, to clip intervals at
+        (:func:`dicejack.report.runs.metric_ranges`)."""
+        return metric_ranges(self.truth, self.metric_names)
+
     @functools.cached_property
     def _summaries(self) -> dict[SeriesSpec, tuple[np.ndarray, np.ndarray, np.ndarray]]:
         return {s: interval(self.values(s), axis=0) for s in self.config.series}
@@ -219,33 +179,36 @@ class Study:
     def summary(self, which: SeriesSpec | str | float, *, clipped: bool = False
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(mean, low, high), each (checkpoints, metrics), over seeds for one series; with
-        `clipped`, the interval's ends clipped to each metric's range
-        (:data:`dicejack.compare.METRIC_RANGES`: a Student-t interval near 1 can pass it), as
-        report.md and the figures show them. metrics.json keeps the raw ends."""
+        `clipped`, the interval's ends clipped to each metric's range (:attr:`ranges`: a
+        Student-t interval near 1 can pass it), as report.md and the figures show them.
+        metrics.json keeps the raw ends."""
         mean, lo, hi = self._summaries[self.spec(which)]
         if not clipped:
             return mean, lo, hi
-        return mean, np.clip(lo, _RANGE_LOW, _RANGE_HIGH), np.clip(hi, _RANGE_LOW, _RANGE_HIGH)
+        low, high = self.ranges
+        return mean, np.clip(lo, low, high), np.clip(hi, low, high)
 
     def metric(self, which: SeriesSpec | str | float,
                name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(mean, low, high) per checkpoint for one series and metric, the interval clipped to
         the metric's range (as shown in report.md and the figures)."""
-        k = METRIC_NAMES.index(name)
+        k = self.metric_names.index(name)
         mean, lo, hi = self.summary(which, clipped=True)
         return mean[:, k], lo[:, k], hi[:, k]
 
     def games_to_target(self, which: SeriesSpec | str | float, name: str,
                         target: float) -> Reach:
         """When series `which` reaches `target` in metric `name` (:func:`games_to_reach`)."""
-        k = METRIC_NAMES.index(name)
+        k = self.metric_names.index(name)
         return games_to_reach(self.values(which)[:, :, k], self.config.games, target)
 
-    def _key_columns(self, spec: SeriesSpec) -> dict[str, Any]:
+    def _key_columns(self, spec: SeriesSpec, summary: bool = False) -> dict[str, Any]:
         """The columns naming a series in rows: ``m`` in a classic M report, else ``series``
-        and ``learner``."""
+        and ``learner`` (another game's `summary` rows: ``series`` alone)."""
         if not self.config.comparison:
             return {"m": spec.m}
+        if summary and self.config.protocol:
+            return {"series": spec.label}
         return {"series": spec.label, "learner": spec.learner}
 
     @property
@@ -256,10 +219,10 @@ class Study:
     def rows(self) -> list[dict[str, Any]]:
         """One row per run and checkpoint, in (series, seed, games) order: the series (``m``
         in a classic M report, else ``series, learner``), ``seed, games`` and one column per
-        metric (:data:`dicejack.compare.METRIC_NAMES`)."""
+        metric (:attr:`metric_names`)."""
         return [
             {**self._key_columns(r.series), "seed": r.seed, "games": n,
-             **{name: float(r.values[i, k]) for k, name in enumerate(METRIC_NAMES)}}
+             **{name: float(r.values[i, k]) for k, name in enumerate(self.metric_names)}}
             for r in self.runs for i, n in enumerate(r.games)
         ]
 
@@ -272,8 +235,8 @@ class Study:
             mean, lo, hi = self.summary(s)
             defined = np.isfinite(self.values(s)).sum(axis=0)
             for i, n in enumerate(self.config.games):
-                for k, name in enumerate(METRIC_NAMES):
-                    out.append({**self._key_columns(s), "games": n, "metric": name,
+                for k, name in enumerate(self.metric_names):
+                    out.append({**self._key_columns(s, True), "games": n, "metric": name,
                                 "mean": float(mean[i, k]), "low": float(lo[i, k]),
                                 "high": float(hi[i, k]), "n": int(defined[i, k])})
         return out
@@ -294,19 +257,20 @@ class Study:
         """
         keys = self.key_names
         if summary:
+            keys = list(self._key_columns(self.config.series[0], True))
             return frames.to_frame(self.summary_rows(),
                                    [*keys, "games", "metric", "mean", "low", "high", "n"])
-        return frames.to_frame(self.rows(), [*keys, "seed", "games", *METRIC_NAMES])
+        return frames.to_frame(self.rows(), [*keys, "seed", "games", *self.metric_names])
 
     def last_tables(self, run: RunResult) -> Learned:
-        """The learned tables of `run` after its last checkpoint."""
-        return compare.learned_from_tables(self.truth.game, run.best, run.probability)
+        """The learned tables of `run` after its last checkpoint (the handout's game)."""
+        return compare.learned_from_tables(self.truth.game, run.best, run.estimate)
 
     def wrong_decisive(
         self, which: SeriesSpec | str | float
     ) -> list[tuple[int, int, int, tuple[int, ...], float]]:
-        """Decisive states wrong at the last checkpoint in at least one seed of a series:
-        (x, y, seeds wrong, optimal J, gap), most often wrong first."""
+        """Decisive states wrong at the last checkpoint in at least one seed of a series of the
+        handout's game: (x, y, seeds wrong, optimal J, gap), most often wrong first."""
         t = self.truth
         count: dict[tuple[int, int], int] = {}
         rows = {}
@@ -318,6 +282,22 @@ class Study:
         out.sort(key=lambda r: (-r[2], -r[4], r[0], r[1]))
         return out
 
+    def optimal_share(self, which: SeriesSpec | str | float) -> np.ndarray:
+        """Per state of another game, the share of the series' seeds whose greedy action at
+        the last checkpoint is optimal (no data counts as wrong); NaN at terminal states."""
+        sol = self.truth
+        live = ~sol.space.terminal
+        right = np.zeros(sol.space.n_states)
+        runs = self.runs_for(which)
+        for r in runs:
+            known = live & (r.best >= 0)
+            ok = np.zeros(sol.space.n_states, dtype=bool)
+            ok[known] = sol.optimal[r.best[known]]
+            right += ok
+        out = right / max(len(runs), 1)
+        out[~live] = np.nan
+        return out
+
 
 def check_own_learners(config: ReportConfig) -> None:
     """Every user's learner class among the series (``MODULE:Class``) keeps the learner contract
@@ -325,7 +305,7 @@ def check_own_learners(config: ReportConfig) -> None:
     in a process: make_report checks before it writes anything, run_study then finds it done),
     checked before any run so that a broken one fails in one line, not hours later."""
     for spec in config.series:
-        if is_custom(spec.learner):
+        if not spec.protocol and is_custom(spec.learner):
             _keeps_contract(config.game, spec)
 
 
@@ -351,17 +331,12 @@ def run_study(
     :func:`dicejack.runtime.parallel.open_executor`, or pass one) and collect the metrics. The
     numbers do not depend on the executor."""
     timing: dict[str, float] = {}
-    g = config.game
-    params = (g.n_sides, g.low, g.high, g.n_dice)
     t0 = time.perf_counter()
-    truth = truth_for(params)
+    truth = exact_solution(config)
     timing["solve"] = time.perf_counter() - t0
-    # One tiny run of each learner here first: it compiles (or loads from numba's cache) every
-    # kernel once, before any worker starts; forked workers inherit the kernels and the game.
     t0 = time.perf_counter()
     check_own_learners(config)
-    for spec in {s.learner: s for s in reversed(config.series)}.values():
-        run_one(params, spec, 0, (1,))
+    warm_up(config)
     timing["warmup"] = time.perf_counter() - t0
     tasks = [(s, seed) for s in config.series for seed in config.seed_list]
     if workers is None and dask is None and executor is None:
@@ -371,7 +346,7 @@ def run_study(
         runs = tuple(
             parallel.map_tasks(
                 run_one,
-                [(params, s, seed, config.games) for (s, seed) in tasks],
+                [(config.game_key, s, seed, config.games) for (s, seed) in tasks],
                 workers=workers, dask=dask, executor=executor, label="learner runs",
                 progress=progress,
             )

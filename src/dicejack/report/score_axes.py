@@ -1,4 +1,4 @@
-"""The shape a game report draws a game in: two score axes for Pig and Piglet, tables otherwise.
+"""The shape a report draws a game in: two score axes for Pig and Piglet, tables otherwise.
 
 Owns reading a policy of a jeopardy game (:class:`dicejack.games.Pig`, :class:`~dicejack.games.
 Piglet`) as Neller and Presser draw it: per (my score i, opponent's score j), the turn total k
