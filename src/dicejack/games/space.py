@@ -42,14 +42,18 @@ class StateSpace:
     payoff_exact: player 0's payoff per state as given (None where not terminal);
     row_start: int64 (n + 1,), the rows of state s are row_start[s]:row_start[s + 1];
     row_state: int64 per row, its state; actions: the action of each row;
-    transitions: scipy.sparse CSR (rows x n) of the outcome probabilities;
+    matrix: scipy.sparse CSR (rows x n) of the outcome probabilities, read as
+    :attr:`transitions`; None in a compiled space until first read (then built from `rules`);
     exact_rows: per row, ((successor index, Fraction), ...) when enumerated with exact=True;
     reward: float64 per row, player 0's reward for playing it (the game's optional
     ``reward(state, action)``; None when the game has no rewards: all 0); reward_exact: the
     rewards per row as the game gave them (None when the game has none); enumeration:
     "compiled" when the game described itself as arrays (its optional ``compiled_space``,
     :mod:`dicejack.games.compiled`; states, index and actions are then lazy views with the
-    interfaces of a list and a dict), "python" when its Python ran once per state and action.
+    interfaces of a list and a dict), "python" when its Python ran once per state and action;
+    rules: a compiled space's own description (:class:`dicejack.games.compiled.TurnTotalRules`),
+    from which the solver computes each row's outcomes on the fly (no matrix) and from which
+    :attr:`transitions` is built on first read; None for a space enumerated through Python.
     """
 
     game: Any
@@ -61,11 +65,20 @@ class StateSpace:
     row_start: np.ndarray
     row_state: np.ndarray
     actions: list[Hashable]
-    transitions: Any
+    matrix: Any
     exact_rows: list[tuple[tuple[int, Fraction], ...]] | None = None
     reward: np.ndarray | None = None
     reward_exact: list[Any] | None = None
     enumeration: str = "python"
+    rules: Any = None
+
+    @property
+    def transitions(self) -> Any:
+        """The outcome probabilities, scipy.sparse CSR (rows x n): in a compiled space built
+        from `rules` on first read (about 12 bytes per outcome) and kept."""
+        if self.matrix is None:
+            object.__setattr__(self, "matrix", self.rules.transitions())
+        return self.matrix
 
     @property
     def n_states(self) -> int:
@@ -349,7 +362,7 @@ class _Enumeration:
             row_start=np.asarray(self.row_start, dtype=np.int64),
             row_state=np.asarray(self.row_state, dtype=np.int64),
             actions=self.actions,
-            transitions=matrix,
+            matrix=matrix,
             exact_rows=self.exact_rows,
             reward=np.asarray([float(x) for x in rewards], dtype=np.float64) if rewarded
             else None,

@@ -83,6 +83,10 @@ EXACT_ROWS_LIMIT = 200_000
 
 def _bellman(space: StateSpace, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(q per row, the optimal backup of `v` per state; payoffs at terminal states)."""
+    if space.rules is not None:  # a compiled space: from its rules, no matrix (generic_sweeps)
+        from dicejack.solver.generic_sweeps import bellman
+
+        return bellman(space, v)
     q = space.transitions @ v
     if space.reward is not None:
         q += space.reward
