@@ -28,59 +28,22 @@ import numpy as np
 from dicejack.games.protocol import GameDefinitionError
 from dicejack.games.space import StateSpace
 
-__all__ = ["turn_total_space", "TurnTotalStates", "TurnTotalIndex", "RowActions", "WinPayoffs"]
+__all__ = ["turn_total_space", "CompactMatrix", "TurnTotalStates", "TurnTotalIndex", "RowActions",
+           "WinPayoffs"]
 
 
-def _turn_total_outcomes_plain(rules, code, a, out_code, out_p):
-    """The rules, once: the outcomes of action a (0 roll, 1 hold) at the non-terminal state
-    `code` in the protocol's order (the pig; the reset when it is another state; each face
-    that does not win; the win) as codes and probabilities into out_code and out_p; returns
-    their number. rules: (goal, points, probs, pig, reset, pig_reset, winning)."""
-    g, points, probs, pig, reset, pig_reset, winning = rules
-    g3 = g * g * g
-    me = code // g3
-    s0 = (code // (g * g)) % g
-    s1 = (code // g) % g
-    k = code % g
-    if a == 1:
-        out_code[0] = ((g + s0 + k) * g + s1) * g if me == 0 else (s0 * g + s1 + k) * g
-        out_p[0] = 1.0
-        return 1
-    out_code[0] = (((1 - me) * g + s0) * g + s1) * g
-    out_p[0] = pig
-    m = 1
-    if reset > 0.0:
-        back = (g * g + s1) * g if me == 0 else s0 * g * g
-        if back == out_code[0]:
-            out_p[0] = pig_reset
-        else:
-            out_code[1] = back
-            out_p[1] = reset
-            m = 2
-    need = g - (s0 if me == 0 else s1) - k
-    for f in range(points.shape[0]):
-        if 0 < points[f] < need:
-            out_code[m] = code + points[f]
-            out_p[m] = probs[f]
-            m += 1
-    if need < winning.shape[0] and winning[need] > 0.0:
-        out_code[m] = 2 * g3 + me
-        out_p[m] = winning[need]
-        m += 1
-    return m
-
-
-def _turn_total_plain(rules, index_of, order, known, fill, row_start, row_state, row_action,
-                      indptr, indices, data, player, payoff):
-    """Breadth first from code 0 (module docstring), each row's outcomes by
-    :func:`_turn_total_outcomes_plain`. With fill False it only numbers the states (index_of,
-    order) and counts; with fill True (index_of and order, `known` states, from the first
-    pass) it writes the rows, and the matrix (indptr, indices, data) unless those are empty.
-    Returns (states, rows, nnz)."""
-    g3 = rules[0] ** 3
-    out_code = np.empty(rules[1].shape[0] + 3, dtype=np.int64)
-    out_p = np.empty(rules[1].shape[0] + 3)
-    matrix = fill and indices.shape[0] > 0
+def _turn_total_plain(goal, points, table, index_of, order, known, fill, row_start, row_state,
+                      row_action, indptr, indices, codes, player, payoff):
+    """Breadth first from code 0 (module docstring), the outcomes of a roll in the protocol's
+    order (the pig; the reset when it is another state; each face that does not win; the win).
+    Probabilities are positions in `table` (:func:`_table`: pig, reset, both, 1, the faces',
+    the wins'). With fill False it only numbers the states (index_of, order) and counts; with
+    fill True (index_of and order, `known` states, from the first pass) it writes the rows and
+    the matrix (indptr, indices, codes). Returns (states, rows, nnz)."""
+    g, g3, n_faces = goal, goal * goal * goal, points.shape[0]
+    n_wins = table.shape[0] - 4 - n_faces
+    out_code = np.empty(points.shape[0] + 3, dtype=np.int64)
+    out_p = np.empty(points.shape[0] + 3, dtype=np.int64)
     n = known if fill else 1
     rows, nnz, s = 0, 0, 0
     order[0], index_of[0] = 0, 0
@@ -88,13 +51,47 @@ def _turn_total_plain(rules, index_of, order, known, fill, row_start, row_state,
         code = order[s]
         if fill:
             row_start[s] = rows
-            player[s] = -1 if code >= 2 * g3 else code // g3
-            payoff[s] = 1.0 if code == 2 * g3 else 0.0
         if code >= 2 * g3:
+            if fill:
+                player[s] = -1
+                payoff[s] = 1.0 if code == 2 * g3 else 0.0
             s += 1
             continue
-        for a in range(2 if code % rules[0] > 0 else 1):
-            m = _outcomes_rule(rules, code, a, out_code, out_p)
+        me = code // g3
+        s0 = (code // (g * g)) % g
+        s1 = (code // g) % g
+        k = code % g
+        if fill:
+            player[s] = me
+            payoff[s] = 0.0
+        for a in range(2 if k > 0 else 1):
+            m = 0
+            if a == 0:
+                out_code[0] = (((1 - me) * g + s0) * g + s1) * g
+                out_p[0] = 0
+                m = 1
+                if table[1] > 0.0:
+                    back = (g * g + s1) * g if me == 0 else s0 * g * g
+                    if back == out_code[0]:
+                        out_p[0] = 2
+                    else:
+                        out_code[1] = back
+                        out_p[1] = 1
+                        m = 2
+                need = goal - (s0 if me == 0 else s1) - k
+                for f in range(points.shape[0]):
+                    if 0 < points[f] < need:
+                        out_code[m] = code + points[f]
+                        out_p[m] = 4 + f
+                        m += 1
+                if need < n_wins and table[4 + n_faces + need] > 0.0:
+                    out_code[m] = 2 * g3 + me
+                    out_p[m] = 4 + n_faces + need
+                    m += 1
+            else:
+                out_code[0] = ((g + s0 + k) * g + s1) * g if me == 0 else (s0 * g + s1 + k) * g
+                out_p[0] = 3
+                m = 1
             for i in range(m):
                 j = index_of[out_code[i]]
                 if j < 0:
@@ -102,14 +99,13 @@ def _turn_total_plain(rules, index_of, order, known, fill, row_start, row_state,
                     index_of[out_code[i]] = n
                     order[n] = out_code[i]
                     n += 1
-                if matrix:
+                if fill:
                     indices[nnz] = j
-                    data[nnz] = out_p[i]
+                    codes[nnz] = out_p[i]
                 nnz += 1
             if fill:
                 row_state[rows] = s
                 row_action[rows] = a
-            if matrix:
                 indptr[rows + 1] = nnz
             rows += 1
         s += 1
@@ -118,84 +114,17 @@ def _turn_total_plain(rules, index_of, order, known, fill, row_start, row_state,
     return n, rows, nnz
 
 
-def _turn_total_row_plain(graph, s, r, js, ps):
-    """The solver's callee (:mod:`dicejack.solver.generic_sweeps`): the outcomes of row r of
-    state s as state indices and probabilities into js and ps, on the fly from the rules
-    (graph: :meth:`TurnTotalRules.graph`); returns their number."""
-    row_start, order, index_of, rules = graph
-    m = _outcomes_rule(rules, order[s], r - row_start[s], js, ps)
-    for i in range(m):
-        js[i] = index_of[js[i]]
-    return m
+_COMPILED: list[Any] = []
 
 
-_PLAIN = {"outcomes": _turn_total_outcomes_plain, "enumerate": _turn_total_plain,
-          "row": _turn_total_row_plain}
-#: The kernels' callee by the name they call it: the plain rule here, the compiled one in
-#: the compiled kernels' globals (:func:`_kernel`).
-_outcomes_rule = _turn_total_outcomes_plain
-_COMPILED: dict[str, Any] = {}
-
-
-def _kernel(name: str, compiled: bool = True) -> Any:
-    """The kernel `name` (outcomes, enumerate, row): the plain reference, or compiled (numba,
-    cached): the plain function's code with globals in which `_outcomes_rule` is compiled."""
+def _kernel(compiled: bool) -> Any:
     if not compiled:
-        return _PLAIN[name]
+        return _turn_total_plain
     if not _COMPILED:
-        from types import FunctionType
-
         from numba import njit
 
-        scope = dict(globals())
-        for key, plain in _PLAIN.items():
-            _COMPILED[key] = njit(cache=True, nogil=True)(
-                FunctionType(plain.__code__, scope, plain.__name__))
-            if key == "outcomes":
-                scope["_outcomes_rule"] = _COMPILED[key]
-    return _COMPILED[name]
-
-
-class TurnTotalRules:
-    """A turn-total space's own description (``StateSpace.rules``): the rules as a tuple
-    (:func:`_turn_total_outcomes_plain`) and the code tables, from which the solver computes
-    a row's outcomes on the fly (:meth:`graph`, :meth:`row_kernel`; no matrix of all
-    transitions: about 137 bytes per state at PigReset 100) and :meth:`transitions` builds
-    the matrix when something asks for it."""
-
-    family = "turn-total"
-
-    def __init__(self, rules: tuple, index_of: np.ndarray, order: np.ndarray,
-                 row_start: np.ndarray, n_rows: int, nnz: int, compiled: bool) -> None:
-        self.rules, self.index_of, self.order, self.row_start = rules, index_of, order, row_start
-        self.n_rows, self.nnz, self.compiled = n_rows, nnz, compiled
-        #: The most outcomes of one row.
-        self.width = int(rules[1].shape[0]) + 3
-
-    def graph(self) -> tuple:
-        """The row kernel's first argument: (row_start, order, index_of, rules)."""
-        return (self.row_start, self.order, self.index_of, self.rules)
-
-    @staticmethod
-    def row_kernel(compiled: bool = True) -> Any:
-        """(graph, s, r, js, ps) -> the number of outcomes of row r of state s, written to js
-        (state indices) and ps (probabilities): :func:`_turn_total_row_plain`."""
-        return _kernel("row", compiled)
-
-    def transitions(self) -> Any:
-        """The matrix of every row's outcomes (scipy.sparse CSR, rows x states), enumerated
-        again with the numbering fixed."""
-        from scipy import sparse
-
-        n = len(self.order)
-        rows, nnz = self.n_rows, self.nnz
-        indptr = np.zeros(rows + 1, dtype=np.int32)
-        indices, data = np.empty(nnz, dtype=np.int32), np.empty(nnz)
-        _kernel("enumerate", self.compiled)(
-            self.rules, self.index_of, self.order, n, True, np.empty(n + 1, dtype=np.int64),
-            np.empty(rows, dtype=np.int64), np.empty(rows, dtype=np.int8), indptr, indices,
-            data, np.empty(n, dtype=np.int8), np.empty(n))
-        return sparse.csr_matrix((data, indices, indptr), shape=(rows, n))
+        _COMPILED.append(njit(cache=True, nogil=True)(_turn_total_plain))
+    return _COMPILED[0]
 
 
 class TurnTotalStates(Sequence):
@@ -290,6 +219,35 @@ class RowActions(Sequence):
         return (names[c] for c in self.codes.tolist())
 
 
+class CompactMatrix:
+    """A space's outcomes as a matrix whose probabilities are small codes into a table (the
+    few distinct probabilities of a game): indptr (int32, rows + 1), indices (int32, the
+    successor per outcome), codes (uint8 or uint16 per outcome), table (float64): 5 bytes an
+    outcome where scipy's CSR takes 12 (PigReset 100: 9.3 million outcomes). The solver sweeps
+    it as it is (``StateSpace.compact``); :meth:`csr` is the same matrix as scipy.sparse CSR,
+    bit for bit."""
+
+    def __init__(self, indptr: np.ndarray, indices: np.ndarray, codes: np.ndarray,
+                 table: np.ndarray, n_states: int) -> None:
+        self.indptr, self.indices, self.codes, self.table = indptr, indices, codes, table
+        self.n_states = n_states
+
+    def csr(self) -> Any:
+        from scipy import sparse
+
+        return sparse.csr_matrix((self.table[self.codes], self.indices, self.indptr),
+                                 shape=(len(self.indptr) - 1, self.n_states))
+
+
+def _table(faces: Sequence[tuple[int, float]], pig: float, reset: float, pig_reset: float,
+           winning: Sequence[float]) -> np.ndarray:
+    """The probabilities a turn-total game's outcomes take, as the kernel codes them: 0 the
+    pig, 1 the reset, 2 both in one (a reset to the same state), 3 certainty (holding), 4 + f
+    face f, 4 + len(faces) + need a win from `need` points away."""
+    return np.array([pig, reset, pig_reset, 1.0, *(q for _, q in faces), *winning],
+                    dtype=np.float64)
+
+
 def turn_total_space(game: Any, faces: Sequence[tuple[int, float]], pig: float, reset: float,
                      pig_reset: float, winning: Sequence[float], limit: int,
                      actions: tuple[Any, Any] = ("roll", "hold"),
@@ -298,20 +256,21 @@ def turn_total_space(game: Any, faces: Sequence[tuple[int, float]], pig: float, 
     throws as (points, probability), `pig` and `reset` the probabilities of losing the turn
     total and of losing the banked score too (`pig_reset` their float sum as the game's exact
     sum rounds it), winning[need] the probability of a throw of at least `need` points (index 0
-    unused); `actions` the names of rolling and holding. The matrix of transitions is left to
-    be built on first read (``StateSpace.transitions``; the solver needs none)."""
+    unused); `actions` the names of rolling and holding. The outcomes are kept as a
+    :class:`CompactMatrix` (``StateSpace.compact``); scipy's CSR (``StateSpace.transitions``) is
+    made from it on first read."""
     goal = int(game.goal)
     grid = 2 * goal ** 3 + 2
-    rules = (goal, np.array([p for p, _ in faces], dtype=np.int64),
-             np.array([q for _, q in faces], dtype=np.float64), float(pig), float(reset),
-             float(pig_reset), np.asarray(winning, dtype=np.float64))
-    kernel = _kernel("enumerate", compiled)
+    points = np.array([p for p, _ in faces], dtype=np.int64)
+    table = _table(faces, pig, reset, pig_reset, winning)
+    kernel = _kernel(compiled)
     index_of = np.full(grid, -1, dtype=np.int32)
     order = np.empty(grid, dtype=np.int32)
-    none_i, none_f, none_8 = np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, np.int8)
-    none_32 = np.zeros(0, dtype=np.int32)
-    n, rows, nnz = kernel(rules, index_of, order, 0, False, none_i, none_i, none_8, none_32,
-                          none_32, none_f, none_8, none_f)
+    none_i, none_f = np.zeros(0, dtype=np.int64), np.zeros(0)
+    n, rows, nnz = kernel(goal, points, table, index_of, order, 0, False, none_i, none_i,
+                          np.zeros(0, dtype=np.int8), np.zeros(0, dtype=np.int32),
+                          np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.uint8),
+                          np.zeros(0, dtype=np.int8), none_f)
     if n > limit:
         raise GameDefinitionError(f"game {game.name}: more than {limit:,} reachable states; "
                                   "too large to enumerate")
@@ -319,10 +278,12 @@ def turn_total_space(game: Any, faces: Sequence[tuple[int, float]], pig: float, 
     index_of[:] = -1
     index_of[order] = np.arange(n, dtype=np.int32)
     out = (np.empty(n + 1, dtype=np.int64), np.empty(rows, dtype=np.int64),
-           np.empty(rows, dtype=np.int8), none_32, none_32, none_f, np.empty(n, dtype=np.int8),
-           np.empty(n))
-    kernel(rules, index_of, order, n, True, *out)
-    row_start, row_state, row_action, _, _, _, player, payoff = out
+           np.empty(rows, dtype=np.int8), np.zeros(rows + 1, dtype=np.int32),
+           np.empty(nnz, dtype=np.int32),
+           np.empty(nnz, dtype=np.uint8 if len(table) <= 256 else np.uint16),
+           np.empty(n, dtype=np.int8), np.empty(n))
+    kernel(goal, points, table, index_of, order, n, True, *out)
+    row_start, row_state, row_action, indptr, indices, codes, player, payoff = out
     states = TurnTotalStates(order, goal)
     terminal = player < 0
     return StateSpace(
@@ -332,5 +293,5 @@ def turn_total_space(game: Any, faces: Sequence[tuple[int, float]], pig: float, 
         row_start=row_start, row_state=row_state,
         actions=RowActions(row_action, tuple(actions)),  # type: ignore[arg-type]
         matrix=None, enumeration="compiled",
-        rules=TurnTotalRules(rules, index_of, order, row_start, rows, nnz, compiled),
+        compact=CompactMatrix(indptr, indices, codes, table, n),
     )

@@ -43,7 +43,7 @@ class StateSpace:
     row_start: int64 (n + 1,), the rows of state s are row_start[s]:row_start[s + 1];
     row_state: int64 per row, its state; actions: the action of each row;
     matrix: scipy.sparse CSR (rows x n) of the outcome probabilities, read as
-    :attr:`transitions`; None in a compiled space until first read (then built from `rules`);
+    :attr:`transitions`; None in a compiled space until first read (then made from `compact`);
     exact_rows: per row, ((successor index, Fraction), ...) when enumerated with exact=True;
     reward: float64 per row, player 0's reward for playing it (the game's optional
     ``reward(state, action)``; None when the game has no rewards: all 0); reward_exact: the
@@ -51,9 +51,10 @@ class StateSpace:
     "compiled" when the game described itself as arrays (its optional ``compiled_space``,
     :mod:`dicejack.games.compiled`; states, index and actions are then lazy views with the
     interfaces of a list and a dict), "python" when its Python ran once per state and action;
-    rules: a compiled space's own description (:class:`dicejack.games.compiled.TurnTotalRules`),
-    from which the solver computes each row's outcomes on the fly (no matrix) and from which
-    :attr:`transitions` is built on first read; None for a space enumerated through Python.
+    compact: a compiled space's outcomes as a matrix with its probabilities coded into a small
+    table (:class:`dicejack.games.compiled.CompactMatrix`: 5 bytes an outcome, not 12), which
+    the solver sweeps and from which :attr:`transitions` is made on first read; None for a
+    space enumerated through Python.
     """
 
     game: Any
@@ -70,14 +71,14 @@ class StateSpace:
     reward: np.ndarray | None = None
     reward_exact: list[Any] | None = None
     enumeration: str = "python"
-    rules: Any = None
+    compact: Any = None
 
     @property
     def transitions(self) -> Any:
         """The outcome probabilities, scipy.sparse CSR (rows x n): in a compiled space built
-        from `rules` on first read (about 12 bytes per outcome) and kept."""
+        from `compact` on first read (12 bytes an outcome) and kept."""
         if self.matrix is None:
-            object.__setattr__(self, "matrix", self.rules.transitions())
+            object.__setattr__(self, "matrix", self.compact.csr())
         return self.matrix
 
     @property

@@ -83,7 +83,7 @@ EXACT_ROWS_LIMIT = 200_000
 
 def _bellman(space: StateSpace, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(q per row, the optimal backup of `v` per state; payoffs at terminal states)."""
-    if space.rules is not None:  # a compiled space: from its rules, no matrix (generic_sweeps)
+    if space.compact is not None:  # a compiled space: its compact matrix (generic_sweeps)
         from dicejack.solver.generic_sweeps import bellman
 
         return bellman(space, v)
@@ -166,6 +166,8 @@ def _finish(space: StateSpace, v: np.ndarray, method: str, sweeps: int, toleranc
             started: float, exact: list[Fraction] | None = None,
             exact_q: list[Fraction] | None = None,
             error_bound: float | None = None) -> GameSolution:
+    from dicejack.solver.generic_sweeps import first_optimal, optimal_rows
+
     q, backed = _bellman(space, v)
     residual = float(np.max(np.abs(backed - v))) if len(v) else 0.0
     if exact_q is not None and exact is not None:
@@ -173,18 +175,8 @@ def _finish(space: StateSpace, v: np.ndarray, method: str, sweeps: int, toleranc
         optimal = np.array([a == b for a, b in zip(exact_q, state_value, strict=True)],
                            dtype=bool)
     else:  # the mover's q within TIE_TOLERANCE of the mover's value (player 1's negated)
-        at = v[space.row_state]
-        minimiser = (space.player == 1)[space.row_state]
-        optimal = np.where(minimiser, -q >= -at - TIE_TOLERANCE, q >= at - TIE_TOLERANCE)
-        del at, minimiser
-    best = np.full(space.n_states, -1, dtype=np.int64)
-    hit = np.flatnonzero(optimal)
-    # the first optimal row of each state: rows are grouped by state, ascending
-    owner = space.row_state[hit]
-    first = np.ones(len(hit), dtype=bool)
-    first[1:] = owner[1:] != owner[:-1]
-    best[owner[first]] = hit[first]
-    del owner, first, hit
+        optimal = optimal_rows(space, v, q, TIE_TOLERANCE)  # compiled: no temporary per row
+    best = first_optimal(space, optimal)  # each state's first optimal row, -1 where none
     if np.any(best[~space.terminal] < 0):
         raise SolverError("internal: a state without an optimal action")  # pragma: no cover
     for a in (v, q, optimal, best):

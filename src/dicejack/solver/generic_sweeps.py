@@ -56,21 +56,18 @@ SMALL_COMPONENT = 1 << 15
 FEEDBACK_LIMIT = 8
 
 
-def _components_plain(graph, js, ps, members, comp_start, small):
+def _components_plain(row_start, indptr, indices, members, comp_start, small):
     """Tarjan's strongly connected components of the state graph (iterative), each written
     to `members` as it completes: a component comes after every component it leads to (the
     terminal states first), its states in the order :data:`SMALL_COMPONENT` says (`small`).
-    comp_start[c] is where component c begins; returns the number of components. A frame of
-    the search is (state, row, next outcome); a row's outcomes are made again on return."""
-    row_start = graph[0]
+    comp_start[c] is where component c begins; returns the number of components."""
     n = row_start.shape[0] - 1
     index = np.full(n, -1, dtype=np.int32)
     low = np.zeros(n, dtype=np.int32)
     stack = np.empty(n, dtype=np.int32)
     on_stack = np.zeros(n, dtype=np.bool_)
     call_node = np.empty(n, dtype=np.int32)
-    call_row = np.empty(n, dtype=np.int64)
-    call_out = np.empty(n, dtype=np.int32)
+    call_edge = np.empty(n, dtype=np.int64)
     finish = np.empty(n, dtype=np.int32)
     counter, top, n_comp, filled, finished = 0, 0, 0, 0, 0
     for root in range(n):
@@ -82,35 +79,27 @@ def _components_plain(graph, js, ps, members, comp_start, small):
         stack[top] = root
         top += 1
         on_stack[root] = True
-        call_node[0], call_row[0], call_out[0] = root, row_start[root], 0
+        call_node[0] = root
+        call_edge[0] = indptr[row_start[root]]
         depth = 1
         while depth > 0:
             v = call_node[depth - 1]
-            r = call_row[depth - 1]
-            if r < row_start[v + 1]:
-                m = _row(graph, v, r, js, ps)
-                i = call_out[depth - 1]
-                w = -1
-                while i < m:
-                    u = js[i]
-                    i += 1
-                    if index[u] < 0:
-                        w = u
-                        break
-                    if on_stack[u] and index[u] < low[v]:
-                        low[v] = index[u]
-                if w < 0:  # the row done
-                    call_row[depth - 1], call_out[depth - 1] = r + 1, 0
-                    continue
-                call_out[depth - 1] = i
-                index[w] = counter
-                low[w] = counter
-                counter += 1
-                stack[top] = w
-                top += 1
-                on_stack[w] = True
-                call_node[depth], call_row[depth], call_out[depth] = w, row_start[w], 0
-                depth += 1
+            e = call_edge[depth - 1]
+            if e < indptr[row_start[v + 1]]:
+                call_edge[depth - 1] = e + 1
+                w = indices[e]
+                if index[w] < 0:
+                    index[w] = counter
+                    low[w] = counter
+                    counter += 1
+                    stack[top] = w
+                    top += 1
+                    on_stack[w] = True
+                    call_node[depth] = w
+                    call_edge[depth] = indptr[row_start[w]]
+                    depth += 1
+                elif on_stack[w] and index[w] < low[v]:
+                    low[v] = index[w]
                 continue
             depth -= 1
             finish[v] = finished
@@ -138,12 +127,11 @@ def _components_plain(graph, js, ps, members, comp_start, small):
     return n_comp
 
 
-def _sweep_plain(a, b, members, graph, js, ps, reward, rewarded, sign, v, weights, fixed,
-                 played):
+def _sweep_plain(a, b, members, row_start, indptr, indices, codes, table, reward, rewarded, sign, v,
+                 weights, fixed, played):
     """One sweep of members[a:b] in place: each state to its best row's value (player 0
     maximises, sign 1; player 1 minimises, sign -1), or, with `played` where fixed[s], to its
     rows' values averaged by `weights`. Returns (largest change, largest |value|, at least 1)."""
-    row_start = graph[0]
     change = 0.0
     big = 1.0
     for i in range(a, b):
@@ -157,8 +145,8 @@ def _sweep_plain(a, b, members, graph, js, ps, reward, rewarded, sign, v, weight
             if average and weights[r] == 0.0:
                 continue
             q = 0.0
-            for e in range(_row(graph, s, r, js, ps)):
-                q += ps[e] * v[js[e]]
+            for e in range(indptr[r], indptr[r + 1]):
+                q += table[codes[e]] * v[indices[e]]
             if rewarded:
                 q += reward[r] if rewarded == 1 else reward[0]
             if average:
@@ -172,8 +160,9 @@ def _sweep_plain(a, b, members, graph, js, ps, reward, rewarded, sign, v, weight
     return change, big
 
 
-def _gauss_seidel_plain(n_comp, comp_start, members, graph, js, ps, reward, rewarded, sign, v,
-                        ulps, max_sweeps, weights, fixed, played, small, pos):
+def _gauss_seidel_plain(n_comp, comp_start, members, row_start, indptr, indices, codes, table,
+                        reward, rewarded, sign, v, ulps, max_sweeps, weights, fixed, played,
+                        small, pos):
     """Each component in turn (members as :func:`_components_plain` leaves them) by `sweep`
     (:func:`_sweep_plain`); a component with a cycle by two sweeps then `feedback`
     (:func:`_feedback_plain`, when its feedback states are few), else swept again until no
@@ -186,7 +175,6 @@ def _gauss_seidel_plain(n_comp, comp_start, members, graph, js, ps, reward, rewa
     passes, the first component that did not settle in `max_sweeps` or -1, the number of
     components with a cycle)."""
     eps = np.finfo(np.float64).eps
-    row_start = graph[0]
     sweeps = 0
     n_cyclic = 0
     for c in range(n_comp):
@@ -196,10 +184,9 @@ def _gauss_seidel_plain(n_comp, comp_start, members, graph, js, ps, reward, rewa
         cyclic = b - a > 1
         if not cyclic:
             s = members[a]
-            for r in range(row_start[s], row_start[s + 1]):
-                for e in range(_row(graph, s, r, js, ps)):
-                    if js[e] == s:
-                        cyclic = True
+            for e in range(indptr[row_start[s]], indptr[row_start[s + 1]]):
+                if indices[e] == s:
+                    cyclic = True
         n_cyclic += cyclic
         large = b - a > small
         before = np.empty(b - a if large else 0)
@@ -207,14 +194,14 @@ def _gauss_seidel_plain(n_comp, comp_start, members, graph, js, ps, reward, rewa
         while True:
             for i in range(before.shape[0]):
                 before[i] = v[members[a + i]]
-            change, big = _sweep(a, b, members, graph, js, ps, reward, rewarded, sign, v,
-                                 weights, fixed, played)
+            change, big = _sweep(a, b, members, row_start, indptr, indices, codes, table, reward,
+                                 rewarded, sign, v, weights, fixed, played)
             done += 1
             if not cyclic or change <= ulps * eps * big:
                 break
             if done == 2 and not large:
-                passes = _feedback(a, b, members, graph, js, ps, reward, rewarded, sign, v,
-                                   weights, fixed, played, pos, ulps * eps)
+                passes = _feedback(a, b, members, row_start, indptr, indices, codes, table, reward,
+                                   rewarded, sign, v, weights, fixed, played, pos, ulps * eps)
                 if passes >= 0:
                     done += passes
                     break
@@ -230,11 +217,10 @@ def _gauss_seidel_plain(n_comp, comp_start, members, graph, js, ps, reward, rewa
     return sweeps, -1, n_cyclic
 
 
-def _choose_plain(a, b, members, graph, js, ps, reward, rewarded, sign, v, fixed, played,
-                  choice, margin):
+def _choose_plain(a, b, members, row_start, indptr, indices, codes, table, reward, rewarded,
+                  sign, v, fixed, played, choice, margin):
     """Each free state's best row by the values `v` into choice (local positions), kept
     unless another is better by more than `margin` (relative); returns whether any changed."""
-    row_start = graph[0]
     changed = False
     for i in range(b - a):
         s = members[a + i]
@@ -245,8 +231,8 @@ def _choose_plain(a, b, members, graph, js, ps, reward, rewarded, sign, v, fixed
         pick = row_start[s]
         for r in range(row_start[s], row_start[s + 1]):
             q = 0.0
-            for e in range(_row(graph, s, r, js, ps)):
-                q += ps[e] * v[js[e]]
+            for e in range(indptr[r], indptr[r + 1]):
+                q += table[codes[e]] * v[indices[e]]
             if rewarded:
                 q += reward[r] if rewarded == 1 else reward[0]
             q *= sign[s]
@@ -260,8 +246,8 @@ def _choose_plain(a, b, members, graph, js, ps, reward, rewarded, sign, v, fixed
     return changed
 
 
-def _feedback_plain(a, b, members, graph, js, ps, reward, rewarded, sign, v, weights, fixed,
-                    played, pos, margin):
+def _feedback_plain(a, b, members, row_start, indptr, indices, codes, table, reward, rewarded, sign,
+                    v, weights, fixed, played, pos, margin):
     """Solve component members[a:b] exactly by policy iteration: its feedback states F (those
     an edge reaches before the sweep order has updated them) at most :data:`FEEDBACK_LIMIT`,
     every value under the chosen rows is affine in F's values (one pass in sweep order), so
@@ -269,7 +255,6 @@ def _feedback_plain(a, b, members, graph, js, ps, reward, rewarded, sign, v, wei
     chosen again (:func:`_choose_plain`) until none changes. Returns the passes
     made, or -1 (v as it was) when F is too large, the system singular or the choices do not
     settle in 50 passes."""
-    row_start = graph[0]
     m = b - a
     for i in range(m):
         pos[members[a + i]] = i
@@ -278,17 +263,16 @@ def _feedback_plain(a, b, members, graph, js, ps, reward, rewarded, sign, v, wei
     f = 0
     for i in range(m):
         s = members[a + i]
-        for r in range(row_start[s], row_start[s + 1]):
-            for e in range(_row(graph, s, r, js, ps)):
-                pj = pos[js[e]]
-                if pj >= i and slot[pj] < 0:
-                    if f == FEEDBACK_LIMIT:
-                        for k in range(m):
-                            pos[members[a + k]] = -1
-                        return -1
-                    slot[pj] = f
-                    feedback[f] = pj
-                    f += 1
+        for e in range(indptr[row_start[s]], indptr[row_start[s + 1]]):
+            pj = pos[indices[e]]
+            if pj >= i and slot[pj] < 0:
+                if f == FEEDBACK_LIMIT:
+                    for k in range(m):
+                        pos[members[a + k]] = -1
+                    return -1
+                slot[pj] = f
+                feedback[f] = pj
+                f += 1
     saved = v[members[a:b]].copy()
     choice = np.full(m, -1, dtype=np.int64)
     alpha = np.empty(m)
@@ -297,8 +281,8 @@ def _feedback_plain(a, b, members, graph, js, ps, reward, rewarded, sign, v, wei
     passes = 0
     settled = False
     for _ in range(50):
-        changed = _choose(a, b, members, graph, js, ps, reward, rewarded, sign, v, fixed,
-                          played, choice, margin)
+        changed = _choose(a, b, members, row_start, indptr, indices, codes, table, reward, rewarded,
+                          sign, v, fixed, played, choice, margin)
         if passes and not changed:
             settled = True
             break
@@ -315,9 +299,9 @@ def _feedback_plain(a, b, members, graph, js, ps, reward, rewarded, sign, v, wei
                     continue
                 if rewarded:
                     alpha[i] += w * (reward[r] if rewarded == 1 else reward[0])
-                for e in range(_row(graph, s, r, js, ps)):
-                    j = js[e]
-                    p = w * ps[e]
+                for e in range(indptr[r], indptr[r + 1]):
+                    j = indices[e]
+                    p = w * table[codes[e]]
                     pj = pos[j]
                     if pj < 0:
                         alpha[i] += p * v[j]
@@ -370,36 +354,23 @@ def _small_solve(alpha, beta, feedback, f):
     return x
 
 
-def _csr_row_plain(graph, s, r, js, ps):
-    """The outcomes of row r (of state s) from the matrix, graph = (row_start, indptr, indices,
-    data), into js and ps; returns their number. A compiled space's own callee computes them
-    from its rules instead (``StateSpace.rules``: :func:`_graph`)."""
-    indptr, indices, data = graph[1], graph[2], graph[3]
-    m = 0
-    for e in range(indptr[r], indptr[r + 1]):
-        js[m] = indices[e]
-        ps[m] = data[e]
-        m += 1
-    return m
+#: The kernels' callees by the names they call them: the plain functions here, the compiled
+#: ones in the compiled kernels' globals (:func:`_kernel`).
+_sweep, _choose, _feedback = _sweep_plain, _choose_plain, _feedback_plain
 
 
-#: The kernels' callees by the names they call them: in each family's kernels (:func:`_kernels`)
-#: the family's row outcomes (`_row`) and that family's other kernels.
-_row, _sweep, _choose, _feedback = _csr_row_plain, _sweep_plain, _choose_plain, _feedback_plain
-
-
-def _residual_plain(order, graph, js, ps, reward, rewarded, sign, v, greedy):
+def _residual_plain(order, row_start, indptr, indices, codes, table, reward, rewarded, sign, v,
+                    greedy):
     """The largest |backup(v) - v| over `order` (v unchanged: Jacobi), and each state's first
     best row written to greedy[s]."""
-    row_start = graph[0]
     worst = 0.0
     for i in range(order.shape[0]):
         s = order[i]
         best = -np.inf
         for r in range(row_start[s], row_start[s + 1]):
             q = 0.0
-            for e in range(_row(graph, s, r, js, ps)):
-                q += ps[e] * v[js[e]]
+            for e in range(indptr[r], indptr[r + 1]):
+                q += table[codes[e]] * v[indices[e]]
             if rewarded:
                 q += reward[r] if rewarded == 1 else reward[0]
             q *= sign[s]
@@ -412,16 +383,17 @@ def _residual_plain(order, graph, js, ps, reward, rewarded, sign, v, greedy):
     return worst
 
 
-def _bellman_plain(graph, js, ps, reward, rewarded, sign, v, q, backed):
+def _bellman_plain(row_start, indptr, indices, codes, table, reward, rewarded, sign, v, q,
+                   backed):
     """q[r]: every row's value under v (plus its reward); backed[s]: each non-terminal state's
-    best q (terminal states' entries left as they are)."""
-    row_start = graph[0]
+    best q, max for player 0 and min for player 1 (terminal states' entries left as they
+    are)."""
     for s in range(row_start.shape[0] - 1):
         best = -np.inf
         for r in range(row_start[s], row_start[s + 1]):
             total = 0.0
-            for e in range(_row(graph, s, r, js, ps)):
-                total += ps[e] * v[js[e]]
+            for e in range(indptr[r], indptr[r + 1]):
+                total += table[codes[e]] * v[indices[e]]
             if rewarded:
                 total += reward[r]
             q[r] = total
@@ -431,94 +403,91 @@ def _bellman_plain(graph, js, ps, reward, rewarded, sign, v, q, backed):
     return 0
 
 
-_KERNELS: dict[tuple[str, bool], dict[str, object]] = {}
-_CSR_ROW: list[object] = []
+def _optimal_plain(row_state, minimiser, v, q, tie, optimal):
+    """optimal[r]: row r's q within `tie` of its state's value, for its mover (player 1's
+    values negated: the same float operations as ``generic._finish``'s arrays)."""
+    for r in range(q.shape[0]):
+        at = v[row_state[r]]
+        if minimiser[row_state[r]]:
+            optimal[r] = -q[r] >= -at - tie
+        else:
+            optimal[r] = q[r] >= at - tie
+    return 0
 
 
-def _csr_row(compiled: bool):
-    """The matrix's row outcomes (:func:`_csr_row_plain`), plain or compiled."""
-    if not compiled:
-        return _csr_row_plain
-    if not _CSR_ROW:
-        from numba import njit
+def _first_plain(row_start, optimal, best):
+    """best[s]: the first row of state s marked in `optimal` (-1 where none)."""
+    for s in range(row_start.shape[0] - 1):
+        best[s] = -1
+        for r in range(row_start[s], row_start[s + 1]):
+            if optimal[r]:
+                best[s] = r
+                break
+    return 0
 
-        _CSR_ROW.append(njit(cache=True, nogil=True)(_csr_row_plain))
-    return _CSR_ROW[0]
 
-
+_KERNELS: dict[str, object] = {}
 _PLAIN = {"components": _components_plain, "gauss_seidel": _gauss_seidel_plain,
           "residual": _residual_plain, "sweep": _sweep_plain, "feedback": _feedback_plain,
-          "choose": _choose_plain, "small_solve": _small_solve, "bellman": _bellman_plain}
-_CALLEES = {"sweep": "_sweep", "choose": "_choose", "feedback": "_feedback",
-            "small_solve": "_small_solve"}
+          "choose": _choose_plain, "small_solve": _small_solve, "bellman": _bellman_plain,
+          "optimal": _optimal_plain, "first": _first_plain}
 
 
-def _graph(space, compiled: bool) -> tuple[dict[str, object], tuple, np.ndarray, np.ndarray]:
-    """(the kernels, graph, js, ps) for `space`: a compiled space's rules (``space.rules``: its
-    row outcomes computed on the fly, no matrix), else its matrix of transitions (CSR); js and
-    ps are buffers for one row's outcomes."""
-    rules = space.rules
-    if rules is not None:
-        kernels = _kernels(rules.family, rules.row_kernel, compiled)
-        graph, width = rules.graph(), rules.width
-    else:
-        t = space.transitions
-        kernels = _kernels("csr", _csr_row, compiled)
-        graph = (space.row_start, t.indptr, t.indices, t.data)
-        width = max(1, int(np.max(np.diff(t.indptr)))) if t.shape[0] else 1
-    return kernels, graph, np.empty(width, dtype=np.int64), np.empty(width)
+def _kernel(name: str, compiled: bool):
+    """The kernel `name` (components, gauss_seidel, residual, sweep, feedback, choose,
+    small_solve, bellman, optimal, first): compiled (numba, cached), or the plain reference. A compiled kernel is the
+    plain function's code with globals in which the names of its callees (_sweep, _choose,
+    _feedback, _small_solve) are the compiled callees, so that it calls compiled code; numba
+    caches it like any function of this file."""
+    if not compiled:
+        return _PLAIN[name]
+    if not _KERNELS:
+        from types import FunctionType
 
-
-def _kernels(family: str, row, compiled: bool) -> dict[str, object]:
-    """The kernels of a family (its row outcomes, `row(compiled)`), plain or compiled (numba,
-    cached): each kernel the plain function's code with globals in which `_row` is the
-    family's row outcomes and the names of its callees (_sweep, _choose, _feedback,
-    _small_solve) are the family's, so that compiled kernels call compiled code; numba caches
-    them like any function of this file (the families' signatures differ). A kernel's cache
-    is keyed by this file: after a change to a family's rules alone, clear numba's cache."""
-    made = _KERNELS.get((family, compiled))
-    if made is not None:
-        return made
-    from types import FunctionType
-
-    jit = None
-    if compiled:
         from numba import njit
 
-        jit = njit(cache=True, nogil=True)
-    scope = dict(globals())
-    scope["_row"] = row(compiled)
-    made = {}
-    for key, plain in _PLAIN.items():
-        clone = FunctionType(plain.__code__, scope, plain.__name__)
-        made[key] = jit(clone) if jit else clone
-        if key in _CALLEES:
-            scope[_CALLEES[key]] = made[key]
-    _KERNELS[(family, compiled)] = made
-    return made
+        names = {"sweep": "_sweep", "choose": "_choose", "feedback": "_feedback",
+                 "small_solve": "_small_solve"}
+        scope = dict(globals())
+        for key, plain in _PLAIN.items():
+            clone = FunctionType(plain.__code__, scope, plain.__name__)
+            _KERNELS[key] = njit(cache=True, nogil=True)(clone)
+            if key in names:
+                scope[names[key]] = _KERNELS[key]
+    return _KERNELS[name]
+
+
+def _graph(space) -> tuple:
+    """(row_start, indptr, indices, codes, table): the outcomes as the kernels read them, the
+    probability of outcome e being table[codes[e]]: a compiled space's compact matrix
+    (``space.compact``, the matrix of transitions never made), else its matrix (codes the
+    positions 0, 1, ... of its probabilities)."""
+    m = space.compact
+    if m is None:
+        t = space.transitions
+        return (space.row_start, t.indptr, t.indices, np.arange(len(t.data), dtype=np.int32),
+                t.data)
+    return space.row_start, m.indptr, m.indices, m.codes, m.table
+
+
+def _costs(space) -> tuple:
+    """(reward, rewarded, sign): the rows' rewards (rewarded 1; without, 0 and a dummy; 2
+    would be one reward, reward[0], for every row) and each state's sign (1 where player 0
+    moves or the game is over, -1 for player 1)."""
+    rewarded = space.reward is not None
+    return (space.reward if rewarded else np.zeros(1), int(rewarded),
+            np.where(space.player == 1, -1.0, 1.0))
 
 
 def components(space, compiled: bool = True,
                small: int = SMALL_COMPONENT) -> tuple[int, np.ndarray, np.ndarray]:
     """(number, comp_start, members): the strongly connected components of the state graph,
     each after those it leads to (:func:`_components_plain`)."""
-    return _components(_graph(space, compiled), space.n_states, small)
-
-
-def _components(family, n: int, small: int) -> tuple[int, np.ndarray, np.ndarray]:
-    kernels, graph, js, ps = family
-    members = np.empty(n, dtype=np.int32)
-    comp_start = np.empty(n + 1, dtype=np.int32)
-    n_comp = kernels["components"](graph, js, ps, members, comp_start, small)
+    graph = _graph(space)
+    members = np.empty(space.n_states, dtype=np.int32)
+    comp_start = np.empty(space.n_states + 1, dtype=np.int32)
+    n_comp = _kernel("components", compiled)(*graph[:3], members, comp_start, small)
     return n_comp, comp_start[:n_comp + 1].copy(), members
-
-
-def _costs(space) -> tuple[np.ndarray, int, np.ndarray]:
-    """(reward, rewarded, sign): the rows' rewards (rewarded 1; 0 and a dummy without) and
-    each state's sign (1 where player 0 moves or the game is over, -1 for player 1)."""
-    rewarded = space.reward is not None
-    return (space.reward if rewarded else np.zeros(1), int(rewarded),
-            np.where(space.player == 1, -1.0, 1.0))
 
 
 def solve_in_place(space, v: np.ndarray, compiled: bool = True, weights=None,
@@ -528,20 +497,18 @@ def solve_in_place(space, v: np.ndarray, compiled: bool = True, weights=None,
     components, components with a cycle, error bound). With `weights` (per row) and `fixed`
     (per state), the fixed states play those weights (a policy's values: all fixed; a best
     response: the other seat's fixed); the bound is then left out (None). SolverError when a
-    cyclic component does not settle (a game that need not end). A compiled space
-    (``space.rules``) is solved from its rules, its matrix never built."""
+    cyclic component does not settle (a game that need not end). A compiled space is swept
+    from its compact matrix (:func:`_graph`), scipy's never made."""
     from dicejack.solver.solution import SolverError
 
     played = weights is not None
     policy = (np.asarray(weights, dtype=np.float64) if played else np.zeros(1),
               np.asarray(fixed, dtype=np.bool_) if played else np.zeros(1, dtype=np.bool_),
               played)
-    family = _graph(space, compiled)
-    kernels, graph, js, ps = family
-    costs = _costs(space)
-    comps = _components(family, space.n_states, small)
-    sweeps, failed, n_cyclic = kernels["gauss_seidel"](
-        *comps, graph, js, ps, *costs, v, FIXED_POINT_ULPS, MAX_SWEEPS, *policy, small,
+    graph, costs = _graph(space), _costs(space)
+    comps = components(space, compiled, small)
+    sweeps, failed, n_cyclic = _kernel("gauss_seidel", compiled)(
+        *comps, *graph, *costs, v, FIXED_POINT_ULPS, MAX_SWEEPS, *policy, small,
         np.full(space.n_states, -1, dtype=np.int32))
     if failed >= 0:
         raise SolverError(f"value iteration on {space.label} did not settle in {MAX_SWEEPS} "
@@ -549,38 +516,53 @@ def solve_in_place(space, v: np.ndarray, compiled: bool = True, weights=None,
                           "with probability 1?")
     if played:
         return sweeps, n_cyclic, None
-    return sweeps, n_cyclic, _error_bound(space, family, comps, costs, v, small)
+    return sweeps, n_cyclic, _error_bound(space, comps, graph, costs, v, compiled, small)
 
 
 def bellman(space, v: np.ndarray, compiled: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """(q per row, the optimal backup of `v` per state; payoffs at terminal states), as
-    ``generic._bellman`` makes them from the matrix, here from the rules of a compiled space
-    (the same sums in the same order: equal to the last bit)."""
-    kernels, graph, js, ps = _graph(space, compiled)
+    ``generic._bellman`` makes them from scipy's matrix, from the compact one (the same sums
+    in the same order: equal to the last bit), without a temporary per row."""
     q = np.empty(space.n_rows)
     backed = space.payoff.copy()
-    kernels["bellman"](graph, js, ps, *_costs(space), v, q, backed)
+    _kernel("bellman", compiled)(*_graph(space), *_costs(space), v, q, backed)
     return q, backed
 
 
-def _error_bound(space, family, comps, costs, v, small) -> float:
+def optimal_rows(space, v: np.ndarray, q: np.ndarray, tie: float,
+                 compiled: bool = True) -> np.ndarray:
+    """Per row, whether it is optimal: its q within `tie` of its state's value `v` for the
+    state's mover (:func:`_optimal_plain`), without a temporary per row."""
+    optimal = np.empty(space.n_rows, dtype=np.bool_)
+    _kernel("optimal", compiled)(space.row_state, space.player == 1, v, q, float(tie), optimal)
+    return optimal
+
+
+def first_optimal(space, optimal: np.ndarray, compiled: bool = True) -> np.ndarray:
+    """Each state's first row marked in `optimal` (int64; -1 where none: terminal states)."""
+    best = np.empty(space.n_states, dtype=np.int64)
+    _kernel("first", compiled)(space.row_start, optimal, best)
+    return best
+
+
+def _error_bound(space, comps, graph, costs, v, compiled, small) -> float:
     """2 * (the largest expected number of moves to the end under the greedy pair) * (the
     Bellman residual, computed afresh, plus one unit in the last place for its rounding). The
     moves solve t = 1 + P t under the greedy rows: the same kernel, every state fixed to its
-    greedy row, a reward of 1 per move, swept to a change of 1e-6 of the largest."""
-    kernels, graph, js, ps = family
+    greedy row, a reward of 1 per move (one reward for all rows), swept to a change of 1e-6
+    of the largest."""
     live = np.flatnonzero(~space.terminal)
     if not len(live):
         return 0.0
     greedy = np.zeros(space.n_states, dtype=np.int64)
-    rho = kernels["residual"](live, graph, js, ps, *costs, v, greedy)
+    rho = _kernel("residual", compiled)(live, *graph, *costs, v, greedy)
     weights = np.zeros(space.n_rows)
     weights[greedy[live]] = 1.0
     del live, greedy
     moves = np.zeros(space.n_states)
-    kernels["gauss_seidel"](
-        *comps, graph, js, ps, np.ones(1), 2, costs[2], moves, 1e-6 / _EPS, MAX_SWEEPS,
-        weights, np.ones(space.n_states, dtype=np.bool_), True, small,
+    _kernel("gauss_seidel", compiled)(
+        *comps, *graph, np.ones(1), 2, costs[2], moves, 1e-6 / _EPS, MAX_SWEEPS, weights,
+        np.ones(space.n_states, dtype=np.bool_), True, small,
         np.full(space.n_states, -1, dtype=np.int32))
     scale = max(1.0, float(np.max(np.abs(v))))
     return 2.0 * float(np.max(moves)) * (float(rho) + _EPS * scale)
