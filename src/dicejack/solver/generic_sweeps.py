@@ -435,10 +435,10 @@ _PLAIN = {"components": _components_plain, "gauss_seidel": _gauss_seidel_plain,
 
 def _kernel(name: str, compiled: bool):
     """The kernel `name` (components, gauss_seidel, residual, sweep, feedback, choose,
-    small_solve, bellman, optimal, first): compiled (numba, cached), or the plain reference. A compiled kernel is the
-    plain function's code with globals in which the names of its callees (_sweep, _choose,
-    _feedback, _small_solve) are the compiled callees, so that it calls compiled code; numba
-    caches it like any function of this file."""
+    small_solve, bellman, optimal, first): compiled (numba, cached), or the plain reference.
+    A compiled kernel is the plain function's code with globals in which the names of its
+    callees (_sweep, _choose, _feedback, _small_solve) are the compiled callees, so that it
+    calls compiled code; numba caches it like any function of this file."""
     if not compiled:
         return _PLAIN[name]
     if not _KERNELS:
