@@ -479,11 +479,12 @@ def _costs(space) -> tuple:
             np.where(space.player == 1, -1.0, 1.0))
 
 
-def components(space, compiled: bool = True,
-               small: int = SMALL_COMPONENT) -> tuple[int, np.ndarray, np.ndarray]:
+def components(space, compiled: bool = True, small: int = SMALL_COMPONENT,
+               graph: tuple | None = None) -> tuple[int, np.ndarray, np.ndarray]:
     """(number, comp_start, members): the strongly connected components of the state graph,
-    each after those it leads to (:func:`_components_plain`)."""
-    graph = _graph(space)
+    each after those it leads to (:func:`_components_plain`); `graph`: :func:`_graph`'s, when
+    the caller has it."""
+    graph = _graph(space) if graph is None else graph
     members = np.empty(space.n_states, dtype=np.int32)
     comp_start = np.empty(space.n_states + 1, dtype=np.int32)
     n_comp = _kernel("components", compiled)(*graph[:3], members, comp_start, small)
@@ -506,7 +507,7 @@ def solve_in_place(space, v: np.ndarray, compiled: bool = True, weights=None,
               np.asarray(fixed, dtype=np.bool_) if played else np.zeros(1, dtype=np.bool_),
               played)
     graph, costs = _graph(space), _costs(space)
-    comps = components(space, compiled, small)
+    comps = components(space, compiled, small, graph)
     sweeps, failed, n_cyclic = _kernel("gauss_seidel", compiled)(
         *comps, *graph, *costs, v, FIXED_POINT_ULPS, MAX_SWEEPS, *policy, small,
         np.full(space.n_states, -1, dtype=np.int32))
