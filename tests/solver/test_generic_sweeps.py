@@ -27,7 +27,7 @@ BEFORE = {"pig30": (Pig(goal=30), 0.567914744493484, 1.69522304e-14),
 
 def _matrix_space(space):
     """The same space without its compact matrix: the solver takes scipy's."""
-    return dataclasses.replace(space, compact=None, matrix=space.transitions)
+    return dataclasses.replace(space, compact=None, transitions=space.transitions)
 
 
 @pytest.mark.parametrize("name", list(BEFORE))

@@ -292,6 +292,6 @@ def turn_total_space(game: Any, faces: Sequence[tuple[int, float]], pig: float, 
         payoff_exact=WinPayoffs(payoff, terminal),  # type: ignore[arg-type]
         row_start=row_start, row_state=row_state,
         actions=RowActions(row_action, tuple(actions)),  # type: ignore[arg-type]
-        matrix=None, enumeration="compiled",
+        transitions=None, enumeration="compiled",
         compact=CompactMatrix(indptr, indices, codes, table, n),
     )

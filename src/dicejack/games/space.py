@@ -33,6 +33,23 @@ STATES_LIMIT = 2_000_000
 SUM_TOLERANCE = 1e-12
 
 
+class _Transitions:
+    """``StateSpace.transitions``, a descriptor-typed dataclass field (still a required
+    argument: no default): the scipy matrix given, or, where None was given in a compiled
+    space, the matrix made from its `compact` one on first read and kept."""
+
+    def __get__(self, space: Any, owner: Any = None) -> Any:
+        if space is None:
+            raise AttributeError("transitions")  # the dataclass: no default
+        matrix = space.__dict__["_transitions"]
+        if matrix is None and space.compact is not None:
+            matrix = space.__dict__["_transitions"] = space.compact.csr()
+        return matrix
+
+    def __set__(self, space: Any, matrix: Any) -> None:
+        space.__dict__["_transitions"] = matrix
+
+
 @dataclass(frozen=True, eq=False)
 class StateSpace:
     """The enumerated game (module docstring).
@@ -42,8 +59,8 @@ class StateSpace:
     payoff_exact: player 0's payoff per state as given (None where not terminal);
     row_start: int64 (n + 1,), the rows of state s are row_start[s]:row_start[s + 1];
     row_state: int64 per row, its state; actions: the action of each row;
-    matrix: scipy.sparse CSR (rows x n) of the outcome probabilities, read as
-    :attr:`transitions`; None in a compiled space until first read (then made from `compact`);
+    transitions: scipy.sparse CSR (rows x n) of the outcome probabilities; a compiled space is
+    given None and makes it from `compact` on first read (:attr:`matrix`: it if made, else None);
     exact_rows: per row, ((successor index, Fraction), ...) when enumerated with exact=True;
     reward: float64 per row, player 0's reward for playing it (the game's optional
     ``reward(state, action)``; None when the game has no rewards: all 0); reward_exact: the
@@ -66,7 +83,7 @@ class StateSpace:
     row_start: np.ndarray
     row_state: np.ndarray
     actions: list[Hashable]
-    matrix: Any
+    transitions: Any = _Transitions()  # type: ignore[assignment]
     exact_rows: list[tuple[tuple[int, Fraction], ...]] | None = None
     reward: np.ndarray | None = None
     reward_exact: list[Any] | None = None
@@ -74,12 +91,10 @@ class StateSpace:
     compact: Any = None
 
     @property
-    def transitions(self) -> Any:
-        """The outcome probabilities, scipy.sparse CSR (rows x n): in a compiled space built
-        from `compact` on first read (12 bytes an outcome) and kept."""
-        if self.matrix is None:
-            object.__setattr__(self, "matrix", self.compact.csr())
-        return self.matrix
+    def matrix(self) -> Any:
+        """The scipy matrix of transitions if it has been given or made, else None (a compiled
+        space's before anything reads :attr:`transitions`); never makes it."""
+        return self.__dict__["_transitions"]
 
     @property
     def n_states(self) -> int:
@@ -363,7 +378,7 @@ class _Enumeration:
             row_start=np.asarray(self.row_start, dtype=np.int64),
             row_state=np.asarray(self.row_state, dtype=np.int64),
             actions=self.actions,
-            matrix=matrix,
+            transitions=matrix,
             exact_rows=self.exact_rows,
             reward=np.asarray([float(x) for x in rewards], dtype=np.float64) if rewarded
             else None,
