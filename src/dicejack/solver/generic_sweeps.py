@@ -192,7 +192,7 @@ def _gauss_seidel_plain(n_comp, comp_start, members, row_start, indptr, indices,
         before = np.empty(b - a if large else 0)
         done, since, last, ratio = 0, 0, 1.0, 0.0
         while True:
-            for i in range(before.shape[0]):
+            for i in range(before.shape[0] if since >= 4 else 0):  # only if it may extrapolate
                 before[i] = v[members[a + i]]
             change, big = _sweep(a, b, members, row_start, indptr, indices, codes, table, reward,
                                  rewarded, sign, v, weights, fixed, played)
