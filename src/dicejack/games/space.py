@@ -33,6 +33,23 @@ STATES_LIMIT = 2_000_000
 SUM_TOLERANCE = 1e-12
 
 
+class _Transitions:
+    """``StateSpace.transitions``, a descriptor-typed dataclass field (still a required
+    argument: no default): the scipy matrix given, or, where None was given in a compiled
+    space, the matrix made from its `compact` one on first read and kept."""
+
+    def __get__(self, space: Any, owner: Any = None) -> Any:
+        if space is None:
+            raise AttributeError("transitions")  # the dataclass: no default
+        matrix = space.__dict__["_transitions"]
+        if matrix is None and space.compact is not None:
+            matrix = space.__dict__["_transitions"] = space.compact.csr()
+        return matrix
+
+    def __set__(self, space: Any, matrix: Any) -> None:
+        space.__dict__["_transitions"] = matrix
+
+
 @dataclass(frozen=True, eq=False)
 class StateSpace:
     """The enumerated game (module docstring).
@@ -42,14 +59,19 @@ class StateSpace:
     payoff_exact: player 0's payoff per state as given (None where not terminal);
     row_start: int64 (n + 1,), the rows of state s are row_start[s]:row_start[s + 1];
     row_state: int64 per row, its state; actions: the action of each row;
-    transitions: scipy.sparse CSR (rows x n) of the outcome probabilities;
+    transitions: scipy.sparse CSR (rows x n) of the outcome probabilities; a compiled space is
+    given None and makes it from `compact` on first read (:attr:`matrix`: it if made, else None);
     exact_rows: per row, ((successor index, Fraction), ...) when enumerated with exact=True;
     reward: float64 per row, player 0's reward for playing it (the game's optional
     ``reward(state, action)``; None when the game has no rewards: all 0); reward_exact: the
     rewards per row as the game gave them (None when the game has none); enumeration:
     "compiled" when the game described itself as arrays (its optional ``compiled_space``,
     :mod:`dicejack.games.compiled`; states, index and actions are then lazy views with the
-    interfaces of a list and a dict), "python" when its Python ran once per state and action.
+    interfaces of a list and a dict), "python" when its Python ran once per state and action;
+    compact: a compiled space's outcomes as a matrix with its probabilities coded into a small
+    table (:class:`dicejack.games.compiled.CompactMatrix`: 5 bytes an outcome, not 12), which
+    the solver sweeps and from which :attr:`transitions` is made on first read; None for a
+    space enumerated through Python.
     """
 
     game: Any
@@ -61,11 +83,18 @@ class StateSpace:
     row_start: np.ndarray
     row_state: np.ndarray
     actions: list[Hashable]
-    transitions: Any
+    transitions: Any = _Transitions()  # type: ignore[assignment]
     exact_rows: list[tuple[tuple[int, Fraction], ...]] | None = None
     reward: np.ndarray | None = None
     reward_exact: list[Any] | None = None
     enumeration: str = "python"
+    compact: Any = None
+
+    @property
+    def matrix(self) -> Any:
+        """The scipy matrix of transitions if it has been given or made, else None (a compiled
+        space's before anything reads :attr:`transitions`); never makes it."""
+        return self.__dict__["_transitions"]
 
     @property
     def n_states(self) -> int:

@@ -58,12 +58,11 @@ from dicejack.solver.generic_policies import (
     policy_from_actions,
     uniform_policy,
 )
+from dicejack.solver.generic_sweeps import bellman, first_optimal, optimal_rows
 from dicejack.solver.results import (
     TIE_TOLERANCE,
     GameSolution,
     SolverError,
-    bellman,
-    first_optimal,
 )
 
 __all__ = [
@@ -100,11 +99,9 @@ def _finish(space: StateSpace, v: np.ndarray, method: str, sweeps: int, toleranc
         optimal = np.array([a == b for a, b in zip(exact_q, state_value, strict=True)],
                            dtype=bool)
     else:  # the mover's q within TIE_TOLERANCE of the mover's best q (player 1's negated;
-        # the best q, not v: a loose tolerance leaves v short of it)
-        at = backed[space.row_state]
-        minimiser = (space.player == 1)[space.row_state]
-        optimal = np.where(minimiser, -q >= -at - TIE_TOLERANCE, q >= at - TIE_TOLERANCE)
-        del at, minimiser
+        # the best q, not v: a loose tolerance leaves v short of it); compiled, no temporary
+        # per row
+        optimal = optimal_rows(space, backed, q, TIE_TOLERANCE)
     best = first_optimal(space, optimal)
     for a in (v, q, optimal, best):
         a.setflags(write=False)

@@ -127,7 +127,7 @@ def _components_plain(row_start, indptr, indices, members, comp_start, small):
     return n_comp
 
 
-def _sweep_plain(a, b, members, row_start, indptr, indices, data, reward, rewarded, sign, v,
+def _sweep_plain(a, b, members, row_start, indptr, indices, codes, table, reward, rewarded, sign, v,
                  weights, fixed, played):
     """One sweep of members[a:b] in place: each state to its best row's value (player 0
     maximises, sign 1; player 1 minimises, sign -1), or, with `played` where fixed[s], to its
@@ -146,9 +146,9 @@ def _sweep_plain(a, b, members, row_start, indptr, indices, data, reward, reward
                 continue
             q = 0.0
             for e in range(indptr[r], indptr[r + 1]):
-                q += data[e] * v[indices[e]]
+                q += table[codes[e]] * v[indices[e]]
             if rewarded:
-                q += reward[r]
+                q += reward[r] if rewarded == 1 else reward[0]
             if average:
                 mean += weights[r] * q
             elif sign[s] * q > best:
@@ -160,9 +160,9 @@ def _sweep_plain(a, b, members, row_start, indptr, indices, data, reward, reward
     return change, big
 
 
-def _gauss_seidel_plain(n_comp, comp_start, members, row_start, indptr, indices, data, reward,
-                        rewarded, sign, v, ulps, max_sweeps, weights, fixed, played, small,
-                        pos):
+def _gauss_seidel_plain(n_comp, comp_start, members, row_start, indptr, indices, codes, table,
+                        reward, rewarded, sign, v, ulps, max_sweeps, weights, fixed, played,
+                        small, pos):
     """Each component in turn (members as :func:`_components_plain` leaves them) by `sweep`
     (:func:`_sweep_plain`); a component with a cycle by two sweeps then `feedback`
     (:func:`_feedback_plain`, when its feedback states are few), else swept again until no
@@ -192,15 +192,15 @@ def _gauss_seidel_plain(n_comp, comp_start, members, row_start, indptr, indices,
         before = np.empty(b - a if large else 0)
         done, since, last, ratio = 0, 0, 1.0, 0.0
         while True:
-            for i in range(before.shape[0]):
+            for i in range(before.shape[0] if since >= 4 else 0):  # only if it may extrapolate
                 before[i] = v[members[a + i]]
-            change, big = _sweep(a, b, members, row_start, indptr, indices, data, reward,
+            change, big = _sweep(a, b, members, row_start, indptr, indices, codes, table, reward,
                                  rewarded, sign, v, weights, fixed, played)
             done += 1
             if not cyclic or change <= ulps * eps * big:
                 break
             if done == 2 and not large:
-                passes = _feedback(a, b, members, row_start, indptr, indices, data, reward,
+                passes = _feedback(a, b, members, row_start, indptr, indices, codes, table, reward,
                                    rewarded, sign, v, weights, fixed, played, pos, ulps * eps)
                 if passes >= 0:
                     done += passes
@@ -217,8 +217,8 @@ def _gauss_seidel_plain(n_comp, comp_start, members, row_start, indptr, indices,
     return sweeps, -1, n_cyclic
 
 
-def _choose_plain(a, b, members, row_start, indptr, indices, data, reward, rewarded, sign, v,
-                  fixed, played, choice, margin):
+def _choose_plain(a, b, members, row_start, indptr, indices, codes, table, reward, rewarded,
+                  sign, v, fixed, played, choice, margin):
     """Each free state's best row by the values `v` into choice (local positions), kept
     unless another is better by more than `margin` (relative); returns whether any changed."""
     changed = False
@@ -232,9 +232,9 @@ def _choose_plain(a, b, members, row_start, indptr, indices, data, reward, rewar
         for r in range(row_start[s], row_start[s + 1]):
             q = 0.0
             for e in range(indptr[r], indptr[r + 1]):
-                q += data[e] * v[indices[e]]
+                q += table[codes[e]] * v[indices[e]]
             if rewarded:
-                q += reward[r]
+                q += reward[r] if rewarded == 1 else reward[0]
             q *= sign[s]
             if r == choice[i]:
                 current = q
@@ -246,7 +246,7 @@ def _choose_plain(a, b, members, row_start, indptr, indices, data, reward, rewar
     return changed
 
 
-def _feedback_plain(a, b, members, row_start, indptr, indices, data, reward, rewarded, sign,
+def _feedback_plain(a, b, members, row_start, indptr, indices, codes, table, reward, rewarded, sign,
                     v, weights, fixed, played, pos, margin):
     """Solve component members[a:b] exactly by policy iteration: its feedback states F (those
     an edge reaches before the sweep order has updated them) at most :data:`FEEDBACK_LIMIT`,
@@ -281,7 +281,7 @@ def _feedback_plain(a, b, members, row_start, indptr, indices, data, reward, rew
     passes = 0
     settled = False
     for _ in range(50):
-        changed = _choose(a, b, members, row_start, indptr, indices, data, reward, rewarded,
+        changed = _choose(a, b, members, row_start, indptr, indices, codes, table, reward, rewarded,
                           sign, v, fixed, played, choice, margin)
         if passes and not changed:
             settled = True
@@ -298,10 +298,10 @@ def _feedback_plain(a, b, members, row_start, indptr, indices, data, reward, rew
                 if w == 0.0:
                     continue
                 if rewarded:
-                    alpha[i] += w * reward[r]
+                    alpha[i] += w * (reward[r] if rewarded == 1 else reward[0])
                 for e in range(indptr[r], indptr[r + 1]):
                     j = indices[e]
-                    p = w * data[e]
+                    p = w * table[codes[e]]
                     pj = pos[j]
                     if pj < 0:
                         alpha[i] += p * v[j]
@@ -359,7 +359,8 @@ def _small_solve(alpha, beta, feedback, f):
 _sweep, _choose, _feedback = _sweep_plain, _choose_plain, _feedback_plain
 
 
-def _residual_plain(order, row_start, indptr, indices, data, reward, rewarded, sign, v, greedy):
+def _residual_plain(order, row_start, indptr, indices, codes, table, reward, rewarded, sign, v,
+                    greedy):
     """The largest |backup(v) - v| over `order` (v unchanged: Jacobi), and each state's first
     best row written to greedy[s]."""
     worst = 0.0
@@ -369,9 +370,9 @@ def _residual_plain(order, row_start, indptr, indices, data, reward, rewarded, s
         for r in range(row_start[s], row_start[s + 1]):
             q = 0.0
             for e in range(indptr[r], indptr[r + 1]):
-                q += data[e] * v[indices[e]]
+                q += table[codes[e]] * v[indices[e]]
             if rewarded:
-                q += reward[r]
+                q += reward[r] if rewarded == 1 else reward[0]
             q *= sign[s]
             if q > best:
                 best = q
@@ -382,18 +383,62 @@ def _residual_plain(order, row_start, indptr, indices, data, reward, rewarded, s
     return worst
 
 
+def _bellman_plain(row_start, indptr, indices, codes, table, reward, rewarded, sign, v, q,
+                   backed):
+    """q[r]: every row's value under v (plus its reward); backed[s]: each non-terminal state's
+    best q, max for player 0 and min for player 1 (terminal states' entries left as they
+    are)."""
+    for s in range(row_start.shape[0] - 1):
+        best = -np.inf
+        for r in range(row_start[s], row_start[s + 1]):
+            total = 0.0
+            for e in range(indptr[r], indptr[r + 1]):
+                total += table[codes[e]] * v[indices[e]]
+            if rewarded:
+                total += reward[r]
+            q[r] = total
+            best = max(best, sign[s] * total)
+        if row_start[s] < row_start[s + 1]:
+            backed[s] = sign[s] * best
+    return 0
+
+
+def _optimal_plain(row_state, minimiser, v, q, tie, optimal):
+    """optimal[r]: row r's q within `tie` of its state's value, for its mover (player 1's
+    values negated: the same float operations as ``generic._finish``'s arrays)."""
+    for r in range(q.shape[0]):
+        at = v[row_state[r]]
+        if minimiser[row_state[r]]:
+            optimal[r] = -q[r] >= -at - tie
+        else:
+            optimal[r] = q[r] >= at - tie
+    return 0
+
+
+def _first_plain(row_start, optimal, best):
+    """best[s]: the first row of state s marked in `optimal` (-1 where none)."""
+    for s in range(row_start.shape[0] - 1):
+        best[s] = -1
+        for r in range(row_start[s], row_start[s + 1]):
+            if optimal[r]:
+                best[s] = r
+                break
+    return 0
+
+
 _KERNELS: dict[str, object] = {}
 _PLAIN = {"components": _components_plain, "gauss_seidel": _gauss_seidel_plain,
           "residual": _residual_plain, "sweep": _sweep_plain, "feedback": _feedback_plain,
-          "choose": _choose_plain, "small_solve": _small_solve}
+          "choose": _choose_plain, "small_solve": _small_solve, "bellman": _bellman_plain,
+          "optimal": _optimal_plain, "first": _first_plain}
 
 
 def _kernel(name: str, compiled: bool):
     """The kernel `name` (components, gauss_seidel, residual, sweep, feedback, choose,
-    small_solve): compiled (numba, cached), or the plain reference. A compiled kernel is the
-    plain function's code with globals in which the names of its callees (_sweep, _choose,
-    _feedback, _small_solve) are the compiled callees, so that it calls compiled code; numba
-    caches it like any function of this file."""
+    small_solve, bellman, optimal, first): compiled (numba, cached), or the plain reference.
+    A compiled kernel is the plain function's code with globals in which the names of its
+    callees (_sweep, _choose, _feedback, _small_solve) are the compiled callees, so that it
+    calls compiled code; numba caches it like any function of this file."""
     if not compiled:
         return _PLAIN[name]
     if not _KERNELS:
@@ -412,15 +457,37 @@ def _kernel(name: str, compiled: bool):
     return _KERNELS[name]
 
 
-def components(space, compiled: bool = True,
-               small: int = SMALL_COMPONENT) -> tuple[int, np.ndarray, np.ndarray]:
+def _graph(space) -> tuple:
+    """(row_start, indptr, indices, codes, table): the outcomes as the kernels read them, the
+    probability of outcome e being table[codes[e]]: a compiled space's compact matrix
+    (``space.compact``, the matrix of transitions never made), else its matrix (codes the
+    positions 0, 1, ... of its probabilities)."""
+    m = space.compact
+    if m is None:
+        t = space.transitions
+        return (space.row_start, t.indptr, t.indices, np.arange(len(t.data), dtype=np.int32),
+                t.data)
+    return space.row_start, m.indptr, m.indices, m.codes, m.table
+
+
+def _costs(space) -> tuple:
+    """(reward, rewarded, sign): the rows' rewards (rewarded 1; without, 0 and a dummy; 2
+    would be one reward, reward[0], for every row) and each state's sign (1 where player 0
+    moves or the game is over, -1 for player 1)."""
+    rewarded = space.reward is not None
+    return (space.reward if rewarded else np.zeros(1), int(rewarded),
+            np.where(space.player == 1, -1.0, 1.0))
+
+
+def components(space, compiled: bool = True, small: int = SMALL_COMPONENT,
+               graph: tuple | None = None) -> tuple[int, np.ndarray, np.ndarray]:
     """(number, comp_start, members): the strongly connected components of the state graph,
-    each after those it leads to (:func:`_components_plain`)."""
-    t = space.transitions
+    each after those it leads to (:func:`_components_plain`); `graph`: :func:`_graph`'s, when
+    the caller has it."""
+    graph = _graph(space) if graph is None else graph
     members = np.empty(space.n_states, dtype=np.int32)
     comp_start = np.empty(space.n_states + 1, dtype=np.int32)
-    n_comp = _kernel("components", compiled)(space.row_start, t.indptr, t.indices, members,
-                                             comp_start, small)
+    n_comp = _kernel("components", compiled)(*graph[:3], members, comp_start, small)
     return n_comp, comp_start[:n_comp + 1].copy(), members
 
 
@@ -431,49 +498,88 @@ def solve_in_place(space, v: np.ndarray, compiled: bool = True, weights=None,
     components, components with a cycle, error bound). With `weights` (per row) and `fixed`
     (per state), the fixed states play those weights (a policy's values: all fixed; a best
     response: the other seat's fixed); the bound is then left out (None). SolverError when a
-    cyclic component does not settle (a game that need not end)."""
-    from dicejack.solver.solution import SolverError
+    cyclic component does not settle (a game that need not end). A compiled space is swept
+    from its compact matrix (:func:`_graph`), scipy's never made."""
+    from dicejack.solver.results import SolverError
 
     played = weights is not None
     policy = (np.asarray(weights, dtype=np.float64) if played else np.zeros(1),
               np.asarray(fixed, dtype=np.bool_) if played else np.zeros(1, dtype=np.bool_),
               played)
-
-    t = space.transitions
-    rewarded = space.reward is not None
-    graph = (space.row_start, t.indptr, t.indices, t.data,
-             space.reward if rewarded else np.zeros(1), rewarded,
-             np.where(space.player == 1, -1.0, 1.0))
-    comps = components(space, compiled, small)
+    graph, costs = _graph(space), _costs(space)
+    comps = components(space, compiled, small, graph)
     sweeps, failed, n_cyclic = _kernel("gauss_seidel", compiled)(
-        *comps, *graph, v, FIXED_POINT_ULPS, MAX_SWEEPS, *policy, small,
-        np.full(space.n_states, -1, dtype=np.int64))
+        *comps, *graph, *costs, v, FIXED_POINT_ULPS, MAX_SWEEPS, *policy, small,
+        np.full(space.n_states, -1, dtype=np.int32))
     if failed >= 0:
         raise SolverError(f"value iteration on {space.label} did not settle in {MAX_SWEEPS} "
                           "sweeps of one strongly connected component: does every game end "
                           "with probability 1?")
     if played:
         return sweeps, n_cyclic, None
-    return sweeps, n_cyclic, _error_bound(space, comps, graph, v, compiled, small)
+    return sweeps, n_cyclic, _error_bound(space, comps, graph, costs, v, compiled, small)
 
 
-def _error_bound(space, comps, graph, v, compiled, small) -> float:
+def bellman(space, v: np.ndarray, compiled: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """(q per row, the optimal backup of `v` per state; payoffs at terminal states). A compiled
+    space from its compact matrix, without a temporary per row (the same sums in the same order
+    as scipy's product: equal to the last bit); any other from its scipy matrix."""
+    if getattr(space, "compact", None) is None:
+        q = space.transitions @ v
+        if space.reward is not None:
+            q += space.reward
+        backed = space.payoff.copy()
+        live = ~space.terminal
+        if live.any():  # max for player 0, min for player 1
+            starts = space.row_start[:-1][live]
+            backed[live] = np.where(space.player[live] == 1, np.minimum.reduceat(q, starts),
+                                    np.maximum.reduceat(q, starts))
+        return q, backed
+    q = np.empty(space.n_rows)
+    backed = space.payoff.copy()
+    _kernel("bellman", compiled)(*_graph(space), *_costs(space), v, q, backed)
+    return q, backed
+
+
+def optimal_rows(space, v: np.ndarray, q: np.ndarray, tie: float,
+                 compiled: bool = True) -> np.ndarray:
+    """Per row, whether it is optimal: its q within `tie` of its state's value `v` for the
+    state's mover (:func:`_optimal_plain`), without a temporary per row."""
+    optimal = np.empty(space.n_rows, dtype=np.bool_)
+    _kernel("optimal", compiled)(space.row_state, space.player == 1, v, q, float(tie), optimal)
+    return optimal
+
+
+def first_optimal(space, optimal: np.ndarray, compiled: bool = True) -> np.ndarray:
+    """Each state's first row marked in `optimal` (int64; -1 at terminal states); SolverError
+    (internal) if a live state has none."""
+    from dicejack.solver.results import SolverError
+
+    best = np.empty(space.n_states, dtype=np.int64)
+    _kernel("first", compiled)(space.row_start, optimal, best)
+    if np.any(best[~space.terminal] < 0):
+        raise SolverError("internal: a state without an optimal action")  # pragma: no cover
+    return best
+
+
+def _error_bound(space, comps, graph, costs, v, compiled, small) -> float:
     """2 * (the largest expected number of moves to the end under the greedy pair) * (the
     Bellman residual, computed afresh, plus one unit in the last place for its rounding). The
     moves solve t = 1 + P t under the greedy rows: the same kernel, every state fixed to its
-    greedy row, a reward of 1 per move, swept to a change of 1e-6 of the largest."""
+    greedy row, a reward of 1 per move (one reward for all rows), swept to a change of 1e-6
+    of the largest."""
     live = np.flatnonzero(~space.terminal)
     if not len(live):
         return 0.0
     greedy = np.zeros(space.n_states, dtype=np.int64)
-    rho = _kernel("residual", compiled)(live, *graph, v, greedy)
+    rho = _kernel("residual", compiled)(live, *graph, *costs, v, greedy)
     weights = np.zeros(space.n_rows)
     weights[greedy[live]] = 1.0
     del live, greedy
     moves = np.zeros(space.n_states)
     _kernel("gauss_seidel", compiled)(
-        *comps, *graph[:4], np.ones(space.n_rows), True, graph[6], moves, 1e-6 / _EPS,
-        MAX_SWEEPS, weights, np.ones(space.n_states, dtype=np.bool_), True, small,
-        np.full(space.n_states, -1, dtype=np.int64))
+        *comps, *graph, np.ones(1), 2, costs[2], moves, 1e-6 / _EPS, MAX_SWEEPS, weights,
+        np.ones(space.n_states, dtype=np.bool_), True, small,
+        np.full(space.n_states, -1, dtype=np.int32))
     scale = max(1.0, float(np.max(np.abs(v))))
     return 2.0 * float(np.max(moves)) * (float(rho) + _EPS * scale)

@@ -21,8 +21,7 @@ import numpy as np
 from dicejack.games.space import StateSpace
 from dicejack.runtime.messages import DicejackError
 
-__all__ = ["TIE_TOLERANCE", "SolverError", "BaseSolution", "GameSolution", "bellman",
-           "first_optimal"]
+__all__ = ["TIE_TOLERANCE", "SolverError", "BaseSolution", "GameSolution"]
 
 TIE_TOLERANCE = 1e-12
 
@@ -70,33 +69,6 @@ class BaseSolution:
     def value_of(self, state: Any) -> float:
         """Player 0's value of a reachable `state`."""
         return self.generic().value_of(state)
-
-
-def bellman(space: StateSpace, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(q per row, the optimal backup of `v` per state; payoffs at terminal states)."""
-    q = space.transitions @ v
-    if space.reward is not None:
-        q += space.reward
-    backed = space.payoff.copy()
-    live = ~space.terminal
-    if live.any():  # max for player 0, min for player 1 (no temporaries per row)
-        starts = space.row_start[:-1][live]
-        backed[live] = np.where(space.player[live] == 1, np.minimum.reduceat(q, starts),
-                                np.maximum.reduceat(q, starts))
-    return q, backed
-
-
-def first_optimal(space: StateSpace, optimal: np.ndarray) -> np.ndarray:
-    """Per state its first optimal row (-1 at terminal states); rows are grouped by state."""
-    best = np.full(space.n_states, -1, dtype=np.int64)
-    hit = np.flatnonzero(optimal)
-    owner = space.row_state[hit]
-    first = np.ones(len(hit), dtype=bool)
-    first[1:] = owner[1:] != owner[:-1]
-    best[owner[first]] = hit[first]
-    if np.any(best[~space.terminal] < 0):
-        raise SolverError("internal: a state without an optimal action")  # pragma: no cover
-    return best
 
 
 @dataclass(frozen=True, eq=False)

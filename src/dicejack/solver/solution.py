@@ -16,13 +16,12 @@ import numpy as np
 
 from dicejack.games.handout_rules import Game
 from dicejack.games.space import StateSpace
+from dicejack.solver.generic_sweeps import bellman, first_optimal
 from dicejack.solver.results import (
     TIE_TOLERANCE,
     BaseSolution,
     GameSolution,
     SolverError,
-    bellman,
-    first_optimal,
 )
 
 __all__ = ["TIE_TOLERANCE", "SolverError", "Solution", "Method", "Engine", "Policy", "Fill",
