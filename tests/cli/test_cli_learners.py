@@ -400,16 +400,36 @@ def test_learn_game_errors_are_one_line(capsys, args, words):
 
 
 def test_learn_game_with_the_counting_rule(capsys):
-    code, out, _ = run(capsys, "learn", "--game", "handout", "--game-param", "low=6",
-                       "--game-param", "high=7", "--game-param", "sides=3", "--learner",
-                       "counting", "--param", "m=10", "--games", "300", "--format", "json")
+    code, out, _ = run(capsys, "learn", "--game", "piglet", "--game-param", "goal=6",
+                       "--learner", "counting", "--param", "m=10", "--games", "300",
+                       "--format", "json")
     assert code == 0
     doc = json.loads(out)
     assert doc["learner"] == "counting" and doc["learner_params"] == {"m": 10.0,
                                                                       "max_moves": 100000}
     assert doc["metrics"]["states_with_data"] > 0
     code, _, err = run(capsys, "learn", "--learner", "counting")
-    assert code == 2 and "give --game NAME" in err
+    assert code == 2 and "give --game NAME" in err and "handout: the counting rule" in err
+
+
+def test_learn_game_handout_is_the_handouts_learn_byte_for_byte(capsys):
+    """--game handout is the default game: its parameters by --game-param or by the handout's
+    options, the handout's learners, the same output as `learn` without --game."""
+    plain = run(capsys, "learn", "--sides", "3", "--low", "6", "--high", "7", "--games", "500",
+                "--seed", "4", "-m", "10")
+    named = run(capsys, "learn", "--game", "handout", "--game-param", "sides=3",
+                "--game-param", "low=6", "--game-param", "high=7", "--games", "500",
+                "--seed", "4", "-m", "10")
+    options = run(capsys, "learn", "--game", "handout", "--sides", "3", "--low", "6",
+                  "--high", "7", "--games", "500", "--seed", "4", "-m", "10")
+    assert plain[0] == 0 and plain[1].count("\n") > 10
+    assert named == plain and options == plain
+    assert run(capsys, "learn", "--game", "handout", "--learner", "ucb", "--games", "300",
+               "--format", "json") == run(capsys, "learn", "--learner", "ucb", "--games",
+                                          "300", "--format", "json")
+    code, _, err = run(capsys, "learn", "--game", "handout", "--low", "6", "--game-param",
+                       "low=6")
+    assert code == 2 and "give one of them" in err
 
 
 def test_learn_game_out_and_resume_equal_a_straight_run(tmp_path, capsys):
@@ -442,10 +462,11 @@ def test_learn_game_refuses_a_handout_run_and_learn_refuses_nothing_it_can_read(
     capsys.readouterr()
     code, _, err = run(capsys, "learn", "--game", "pig", "--games", "60", "--resume", h)
     assert code == 2 and "a run of the handout's game" in err and err.count("\n") == 1
-    code, _, err = run(capsys, "learn", "--game", "handout", "--game-param", "low=9",
-                       "--game-param", "high=10", "--game-param", "sides=4", "--games", "60",
-                       "--resume", h)
-    assert code == 2 and "is a run of the handout's game; resume it without --game" in err
+    # --game handout is the handout's learn: its run resumes as without --game
+    named = run(capsys, "learn", "--game", "handout", "--game-param", "low=9",
+                "--game-param", "high=10", "--game-param", "sides=4", "--games", "60",
+                "--resume", h)
+    assert named[0] == 0 and named == run(capsys, "learn", "--games", "60", "--resume", h)
 
 
 def test_learn_game_ctrl_c_saves_the_partial_run_and_says_how_to_resume(tmp_path, capsys,

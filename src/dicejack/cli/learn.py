@@ -235,8 +235,11 @@ def learn(
     dicejack learn --learner q-learning --param alpha=0.1 --games 100000 --out q.npz;
     dicejack learn --resume q.npz --games 1000000 --out q.npz
     """
+    sizes = {"--sides": sides, "--low": low, "--high": high, "--dice": dice}
+    if game_spec is not None and _names_the_handout(game_spec, game_param, sizes):
+        game_spec, game_param = None, None  # the handout's game: the learn below, as ever
     opts = _LearnOptions(
-        sizes={"--sides": sides, "--low": low, "--high": high, "--dice": dice}, m=m,
+        sizes=sizes, m=m,
         tie_break=tie_break.value if tie_break else None, learner=learner_name, param=param,
         games=games, seed=seed, out=out, resume=resume, fmt=fmt, trace=trace, explain=explain,
         force=force)
@@ -249,8 +252,11 @@ def learn(
         _learn_game(_GameOptions(None, None, learner_name, param, games, seed, fmt.value, out,
                                  resume), handout_options)
     elif learner_name is not None and _other_games_only(learner_name):
-        raise UsageError(f"--learner {learner_name} learns protocol games: give --game NAME "
-                         "(e.g. --game pig)")
+        from dicejack.learners.catalogue import NAMES
+
+        raise UsageError(f"--learner {learner_name} learns protocol games other than the "
+                         "handout's: give --game NAME (e.g. --game pig); the handout's game "
+                         f"has its own: {', '.join(NAMES)} (handout: the counting rule)")
     elif replay is not None:
         _replay(replay, opts.sizes, learner_params("handout", param, m, opts.tie_break),
                 {"--out": out, "--resume": resume, "--trace": trace or None,
@@ -338,6 +344,27 @@ def _resumes_a_game(path: Path) -> bool:
     from dicejack.formats.learner_runs import GAME_RUN_KIND, run_kind
 
     return run_kind(path) == GAME_RUN_KIND
+
+
+def _names_the_handout(spec: str, items: list[str] | None, sizes: dict[str, Any]) -> bool:
+    """True when --game names the handout's game: its parameters (--game-param) are then put
+    into `sizes` (--sides --low --high --dice, which may give them instead, not both), and
+    `learn` runs as without --game, byte for byte."""
+    from dicejack.games import make_game as make_protocol_game
+    from dicejack.games.handout import HandoutGame
+    from dicejack.games.registry import parse_game_params
+
+    game = make_protocol_game(spec, parse_game_params(items))
+    if not isinstance(game, HandoutGame):
+        return False
+    given = [flag for flag, value in sizes.items() if value is not None]
+    if given and items:
+        raise UsageError(f"{', '.join(given)} and --game-param both set the handout's game; "
+                         "give one of them")
+    if items:
+        sizes.update({"--sides": game.sides, "--low": game.low, "--high": game.high,
+                      "--dice": game.dice})
+    return True
 
 
 def _learn_game(o: _GameOptions, handout_options: dict[str, Any]) -> None:
