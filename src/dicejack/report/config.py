@@ -5,10 +5,11 @@ Owns the study's settings as Python values, not the running, and not the command
 reads it into the Python values taken here). :class:`ReportConfig` says what to study: a game
 (the handout's by default, a :class:`~dicejack.games.handout_rules.Game` whose sides, low, high
 and dice are its parameters, also when named ``"handout"``; or any game of :mod:`dicejack.games`
-by name, ``"pig"``, ``"kuhn"`` or ``"FILE.py:Class"``, with its parameters), the series (:mod:`dicejack.report.series`),
-checkpoint game counts and seeds, and :meth:`ReportConfig.command` writes the `dicejack report`
-command line that reproduces it (a formatter: nothing here parses). The limits, defaults and
-:class:`ReportError` are :mod:`dicejack.report.limits`'.
+by name, ``"pig"``, ``"kuhn"`` or ``"FILE.py:Class"``, with its parameters), the series
+(:mod:`dicejack.report.series`), checkpoint game counts and seeds, and
+:meth:`ReportConfig.command` writes the `dicejack report` command line that reproduces it (a
+formatter: nothing here parses). The limits, defaults and :class:`ReportError` are
+:mod:`dicejack.report.limits`'.
 """
 
 from __future__ import annotations

@@ -8,8 +8,9 @@ against its exact solution (:func:`dicejack.compare.metrics.learned_metrics`:
 agreement, value error, the exact value of the learned policy in each seat, exploitability); a
 game with hidden information (Kuhn poker) has :data:`INFORMATION_METRICS`, those of CFR's
 average policy over the game's tree of plays, against its sequence-form solution
-(:func:`information_metrics`). :func:`run_one` is one run, top-level and given only plain values: what executors run. A run
-depends only on (game, series, seed, checkpoints), never on the executor.
+(:func:`information_metrics`). :func:`run_one` is one run, top-level and given only plain
+values: what executors run. A run depends only on (game, series, seed, checkpoints), never on
+the executor.
 """
 
 from __future__ import annotations
@@ -163,8 +164,8 @@ class RunResult:
     are the learned tables after the last checkpoint: for the handout's game the best J and
     win probability per <X,Y>, for another game the greedy action's row and the value per
     state (-1: no data); for a game with hidden information, best is empty and estimate the
-    average policy per slot (:class:`~dicejack.learners.cfr.CFRTables`). learn_seconds and metrics_seconds are CPU seconds of the thread that
-    did the work.
+    average policy per slot (:class:`~dicejack.learners.cfr.CFRTables`). learn_seconds and
+    metrics_seconds are CPU seconds of the thread that did the work.
     """
 
     series: SeriesSpec

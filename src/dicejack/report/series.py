@@ -5,8 +5,9 @@ Owns the curves, not the rest of the study (:mod:`dicejack.report.config`). A
 (:mod:`dicejack.learners`, the handout's learner with M = 100 by default) or, with
 ``protocol=True``, a learner of another game (:data:`PROTOCOL_LEARNERS`: those of
 perfect-information games, and CFR for games with hidden information; :func:`default_series`
-when none is given). :func:`series_grid` builds the series of several learners and lists of parameter values (one series per combination); :func:`check_learners`
-and :func:`param_targets` read learner names and parameter keys for it. Errors are
+when none is given). :func:`series_grid` builds the series of several learners and lists of
+parameter values (one series per combination); :func:`check_learners` and :func:`param_targets`
+read learner names and parameter keys for it. Errors are
 :class:`~dicejack.report.limits.ReportError` naming the Python parameter at fault.
 """
 
