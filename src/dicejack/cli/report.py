@@ -77,11 +77,15 @@ _FIGURE_FORMAT_OPT = typer.Option(
 )
 _GAME_SPEC_OPT = typer.Option(
     None, "--game", metavar="NAME|FILE.py:Class", help="Study another game through the game "
-    f"protocol ({BUNDLED_GAMES}, or your FILE.py:Class; docs/games.md) with its learners "
+    f"protocol ({BUNDLED_GAMES}, kuhn, or your FILE.py:Class; docs/games.md) with its learners "
     "(--learner q-learning, mc-exploring-starts, counting; default the first two), every "
     "checkpoint measured exactly against the game's solution (agreement, value error, the "
     "learned policy's exact value, exploitability). Default --games 1000..100000, --seeds 5, "
-    "--out reports/<game>-learners."
+    "--out reports/<game>-learners. A game with hidden information (kuhn) is learned by cfr "
+    "(default: one series per --param variant=cfr+,cfr,outcome-sampling; --games 10..10000 "
+    "iterations), its average policy's exact exploitability, NashConv and values measured. "
+    "--game handout is the handout's report, byte for byte the one without --game (its "
+    "parameters by --game-param or by --sides --low --high --dice)."
 )
 _GAME_PARAM_OPT = typer.Option(
     None, "--game-param", metavar="KEY=VALUE", help="A parameter of --game; repeat for more "
@@ -127,7 +131,9 @@ def report_cmd(
     dicejack report --learner q-learning,mc-epsilon --param epsilon_min=0.05,0.1
     --param q-learning.alpha=0.1;
     dicejack report --game pig --game-param goal=50 --seeds 3 (another game, with the learners
-    of protocol games, into reports/pig-goal50-die6-learners)
+    of protocol games, into reports/pig-goal50-die6-learners);
+    dicejack report --game kuhn (Kuhn poker: CFR+, CFR and outcome sampling against the exact
+    value -1/18, into reports/kuhn-ante1-bet1-learners)
     """
     from dicejack import report as rep
     from dicejack.cli import report_options as opts

@@ -151,9 +151,10 @@ def parse_series(learner_names: Iterable[str] = (), params: Iterable[str] = (),
     ``--param handout.m=``).
     """
     given = [str(v) for v in learner_names]
-    if protocol and not given:
-        names = default_learners(True, game)
-    elif protocol or given:
+    if protocol:
+        with flag_names():
+            names = check_learners(_words(given), True, default_learners(True, game))
+    elif given:
         names = parse_learners(given, protocol)
     else:
         names = ("handout",)

@@ -29,6 +29,14 @@ __all__ = ["deterministic", "information_markdown", "information_metrics_json"]
 
 _PLAYERS = {1: "one player", 2: "two players, zero-sum"}
 
+#: CFR's variants as report.md describes them (:data:`dicejack.learners.cfr.VARIANTS`).
+_VARIANTS = {
+    "cfr+": "CFR+ (regret matching+, linear averaging, alternating updates; no randomness)",
+    "cfr": "CFR (regret matching, uniform averaging, alternating updates; no randomness)",
+    "outcome-sampling": "outcome-sampling MCCFR (one sampled play per player per iteration, "
+                        "drawn from the seed)",
+}
+
 #: The solver of a game with hidden information, as the report names it.
 _METHOD = "sequence-form linear programme (scipy's HiGHS)"
 
@@ -77,8 +85,8 @@ def _head_lines(study: Study) -> list[str]:
     sets = tree.decisions()
     lines = [f"# Convergence report: {cfg.game_label}", "", f"Command: `{cfg.command()}`", ""]
     lines += [
-        f"The game: {cfg.game_label}, {_PLAYERS.get(tree.num_players, 'players')} with hidden "
-        "information (values are player 0's payoff), {tree.n_nodes:,} nodes in its tree of plays, "
+        f"The game: {cfg.game_label}, {_PLAYERS.get(tree.num_players, 'players')}, with hidden "
+        f"information (values are player 0's payoff), {tree.n_nodes:,} nodes in its tree of plays, "
         f"{len(sets):,} information sets where a player chooses. Its value by the {_METHOD}: "
         f"{_value_text(study)}.", "",
         f"Learners (one series each, {cfg.seeds} seeds {cfg.seed_list[0]}.."
@@ -89,7 +97,9 @@ def _head_lines(study: Study) -> list[str]:
     ]
     for s in cfg.series:
         words = ", ".join(f"{k}={v}" for k, v in s.all_params().items())
-        lines.append(f"- `{_esc(s.label)}`: {PROTOCOL_LEARNERS[s.learner].SUMMARY} ({words})")
+        what = _VARIANTS.get(s.all_params().get("variant")) if s.learner == "cfr" else None
+        lines.append(f"- `{_esc(s.label)}`: {what or PROTOCOL_LEARNERS[s.learner].SUMMARY} "
+                     f"({words})")
     same = [s.label for s in cfg.series if deterministic(study, s)]
     if same:
         lines += ["", f"Deterministic: {', '.join(f'`{_esc(x)}`' for x in same)} gave the same "
