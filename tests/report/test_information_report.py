@@ -14,8 +14,8 @@ import pytest
 
 from dicejack.cli import main
 from dicejack.figures.convergence import Panel, Series, curves_csv
-from dicejack.games.kuhn import Kuhn
 from dicejack.games.handout_rules import Game
+from dicejack.games.kuhn import Kuhn
 from dicejack.learners import learn
 from dicejack.learners.cfr import CFR
 from dicejack.report import ReportConfig, ReportError, SeriesSpec, make_report, run_study
