@@ -168,8 +168,9 @@ def test_game_series_parse_learners_and_parameter_lists():
                             (["alpha"], "^--param must be key=value"),
                             (["counting.m=1"], "^--param counting.m=1: counting is not in "
                              "--learner q-learning,mc-exploring-starts$"),
-                            (["ucb.c=1"], "^--param ucb.c=1: no learner 'ucb' for protocol "
-                             "games"),
+                            (["ucb.c=1"], "^--param ucb.c=1: no learner 'ucb' for another "
+                             "game than the handout's; the learners: q-learning, "
+                             "mc-exploring-starts, counting, cfr"),
                             (["alpha=x"], "^--param alpha=x: q-learning parameter alpha must be "
                              "a number")):
         with pytest.raises(report.ReportError, match=message):

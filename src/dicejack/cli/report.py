@@ -21,6 +21,7 @@ from dicejack.cli.common import (
 )
 
 if TYPE_CHECKING:
+    from dicejack.games.handout_rules import Game
     from dicejack.report import Report
 
 
@@ -76,11 +77,15 @@ _FIGURE_FORMAT_OPT = typer.Option(
 )
 _GAME_SPEC_OPT = typer.Option(
     None, "--game", metavar="NAME|FILE.py:Class", help="Study another game through the game "
-    f"protocol ({BUNDLED_GAMES}, or your FILE.py:Class; docs/games.md) with its learners "
+    f"protocol ({BUNDLED_GAMES}, kuhn, or your FILE.py:Class; docs/games.md) with its learners "
     "(--learner q-learning, mc-exploring-starts, counting; default the first two), every "
     "checkpoint measured exactly against the game's solution (agreement, value error, the "
     "learned policy's exact value, exploitability). Default --games 1000..100000, --seeds 5, "
-    "--out reports/<game>-learners."
+    "--out reports/<game>-learners. A game with hidden information (kuhn) is learned by cfr "
+    "(default: one series per --param variant=cfr+,cfr,outcome-sampling; --games 10..10000 "
+    "iterations), its average policy's exact exploitability, NashConv and values measured. "
+    "--game handout is the handout's report, byte for byte the one without --game (its "
+    "parameters by --game-param or by --sides --low --high --dice)."
 )
 _GAME_PARAM_OPT = typer.Option(
     None, "--game-param", metavar="KEY=VALUE", help="A parameter of --game; repeat for more "
@@ -126,22 +131,31 @@ def report_cmd(
     dicejack report --learner q-learning,mc-epsilon --param epsilon_min=0.05,0.1
     --param q-learning.alpha=0.1;
     dicejack report --game pig --game-param goal=50 --seeds 3 (another game, with the learners
-    of protocol games, into reports/pig-goal50-die6-learners)
+    of protocol games, into reports/pig-goal50-die6-learners);
+    dicejack report --game kuhn (Kuhn poker: CFR+, CFR and outcome sampling against the exact
+    value -1/18, into reports/kuhn-ante1-bet1-learners)
     """
     from dicejack import report as rep
     from dicejack.cli import report_options as opts
     from dicejack.games.registry import parse_game_params
+    from dicejack.report.config import protocol_game
 
-    protocol = game_spec is not None
+    handout = _handout_named(ctx, game_spec, game_param)
+    protocol = game_spec is not None and handout is None
     if protocol:
         _refuse_handout_options(ctx, m)
-    elif game_param:
+    elif game_param and game_spec is None:
         raise UsageError("--game-param needs --game NAME")
+    params = tuple(parse_game_params(game_param).items()) if protocol else ()
     with opts.flag_names():
+        game = protocol_game(game_spec, params) if protocol else None
+        series = None
+        if learner or param or m or not protocol:  # else the game's defaults (ReportConfig)
+            series = opts.parse_series(learner or (), param or (), m or (), protocol, game)
         config = rep.ReportConfig(
-            game=game_spec if protocol else make_game(sides, low, high, dice),
-            game_params=tuple(parse_game_params(game_param).items()) if protocol else (),
-            series=opts.parse_series(learner or (), param or (), m or (), protocol),
+            game=game_spec if protocol else handout or make_game(sides, low, high, dice),
+            game_params=params,
+            series=series,
             games=opts.parse_games(games) if games is not None else None,
             seeds=seeds,
             first_seed=seed,
@@ -151,6 +165,36 @@ def report_cmd(
             raise rep.ReportError(f"--workers must be >= 1, got {workers}")
         result = rep.make_report(config, out, workers=workers, dask=dask, progress=True)
     _echo_wrote(result)
+
+
+def _handout_named(ctx: typer.Context, spec: str | None, items: list[str] | None
+                   ) -> "Game | None":
+    """`--game handout`: the handout's game (its rules) with --game-param's parameters, or
+    --sides --low --high --dice's (both at once refused), reported as `dicejack report` without
+    --game; None for no --game or another game. (The logic of `solve --game handout`, copied:
+    cli/solve.py's `_handout_named` does the same for solve.)"""
+    from dicejack.games import GameDefinitionError
+    from dicejack.games import make_game as make_protocol_game
+    from dicejack.games.handout import HandoutGame
+    from dicejack.games.registry import parse_game_params
+    from dicejack.report import ReportError
+
+    if spec is None:
+        return None
+    try:
+        game = make_protocol_game(spec, parse_game_params(items))
+    except GameDefinitionError as exc:
+        raise ReportError(str(exc)) from None
+    if not isinstance(game, HandoutGame):
+        return None
+    given = [f"--{name}" for name in ("sides", "low", "high", "dice")
+             if getattr(ctx.get_parameter_source(name), "name", "") == "COMMANDLINE"]
+    if given and items:
+        raise UsageError(f"{', '.join(given)} and --game-param both set the handout's game; "
+                         "give one of them")
+    if given:
+        return make_game(*(ctx.params[name] for name in ("sides", "low", "high", "dice")))
+    return game.rules
 
 
 def _refuse_handout_options(ctx: typer.Context, m: list[str] | None) -> None:

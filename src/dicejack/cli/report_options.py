@@ -19,7 +19,13 @@ from dicejack import formats
 from dicejack.formats import numbers
 from dicejack.learners import LearnerError
 from dicejack.report.limits import SERIES_LIMIT, ReportError, check_games, check_ms, series_125
-from dicejack.report.series import SeriesSpec, check_learners, param_targets, series_grid
+from dicejack.report.series import (
+    SeriesSpec,
+    check_learners,
+    default_learners,
+    param_targets,
+    series_grid,
+)
 
 __all__ = ["FLAGS", "flag_names", "parse_count", "parse_games", "parse_ms", "parse_learners",
            "parse_series", "parse_figure_formats"]
@@ -131,19 +137,24 @@ def _param_values(targets: list[tuple[str, Any]], item: str, texts: list[str]
 
 
 def parse_series(learner_names: Iterable[str] = (), params: Iterable[str] = (),
-                 ms: Iterable[str] = (), protocol: bool = False) -> tuple[SeriesSpec, ...]:
+                 ms: Iterable[str] = (), protocol: bool = False, game: Any = None
+                 ) -> tuple[SeriesSpec, ...]:
     """The series of ``--learner``, ``--param`` and ``-m`` (the command line's text), built by
     :func:`dicejack.report.series.series_grid`; with `protocol` (``--game``), of learners of
-    protocol games.
+    another game (`game`, the game played, decides the default learners).
 
     learner_names: comma lists or repeats (default handout; for another game
-    :data:`dicejack.report.series.GAME_DEFAULT_LEARNERS`). params: ``key=value`` sets `key` for
+    :func:`dicejack.report.series.default_learners`: cfr for a game with hidden information,
+    else :data:`dicejack.report.series.GAME_DEFAULT_LEARNERS`). params: ``key=value`` sets `key` for
     every listed learner that has it (an error if none has), ``learner.key=value`` for that
     learner only; a comma list of values gives one series per value. ms: the handout's M (as
     ``--param handout.m=``).
     """
     given = [str(v) for v in learner_names]
-    if protocol or given:
+    if protocol:
+        with flag_names():
+            names = check_learners(_words(given), True, default_learners(True, game))
+    elif given:
         names = parse_learners(given, protocol)
     else:
         names = ("handout",)

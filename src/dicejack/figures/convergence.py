@@ -90,6 +90,9 @@ class Panel:
     #: With logy, for a metric that reaches 0 (regret, exploitability): a log axis down to the
     #: decade of the smallest positive mean, linear below it, so 0 stays on the plot.
     zero: bool = False
+    #: The range a band is cut at, drawn and in the CSV (the default: a share or a
+    #: probability; a payoff or a gain of another game says its own).
+    band: tuple[float, float] = (0.0, 1.0)
 
 
 def _zero_axis_range(series: Sequence[Series], metric: str) -> tuple[float, float, bool]:
@@ -310,9 +313,11 @@ def curves_figure(
     panels: Sequence[Panel],
     *,
     suptitle: str = "",
+    xlabel: str = "games played (NGAMES)",
 ) -> Any:
     """A matplotlib Figure: one panel per :class:`Panel`, one curve per :class:`Series` with its
-    95% band over seeds, against the game counts `games` (log scale); the legend on the first
+    95% band over seeds (cut at the panel's `band` range), against the game counts `games` (log
+    scale, labelled `xlabel`); the legend on the first
     panel (under the panels, in columns, beyond :data:`_LEGEND_INSIDE` series). Series take
     tab10's colours in turn, and :data:`CURVE_STYLES` after every ten. :func:`plot_curves`
     writes it."""
@@ -334,9 +339,9 @@ def curves_figure(
                 style = CURVE_STYLES[(c // len(colors)) % len(CURVE_STYLES)]
                 ax.plot(x, mean, marker="o", ms=3, color=color, linestyle=style, label=s.label)
                 band = np.isfinite(lo) & np.isfinite(hi)
-                if band.any():  # every plotted metric lies in [0, 1]; so does its band
-                    ax.fill_between(x, np.clip(np.where(band, lo, mean), 0, 1),
-                                    np.clip(np.where(band, hi, mean), 0, 1),
+                if band.any():  # cut at the metric's range (a share: [0, 1])
+                    ax.fill_between(x, np.clip(np.where(band, lo, mean), *panel.band),
+                                    np.clip(np.where(band, hi, mean), *panel.band),
                                     color=color, alpha=0.2, linewidth=0)
             ax.set_xscale("log")
             ax.xaxis.set_major_formatter(m.ticker.FuncFormatter(power_of_ten))
@@ -352,7 +357,7 @@ def curves_figure(
             if panel.hline is not None:
                 ax.axhline(panel.hline, color="0.4", linestyle="--", linewidth=1)
             ax.set_title(panel.title, fontsize=10, parse_math=False)
-            ax.set_xlabel("games played (NGAMES)")
+            ax.set_xlabel(xlabel)
             ax.set_ylabel(panel.ylabel)
             if p == 0 and not below:
                 ax.legend(fontsize=8, loc="best")
@@ -369,7 +374,8 @@ def curves_figure(
 
 def curves_csv(games: Sequence[int], series: Sequence[Series], panels: Sequence[Panel]) -> str:
     """The numbers a curves figure draws, as CSV (header ``series,metric,games,mean,low,high``,
-    one row per curve, panel and game count; the band's ends as drawn, clipped to [0, 1], empty
+    one row per curve, panel and game count; the band's ends as drawn, cut at the panel's
+    `band` range ([0, 1] unless it says another), empty
     where there is no band; numbers at 12 significant digits,
     :func:`dicejack.formats.numbers.stated`), to redraw the figure elsewhere."""
     buf = io.StringIO()
@@ -384,9 +390,10 @@ def curves_csv(games: Sequence[int], series: Sequence[Series], panels: Sequence[
             mean, lo, hi = (np.asarray(b, dtype=float) for b in s.bands[panel.metric])
             for i, g in enumerate(games):
                 band = math.isfinite(lo[i]) and math.isfinite(hi[i])
+                least, most = panel.band
                 w.writerow([s.label, panel.metric, int(g), text(mean[i]),
-                            text(min(max(lo[i], 0.0), 1.0)) if band else "",
-                            text(min(max(hi[i], 0.0), 1.0)) if band else ""])
+                            text(min(max(lo[i], least), most)) if band else "",
+                            text(min(max(hi[i], least), most)) if band else ""])
     return buf.getvalue()
 
 
@@ -454,10 +461,11 @@ def seeds_figure(t: Truth, runs: Sequence[Learned]) -> Any:
 
 def plot_curves(path: Path, games: Sequence[int], series: Sequence[Series],
                 panels: Sequence[Panel], *, suptitle: str = "",
-                fmts: Sequence[str] = ("png",)) -> None:
+                fmts: Sequence[str] = ("png",), xlabel: str = "games played (NGAMES)") -> None:
     """Write :func:`curves_figure` to `path` in each format of `fmts` (the suffix per format)
     and the numbers it draws beside it (:func:`curves_csv`, `path` with suffix .csv)."""
-    save_figure(curves_figure(games, series, panels, suptitle=suptitle), path, fmts)
+    save_figure(curves_figure(games, series, panels, suptitle=suptitle, xlabel=xlabel), path,
+                fmts)
     formats.write_atomic(path.with_suffix(".csv"), curves_csv(games, series, panels))
 
 

@@ -4,11 +4,12 @@ Owns the study's settings as Python values, not the running, and not the command
 (``--games 100..1e6``, ``-m 10,100``, ``--param key=v,w``: :mod:`dicejack.cli.report_options`
 reads it into the Python values taken here). :class:`ReportConfig` says what to study: a game
 (the handout's by default, a :class:`~dicejack.games.handout_rules.Game` whose sides, low, high
-and dice are its parameters; or any game of :mod:`dicejack.games` by name, ``"pig"`` or
-``"FILE.py:Class"``, with its parameters), the series (:mod:`dicejack.report.series`),
-checkpoint game counts and seeds, and :meth:`ReportConfig.command` writes the `dicejack report`
-command line that reproduces it (a formatter: nothing here parses). The limits, defaults and
-:class:`ReportError` are :mod:`dicejack.report.limits`'.
+and dice are its parameters, also when named ``"handout"``; or any game of :mod:`dicejack.games`
+by name, ``"pig"``, ``"kuhn"`` or ``"FILE.py:Class"``, with its parameters), the series
+(:mod:`dicejack.report.series`), checkpoint game counts and seeds, and
+:meth:`ReportConfig.command` writes the `dicejack report` command line that reproduces it (a
+formatter: nothing here parses). The limits, defaults and :class:`ReportError` are
+:mod:`dicejack.report.limits`'.
 """
 
 from __future__ import annotations
@@ -21,15 +22,19 @@ import numpy as np
 
 from dicejack.figures.canvas import check_formats
 from dicejack.games import GameDefinitionError, make_game
+from dicejack.games.handout import HandoutGame
 from dicejack.games.handout_rules import HANDOUT_GAME, Game
+from dicejack.games.information import is_information_game
 from dicejack.games.protocol import game_label, game_params
 from dicejack.learners import checks, formulas
+from dicejack.learners.catalogue import learners_for
 from dicejack.report.limits import (
     DEFAULT_GAMES,
     DEFAULT_M,
     DEFAULT_SEEDS,
     GAME_DEFAULT_GAMES,
     GAME_DEFAULT_SEEDS,
+    INFORMATION_DEFAULT_GAMES,
     SEEDS_LIMIT,
     SERIES_LIMIT,
     TOTAL_GAMES_LIMIT,
@@ -39,7 +44,13 @@ from dicejack.report.limits import (
     check_ms,
     series_125,
 )
-from dicejack.report.series import SeriesSpec, series_grid, value_lists, value_text
+from dicejack.report.series import (
+    SeriesSpec,
+    default_series,
+    series_grid,
+    value_lists,
+    value_text,
+)
 
 __all__ = [
     "LEARNED_FIGURES_LIMIT",
@@ -67,16 +78,19 @@ class ReportConfig:
     0..seeds-1.
 
     `game`: the handout's game (a :class:`~dicejack.games.handout_rules.Game`, its
-    sides, low, high and dice its parameters; the default), or another game of
+    sides, low, high and dice its parameters; the default; named ``"handout"`` with those as
+    `game_params`, it is the same study), or another game of
     :mod:`dicejack.games` by name (``"pig"``, ``"FILE.py:Class"``) with `game_params` as
-    (name, value) pairs, studied with learners of protocol games (:attr:`protocol`). Left out,
-    `games` and `seeds` are the game's defaults (100..10^6 and 10 for the handout's game,
-    1000..10^5 and 5 for another).
+    (name, value) pairs, studied with learners of protocol games (:attr:`protocol`; for a game
+    with hidden information, :attr:`information`, CFR). Left out, `games` and `seeds` are the
+    game's defaults (100..10^6 and 10 for the handout's game, 1000..10^5 and 5 for another,
+    10..10^4 iterations and 5 for a game with hidden information).
 
     Give either `ms` (the handout's learner, one series per M; default M = 100) or `series`
     (:class:`~dicejack.report.series.SeriesSpec` each, e.g. from
-    :func:`~dicejack.report.series.series_grid`; another game's default: its
-    :data:`~dicejack.report.series.GAME_DEFAULT_LEARNERS`); afterwards both are set: `ms` lists
+    :func:`~dicejack.report.series.series_grid`; another game's default:
+    :func:`~dicejack.report.series.default_series`, for a game with hidden information CFR once
+    per variant, cfr+, cfr and outcome-sampling); afterwards both are set: `ms` lists
     the M values of the handout series. A study whose series are all the handout's learner with
     only M set is a classic M report (its files as before the learners came); any other is a
     comparison of learners (:attr:`comparison`).
@@ -99,7 +113,7 @@ class ReportConfig:
             if self.ms is not None:
                 raise ReportError(Parameter("ms"), " sets the handout learner's M; the "
                                   "learners of another game have none")
-            series, ms = series_grid(protocol=True), ()
+            series, ms = default_series(self.game_object), ()
         elif self.series is None:
             ms = check_ms(self.ms if self.ms is not None else DEFAULT_M)
             series = tuple(SeriesSpec.handout(m) for m in ms)
@@ -107,8 +121,12 @@ class ReportConfig:
             series, ms = self._checked_series()
         object.__setattr__(self, "ms", ms)
         object.__setattr__(self, "series", series)
-        games = self.games if self.games is not None else (
-            GAME_DEFAULT_GAMES if self.protocol else DEFAULT_GAMES)
+        if self.games is not None:
+            games = self.games
+        elif self.protocol:
+            games = INFORMATION_DEFAULT_GAMES if self.information else GAME_DEFAULT_GAMES
+        else:
+            games = DEFAULT_GAMES
         object.__setattr__(self, "games", check_games(games))
         try:
             fmts = check_formats(("png", *(self.figure_formats or ())))
@@ -122,11 +140,18 @@ class ReportConfig:
 
     def _check_game(self) -> None:
         """The game checked: a handout Game without `game_params`, or a game's name whose
-        parameters build it (in one line when they do not)."""
+        parameters build it (in one line when they do not). The handout's game named
+        (``"handout"`` with its sides, low, high and dice as `game_params`, or a
+        :class:`~dicejack.games.HandoutGame`) becomes its Game: one study, one report."""
+        if isinstance(self.game, HandoutGame):
+            object.__setattr__(self, "game", self.game.rules)
         if isinstance(self.game, str):
             pairs = tuple((str(k), v) for k, v in dict(self.game_params).items())
             object.__setattr__(self, "game_params", pairs)
-            protocol_game(self.game, pairs)
+            built = protocol_game(self.game, pairs)
+            if isinstance(built, HandoutGame):
+                object.__setattr__(self, "game", built.rules)
+                object.__setattr__(self, "game_params", ())
         elif not isinstance(self.game, Game):
             raise ReportError(Parameter("game"), " must be a Game or a game's name, got "
                               f"{type(self.game).__name__}")
@@ -156,6 +181,13 @@ class ReportConfig:
             whose = "another game's" if self.protocol else "the handout's game's"
             raise ReportError(Parameter("series"), f" {other[0].label}: not a learner of "
                               f"{whose} (SeriesSpec(..., protocol={self.protocol}))")
+        if self.protocol:
+            plays = learners_for(self.game_object)
+            stray = [s for s in series if s.learner not in plays]
+            if stray:
+                raise ReportError(Parameter("series"), f" {stray[0].label}: {stray[0].learner} "
+                                  f"does not play {self.game_label}; its learners: "
+                                  f"{', '.join(plays)}")
         for kind, values in (("series", series), ("series labels", [s.label for s in series]),
                              ("series file names", [s.slug for s in series])):
             twice = [v for i, v in enumerate(values) if v in values[:i]]
@@ -198,6 +230,12 @@ class ReportConfig:
         """A study of another game than the handout's (named, as ``--game`` takes it), with
         learners of protocol games."""
         return isinstance(self.game, str)
+
+    @property
+    def information(self) -> bool:
+        """A study of a game with hidden information (Kuhn poker...), learned by CFR and
+        measured by the exact exploitability of its average policy."""
+        return self.protocol and is_information_game(self.game_object)
 
     @property
     def game_object(self) -> Any:

@@ -7,9 +7,11 @@ them into the report folder. ``metrics.csv`` is the long form (one row per run, 
 metric), ``metrics.json`` the summary over seeds, ``timing.json`` where the run time went and
 ``report.md`` a summary, the figures and the tables: for another game than the handout's, the
 game and its exact solution, the numbers at the last checkpoint, exploitability and decisive
-agreement per checkpoint, the states optimal play visits most and what each metric means; the
-handout's game says its own (:mod:`dicejack.report.handout_section`: its caveats' state sets
-and metrics, a classic M report's or a comparison's findings).
+agreement per checkpoint, the states optimal play visits most and what each metric means; a
+game with hidden information says its own (:mod:`dicejack.report.information_section`: CFR's
+average policy against the sequence-form value), and so does the handout's game
+(:mod:`dicejack.report.handout_section`: its caveats' state sets and metrics, a classic M
+report's or a comparison's findings).
 
 Reproducible: every text but ``timing.json`` depends only on the study's settings (the command in
 report.md), never on the executor, the worker count, the clock, the machine's paths or locale.
@@ -29,9 +31,9 @@ from dicejack.compare.metrics import DECISIVE_GAP, ON_PATH
 from dicejack.formats.html import Markup, html_page, markdown_html, png_data_uri
 from dicejack.formats.numbers import stated, stated_numbers
 from dicejack.games.protocol import game_params
-from dicejack.learners.game_learners import GAME_LEARNERS
 from dicejack.report.handout_section import handout_markdown, handout_metrics_json
-from dicejack.report.series import SeriesSpec
+from dicejack.report.information_section import information_markdown, information_metrics_json
+from dicejack.report.series import PROTOCOL_LEARNERS, SeriesSpec
 from dicejack.report.study import Study
 from dicejack.solver.generic import expected_visits
 from dicejack.solver.generic_output import plain
@@ -47,7 +49,8 @@ __all__ = [
     "top_states",
 ]
 
-#: metrics.json's "kind" in a report on another game (what tells it from the handout's).
+#: metrics.json's "kind" in a report on another game (what tells it from the handout's), with
+#: hidden information or not.
 GAME_REPORT_KIND = "dicejack-game-report"
 #: The decisive agreement whose first checkpoint a report on another game gives per series.
 GAME_AGREEMENT_TARGET = 0.95
@@ -90,6 +93,8 @@ def metrics_json(study: Study) -> dict[str, Any]:
     raw 95% interval over seeds (no run times: they are in :func:`timing_json`); the handout's
     game's (:func:`dicejack.report.handout_section.handout_metrics_json`), or another game's
     with its exact solution and the games to reach 95% decisive agreement."""
+    if study.config.information:
+        return {"kind": GAME_REPORT_KIND, **information_metrics_json(study)}
     if study.config.protocol:
         return _game_metrics_json(study)
     return handout_metrics_json(study)
@@ -117,6 +122,8 @@ def timing_json(study: Study) -> dict[str, Any]:
 def report_markdown(study: Study, figures: Sequence[tuple[str, str]]) -> str:
     """report.md, the figures given as (caption, path) pairs: the handout's game's
     (:func:`dicejack.report.handout_section.handout_markdown`), or another game's."""
+    if study.config.information:
+        return information_markdown(study, figures)
     if study.config.protocol:
         return _game_markdown(study, figures)
     return handout_markdown(study, figures)
@@ -343,7 +350,7 @@ def _game_markdown(study: Study, figures: Sequence[tuple[str, str]]) -> str:
     ]
     for s in cfg.series:
         words = ", ".join(f"{k}={v}" for k, v in _all_params(s).items())
-        lines.append(f"- `{_esc(s.label)}`: {GAME_LEARNERS[s.learner].SUMMARY} ({words})")
+        lines.append(f"- `{_esc(s.label)}`: {PROTOCOL_LEARNERS[s.learner].SUMMARY} ({words})")
     lines += _game_numbers_lines(study, two)
     lines += _game_checkpoint_lines(study)
     lines += ["", "## Figures", ""]

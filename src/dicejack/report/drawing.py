@@ -7,13 +7,16 @@ beside it as CSV. The handout's game adds its optimal policy and each series' le
 :func:`dicejack.figures.plot_figures`); a game with two score axes (Pig, Piglet:
 :mod:`dicejack.report.score_axes`) adds the roll/hold boundary as Neller and Presser draw it,
 optimal and learned (``figures/policy.png`` and its numbers ``policy.csv``, by
-:mod:`dicejack.figures.game_maps`).
+:mod:`dicejack.figures.game_maps`). A game with hidden information draws its average policy's
+exploitability, value error and value in either seat against a best response, beside the
+game's value, over CFR's iterations (:func:`information_panels`).
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import math
 from pathlib import Path
 
 import numpy as np
@@ -22,10 +25,12 @@ from dicejack import figures, formats
 from dicejack.figures.convergence import plot_curves
 from dicejack.figures.game_maps import ScoreMap, plot_score_maps
 from dicejack.report.config import LEARNED_FIGURES_LIMIT
+from dicejack.report.runs import information_value
 from dicejack.report.score_axes import hold_rows, mean_by_scores, score_axes, stop_totals
 from dicejack.report.study import Study
 
-__all__ = ["GAME_PANELS", "MAP_SERIES_LIMIT", "curve_series", "learned_figures", "plot"]
+__all__ = ["GAME_PANELS", "MAP_SERIES_LIMIT", "curve_series", "information_panels",
+           "learned_figures", "plot"]
 
 #: Most series drawn on the score maps (one column each).
 MAP_SERIES_LIMIT = 4
@@ -43,6 +48,22 @@ GAME_PANELS = (
                       zero=True),
     )),
 )
+
+
+def information_panels(value: float) -> tuple[figures.Panel, ...]:
+    """The panels of a game with hidden information's curves figure, the game's `value` drawn
+    across its value panels (the gains and errors cut at 0 below, the values not cut)."""
+    gain, anything = (0.0, math.inf), (-math.inf, math.inf)
+    return (
+        figures.Panel("exploitability", "Exploitability (exact)", "payoff", logy=True,
+                      zero=True, band=gain),
+        figures.Panel("value_error", "|Self-play value - game value|", "payoff", logy=True,
+                      zero=True, band=gain),
+        figures.Panel("value_first", "Seat 0 against a best response", "player 0's payoff",
+                      hline=value, band=anything),
+        figures.Panel("value_second", "Seat 1 against a best response", "player 0's payoff",
+                      hline=value, band=anything),
+    )
 
 
 def curve_series(study: Study) -> list[figures.Series]:
@@ -85,6 +106,15 @@ def plot(study: Study, folder: Path) -> list[tuple[str, str]]:
                                     learned_figures(study), cfg.figure_formats)
     folder.mkdir(parents=True, exist_ok=True)
     out = []
+    if cfg.information:
+        value = information_value(study.truth)
+        plot_curves(folder / "convergence.png", cfg.games, curve_series(study),
+                    information_panels(value), fmts=cfg.figure_formats,
+                    suptitle=f"Average policy against exact: {cfg.game_label}",
+                    xlabel="iterations (NGAMES)")
+        return [(f"The average policy against exact, mean over {cfg.seeds} seeds with 95% "
+                 f"bands (dashed: the game's value {value:.6f}; numbers: "
+                 "figures/convergence.csv)", "figures/convergence.png")]
     for stem, title, panels in GAME_PANELS:
         plot_curves(folder / f"{stem}.png", cfg.games, curve_series(study), panels,
                     suptitle=f"{title}: {cfg.game_label}", fmts=cfg.figure_formats)

@@ -31,6 +31,7 @@ __all__ = [
     "DEFAULT_M",
     "DEFAULT_GAMES",
     "GAME_DEFAULT_GAMES",
+    "INFORMATION_DEFAULT_GAMES",
     "TIMING_FILE",
     "series_125",
     "check_games",
@@ -70,6 +71,9 @@ def series_125(first: int, last: int) -> tuple[int, ...]:
 DEFAULT_GAMES = series_125(100, 10**6)
 #: Default checkpoints of a report on another game (``--game``): 1000, 2000, 5000, ..., 100,000.
 GAME_DEFAULT_GAMES = series_125(1000, 100_000)
+#: Default checkpoints of a report on a game with hidden information (CFR's iterations, one
+#: "game" each): 10, 20, 50, ..., 10,000.
+INFORMATION_DEFAULT_GAMES = series_125(10, 10_000)
 
 #: The report's file of run times: the one file a re-run does not reproduce.
 TIMING_FILE = "timing.json"

@@ -5,9 +5,12 @@ decides the metrics: the handout's game has every metric of :mod:`dicejack.compa
 (:data:`dicejack.compare.METRIC_NAMES`: the handout's caveats made precise, against
 :func:`dicejack.compare.truth.truth_for`); another game has :data:`GAME_METRICS`, measured
 against its exact solution (:func:`dicejack.compare.metrics.learned_metrics`:
-agreement, value error, the exact value of the learned policy in each seat, exploitability).
-:func:`run_one` is one run, top-level and given only plain values: what executors run. A run
-depends only on (game, series, seed, checkpoints), never on the executor.
+agreement, value error, the exact value of the learned policy in each seat, exploitability); a
+game with hidden information (Kuhn poker) has :data:`INFORMATION_METRICS`, those of CFR's
+average policy over the game's tree of plays, against its sequence-form solution
+(:func:`information_metrics`). :func:`run_one` is one run, top-level and given only plain
+values: what executors run. A run depends only on (game, series, seed, checkpoints), never on
+the executor.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from dicejack.compare import METRIC_NAMES, METRIC_RANGES
 from dicejack.compare.metrics import learned_metrics, metric_values
 from dicejack.compare.truth import Truth, truth_for
 from dicejack.games import GameDefinitionError
+from dicejack.games.information import InformationTree, is_information_game
 from dicejack.learners import learn
 from dicejack.learners.catalogue import game_learner_class
 from dicejack.learners.game_learners import game_space
@@ -33,9 +37,14 @@ from dicejack.report.config import ReportConfig, protocol_game
 from dicejack.report.limits import ReportError
 from dicejack.report.series import SeriesSpec
 from dicejack.solver import GameSolution, solve
+from dicejack.solver.information_policies import best_response, expected_payoff
+from dicejack.solver.sequence_form import SequenceFormSolution
 
 __all__ = [
     "GAME_METRICS",
+    "INFORMATION_METRICS",
+    "information_metrics",
+    "information_value",
     "metric_names",
     "metric_ranges",
     "protocol_solution",
@@ -64,21 +73,55 @@ _GAME_RANGES = {"agreement_all": (0.0, 1.0), "agreement_decisive": (0.0, 1.0),
                 "states_with_data": (0.0, math.inf)}
 
 
+#: The metrics of a report on a game with hidden information, per checkpoint, all of the
+#: learned (average) policy and exact over the game's tree of plays (docs/design/metrics.md):
+#: exploitability (OpenSpiel's: NashConv over the players), nash_conv (what best responses in
+#: both seats gain over it), value_first (player 0's payoff with it in seat 0 against a best
+#: response; at most the game's value), value_second (player 0's payoff with a best response in
+#: seat 0 against it in seat 1; at least the game's value; value_second - value_first is
+#: nash_conv), value_self_play (with it in both seats) and value_error (|value_self_play - the
+#: game's value|). A one-player game: value_first is its value, value_second the best one.
+INFORMATION_METRICS = ("exploitability", "nash_conv", "value_first", "value_second",
+                       "value_self_play", "value_error")
+
+#: Information metrics that are never negative (the rest lie in the game's payoff range).
+_NON_NEGATIVE = ("exploitability", "nash_conv", "value_error")
+
+
 def metric_names(config: ReportConfig) -> tuple[str, ...]:
     """The metrics a study of `config` measures: METRIC_NAMES for the handout's game,
-    :data:`GAME_METRICS` for another."""
+    :data:`GAME_METRICS` for another, :data:`INFORMATION_METRICS` for one with hidden
+    information."""
+    if config.information:
+        return INFORMATION_METRICS
     return GAME_METRICS if config.protocol else METRIC_NAMES
 
 
-def metric_ranges(truth: Truth | GameSolution, names: Sequence[str]
+def _information_ranges(tree: InformationTree, names: Sequence[str]
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """(least, greatest) per information metric: values within player 0's payoff range over
+    every play's end, the gains and the value error from 0 to that range's width (twice it
+    for nash_conv)."""
+    ends = [float(tree.utility[n]) for n in tree.terminals()]
+    low, high = min(ends), max(ends)
+    width = {"exploitability": high - low, "nash_conv": 2 * (high - low),
+             "value_error": high - low}
+    return (np.array([0.0 if n in _NON_NEGATIVE else low for n in names]),
+            np.array([width.get(n, high) for n in names]))
+
+
+def metric_ranges(truth: Truth | GameSolution | SequenceFormSolution, names: Sequence[str]
                   ) -> tuple[np.ndarray, np.ndarray]:
     """(least, greatest) per metric of `names`: :data:`dicejack.compare.METRIC_RANGES` for the
     handout's game; for another game the fixed ranges, its values within its return range
     (player 0's, over every play) and its value errors within that range's width (an open
-    side, from a cycle that pays, leaves that side open)."""
+    side, from a cycle that pays, leaves that side open); a game with hidden information:
+    :func:`_information_ranges`."""
     if isinstance(truth, Truth):
         return (np.array([METRIC_RANGES[n][0] for n in names]),
                 np.array([METRIC_RANGES[n][1] for n in names]))
+    if isinstance(truth, SequenceFormSolution):
+        return _information_ranges(truth.tree, names)
     from dicejack.games.bounds import game_bounds
 
     low = np.array([_GAME_RANGES.get(n, (-math.inf, math.inf))[0] for n in names])
@@ -93,18 +136,22 @@ def metric_ranges(truth: Truth | GameSolution, names: Sequence[str]
 
 
 @functools.lru_cache(maxsize=2)
-def protocol_solution(spec: str, params: tuple[tuple[str, Any], ...]) -> GameSolution:
+def protocol_solution(spec: str, params: tuple[tuple[str, Any], ...]
+                      ) -> GameSolution | SequenceFormSolution:
     """Another game's exact solution, once per process (forked workers inherit the
-    parent's)."""
+    parent's): a GameSolution, or for a game with hidden information its sequence-form
+    equilibrium (:func:`dicejack.solver.solve` takes either)."""
+    game = protocol_game(spec, params)
     try:
-        return solve(game_space(protocol_game(spec, params)))
+        return solve(game) if is_information_game(game) else solve(game_space(game))
     except GameDefinitionError as exc:
         raise ReportError(str(exc)) from None
 
 
-def exact_solution(config: ReportConfig) -> Truth | GameSolution:
+def exact_solution(config: ReportConfig) -> Truth | GameSolution | SequenceFormSolution:
     """The exact solution of `config`'s game: a :class:`~dicejack.compare.truth.Truth` for the
-    handout's game, a GameSolution for another."""
+    handout's game, a GameSolution for another, a SequenceFormSolution for one with hidden
+    information."""
     key = config.game_key
     return protocol_solution(*key) if config.protocol else truth_for(key)
 
@@ -116,8 +163,9 @@ class RunResult:
     values[i, k] is metric k (of :func:`metric_names`) after games[i] games. best and estimate
     are the learned tables after the last checkpoint: for the handout's game the best J and
     win probability per <X,Y>, for another game the greedy action's row and the value per
-    state (-1: no data). learn_seconds and metrics_seconds are CPU seconds of the thread that
-    did the work.
+    state (-1: no data); for a game with hidden information, best is empty and estimate the
+    average policy per slot (:class:`~dicejack.learners.cfr.CFRTables`). learn_seconds and
+    metrics_seconds are CPU seconds of the thread that did the work.
     """
 
     series: SeriesSpec
@@ -173,11 +221,19 @@ def run_one(
 
 def _protocol_run(game: tuple[Any, ...], series: SeriesSpec, seed: int,
                   games: tuple[int, ...]) -> RunResult:
-    """:func:`run_one` on another game (name, params): its :data:`GAME_METRICS`."""
+    """:func:`run_one` on another game (name, params): its :data:`GAME_METRICS` (a game with
+    hidden information: :data:`INFORMATION_METRICS`)."""
     played, sol = protocol_game(*game), protocol_solution(*game)
     t0 = time.thread_time()
-    run = learn(played, game_learner_class(series.learner), games[-1], seed,
+    run = learn(played, game_learner_class(series.learner, played), games[-1], seed,
                 checkpoints=games, **series.kwargs())
+    if isinstance(sol, SequenceFormSolution):
+        t1 = time.thread_time()
+        values = np.array([[information_metrics(sol, run.snapshots[n].policy())[name]
+                            for name in INFORMATION_METRICS] for n in games])
+        return RunResult(series, int(seed), tuple(games), values, np.zeros(0, dtype=np.int64),
+                         np.asarray(run.final.average, dtype=np.float64), int(run.moves or 0),
+                         t1 - t0, time.thread_time() - t1)
     t1 = time.thread_time()
     values = np.empty((len(games), len(GAME_METRICS)))
     for i, n in enumerate(games):
@@ -191,13 +247,37 @@ def _protocol_run(game: tuple[Any, ...], series: SeriesSpec, seed: int,
                      t1 - t0, t2 - t1)
 
 
+def information_value(solution: SequenceFormSolution) -> float:
+    """The game's value as the report states it: its exact value when the solver found one
+    (Kuhn poker: -1/18), else the programme's optimum."""
+    exact = solution.exact_value
+    return float(exact if exact is not None else solution.value)
+
+
+def information_metrics(solution: SequenceFormSolution, policy: Any) -> dict[str, float]:
+    """:data:`INFORMATION_METRICS` of `policy` (key -> {action: probability}, floats) in the
+    game of `solution`, exact over its tree of plays (one float rounding per operation);
+    value_error against `solution`'s value (its exact value when known)."""
+    tree = solution.tree
+    own = float(expected_payoff(tree, policy))
+    best = [float(best_response(tree, policy, p).value) for p in range(tree.num_players)]
+    if tree.num_players == 1:
+        first, second, conv = own, best[0], best[0] - own
+    else:  # each best response in its own payoff; player 1's is minus player 0's
+        first, second, conv = -best[1], best[0], best[0] + best[1]
+    value = information_value(solution)
+    return {"exploitability": conv / tree.num_players, "nash_conv": conv, "value_first": first,
+            "value_second": second, "value_self_play": own, "value_error": abs(own - value)}
+
+
 def warm_up(config: ReportConfig) -> None:
     """One tiny run of each learner of `config`: it compiles (or loads from numba's cache)
     every kernel once, before any worker starts; forked workers inherit the kernels and the
     game. (Another game's learners only learn here: measuring is the slow part there.)"""
     if config.protocol:
         for s in {s.learner: s for s in config.series}.values():
-            learn(config.game_object, game_learner_class(s.learner), 1, 0, **s.kwargs())
+            learn(config.game_object, game_learner_class(s.learner, config.game_object), 1, 0,
+                  **s.kwargs())
         return
     for spec in {s.learner: s for s in reversed(config.series)}.values():
         run_one(config.game_key, spec, 0, (1,))

@@ -3,10 +3,11 @@
 Owns the curves, not the rest of the study (:mod:`dicejack.report.config`). A
 :class:`SeriesSpec` is one learner and its parameters: a learner of the handout's game
 (:mod:`dicejack.learners`, the handout's learner with M = 100 by default) or, with
-``protocol=True``, a learner of protocol games (:data:`dicejack.learners.game_learners.
-GAME_LEARNERS`, for a report on another game). :func:`series_grid` builds the series of several
-learners and lists of parameter values (one series per combination); :func:`check_learners`
-and :func:`param_targets` read learner names and parameter keys for it. Errors are
+``protocol=True``, a learner of another game (:data:`PROTOCOL_LEARNERS`: those of
+perfect-information games, and CFR for games with hidden information; :func:`default_series`
+when none is given). :func:`series_grid` builds the series of several learners and lists of
+parameter values (one series per combination); :func:`check_learners` and :func:`param_targets`
+read learner names and parameter keys for it. Errors are
 :class:`~dicejack.report.limits.ReportError` naming the Python parameter at fault.
 """
 
@@ -19,15 +20,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from dicejack import learners
+from dicejack.games.information import is_information_game
 from dicejack.learners import checks, formulas
 from dicejack.learners.base import Param, check_params
 from dicejack.learners.catalogue import (
     canonical_name,
     check_learner_params,
-    game_learner_class,
     learner_class,
 )
 from dicejack.learners.catalogue import parameters as learner_parameters
+from dicejack.learners.cfr import CFR_LEARNERS, VARIANTS
 from dicejack.learners.game_learners import GAME_LEARNERS
 from dicejack.report.limits import (
     SERIES_LIMIT,
@@ -40,10 +42,14 @@ from dicejack.report.limits import (
 
 __all__ = [
     "GAME_DEFAULT_LEARNERS",
+    "INFORMATION_DEFAULT_LEARNERS",
+    "PROTOCOL_LEARNERS",
+    "protocol_learner_class",
     "value_text",
     "learner_params",
     "SeriesSpec",
     "default_learners",
+    "default_series",
     "check_learners",
     "param_targets",
     "series_grid",
@@ -52,6 +58,24 @@ __all__ = [
 
 #: Default learners of a report on another game (``--game``): one series each.
 GAME_DEFAULT_LEARNERS = ("q-learning", "mc-exploring-starts")
+#: Default learners of a report on a game with hidden information: CFR, one series per variant
+#: (:func:`default_series`).
+INFORMATION_DEFAULT_LEARNERS = ("cfr",)
+#: The learners of every game but the handout's, by name: those of perfect-information games
+#: and the CFR family of games with hidden information (a report's config checks that its
+#: series' learners play its game: :func:`dicejack.learners.catalogue.learners_for`).
+PROTOCOL_LEARNERS: dict[str, type] = {**GAME_LEARNERS, **CFR_LEARNERS}
+
+
+def protocol_learner_class(name: str) -> type:
+    """The learner of :data:`PROTOCOL_LEARNERS` called `name` (any case, ``_`` for ``-``);
+    ReportError listing them."""
+    cls = PROTOCOL_LEARNERS.get(str(name).strip().lower().replace("_", "-"))
+    if cls is None:
+        raise ReportError(f"no learner {name!r} for another game than the handout's; the "
+                          f"learners: {', '.join(PROTOCOL_LEARNERS)} (cfr for games with "
+                          "hidden information)")
+    return cls
 
 
 def value_text(value: Any) -> str:
@@ -66,30 +90,34 @@ def value_text(value: Any) -> str:
 def learner_params(name: str, protocol: bool = False) -> tuple[Param, ...]:
     """The parameters of learner `name` (canonical) of the handout's game, or of protocol
     games."""
+    if protocol:
+        return protocol_learner_class(name).PARAMS
     try:
-        return game_learner_class(name).PARAMS if protocol else learner_parameters(name)
+        return learner_parameters(name)
     except checks.LearnerError as exc:
         raise ReportError(str(exc)) from None
 
 
 def _canonical(name: str, protocol: bool) -> str:
     """`name` (any spelling) as its learner's canonical name; ReportError if there is none."""
+    if protocol:
+        return protocol_learner_class(name).NAME
     try:
-        return game_learner_class(str(name).strip()).NAME if protocol else canonical_name(name)
+        return canonical_name(name)
     except checks.LearnerError as exc:
         raise ReportError(str(exc)) from None
 
 
 def _all_names(protocol: bool) -> tuple[str, ...]:
     """Every bundled learner's name, of protocol games or of the handout's game."""
-    return tuple(GAME_LEARNERS) if protocol else tuple(learners.NAMES)
+    return tuple(PROTOCOL_LEARNERS) if protocol else tuple(learners.NAMES)
 
 
 @dataclass(frozen=True)
 class SeriesSpec:
     """One series of a report (one curve on every figure): a learner and the parameters set for
-    it, as (name, value) pairs; `protocol` says it is a learner of protocol games
-    (:data:`dicejack.learners.game_learners.GAME_LEARNERS`, for a report on another game) and
+    it, as (name, value) pairs; `protocol` says it is a learner of another game
+    (:data:`PROTOCOL_LEARNERS`, for a report on another game) and
     not of the handout's game (a name of :data:`dicejack.learners.NAMES`).
 
     The parameters are checked and kept in the learner's own order; those not given take the
@@ -126,7 +154,7 @@ class SeriesSpec:
     def _checked(self, given: Mapping[str, Any]) -> dict[str, Any]:
         """Every parameter of the learner: `given` checked, the rest at their defaults."""
         if self.protocol:
-            cls = game_learner_class(self.learner)
+            cls = protocol_learner_class(self.learner)
             return check_params(cls.NAME, cls.PARAMS, given)
         return check_learner_params(self.learner, given)
 
@@ -175,17 +203,32 @@ class SeriesSpec:
         return self._checked(self.kwargs())
 
 
-def default_learners(protocol: bool = False) -> tuple[str, ...]:
-    """The learners of a report when none is named: the handout's, or
-    :data:`GAME_DEFAULT_LEARNERS` for another game."""
-    return GAME_DEFAULT_LEARNERS if protocol else ("handout",)
+def default_learners(protocol: bool = False, game: Any = None) -> tuple[str, ...]:
+    """The learners of a report when none is named: the handout's, or for another game
+    :data:`GAME_DEFAULT_LEARNERS` (:data:`INFORMATION_DEFAULT_LEARNERS` when `game` has hidden
+    information)."""
+    if not protocol:
+        return ("handout",)
+    return INFORMATION_DEFAULT_LEARNERS if is_information_game(game) else GAME_DEFAULT_LEARNERS
 
 
-def check_learners(names: Iterable[str], protocol: bool = False) -> tuple[str, ...]:
+def default_series(game: Any) -> tuple[SeriesSpec, ...]:
+    """The series of a report on `game` (another game than the handout's) when none is given:
+    one per learner of :func:`default_learners` at its defaults; for a game with hidden
+    information, CFR once per variant (cfr+, cfr, outcome-sampling: the two deterministic
+    ones and the sampled one side by side)."""
+    if is_information_game(game):
+        return series_grid(INFORMATION_DEFAULT_LEARNERS, {"cfr.variant": list(VARIANTS)},
+                           protocol=True)
+    return series_grid(protocol=True)
+
+
+def check_learners(names: Iterable[str], protocol: bool = False,
+                   defaults: Sequence[str] | None = None) -> tuple[str, ...]:
     """Learner names, each a bundled learner (:data:`dicejack.learners.NAMES`, any spelling) or
-    the user's ``MODULE:Class`` (with `protocol`, learners of protocol games), as canonical
-    names; none twice, at least one (with `protocol`, none given is
-    :data:`GAME_DEFAULT_LEARNERS`)."""
+    the user's ``MODULE:Class`` (with `protocol`, learners of :data:`PROTOCOL_LEARNERS`), as
+    canonical names; none twice, at least one (with `protocol`, none given is `defaults`,
+    by default :data:`GAME_DEFAULT_LEARNERS`)."""
     if isinstance(names, (str, bytes)):
         names = (names,)
     out: list[str] = []
@@ -195,7 +238,7 @@ def check_learners(names: Iterable[str], protocol: bool = False) -> tuple[str, .
             raise ReportError(Parameter("learners"), f" names {name} twice")
         out.append(name)
     if not out and protocol:
-        return GAME_DEFAULT_LEARNERS
+        return tuple(defaults) if defaults is not None else GAME_DEFAULT_LEARNERS
     if not out:
         raise ReportError("no learner given; choose from: " + ", ".join(learners.NAMES))
     return tuple(out)
