@@ -162,7 +162,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's name for the bare 
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
         self.agents = list(self.possible_agents)
-        self.state, self.moves = self.bridge.initial, 0
+        self.state, self.moves = self.bridge.start(self.np_random), 0
         self.rewards = {a: 0 for a in self.agents}
         self._cumulative_rewards = {a: 0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
