@@ -72,6 +72,7 @@ from dicejack.envs.openspiel_game import (  # noqa: E402  (after the OpenSpiel c
 from dicejack.envs.openspiel_policies import (  # noqa: E402
     SeatsDifferError,
     exploitability,
+    information_policy,
     openspiel_policy,
     policy_table,
     seat_values,
@@ -96,6 +97,7 @@ __all__ = [
     "seat_values",
     "exploitability",
     "protocol_game",
+    "information_policy",
 ]
 
 #: Importable from here by name, outside the face.
