@@ -30,8 +30,8 @@ import numpy as np
 
 from dicejack.games.bounds import Bounds, game_bounds
 from dicejack.games.handout import HandoutGame
-from dicejack.games.information import is_information_game
 from dicejack.games.handout_rules import CONTINUES, MOVER_WINS, Game, roll_total
+from dicejack.games.information import is_information_game
 from dicejack.runtime.messages import DicejackError
 
 __all__ = ["Bridge", "HandoutBridge", "InformationBridge", "bridge_of", "OpponentDraw"]
