@@ -1,5 +1,5 @@
-"""A game as every bridge plays it: :func:`bridge_of` (the handout's game, the default, or any
-protocol game) -> a :class:`Bridge`, the one thing the PettingZoo environment
+"""A game as every bridge plays it: :func:`bridge_of` (the handout's game, the default, any
+protocol game, or one with hidden information) -> a :class:`Bridge`, the one thing the PettingZoo environment
 (:mod:`dicejack.envs.dicejack_v0`), its single-agent Gymnasium view
 (:mod:`dicejack.envs.aec_single`) and the OpenSpiel game (:mod:`dicejack.envs.openspiel_game`)
 read. No optional package needed.
@@ -18,6 +18,13 @@ The handout's game (a :class:`dicejack.games.handout_rules.Game` or
 decision states no game reaches), action a rolls J = a + 1 dice, a roll's outcomes are the
 totals (``Game.chance_outcomes``) drawn by :func:`~dicejack.games.handout_rules.roll_total`,
 the observation is <own score, opponent's>, and the end pays +1 / -1 (2 x payoff - 1).
+
+A game with hidden information (:func:`dicejack.games.information.is_information_game`: Kuhn
+poker) is :class:`InformationBridge`'s, from its tree of plays
+(:func:`~dicejack.games.information.enumerate_information`): states are the tree's nodes, forced
+moves fold into the chance outcomes (a deal before anyone moves: the game opens with chance,
+:attr:`Bridge.opening`), each player sees its own information state only, and the utility is
+paid at the end.
 """
 
 from __future__ import annotations

@@ -204,7 +204,9 @@ class DicejackState(pyspiel.State):
 
 class _Observer:
     """OpenSpiel's PyObserver: player p's view (the handout's game: a tensor of p's score, the
-    opponent's, whether p is to move and the dice p chose; a protocol game: none) and string."""
+    opponent's, whether p is to move and the dice p chose; a game with hidden information: a
+    one-hot of p and of its key's index; another protocol game: none) and string (a game with
+    hidden information: p's key; observation and information state alike)."""
 
     def __init__(self, bridge: Bridge, params: Any) -> None:
         if params:
