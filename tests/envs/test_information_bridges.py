@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import io
 import math
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
@@ -180,11 +181,16 @@ def v0():
     return dicejack_v0
 
 
-def test_pettingzoo_api_test_passes_on_kuhn(v0):
-    from pettingzoo.test import api_test
+def test_pettingzoo_api_seed_and_render_tests_pass_on_kuhn(v0):
+    from pettingzoo.test import api_test, render_test, seed_test
 
     with contextlib.redirect_stdout(io.StringIO()):
         api_test(v0.env(game=Kuhn()), num_cycles=200)
+        seed_test(lambda: v0.env(game=Kuhn()), num_cycles=100)
+        render_test(lambda render_mode=None: v0.env(game=Kuhn(), render_mode=render_mode))
+    ansi = v0.raw_env(game=Kuhn(), render_mode="ansi")
+    ansi.reset(seed=0)
+    assert ansi.render() == "kuhn ante=1 bet=1: ((1, 2), ''), player_0 to move"
 
 
 def test_each_agent_sees_its_own_information_state_and_is_paid_at_the_end(v0):
@@ -278,3 +284,82 @@ def test_one_agent_against_a_behaviour_policy_averages_to_its_exact_payoff(v0):
     assert abs(-total / plays - float(mean)) <= Z_999 * math.sqrt(float(variance) / plays)
     with pytest.raises(DicejackError, match="bad opponent"):
         single_agent(v0.env(game=game), "player_1", {"Q": {"bet": 1}})
+
+
+# ----------------------------------------------------- a forced chance move in the middle of play
+@dataclass(frozen=True)
+class Signal:
+    """A tiny hidden-information game with a forced deal at the root and a forced draw after
+    player 0's move: a card 0, 1, 2 (1/2, 1/3, 1/6) that player 0 sees; it signals low or high;
+    player 1 draws a bonus 0 or 1 (1/4, 3/4) that only it sees, and calls or folds. Keys are
+    tuples (their text is their repr)."""
+
+    name = "signal"
+    num_players = 2
+
+    def initial_state(self):
+        return (None, None, None, None)
+
+    def is_terminal(self, state):
+        return state[3] is not None
+
+    def payoff(self, state):
+        card, signal, bonus, answer = state
+        if answer == "fold":
+            return 1
+        return (card - 1 + bonus) * (2 if signal == "high" else 1)
+
+    def player(self, state):
+        return 0 if state[1] is None else 1
+
+    def actions(self, state):
+        card, signal, bonus, _ = state
+        if card is None:
+            return ("deal",)
+        if signal is None:
+            return ("low", "high")
+        return ("draw",) if bonus is None else ("call", "fold")
+
+    def outcomes(self, state, action):
+        card, signal, bonus, _ = state
+        if action == "deal":
+            return [((c, None, None, None), p) for c, p in
+                    ((0, Fraction(1, 2)), (1, Fraction(1, 3)), (2, Fraction(1, 6)))]
+        if action == "draw":
+            return [((card, signal, 0, None), Fraction(1, 4)),
+                    ((card, signal, 1, None), Fraction(3, 4))]
+        if signal is None:
+            return [((card, action, None, None), 1)]
+        return [((card, signal, bonus, action), 1)]
+
+    def information_state(self, state, player):
+        card, signal, bonus, _ = state
+        return ("p0", card, signal) if player == 0 else ("p1", signal, bonus)
+
+
+def test_a_forced_draw_after_a_move_is_that_moves_chance_node(spiel):
+    pyspiel, dos = spiel
+    from open_spiel.python import policy as policy_lib
+    from open_spiel.python.algorithms import exploitability
+
+    game = Signal()
+    os_game = dos.load(game)
+    bridge = os_game.bridge
+    assert bridge.action_labels == ["low", "high", "call", "fold"]
+    assert [p for _, p in bridge.outcomes(0, bridge.opening)] == [
+        Fraction(1, 2), Fraction(1, 3), Fraction(1, 6)]
+    pyspiel.random_sim_test(os_game, num_sims=20, serialize=True, verbose=False)
+    state = os_game.new_initial_state()
+    state.apply_action(2)  # the card 2
+    assert state.information_state_string(0) == "('p0', 2, None)"
+    state.apply_action(1)  # high: the forced draw is its chance node
+    assert state.is_chance_node() and state.chance_outcomes() == [(0, 0.25), (1, 0.75)]
+    assert state.information_state_string(0) == "('p0', 2, None) after 'high'"
+    state.apply_action(1)  # bonus 1
+    assert state.current_player() == 1
+    assert state.information_state_string(1) == "('p1', 'high', 1)"
+    state.apply_action(2)  # call: (2 - 1 + 1) x 2
+    assert state.returns() == [4.0, -4.0]
+    exact = ip.exploitability(game, ip.uniform_policy(game))
+    theirs = exploitability.exploitability(os_game, policy_lib.UniformRandomPolicy(os_game))
+    assert exact > 0 and abs(theirs - float(exact)) <= 1e-12

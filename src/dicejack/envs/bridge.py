@@ -1,6 +1,6 @@
 """A game as every bridge plays it: :func:`bridge_of` (the handout's game, the default, any
-protocol game, or one with hidden information) -> a :class:`Bridge`, the one thing the PettingZoo environment
-(:mod:`dicejack.envs.dicejack_v0`), its single-agent Gymnasium view
+protocol game, or one with hidden information) -> a :class:`Bridge`, the one thing the
+PettingZoo environment (:mod:`dicejack.envs.dicejack_v0`), its single-agent Gymnasium view
 (:mod:`dicejack.envs.aec_single`) and the OpenSpiel game (:mod:`dicejack.envs.openspiel_game`)
 read. No optional package needed.
 
