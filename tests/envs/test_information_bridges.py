@@ -235,6 +235,7 @@ def exact_moments(game, policy):
     return mean, square - mean**2
 
 
+@pytest.mark.slow
 def test_seeded_random_plays_average_to_the_uniform_policys_exact_payoff(v0):
     game = Kuhn()
     mean, variance = exact_moments(game, ip.uniform_policy(game))
@@ -258,6 +259,7 @@ def test_seeded_random_plays_average_to_the_uniform_policys_exact_payoff(v0):
     assert abs(total / plays - float(mean)) <= half_width
 
 
+@pytest.mark.slow
 def test_one_agent_against_a_behaviour_policy_averages_to_its_exact_payoff(v0):
     """The single-agent view: player_1 uniform against player_0 fixed to always bet (a
     behaviour policy, key -> {action: probability}); its returns average to the exact payoff."""
