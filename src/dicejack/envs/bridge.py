@@ -426,9 +426,7 @@ class InformationBridge(Bridge):
         self._next: dict[tuple[int, int], list[tuple[int, Any]]] = {}
         self._keys(tree)
         opening = self._settle(0)
-        if opening == [(0, 1)]:
-            self.initial, self.opening = 0, None
-        elif len(opening) == 1:
+        if len(opening) == 1:  # a decision at the root, or one reached by sure forced moves
             self.initial, self.opening = opening[0][0], None
         else:
             self.initial, self.opening = 0, self.FORCED
@@ -436,6 +434,7 @@ class InformationBridge(Bridge):
         if any(self.terminal(n) for n, _ in opening):
             raise DicejackError(f"{self.label}: a play ends before anyone decides")
         self.bounds = self._bounds(tree)
+        # every move's outcomes, made now: the bridge is read only from here on
         self._widest = max([len(opening), *(len(self.outcomes(n, a)) for n in range(tree.n_nodes)
                                             for a in self.legal(n))])
         parts = {"player": slice(0, self.num_players)}
@@ -501,6 +500,7 @@ class InformationBridge(Bridge):
     @property
     def max_chance_outcomes(self) -> int:
         return self._widest
+
     def player(self, s: Any) -> int:
         return int(self.tree.player[s])
 
