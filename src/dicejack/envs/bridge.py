@@ -1,6 +1,6 @@
-"""A game as every bridge plays it: :func:`bridge_of` (the handout's game, the default, or any
-protocol game) -> a :class:`Bridge`, the one thing the PettingZoo environment
-(:mod:`dicejack.envs.dicejack_v0`), its single-agent Gymnasium view
+"""A game as every bridge plays it: :func:`bridge_of` (the handout's game, the default, any
+protocol game, or one with hidden information) -> a :class:`Bridge`, the one thing the
+PettingZoo environment (:mod:`dicejack.envs.dicejack_v0`), its single-agent Gymnasium view
 (:mod:`dicejack.envs.aec_single`) and the OpenSpiel game (:mod:`dicejack.envs.openspiel_game`)
 read. No optional package needed.
 
@@ -18,11 +18,19 @@ The handout's game (a :class:`dicejack.games.handout_rules.Game` or
 decision states no game reaches), action a rolls J = a + 1 dice, a roll's outcomes are the
 totals (``Game.chance_outcomes``) drawn by :func:`~dicejack.games.handout_rules.roll_total`,
 the observation is <own score, opponent's>, and the end pays +1 / -1 (2 x payoff - 1).
+
+A game with hidden information (:func:`dicejack.games.information.is_information_game`: Kuhn
+poker) is :class:`InformationBridge`'s, from its tree of plays
+(:func:`~dicejack.games.information.enumerate_information`): states are the tree's nodes, forced
+moves fold into the chance outcomes (a deal before anyone moves: the game opens with chance,
+:attr:`Bridge.opening`), each player sees its own information state only, and the utility is
+paid at the end.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -30,9 +38,10 @@ import numpy as np
 from dicejack.games.bounds import Bounds, game_bounds
 from dicejack.games.handout import HandoutGame
 from dicejack.games.handout_rules import CONTINUES, MOVER_WINS, Game, roll_total
+from dicejack.games.information import is_information_game
 from dicejack.runtime.messages import DicejackError
 
-__all__ = ["Bridge", "HandoutBridge", "bridge_of", "OpponentDraw"]
+__all__ = ["Bridge", "HandoutBridge", "InformationBridge", "bridge_of", "OpponentDraw"]
 
 #: A fixed policy as the single-agent view samples it: state -> (cumulative weights of the legal
 #: actions, their action ids); the first action whose cumulative weight exceeds u is played.
@@ -48,6 +57,8 @@ def bridge_of(game: Any) -> Bridge:
         return HandoutBridge(game)
     if isinstance(game, HandoutGame):
         return HandoutBridge(game.rules)
+    if is_information_game(game):
+        return InformationBridge(game)
     return Bridge(game)
 
 
@@ -56,6 +67,8 @@ class Bridge:
 
     #: The handout's game in its own encoding (:class:`HandoutBridge`).
     handout = False
+    #: A game with hidden information (:class:`InformationBridge`).
+    hidden = False
 
     def __init__(self, game: Any) -> None:
         from dicejack.games import enumerate_game
@@ -101,6 +114,17 @@ class Bridge:
 
     # ----------------------------------------------------------------------- the rules
     initial: Any = 0
+    #: The action whose chance node is open at the start (OpenSpiel's first node is then chance):
+    #: None, but for a game whose play opens with a deal (:class:`InformationBridge`).
+    opening: int | None = None
+
+    def start(self, rng: np.random.Generator) -> Any:
+        """Where the environments start a game: the initial state (no draw from `rng`), or
+        after the opening deal drawn with one uniform from `rng`."""
+        if self.opening is None:
+            return self.initial
+        return self.after(self.initial, self.opening,
+                          self.draw(self.initial, self.opening, float(rng.random())))
 
     def player(self, s: Any) -> int:
         return int(self.space.player[s])
@@ -200,7 +224,10 @@ class Bridge:
         what has been paid so far when it is not 0."""
         return self.position(s, pending) + (f" (paid so far: {paid})" if paid else "")
 
-    def observation_string(self, s: Any, pending: int | None, paid: Any, mover: int) -> str:
+    def observation_string(self, s: Any, pending: int | None, paid: Any, mover: int,
+                           player: int) -> str:
+        """OpenSpiel's observation and information state string of `player` (a game of
+        perfect information: the position, the same for every player)."""
         return f"{self.position(s, pending)} (to move: {mover})"
 
     tensor_parts: dict[str, slice] = {}  # noqa: RUF012 - read only: no observation tensor
@@ -329,7 +356,8 @@ class HandoutBridge(Bridge):
             return f"scores {s0},{s1}: player {me} rolls {Game.dice_label(pending + 1)}"
         return f"scores {s0},{s1}: player {me} to move"
 
-    def observation_string(self, s: Any, pending: int | None, paid: Any, mover: int) -> str:
+    def observation_string(self, s: Any, pending: int | None, paid: Any, mover: int,
+                           player: int) -> str:
         return self.state_text(s, pending, paid)
 
     tensor_parts = {"scores": slice(0, 2), "to_move": slice(2, 3), "dice": slice(3, 4)}  # noqa: RUF012
@@ -358,5 +386,211 @@ class HandoutBridge(Bridge):
         def cdf(s: Any) -> tuple[np.ndarray, np.ndarray]:
             me = s[2]
             return cumulative[s[me], s[1 - me]], ids
+
+        return cdf
+
+
+class InformationBridge(Bridge):
+    """A game with hidden information (:mod:`dicejack.games.information`) from its tree of
+    plays (:func:`~dicejack.games.information.enumerate_information`); states are the tree's
+    nodes (module docstring).
+
+    Only decisions are moves: a forced move (one action; Kuhn poker's ``"deal"``) is no node of
+    its own, its chance outcomes join the outcomes of the move before it (the probabilities
+    multiplied, exactly), or open the game (:attr:`opening`, :meth:`start`). Action ids number
+    the decisions' actions in the order the tree first meets them (Kuhn poker: pass 0, bet 1,
+    as OpenSpiel's ``kuhn_poker``). A player sees its own information state only: ``keys[p]``
+    lists player p's keys (every node's, in the order met), ``key_of[p][node]`` the index there;
+    the observation is that index, the information state string the key (a ``str`` key as it is,
+    any other as its ``repr``). Player 0's utility (payoff plus rewards on the way) is paid at
+    the end.
+    """
+
+    handout = False
+    hidden = True
+    #: :attr:`opening` when the game opens with chance: the forced move at the root.
+    FORCED = -1
+
+    def __init__(self, game: Any) -> None:  # noqa: D107 - the tree, not an enumeration
+        from dicejack.games.information import enumerate_information
+        from dicejack.games.protocol import game_label
+
+        self.game, self.label, self.space = game, game_label(game), None
+        tree = self.tree = enumerate_information(game)
+        self.num_players = tree.num_players
+        self.paid, self.reward_exact = False, None
+        self.action_labels = list(dict.fromkeys(a for s in tree.decisions() for a in s.actions))
+        ids = {a: i for i, a in enumerate(self.action_labels)}
+        self._legal = [{} if s.forced else {ids[a]: i for i, a in enumerate(s.actions)}
+                       for s in tree.infosets]
+        self._next: dict[tuple[int, int], list[tuple[int, Any]]] = {}
+        self._keys(tree)
+        opening = self._settle(0)
+        if len(opening) == 1:  # a decision at the root, or one reached by sure forced moves
+            self.initial, self.opening = opening[0][0], None
+        else:
+            self.initial, self.opening = 0, self.FORCED
+            self._next[0, self.FORCED] = opening
+        if any(self.terminal(n) for n, _ in opening):
+            raise DicejackError(f"{self.label}: a play ends before anyone decides")
+        self.bounds = self._bounds(tree)
+        # every move's outcomes, made now: the bridge is read only from here on
+        self._widest = max([len(opening), *(len(self.outcomes(n, a)) for n in range(tree.n_nodes)
+                                            for a in self.legal(n))])
+        parts = {"player": slice(0, self.num_players)}
+        width = max(len(k) for k in self.keys)
+        parts["information_state"] = slice(self.num_players, self.num_players + width)
+        self.tensor_parts = parts
+
+    def _keys(self, tree: Any) -> None:
+        """Every node's information state of every player, as index and text (one text a key)."""
+        self.keys: list[list[str]] = []
+        self.key_of: list[list[int]] = []
+        for p in range(tree.num_players):
+            texts: dict[str, int] = {}
+            seen: dict[Any, str] = {}
+            row = []
+            for state in tree.states:
+                key = tree.game.information_state(state, p)
+                text = seen.get(key)
+                if text is None:
+                    text = seen[key] = key if isinstance(key, str) else repr(key)
+                    if text in texts:
+                        raise DicejackError(f"{self.label}: two information states of player "
+                                            f"{p} read {text!r}")
+                    texts[text] = len(texts)
+                row.append(texts[text])
+            self.keys.append(list(texts))
+            self.key_of.append(row)
+
+    def _bounds(self, tree: Any) -> Bounds:
+        """The least and greatest utility; the most decisions in one play."""
+        depth = [0] * tree.n_nodes
+        for n, rows in enumerate(tree.children):
+            step = 0 if tree.player[n] < 0 or tree.infosets[tree.infoset[n]].forced else 1
+            for outcomes in rows:
+                for child, _ in outcomes:
+                    depth[child] = depth[n] + step
+        ends = tree.terminals()
+        values = [float(tree.utility[n]) for n in ends]
+        return Bounds(min(values), max(values), max(depth[n] for n in ends))
+
+    def _settle(self, node: int) -> list[tuple[int, Any]]:
+        """The decision or terminal nodes that `node` leads to through forced moves, with their
+        exact probabilities, in the tree's order."""
+        tree, out = self.tree, []
+        stack = [(node, Fraction(1))]
+        while stack:
+            n, p = stack.pop()
+            if tree.player[n] < 0 or not tree.infosets[tree.infoset[n]].forced:
+                out.append((n, p))
+                continue
+            stack.extend((c, p * q) for c, q in reversed(tree.children[n][0]))
+        return out
+
+    def outcomes(self, s: Any, a: int) -> list[tuple[int, Any]]:
+        """(the next decision or terminal node, its exact probability) of playing `a` at `s`."""
+        got = self._next.get((s, a))
+        if got is None:
+            i = self._legal[self.tree.infoset[s]][a]
+            got = [(m, p * q) for c, p in self.tree.children[s][i] for m, q in self._settle(c)]
+            self._next[s, a] = got
+        return got
+
+    @property
+    def max_chance_outcomes(self) -> int:
+        return self._widest
+
+    def player(self, s: Any) -> int:
+        return int(self.tree.player[s])
+
+    def terminal(self, s: Any) -> bool:
+        return self.tree.player[s] < 0
+
+    def legal(self, s: Any) -> dict[int, int]:
+        """Action id -> its index among the infoset's actions, at node `s` (none at a terminal
+        node or a forced move's)."""
+        return self._legal[self.tree.infoset[s]] if self.tree.player[s] >= 0 else {}
+
+    def chance(self, s: Any, a: int) -> list[tuple[int, float]]:
+        return [(k, float(p)) for k, (_, p) in enumerate(self.outcomes(s, a))]
+
+    def sure(self, s: Any, a: int) -> bool:
+        return len(self.outcomes(s, a)) == 1
+
+    def after(self, s: Any, a: int, outcome: int) -> Any:
+        return self.outcomes(s, a)[int(outcome)][0]
+
+    def draw(self, s: Any, a: int, u: float) -> int:
+        cum = np.cumsum([float(p) for _, p in self.outcomes(s, a)])
+        return min(int(np.searchsorted(cum, u * cum[-1], side="right")), len(cum) - 1)
+
+    def reward(self, s: Any, a: int) -> Any:
+        return 0
+
+    def step_reward(self, s: Any, a: int, nxt: Any) -> float:
+        return float(self.tree.utility[nxt]) if self.terminal(nxt) else 0.0
+
+    def end(self, s: Any) -> Any:
+        return self.tree.utility[s] if self.terminal(s) else 0
+
+    # ------------------------------------------------------------------ what is shown
+    def observation_box(self) -> tuple[int, int, int]:
+        return 0, max(len(k) for k in self.keys) - 1, 1
+
+    def observation(self, s: Any, player: int) -> np.ndarray:
+        return np.array([self.key_of[player][s]], dtype=np.int64)
+
+    def move_info(self, s: Any, a: int, outcome: int, nxt: Any) -> dict[str, Any]:
+        return {"action": self.action_labels[a]}  # not the state: it shows hidden cards
+
+    def render(self, s: Any, to_move: str) -> str:
+        text = f"{self.label}: {self.tree.states[s]!r}"
+        return text if self.terminal(s) else f"{text}, {to_move} to move"
+
+    def _pending_text(self, pending: int) -> str:
+        if pending == self.FORCED:
+            return repr(self.tree.infosets[self.tree.infoset[0]].actions[0])
+        return repr(self.action_labels[pending])
+
+    def outcome_text(self, s: Any, a: int, outcome: int) -> str:
+        return f"outcome {outcome}: {self.tree.states[self.after(s, a, outcome)]!r}"
+
+    def position(self, s: Any, pending: int | None) -> str:
+        text = repr(self.tree.states[s])
+        return text if pending is None else f"{text} after {self._pending_text(pending)}"
+
+    def observation_string(self, s: Any, pending: int | None, paid: Any, mover: int,
+                           player: int) -> str:
+        """`player`'s information state: its key (the action it is about to see the outcome
+        of added at a chance node after its move)."""
+        text = self.keys[player][self.key_of[player][s]]
+        if pending is None or pending == self.FORCED:
+            return text
+        return f"{text} after {self._pending_text(pending)}"
+
+    def fill_tensor(self, tensor: np.ndarray, s: Any, pending: int | None, player: int) -> None:
+        """One-hot: the observing player, then its information state's index (``keys``)."""
+        tensor[:] = 0
+        tensor[player] = 1
+        tensor[self.num_players + self.key_of[player][s]] = 1
+
+    # ------------------------------------------------------------------ fixed policies
+    def opponent_draw(self, opponent: Any) -> OpponentDraw:
+        """A behaviour policy, information-state key -> {action: probability} (or probabilities
+        aligned with the key's actions) at every decision key (``uniform_policy(game)``, a CFR
+        learner's average policy), as :data:`OpponentDraw`."""
+        from dicejack.solver.information_policies import behaviour
+        from dicejack.solver.results import SolverError
+
+        try:
+            rows = behaviour(self.tree, opponent)
+        except SolverError as exc:
+            raise DicejackError(f"bad opponent: {exc}") from None
+        ids = [np.array(list(legal), dtype=np.int64) for legal in self._legal]
+
+        def cdf(s: Any) -> tuple[np.ndarray, np.ndarray]:
+            i = self.tree.infoset[s]
+            return np.cumsum([float(p) for p in rows[i]]), ids[i]
 
         return cdf

@@ -1,8 +1,8 @@
 """Every game as a PettingZoo AEC environment, in the convention of PettingZoo's classic games:
 ``from dicejack.envs import dicejack_v0; env = dicejack_v0.env(game=...)``: the handout's game
 by default (a :class:`dicejack.games.handout_rules.Game` or ``HandoutGame``), or any protocol game
-of :mod:`dicejack.games` (Pig, Piglet, Peeking Blackjack, the user's own). One environment; the
-game's encoding is its :class:`dicejack.envs.bridge.Bridge`.
+of :mod:`dicejack.games` (Pig, Piglet, Peeking Blackjack, Kuhn poker, the user's own). One
+environment; the game's encoding is its :class:`dicejack.envs.bridge.Bridge`.
 
 Agents ``player_0`` and (in a two-player game) ``player_1``; the agent to move is the game's
 (turns need not alternate: Pig's roll keeps the turn). ``action_mask`` marks the legal actions of
@@ -23,8 +23,14 @@ rule (:func:`dicejack.games.handout_rules.roll_total`); ``observation`` = [own s
 score] (the handout's <X, Y> from the observing agent's view, int64, 0..LTarget-1); reaching
 [LTarget, UTarget] pays +1 to the mover and -1 to the other, passing UTarget -1 and +1;
 ``last_move`` = the dice, the total and the mover's score after it; ``env.unwrapped.scores`` and
-``winner`` are the position. ``render_mode="ansi"`` returns the position as text, ``"human"``
-prints it (and returns None, as PettingZoo's ``render_test`` asks).
+``winner`` are the position. A game with hidden information (Kuhn poker): ``reset`` deals (the
+forced opening move's chance outcome, drawn from the seeded generator); each agent observes its
+own information state only: ``observation`` = [the index of its key in
+``env.unwrapped.bridge.keys[seat]``] (Kuhn's player_0 holding Q after pass, bet: the index of
+``"Qpb"``), with the action mask; ``last_move`` = the action alone (the state would show the
+hidden cards); player 0's utility is paid at the end. ``render_mode="ansi"`` returns the
+position as text (the whole state: a hidden game's cards too), ``"human"`` prints it (and
+returns None, as PettingZoo's ``render_test`` asks).
 
 ``raw_env`` is the bare environment; ``env`` wraps it as PettingZoo's classic games are (bounds
 assertion, order enforcement). An action outside the action space raises PettingZoo's error (an
@@ -162,7 +168,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's name for the bare 
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
         self.agents = list(self.possible_agents)
-        self.state, self.moves = self.bridge.initial, 0
+        self.state, self.moves = self.bridge.start(self.np_random), 0
         self.rewards = {a: 0 for a in self.agents}
         self._cumulative_rewards = {a: 0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}

@@ -22,6 +22,17 @@ when it is not 0. Utility range and max_game_length are the game's bounds
 (:func:`dicejack.games.bounds.game_bounds`). One game class and one state class play both
 (:mod:`dicejack.envs.openspiel_game`, through the game's :mod:`dicejack.envs.bridge`).
 
+A game with hidden information (:mod:`dicejack.games.information`; ``load(Kuhn())``) is of
+IMPERFECT_INFORMATION, reward model TERMINAL: chance first deals (a forced move's outcomes,
+e.g. Kuhn's six deals, each 1/6, as one chance node), decision nodes are the tree's, action ids
+number the decisions' actions in the order met (Kuhn: pass 0, bet 1, as ``kuhn_poker``);
+``information_state_string(p)`` (and the observation string) is p's key (a ``str`` key as it
+is, e.g. ``"Qpb"``; OpenSpiel's ``kuhn_poker`` writes the card as 0, 1, 2), the tensors a
+one-hot of p and of the key's index in ``os_game.bridge.keys[p]``; returns player 0's utility
+at the end. OpenSpiel's ``exploitability`` and ``CFRSolver`` run on it;
+:func:`information_policy` reads any OpenSpiel policy of it as dicejack's behaviour policy
+(key -> {action: probability}) for :mod:`dicejack.solver.information_policies`.
+
 Also the bridges between OpenSpiel and dicejack's conventions for the handout's game, all keyed
 by information state (the 2 L^2 decision states, built directly: never a walk of every history,
 which on the handout's game is about 1.3e10 of them): :func:`decision_states` and
@@ -72,6 +83,7 @@ from dicejack.envs.openspiel_game import (  # noqa: E402  (after the OpenSpiel c
 from dicejack.envs.openspiel_policies import (  # noqa: E402
     SeatsDifferError,
     exploitability,
+    information_policy,
     openspiel_policy,
     policy_table,
     seat_values,
@@ -96,6 +108,7 @@ __all__ = [
     "seat_values",
     "exploitability",
     "protocol_game",
+    "information_policy",
 ]
 
 #: Importable from here by name, outside the face.

@@ -40,7 +40,8 @@ def _game_type(short: str, long: str, bridge: Bridge, params: dict[str, Any]) ->
         long_name=long,
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-        information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+        information=(pyspiel.GameType.Information.IMPERFECT_INFORMATION if bridge.hidden
+                     else pyspiel.GameType.Information.PERFECT_INFORMATION),
         utility=(pyspiel.GameType.Utility.ZERO_SUM if two
                  else pyspiel.GameType.Utility.GENERAL_SUM),
         reward_model=(pyspiel.GameType.RewardModel.REWARDS if bridge.paid
@@ -48,7 +49,7 @@ def _game_type(short: str, long: str, bridge: Bridge, params: dict[str, Any]) ->
         max_num_players=bridge.num_players,
         min_num_players=bridge.num_players,
         provides_information_state_string=True,
-        provides_information_state_tensor=False,
+        provides_information_state_tensor=bridge.hidden,
         provides_observation_string=True,
         provides_observation_tensor=bool(bridge.tensor_parts),
         parameter_specification=params,
@@ -134,7 +135,7 @@ class DicejackState(pyspiel.State):
         super().__init__(game)
         self._b = game.bridge
         self.s: Any = self._b.initial
-        self.pending: int | None = None
+        self.pending: int | None = self._b.opening
         self.paid: Any = 0
         self.last: Any = 0
 
@@ -203,7 +204,9 @@ class DicejackState(pyspiel.State):
 
 class _Observer:
     """OpenSpiel's PyObserver: player p's view (the handout's game: a tensor of p's score, the
-    opponent's, whether p is to move and the dice p chose; a protocol game: none) and string."""
+    opponent's, whether p is to move and the dice p chose; a game with hidden information: a
+    one-hot of p and of its key's index; another protocol game: none) and string (a game with
+    hidden information: p's key; observation and information state alike)."""
 
     def __init__(self, bridge: Bridge, params: Any) -> None:
         if params:
@@ -218,7 +221,7 @@ class _Observer:
 
     def string_from(self, state: DicejackState, player: int) -> str:
         return self._b.observation_string(state.s, state.pending, state.paid,
-                                          state.current_player())
+                                          state.current_player(), player)
 
 
 DicejackGame.GAME_TYPE = _game_type(SHORT_NAME, "dicejack: the handout's dice game",

@@ -1,8 +1,9 @@
 """The bridges between OpenSpiel policies of the handout's game and dicejack's conventions, all
 keyed by information state (:mod:`dicejack.envs.openspiel_game`'s decision states, never a walk
 of every history): :func:`tabular_policy`, :func:`policy_table`, :func:`openspiel_policy`,
-:func:`seat_values`, :func:`exploitability`. On import this module teaches
-``compare.learned_from_policy`` to read OpenSpiel policies.
+:func:`seat_values`, :func:`exploitability`; and any OpenSpiel policy of a game with hidden
+information read as dicejack's behaviour policy (:func:`information_policy`). On import this
+module teaches ``compare.learned_from_policy`` to read OpenSpiel policies.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from dicejack.solver.best_response import SeatValues
 from dicejack.solver.solution import policy_distribution
 
 __all__ = ["SeatsDifferError", "tabular_policy", "policy_table", "openspiel_policy",
-           "seat_values", "exploitability"]
+           "seat_values", "exploitability", "information_policy"]
 
 
 def tabular_policy(os_game: Any) -> Any:
@@ -158,3 +159,24 @@ def _read_openspiel_policy(game: Game, policy: Any) -> np.ndarray:
 
 
 register_policy_reader(_is_openspiel_policy, _read_openspiel_policy)
+
+
+def information_policy(os_game: Any, os_policy: Any) -> dict[Any, dict[Any, float]]:
+    """Any OpenSpiel policy of a loaded game with hidden information (``load(Kuhn())``; a CFR
+    solver's ``average_policy()``...) as dicejack's behaviour policy: the game's information
+    state key -> {action label: probability} at every decision key, what
+    :mod:`dicejack.solver.information_policies` measures. The policy is asked at one node of
+    each key (OpenSpiel's policies answer by information state)."""
+    bridge = getattr(os_game, "bridge", None)
+    if not getattr(bridge, "hidden", False):
+        raise DicejackError(f"information_policy needs a dicejack game with hidden information "
+                            f"loaded by dicejack.envs.openspiel.load, got {os_game}")
+    tree, out = bridge.tree, {}
+    for infoset in tree.decisions():
+        state = os_game.new_initial_state()
+        state.s, state.pending = infoset.nodes[0], None
+        probs = os_policy.action_probabilities(state, infoset.player)
+        legal = bridge.legal(infoset.nodes[0])
+        out[infoset.key] = {infoset.actions[i]: float(probs.get(a, 0.0))
+                            for a, i in legal.items()}
+    return out
