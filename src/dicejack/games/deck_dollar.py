@@ -91,10 +91,12 @@ class DeckDollar:
     def __post_init__(self) -> None:
         counts = tuple(self.counts)
         if len(counts) != 3 or any(not isinstance(c, int | np.integer) or c < 0 for c in counts):
-            raise GameDefinitionError(f"counts must be three whole numbers >= 0, got {self.counts!r}")
+            raise GameDefinitionError(
+                f"counts must be three whole numbers >= 0, got {self.counts!r}")
         object.__setattr__(self, "counts", tuple(int(c) for c in counts))
         if not isinstance(self.hand_size, int) or self.hand_size < 1:
-            raise GameDefinitionError(f"hand_size must be a whole number >= 1, got {self.hand_size!r}")
+            raise GameDefinitionError(
+                f"hand_size must be a whole number >= 1, got {self.hand_size!r}")
         spare = sum(counts) - 2 * self.hand_size
         if spare < 0:
             raise GameDefinitionError(
@@ -167,7 +169,8 @@ def policy_table(policy: Any) -> np.ndarray:
             raise GameDefinitionError("a deterministic policy's actions must be 0, 1 or 2")
         return np.eye(3)[arr]
     if arr.shape != (N_OBSERVATIONS, 3):
-        raise GameDefinitionError(f"a policy is 40 actions or a (40, 3) array, got shape {arr.shape}")
+        raise GameDefinitionError(
+            f"a policy is 40 actions or a (40, 3) array, got shape {arr.shape}")
     arr = arr.astype(np.float64)
     if not np.all(np.isfinite(arr)) or arr.min() < 0 or np.abs(arr.sum(axis=1) - 1).max() > 1e-9:
         raise GameDefinitionError("a policy's rows must be probabilities summing to 1")

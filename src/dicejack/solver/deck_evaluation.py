@@ -36,7 +36,7 @@ import numpy as np
 from dicejack.games.deck_dollar import TRUE_STATE_INDEX, DeckDollar, policy_table
 from dicejack.solver.solution import SolverError
 
-__all__ = ["DeckEvaluation", "evaluate_deck_policy", "deal_distribution"]
+__all__ = ["DeckEvaluation", "evaluate_deck_policy", "deal_distribution", "MEMORY_LIMIT"]
 
 
 def _nth_plain(c, off, k):
@@ -277,9 +277,26 @@ class DeckEvaluation:
         return sum(self.states)
 
 
-def evaluate_deck_policy(game: DeckDollar, policy: Any, compiled: bool = True) -> DeckEvaluation:
+#: The most bytes one round's arrays (its successor keys, duplicates kept, or its next
+#: probabilities) may take before :func:`evaluate_deck_policy` refuses (SolverError).
+MEMORY_LIMIT = 2 << 30
+
+
+def _check_size(count: int, width: int, limit: int, r: int) -> None:
+    if count * width * 8 > limit:
+        raise SolverError(
+            f"round {r + 1} needs {count:,} x {width} float64 values, over the memory limit of "
+            f"{limit / 2**30:.1f} GiB (a passing follower grows the state space: try passing=False "
+            f"or a smaller deck)")
+
+
+def evaluate_deck_policy(game: DeckDollar, policy: Any, compiled: bool = True,
+                         memory_limit: int = MEMORY_LIMIT) -> DeckEvaluation:
     """The exact value of `policy` (monte's seat; :func:`~dicejack.games.deck_dollar.policy_table`)
-    in `game` against the uniformly random opponent (module docstring)."""
+    in `game` against the uniformly random opponent (module docstring). Raises SolverError
+    before a round's arrays would take more than `memory_limit` bytes: the study's deck fits
+    (about 0.3 GB) with ``passing=False``; with the code's passing follower it has millions of
+    states per round and does not."""
     table = policy_table(policy)
     base = np.array([n + 1 for n in game.counts] * 3, dtype=np.int64)
     if math.prod(int(b) for b in base) >= 1 << 62:
@@ -299,11 +316,13 @@ def evaluate_deck_policy(game: DeckDollar, policy: Any, compiled: bool = True) -
         if last:
             nkeys = np.zeros(1, dtype=np.int64)
         else:
-            out = np.empty(successors(keys, r, table, *args, np.empty(0, np.int64), False),
-                           dtype=np.int64)
+            count = successors(keys, r, table, *args, np.empty(0, np.int64), False)
+            _check_size(count, 1, memory_limit, r)
+            out = np.empty(count, dtype=np.int64)
             successors(keys, r, table, *args, out, True)
             nkeys = np.unique(out)
             del out
+        _check_size(nkeys.shape[0], probs.shape[1] + 2 * game.swing, memory_limit, r)
         nprobs = np.zeros((nkeys.shape[0], probs.shape[1] + 2 * game.swing))
         push(keys, probs, r, table, *args, game.swing, nkeys, nprobs, last)
         keys, probs = nkeys, nprobs
