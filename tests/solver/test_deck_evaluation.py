@@ -22,19 +22,55 @@ from dicejack.games.deck_dollar import (
     simulate,
     uniform_policy,
 )
-from dicejack.solver.deck_evaluation import deal_distribution, evaluate_deck_policy
+from dicejack.solver.deck_evaluation import (
+    deal_distribution,
+    evaluate_deck_policy,
+    full_information_bound,
+)
 from dicejack.solver.solution import SolverError
 from tests.games_package.test_deck_dollar import code_play_action
 
 
+def code_round(game, deck, r, mine, theirs, d, a, b):
+    """One round as the quoted code's game loop plays it (code_play_action; then monte draws,
+    then the opponent): (the card showing monte saw, deck, mine, theirs, d) after it."""
+    h, passing = game.hand_size, game.passing
+    if r % 2 == 0:
+        seen, m2, v1 = code_play_action(3, list(mine), a, h, passing)
+        _, t2, v2 = code_play_action(seen, list(theirs), b, h, passing)
+        seen = 3
+    else:
+        seen, t2, v2 = code_play_action(3, list(theirs), b, h, passing)
+        _, m2, v1 = code_play_action(seen, list(mine), a, h, passing)
+    d2 = d + int(4 * v1) - int(4 * v2) if v1 + v2 <= 1 else d
+    rest = list(deck)
+    if rest:
+        m2 = sorted(m2 + [rest.pop(0)])
+    if rest:
+        t2 = sorted(t2 + [rest.pop(0)])
+    return seen, tuple(rest), tuple(m2), tuple(t2), d2
+
+
+def over_deals(game, play):
+    """The mean of play(deck left, 0, monte's hand, the opponent's, 0) over every distinct
+    order of the deck (each of probability prod(count!) / deck!)."""
+    h = game.hand_size
+    cards = [t for t, n in enumerate(game.counts) for _ in range(n)]
+    orders = set(permutations(cards))
+    total = 0
+    for order in orders:
+        total = total + play(order[2 * h:], 0, tuple(sorted(order[:h])),
+                             tuple(sorted(order[h:2 * h])), 0) / len(orders)
+    return total
+
+
 def brute_force(game, policy):
-    """(P(win), P(draw), P(loss)) of monte, in Fractions, over every distinct deck order
-    (each of probability prod(count!) / deck!) and every action of both players (the policy's
-    probabilities as the nearest fractions of denominator at most 1000), the rounds
-    played as the quoted code's game loop plays them (with code_play_action)."""
+    """(P(win), P(draw), P(loss)) of monte, in Fractions, over every deck order and every
+    action of both players (the policy's probabilities as the nearest fractions of denominator
+    at most 1000), the rounds played as the quoted code plays them (code_round)."""
     table = [[Fraction(float(p)).limit_denominator(1000) for p in row]
              for row in policy_table(policy)]
-    h, passing = game.hand_size, game.passing
+    h = game.hand_size
 
     def obs(showing, hand):
         return TRUE_STATE_INDEX[int(np.ravel_multi_index([showing, hand[0], hand[h // 2], hand[-1]],
@@ -43,40 +79,37 @@ def brute_force(game, policy):
     @cache
     def play(deck, r, mine, theirs, d):
         if r == game.rounds:
-            return (Fraction(d > 0), Fraction(d == 0), Fraction(d < 0))
-        total = [Fraction(0)] * 3
+            return np.array([Fraction(d > 0), Fraction(d == 0), Fraction(d < 0)], dtype=object)
+        total = np.zeros(3, dtype=object)
         for a in range(3):
             for b in range(3):
-                if r % 2 == 0:
-                    p = table[obs(3, mine)][a] / 3
-                    if p == 0:
-                        continue
-                    showing, m2, v1 = code_play_action(3, list(mine), a, h, passing)
-                    _, t2, v2 = code_play_action(showing, list(theirs), b, h, passing)
-                else:
-                    showing, t2, v2 = code_play_action(3, list(theirs), b, h, passing)
-                    p = table[obs(showing, mine)][a] / 3
-                    if p == 0:
-                        continue
-                    _, m2, v1 = code_play_action(showing, list(mine), a, h, passing)
-                d2 = d + int(4 * v1) - int(4 * v2) if v1 + v2 <= 1 else d
-                rest = list(deck)
-                if rest:
-                    m2 = sorted(m2 + [rest.pop(0)])
-                if rest:
-                    t2 = sorted(t2 + [rest.pop(0)])
-                sub = play(tuple(rest), r + 1, tuple(m2), tuple(t2), d2)
-                total = [x + p * y for x, y in zip(total, sub, strict=True)]
-        return tuple(total)
+                seen, left, m2, t2, d2 = code_round(game, deck, r, mine, theirs, d, a, b)
+                p = table[obs(seen, mine)][a] / 3
+                if p:
+                    total = total + p * play(left, r + 1, m2, t2, d2)
+        return total
 
-    cards = [t for t, n in enumerate(game.counts) for _ in range(n)]
-    orders = set(permutations(cards))
-    result = [Fraction(0)] * 3
-    for order in orders:
-        mine, theirs = tuple(sorted(order[:h])), tuple(sorted(order[h:2 * h]))
-        sub = play(order[2 * h:], 0, mine, theirs, 0)
-        result = [x + y / len(orders) for x, y in zip(result, sub, strict=True)]
-    return result
+    return list(over_deals(game, play))
+
+
+def brute_force_best(game):
+    """The full-information optimum in Fractions: monte sees everything; leading, it picks the
+    best action for the mean over the opponent's; following, the best after seeing its card."""
+
+    @cache
+    def play(deck, r, mine, theirs, d):
+        if r == game.rounds:
+            return Fraction((d > 0) - (d < 0))
+        by = [[Fraction(0)] * 3 for _ in range(3)]
+        for a in range(3):
+            for b in range(3):
+                _, left, m2, t2, d2 = code_round(game, deck, r, mine, theirs, d, a, b)
+                by[a][b] = play(left, r + 1, m2, t2, d2)
+        if r % 2 == 0:
+            return max(sum(row) / 3 for row in by)
+        return sum(max(by[a][b] for a in range(3)) for b in range(3)) / 3
+
+    return over_deals(game, play)
 
 
 def policies():
@@ -131,6 +164,24 @@ def test_the_deal_is_two_hypergeometric_hands():
 def test_a_state_space_over_the_memory_limit_is_refused():
     with pytest.raises(SolverError, match="memory limit"):
         evaluate_deck_policy(DeckDollar((6, 8, 6), 4), uniform_policy(), memory_limit=10_000)
+
+
+@pytest.mark.parametrize("passing", [True, False])
+@pytest.mark.parametrize("game", TINY, ids=str)
+def test_the_full_information_bound_is_the_brute_force_optimum(game, passing):
+    game = DeckDollar(game.counts, game.hand_size, passing=passing)
+    best = brute_force_best(game)
+    for compiled in (True, False):
+        assert abs(full_information_bound(game, compiled=compiled) - float(best)) < 1e-12
+    assert all(float(best) >= float(w - lo) for w, _, lo in (brute_force(game, p)
+                                                            for p in policies()))
+
+
+def test_the_bound_lies_above_every_policy_and_kernels_agree():
+    game = DeckDollar((4, 6, 4), 3)
+    bound = full_information_bound(game)
+    assert bound == full_information_bound(game, compiled=False)
+    assert all(evaluate_deck_policy(game, p).expected < bound - 0.05 for p in policies())
 
 
 #: The study's deck with the evident intent (passing=False): the four baselines' exact values.

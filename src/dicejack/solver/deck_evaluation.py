@@ -33,10 +33,11 @@ from typing import Any
 
 import numpy as np
 
-from dicejack.games.deck_dollar import TRUE_STATE_INDEX, DeckDollar, policy_table
+from dicejack.games.deck_dollar import TRUE_STATE_INDEX, DeckDollar, policy_table, uniform_policy
 from dicejack.solver.solution import SolverError
 
-__all__ = ["DeckEvaluation", "evaluate_deck_policy", "deal_distribution", "MEMORY_LIMIT"]
+__all__ = ["DeckEvaluation", "evaluate_deck_policy", "deal_distribution", "MEMORY_LIMIT",
+           "full_information_bound"]
 
 
 def _nth_plain(c, off, k):
@@ -212,15 +213,80 @@ def _push_plain(keys, probs, r, policy, half, passing, tsi, base, swing, nkeys, 
                         nprobs[t, w + shift] += q * probs[s, w]
 
 
+def _pair_plain(c, lead_monte, a, b, half, passing):
+    """The two card types (monte's, the opponent's; -1 a pass) when monte takes action a and
+    the opponent action b."""
+    if lead_monte:
+        c1 = _card_plain(c, 0, 3, a, half, passing)
+        return c1, _card_plain(c, 3, c1, b, half, passing)
+    c2 = _card_plain(c, 3, 3, b, half, passing)
+    return _card_plain(c, 0, c2, a, half, passing), c2
+
+
+def _after_plain(c, a, b, lead_monte, r, half, passing, base, swing, nkeys, nvalues, last, acc):
+    """acc[w] = the expected next value (round r + 1's `nvalues`, or the reward sign(d) after
+    the `last` round) of monte's action a and the opponent's b, at column w of round r."""
+    mid = c.copy()
+    after = np.empty((9, 9), dtype=np.int64)
+    dprobs = np.empty(9)
+    c1, c2 = _pair_plain(c, lead_monte, a, b, half, passing)
+    shift = _score_plain(3 if c1 < 0 else c1, 3 if c2 < 0 else c2) + swing
+    acc[:] = 0.0
+    if last:
+        for w in range(acc.shape[0]):
+            d = w + shift - swing * (r + 1)
+            acc[w] = 1.0 if d > 0 else (-1.0 if d < 0 else 0.0)
+        return
+    if c1 >= 0:
+        mid[c1] -= 1
+    if c2 >= 0:
+        mid[3 + c2] -= 1
+    for k in range(_draws_plain(mid, after, dprobs)):
+        t = np.searchsorted(nkeys, _encode_plain(after[k], base))
+        for w in range(acc.shape[0]):
+            acc[w] += dprobs[k] * nvalues[t, w + shift]
+
+
+def _backup_plain(keys, values, r, half, passing, base, swing, nkeys, nvalues, last):
+    """Round r's full-information values (module docstring) from round r + 1's: monte leading
+    picks its card before the opponent's answer (max of the mean), monte following after
+    seeing the opponent's card (mean of the max)."""
+    c = np.empty(9, dtype=np.int64)
+    width = values.shape[1]
+    acc = np.empty(width)
+    best = np.empty(width)
+    lead_monte = r % 2 == 0
+    for s in range(keys.shape[0]):
+        _decode_plain(keys[s], base, c)
+        values[s, :] = -np.inf if lead_monte else 0.0
+        for outer in range(3):
+            best[:] = 0.0 if lead_monte else -np.inf
+            for inner in range(3):
+                a, b = (outer, inner) if lead_monte else (inner, outer)
+                _after_plain(c, a, b, lead_monte, r, half, passing, base, swing, nkeys, nvalues,
+                             last, acc)
+                for w in range(width):
+                    if lead_monte:
+                        best[w] += acc[w] / 3.0
+                    elif acc[w] > best[w]:
+                        best[w] = acc[w]
+            for w in range(width):
+                if lead_monte:
+                    values[s, w] = max(values[s, w], best[w])
+                else:
+                    values[s, w] += best[w] / 3.0
+
+
 _KERNELS: dict[str, Any] = {}
 _PLAIN = {"nth": _nth_plain, "low": _low_plain, "high": _high_plain, "card": _card_plain,
           "observe": _observe_plain, "plays": _plays_plain, "encode": _encode_plain,
           "decode": _decode_plain, "draws": _draws_plain, "score": _score_plain,
-          "successors": _successors_plain, "push": _push_plain}
+          "successors": _successors_plain, "push": _push_plain, "pair": _pair_plain,
+          "after": _after_plain, "backup": _backup_plain}
 
 
 def _kernel(name: str, compiled: bool) -> Any:
-    """The kernel `name` (successors, push): compiled (numba, cached; each callee compiled
+    """The kernel `name` (successors, push, backup): compiled (numba, cached; each callee compiled
     under its plain name) or the plain reference."""
     if not compiled:
         return _PLAIN[name]
@@ -298,15 +364,8 @@ def evaluate_deck_policy(game: DeckDollar, policy: Any, compiled: bool = True,
     (about 0.3 GB) with ``passing=False``; with the code's passing follower it has millions of
     states per round and does not."""
     table = policy_table(policy)
-    base = np.array([n + 1 for n in game.counts] * 3, dtype=np.int64)
-    if math.prod(int(b) for b in base) >= 1 << 62:
-        raise SolverError(f"deck counts {game.counts} are too large to key a state in 63 bits")
-    tsi = np.asarray(TRUE_STATE_INDEX, dtype=np.int64)
-    deal = deal_distribution(game)
-    keys = np.array([_encode_plain(np.array(c), base) for c in deal], dtype=np.int64)
-    order = np.argsort(keys)
-    keys = keys[order]
-    probs = np.array([float(p) for p in deal.values()])[order].reshape(-1, 1)
+    base, tsi, keys, probs = _start(game)
+    probs = probs.reshape(-1, 1)
     args = (game.half, game.passing, tsi, base)
     successors, push = _kernel("successors", compiled), _kernel("push", compiled)
     states = []
@@ -330,3 +389,44 @@ def evaluate_deck_policy(game: DeckDollar, policy: Any, compiled: bool = True,
     mid = game.swing * game.rounds
     win, draw, loss = float(final[mid + 1:].sum()), float(final[mid]), float(final[:mid].sum())
     return DeckEvaluation(win - loss, win, draw, loss, final, tuple(states))
+
+
+def _start(game: DeckDollar) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(base, tsi, the deal's sorted keys, their probabilities)."""
+    base = np.array([n + 1 for n in game.counts] * 3, dtype=np.int64)
+    if math.prod(int(b) for b in base) >= 1 << 62:
+        raise SolverError(f"deck counts {game.counts} are too large to key a state in 63 bits")
+    deal = deal_distribution(game)
+    keys = np.array([_encode_plain(np.array(c), base) for c in deal], dtype=np.int64)
+    order = np.argsort(keys)
+    probs = np.array([float(p) for p in deal.values()])[order]
+    return base, np.asarray(TRUE_STATE_INDEX, dtype=np.int64), keys[order], probs
+
+
+def full_information_bound(game: DeckDollar, compiled: bool = True,
+                           memory_limit: int = MEMORY_LIMIT) -> float:
+    """An upper bound on every policy's expected reward against the uniform opponent: the
+    best of a player who sees everything (both hands, the deck's composition, the totals) and
+    picks any action (its card after the opponent's when following), by backward induction
+    over the states every action reaches (those of the uniform policy). Looser than the best
+    player who sees only what it may (its hand and the cards played): that one is not computed."""
+    base, tsi, keys, probs = _start(game)
+    args = (game.half, game.passing, tsi, base)
+    successors = _kernel("successors", compiled)
+    rounds = [keys]
+    for r in range(game.rounds - 1):
+        count = successors(rounds[-1], r, uniform_policy(), *args, np.empty(0, np.int64), False)
+        _check_size(count, 1, memory_limit, r)
+        out = np.empty(count, dtype=np.int64)
+        successors(rounds[-1], r, uniform_policy(), *args, out, True)
+        rounds.append(np.unique(out))
+    backup = _kernel("backup", compiled)
+    nkeys, nvalues = np.zeros(1, dtype=np.int64), np.zeros((1, 1))
+    for r in range(game.rounds - 1, -1, -1):
+        width = 2 * game.swing * r + 1
+        _check_size(rounds[r].shape[0], width, memory_limit, r)
+        values = np.empty((rounds[r].shape[0], width))
+        backup(rounds[r], values, r, game.half, game.passing, base, game.swing, nkeys, nvalues,
+               r == game.rounds - 1)
+        nkeys, nvalues = rounds[r], values
+    return float(probs @ nvalues[:, 0])
