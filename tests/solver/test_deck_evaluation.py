@@ -27,6 +27,7 @@ from dicejack.solver.deck_evaluation import (
     evaluate_deck_policy,
     full_information_bound,
 )
+from dicejack.solver.deck_search import local_search
 from dicejack.solver.solution import SolverError
 from tests.games_package.test_deck_dollar import code_play_action
 
@@ -196,3 +197,20 @@ def test_a_million_simulated_games_agree_with_the_exact_values():
         tally = simulate(STUDY, policy, 10**6, np.random.default_rng(100 + k))
         assert abs(tally.mean - exact.expected) < tally.half_width, k
         assert abs(tally.wins / 10**6 - exact.win) < 0.002
+
+
+def test_local_search_ends_at_a_local_optimum_above_its_start():
+    game = DeckDollar((3, 4, 3), 3)
+    start = np.zeros(40, dtype=np.int64)
+    found = local_search(game, start, compiled=False)
+    assert found.converged and found.value > evaluate_deck_policy(game, start).expected + 0.1
+    assert found.value == evaluate_deck_policy(game, found.actions).expected
+    assert list(found.history) == sorted(found.history) and found.history[-1] == found.value
+    for obs in range(40):  # no single observation's change improves it
+        for action in range(3):
+            trial = found.actions.copy()
+            trial[obs] = action
+            assert evaluate_deck_policy(game, trial).expected <= found.value
+    assert found.value <= full_information_bound(game)
+    with pytest.raises(SolverError):
+        local_search(game, np.zeros(39, dtype=np.int64))

@@ -223,12 +223,12 @@ def _pair_plain(c, lead_monte, a, b, half, passing):
     return _card_plain(c, 0, c2, a, half, passing), c2
 
 
-def _after_plain(c, a, b, lead_monte, r, half, passing, base, swing, nkeys, nvalues, last, acc):
+def _after_plain(c, a, b, lead_monte, r, half, passing, base, swing, nkeys, nvalues, last, acc,
+                 mid, after, dprobs):
     """acc[w] = the expected next value (round r + 1's `nvalues`, or the reward sign(d) after
-    the `last` round) of monte's action a and the opponent's b, at column w of round r."""
-    mid = c.copy()
-    after = np.empty((9, 9), dtype=np.int64)
-    dprobs = np.empty(9)
+    the `last` round) of monte's action a and the opponent's b, at column w of round r (mid,
+    after, dprobs: work space)."""
+    mid[:] = c
     c1, c2 = _pair_plain(c, lead_monte, a, b, half, passing)
     shift = _score_plain(3 if c1 < 0 else c1, 3 if c2 < 0 else c2) + swing
     acc[:] = 0.0
@@ -252,6 +252,9 @@ def _backup_plain(keys, values, r, half, passing, base, swing, nkeys, nvalues, l
     picks its card before the opponent's answer (max of the mean), monte following after
     seeing the opponent's card (mean of the max)."""
     c = np.empty(9, dtype=np.int64)
+    mid = np.empty(9, dtype=np.int64)
+    after = np.empty((9, 9), dtype=np.int64)
+    dprobs = np.empty(9)
     width = values.shape[1]
     acc = np.empty(width)
     best = np.empty(width)
@@ -264,7 +267,7 @@ def _backup_plain(keys, values, r, half, passing, base, swing, nkeys, nvalues, l
             for inner in range(3):
                 a, b = (outer, inner) if lead_monte else (inner, outer)
                 _after_plain(c, a, b, lead_monte, r, half, passing, base, swing, nkeys, nvalues,
-                             last, acc)
+                             last, acc, mid, after, dprobs)
                 for w in range(width):
                     if lead_monte:
                         best[w] += acc[w] / 3.0
@@ -343,17 +346,19 @@ class DeckEvaluation:
         return sum(self.states)
 
 
-#: The most bytes one round's arrays (its successor keys, duplicates kept, or its next
-#: probabilities) may take before :func:`evaluate_deck_policy` refuses (SolverError).
+#: The most bytes the arrays alive at once (a round's keys and values, the next round's, the
+#: successor keys with duplicates and their sorted copy) may take before
+#: :func:`evaluate_deck_policy` and :func:`full_information_bound` refuse (SolverError).
 MEMORY_LIMIT = 2 << 30
 
 
-def _check_size(count: int, width: int, limit: int, r: int) -> None:
-    if count * width * 8 > limit:
+def _check_size(count: int, width: int, limit: int, r: int, alive: int = 0) -> None:
+    """Refuses `count` x `width` more 8-byte values beside `alive` bytes over `limit`."""
+    if alive + count * width * 8 > limit:
         raise SolverError(
-            f"round {r + 1} needs {count:,} x {width} float64 values, over the memory limit of "
-            f"{limit / 2**30:.1f} GiB (a passing follower grows the state space: try passing=False "
-            f"or a smaller deck)")
+            f"round {r + 1} needs {count:,} x {width} more 8-byte values, over the memory limit "
+            f"of {limit / 2**30:.1f} GiB (a passing follower grows the state space: try "
+            f"passing=False or a smaller deck)")
 
 
 def evaluate_deck_policy(game: DeckDollar, policy: Any, compiled: bool = True,
@@ -376,12 +381,13 @@ def evaluate_deck_policy(game: DeckDollar, policy: Any, compiled: bool = True,
             nkeys = np.zeros(1, dtype=np.int64)
         else:
             count = successors(keys, r, table, *args, np.empty(0, np.int64), False)
-            _check_size(count, 1, memory_limit, r)
+            _check_size(count, 2, memory_limit, r, keys.nbytes + probs.nbytes)  # and unique's
             out = np.empty(count, dtype=np.int64)
             successors(keys, r, table, *args, out, True)
             nkeys = np.unique(out)
             del out
-        _check_size(nkeys.shape[0], probs.shape[1] + 2 * game.swing, memory_limit, r)
+        _check_size(nkeys.shape[0], probs.shape[1] + 2 * game.swing, memory_limit, r,
+                    keys.nbytes + probs.nbytes + nkeys.nbytes)
         nprobs = np.zeros((nkeys.shape[0], probs.shape[1] + 2 * game.swing))
         push(keys, probs, r, table, *args, game.swing, nkeys, nprobs, last)
         keys, probs = nkeys, nprobs
@@ -416,7 +422,7 @@ def full_information_bound(game: DeckDollar, compiled: bool = True,
     rounds = [keys]
     for r in range(game.rounds - 1):
         count = successors(rounds[-1], r, uniform_policy(), *args, np.empty(0, np.int64), False)
-        _check_size(count, 1, memory_limit, r)
+        _check_size(count, 2, memory_limit, r, sum(k.nbytes for k in rounds))
         out = np.empty(count, dtype=np.int64)
         successors(rounds[-1], r, uniform_policy(), *args, out, True)
         rounds.append(np.unique(out))
@@ -424,7 +430,8 @@ def full_information_bound(game: DeckDollar, compiled: bool = True,
     nkeys, nvalues = np.zeros(1, dtype=np.int64), np.zeros((1, 1))
     for r in range(game.rounds - 1, -1, -1):
         width = 2 * game.swing * r + 1
-        _check_size(rounds[r].shape[0], width, memory_limit, r)
+        _check_size(rounds[r].shape[0], width, memory_limit, r,
+                    sum(k.nbytes for k in rounds) + nvalues.nbytes)
         values = np.empty((rounds[r].shape[0], width))
         backup(rounds[r], values, r, game.half, game.passing, base, game.swing, nkeys, nvalues,
                r == game.rounds - 1)
