@@ -18,13 +18,18 @@ the protocol; a history's utility is the payoff at its end plus the rewards on i
 
 from __future__ import annotations
 
-import math
 from collections.abc import Hashable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Protocol, runtime_checkable
 
-from dicejack.games.protocol import FiniteGame, GameDefinitionError, check_game_object
+from dicejack.games.protocol import (
+    FiniteGame,
+    GameDefinitionError,
+    check_game_object,
+    exact_probability,
+    finite_number,
+)
 
 __all__ = [
     "InformationGame",
@@ -125,27 +130,6 @@ class InformationTree:
                 if not s.forced and (player is None or s.player == player)]
 
 
-def _number(game: Any, what: str, value: Any) -> Any:
-    ok = isinstance(value, (Fraction, int, float)) and not isinstance(value, bool)
-    if not ok or not math.isfinite(value):
-        raise GameDefinitionError(f"game {game.name}: {what} is {value!r}, not a finite number")
-    return value
-
-
-def _probability(game: Any, state: Any, action: Any, p: Any) -> Fraction:
-    if isinstance(p, bool) or not isinstance(p, (Fraction, int)):
-        raise GameDefinitionError(
-            f"game {game.name}: outcome probability {p!r} at {state!r}, action {action!r} is not "
-            "exact: give a fractions.Fraction"
-        )
-    if p <= 0:
-        raise GameDefinitionError(
-            f"game {game.name}: outcome probability {p} at {state!r}, action {action!r} is not "
-            "positive (leave impossible outcomes out)"
-        )
-    return Fraction(p)
-
-
 def enumerate_information(game: Any, limit: int = HISTORIES_LIMIT) -> InformationTree:
     """The tree of plays of an information game, every promise checked (module docstring):
     GameDefinitionError, one line, naming the state or key that breaks one."""
@@ -240,7 +224,7 @@ class _Walk:
                     "hidden information must be a finite tree"
                 )
             if self.game.is_terminal(state):
-                payoff = _number(self.game, f"payoff at {state!r}", self.game.payoff(state))
+                payoff = finite_number(self.game, f"payoff at {state!r}", self.game.payoff(state))
                 self.utility[node] = payoff + self.gained[node]
                 continue
             path.add(state)
@@ -274,7 +258,7 @@ class _Walk:
                 own[mover] = infoset.sequences[i]
             gained = self.gained[node]
             if self.rewarded:
-                gained = gained + _number(game, f"reward at {state!r}, action {action!r}",
+                gained = gained + finite_number(game, f"reward at {state!r}, action {action!r}",
                                           game.reward(state, action))
             row = self.outcomes(node, state, action, gained, tuple(own))
             rows.append(row)
@@ -288,7 +272,7 @@ class _Walk:
         game = self.game
         row, seen, total = [], set(), Fraction(0)
         for nxt, p in game.outcomes(state, action):
-            q = _probability(game, state, action, p)
+            q = exact_probability(game, state, action, p)
             if nxt in seen:
                 raise GameDefinitionError(
                     f"game {game.name}: successor {nxt!r} appears twice at {state!r}, action "

@@ -21,6 +21,7 @@ the payoff at the end (Peeking Blackjack's peek cost is such a reward).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Protocol, Union, runtime_checkable
@@ -144,3 +145,29 @@ def game_label(game: Any) -> str:
     """E.g. ``pig goal=100 die=6``: the name and parameters, for messages and outputs."""
     words = [str(game.name), *(f"{k}={v}" for k, v in game_params(game).items())]
     return " ".join(words)
+
+
+def finite_number(game: Any, what: str, value: Any) -> Any:
+    """`value` (a payoff or reward the game gave) when it is a finite number, else a one-line
+    GameDefinitionError naming `what` (the enumerations' one check of every such number)."""
+    ok = isinstance(value, (Fraction, int, float)) and not isinstance(value, bool)
+    if not ok or not math.isfinite(value):
+        raise GameDefinitionError(f"game {game.name}: {what} is {value!r}, not a finite number")
+    return value
+
+
+def exact_probability(game: Any, state: Any, action: Any, p: Any) -> Fraction:
+    """An outcome's probability `p` as a Fraction when it is exact (a Fraction or an int) and
+    positive, else a one-line GameDefinitionError naming the state and action (the
+    enumerations' one check of every chance outcome)."""
+    if isinstance(p, bool) or not isinstance(p, (Fraction, int)):
+        raise GameDefinitionError(
+            f"game {game.name}: outcome probability {p!r} at {state!r}, action {action!r} is not "
+            "exact: give a fractions.Fraction"
+        )
+    if p <= 0:
+        raise GameDefinitionError(
+            f"game {game.name}: outcome probability {p} at {state!r}, action {action!r} is not "
+            "positive (leave impossible outcomes out)"
+        )
+    return Fraction(p)

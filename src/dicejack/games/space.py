@@ -13,7 +13,6 @@ each broken one a one-line GameDefinitionError naming the state.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Hashable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -21,7 +20,13 @@ from typing import Any
 
 import numpy as np
 
-from dicejack.games.protocol import GameDefinitionError, check_game_object, game_label
+from dicejack.games.protocol import (
+    GameDefinitionError,
+    check_game_object,
+    exact_probability,
+    finite_number,
+    game_label,
+)
 
 __all__ = ["StateSpace", "enumerate_game", "STATES_LIMIT"]
 
@@ -133,22 +138,13 @@ class StateSpace:
 
 
 def _probability(game: Any, state: Any, action: Any, p: Any, seen: dict[int, Any]) -> float:
-    """p as a float, checked exact and positive; `seen` remembers the objects already checked
-    by id (a game usually hands out the same few Fraction objects), keeping them alive."""
+    """p as a float, checked exact and positive (:func:`~dicejack.games.protocol.
+    exact_probability`); `seen` remembers the objects already checked by id (a game usually
+    hands out the same few Fraction objects), keeping them alive."""
     known = seen.get(id(p))
     if known is not None and known[0] is p:
         return known[1]
-    if isinstance(p, bool) or not isinstance(p, (Fraction, int)):
-        raise GameDefinitionError(
-            f"game {game.name}: outcome probability {p!r} at {state!r}, action {action!r} is not "
-            "exact: give a fractions.Fraction"
-        )
-    if p <= 0:
-        raise GameDefinitionError(
-            f"game {game.name}: outcome probability {p} at {state!r}, action {action!r} is not "
-            "positive (leave impossible outcomes out)"
-        )
-    value = float(p)
+    value = float(exact_probability(game, state, action, p))
     if len(seen) < 4096:
         seen[id(p)] = (p, value)
     return value
@@ -161,13 +157,7 @@ def _reward(game: Any, state: Any, action: Any) -> Any:
         raise GameDefinitionError(
             f"game {game.name}: reward({state!r}, {action!r}) raised {type(exc).__name__}: {exc}"
         ) from None
-    ok = isinstance(value, (Fraction, int, float)) and not isinstance(value, bool)
-    if not ok or not math.isfinite(value):
-        raise GameDefinitionError(
-            f"game {game.name}: reward at {state!r}, action {action!r} is {value!r}, not a "
-            "finite number"
-        )
-    return value
+    return finite_number(game, f"reward at {state!r}, action {action!r}", value)
 
 
 def _payoff(game: Any, state: Any) -> Any:
@@ -177,12 +167,7 @@ def _payoff(game: Any, state: Any) -> Any:
         raise GameDefinitionError(
             f"game {game.name}: payoff({state!r}) raised {type(exc).__name__}: {exc}"
         ) from None
-    ok = isinstance(value, (Fraction, int, float)) and not isinstance(value, bool)
-    if not ok or not math.isfinite(value):
-        raise GameDefinitionError(
-            f"game {game.name}: payoff at {state!r} is {value!r}, not a finite number"
-        )
-    return value
+    return finite_number(game, f"payoff at {state!r}", value)
 
 
 def enumerate_game(game: Any, exact: bool = False, limit: int = STATES_LIMIT) -> StateSpace:
