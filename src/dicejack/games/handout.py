@@ -59,6 +59,16 @@ class HandoutGame:
             rows.append(tuple((t, fractions[t]) for t in range(j, len(fractions)) if fractions[t]))
         return tuple(rows)
 
+    def compiled_space(self, limit: int) -> Any:
+        """The enumerated game as arrays from the exact J-dice sums, no Python call per state
+        (:func:`dicejack.games.compiled.handout_space`); None (the protocol's enumeration) for
+        a subclass, which may change the rules, or a game past the compiled grid."""
+        from dicejack.games.compiled import handout_space
+
+        if type(self) is not HandoutGame:
+            return None
+        return handout_space(self, limit)
+
     def initial_state(self) -> tuple[int, int, int]:
         return (0, 0, 0)
 
