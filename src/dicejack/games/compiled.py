@@ -16,6 +16,11 @@ it is compiled from as its reference (tests run both). A state ``(s0, s1, k, me)
 states and the index are lazy views of two integer arrays (``order``: code per state;
 ``index_of``: state per code, -1 where unreachable), not a list of tuples and a dict: about
 8 bytes per state instead of a few hundred.
+
+And the handout's game (:class:`~dicejack.games.handout.HandoutGame`, :func:`handout_space`):
+its own kernel and reference over the codes ``(m * L + a) * L + b`` of states (a, b, m) (L =
+LTarget), its probabilities from the exact J-dice sum counts, each rounded once as
+``float(Fraction)`` rounds it (bit for bit, also where NSides**J passes 2**53).
 """
 
 from __future__ import annotations

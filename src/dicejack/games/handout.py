@@ -6,6 +6,8 @@ A state is ``(score of player 0, score of player 1, player to move)``; a termina
 are the mover's view <x, y>: the value of ``(x, y, 0)`` is the specialised solver's P[x, y].
 The specialised solver (:func:`dicejack.solver.solve`) stays the fast path for this game; this
 adapter lets every generic tool (solver, learners) run on it, and tests hold the two to 1e-12.
+It describes itself as arrays (:meth:`HandoutGame.compiled_space`,
+:func:`dicejack.games.compiled.handout_space`): no Python call per state when enumerated.
 """
 
 from __future__ import annotations
