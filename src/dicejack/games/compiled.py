@@ -16,6 +16,11 @@ it is compiled from as its reference (tests run both). A state ``(s0, s1, k, me)
 states and the index are lazy views of two integer arrays (``order``: code per state;
 ``index_of``: state per code, -1 where unreachable), not a list of tuples and a dict: about
 8 bytes per state instead of a few hundred.
+
+And the handout's game (:class:`~dicejack.games.handout.HandoutGame`, :func:`handout_space`):
+its own kernel and reference over the codes ``(m * L + a) * L + b`` of states (a, b, m) (L =
+LTarget), its probabilities from the exact J-dice sum counts, each rounded once as
+``float(Fraction)`` rounds it (bit for bit, also where NSides**J passes 2**53).
 """
 
 from __future__ import annotations
@@ -28,8 +33,9 @@ import numpy as np
 from dicejack.games.protocol import GameDefinitionError
 from dicejack.games.space import StateSpace
 
-__all__ = ["turn_total_space", "CompactMatrix", "TurnTotalStates", "TurnTotalIndex", "RowActions",
-           "WinPayoffs"]
+__all__ = ["turn_total_space", "handout_space", "CompactMatrix", "TurnTotalStates",
+           "TurnTotalIndex", "RowActions", "WinPayoffs", "HandoutStates", "HandoutIndex",
+           "DiceActions"]
 
 
 def _turn_total_plain(goal, points, table, index_of, order, known, fill, row_start, row_state,
@@ -292,6 +298,217 @@ def turn_total_space(game: Any, faces: Sequence[tuple[int, float]], pig: float, 
         payoff_exact=WinPayoffs(payoff, terminal),  # type: ignore[arg-type]
         row_start=row_start, row_state=row_state,
         actions=RowActions(row_action, tuple(actions)),  # type: ignore[arg-type]
+        transitions=None, enumeration="compiled",
+        compact=CompactMatrix(indptr, indices, codes, table, n),
+    )
+
+
+# ------------------------------------------------------------------ the handout's game
+# A state (a, b, m) of :class:`~dicejack.games.handout.HandoutGame` (scores a, b, player m to
+# move) has code ``(m * L + a) * L + b`` (L = LTarget), ("win", w) the code ``2 L**2 + w``.
+
+def _handout_plain(low, high, sides, dice, cont, win, lose, index_of, order, known, fill, cap,
+                   row_start, row_state, row_action, indptr, indices, codes, player, payoff):
+    """Breadth first from code 0 (the codes above), the outcomes of rolling j dice in the
+    protocol's order: the totals that continue, ascending; the mover's win; the mover's loss.
+    Probabilities are positions in the table :func:`_handout_table` makes: cont[j] + t for a
+    total t that continues, win[x, j] and lose[x, j] (x the mover's score). With fill False it
+    only numbers the states (index_of, order), stopping once more than `cap`; with fill True
+    (`known` states from the first pass) it writes the rows and the matrix. Returns (states,
+    rows, outcomes)."""
+    g, g2 = low, low * low
+    out_code = np.empty(min(dice * sides, low) + 3, dtype=np.int64)
+    out_p = np.empty(min(dice * sides, low) + 3, dtype=np.int64)
+    n = known if fill else 1
+    rows, nnz, s = 0, 0, 0
+    order[0], index_of[0] = 0, 0
+    while s < n and (fill or n <= cap):
+        code = order[s]
+        if fill:
+            row_start[s] = rows
+        if code >= 2 * g2:
+            if fill:
+                player[s] = -1
+                payoff[s] = 1.0 if code == 2 * g2 else 0.0
+            s += 1
+            continue
+        me = code // g2
+        a = (code // g) % g
+        b = code % g
+        x = a if me == 0 else b
+        if fill:
+            player[s] = me
+            payoff[s] = 0.0
+        for j in range(1, dice + 1):
+            top, m = j * sides, 0
+            for t in range(j, min(top, g - 1 - x) + 1):
+                out_code[m] = (g + a + t) * g + b if me == 0 else a * g + b + t
+                out_p[m] = cont[j] + t
+                m += 1
+            if win[x, j] >= 0:
+                out_code[m] = 2 * g2 + me
+                out_p[m] = win[x, j]
+                m += 1
+            if lose[x, j] >= 0:
+                out_code[m] = 2 * g2 + 1 - me
+                out_p[m] = lose[x, j]
+                m += 1
+            for i in range(m):
+                k = index_of[out_code[i]]
+                if k < 0:
+                    k = n
+                    index_of[out_code[i]] = n
+                    order[n] = out_code[i]
+                    n += 1
+                if fill:
+                    indices[nnz] = k
+                    codes[nnz] = out_p[i]
+                nnz += 1
+            if fill:
+                row_state[rows] = s
+                row_action[rows] = j - 1
+                indptr[rows + 1] = nnz
+            rows += 1
+        s += 1
+    if fill:
+        row_start[n] = rows
+    return n, rows, nnz
+
+
+_HANDOUT_COMPILED: list[Any] = []
+
+
+def _handout_kernel(compiled: bool) -> Any:
+    if not compiled:
+        return _handout_plain
+    if not _HANDOUT_COMPILED:
+        from numba import njit
+
+        _HANDOUT_COMPILED.append(njit(cache=True, nogil=True)(_handout_plain))
+    return _HANDOUT_COMPILED[0]
+
+
+class HandoutStates(TurnTotalStates):
+    """The states of the handout's game by index, decoded from their codes on demand; equal to
+    any sequence of the same states (a list, another view)."""
+
+    def decode(self, code: int) -> tuple[Any, ...]:
+        g = self.goal
+        if code >= 2 * g * g:
+            return ("win", code - 2 * g * g)
+        return ((code // g) % g, code % g, code // (g * g))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, HandoutStates):
+            return self.goal == other.goal and np.array_equal(self.order, other.order)
+        return isinstance(other, Sequence) and len(other) == len(self) and \
+            list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class HandoutIndex(TurnTotalIndex):
+    """state -> index of the handout's game, through the code table (a dict's interface)."""
+
+    def code(self, state: Any) -> int:
+        g = self.states.goal
+        try:
+            if state[0] == "win" and len(state) == 2 and state[1] in (0, 1):
+                return 2 * g * g + int(state[1])
+            a, b, me = state
+            if all(isinstance(v, (int, np.integer)) for v in state) and me in (0, 1) and \
+                    0 <= a < g and 0 <= b < g:
+                return (int(me) * g + int(a)) * g + int(b)
+        except (TypeError, ValueError, IndexError):
+            pass
+        return -1
+
+
+class DiceActions(RowActions):
+    """The handout's actions per row (J = code + 1) with numpy's view of them as an int64
+    array, made at once rather than element by element."""
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return (self.codes.astype(np.int64) + 1).astype(dtype or np.int64, copy=False)
+
+
+#: The largest code grid (2 LTarget**2 + 2 entries, two int32 arrays) the handout's compiled
+#: enumeration allocates; a larger game declines (the protocol's enumeration, at its own speed).
+HANDOUT_GRID_LIMIT = 2 ** 25
+
+
+def _handout_table(rules: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(table, cont, win, lose): every probability an outcome of the handout's game takes, from
+    the exact J-dice sum counts, each the exact count over NSides**J rounded once (Python's
+    int / int, as float(Fraction) rounds it): a total t of j dice that continues at
+    table[cont[j] + t]; the mover at score x winning (landing in [LTarget, UTarget]) or losing
+    (passing UTarget) with j dice at table[win[x, j]], table[lose[x, j]] (-1: impossible)."""
+    low, high, sides, dice = rules.low, rules.high, rules.n_sides, rules.n_dice
+    table: list[float] = []
+    cont = np.zeros(dice + 1, dtype=np.int64)
+    win = np.full((low, dice + 1), -1, dtype=np.int64)
+    lose = np.full((low, dice + 1), -1, dtype=np.int64)
+    for j in range(1, dice + 1):
+        counts, denominator, top = rules.sum_counts(j), sides ** j, j * sides
+        prefix = [0]
+        for c in counts:
+            prefix.append(prefix[-1] + c)
+        cont[j] = len(table) - j
+        table.extend(counts[t] / denominator for t in range(j, min(top, low - 1) + 1))
+        for x in range(low):
+            lo, hi = max(j, low - x), min(top, high - x)
+            if lo <= hi:
+                win[x, j] = len(table)
+                table.append((prefix[hi + 1] - prefix[lo]) / denominator)
+            lo = max(j, high - x + 1)
+            if lo <= top:
+                lose[x, j] = len(table)
+                table.append((prefix[top + 1] - prefix[lo]) / denominator)
+    return np.array(table, dtype=np.float64), cont, win, lose
+
+
+def handout_space(game: Any, limit: int, compiled: bool = True) -> StateSpace | None:
+    """The :class:`StateSpace` of :class:`~dicejack.games.handout.HandoutGame` `game` as arrays
+    (its ``rules``: :class:`~dicejack.games.handout_rules.Game`), equal to the protocol's
+    enumeration of it; None when its code grid is over :data:`HANDOUT_GRID_LIMIT`."""
+    rules = game.rules
+    low, dice = rules.low, rules.n_dice
+    grid = 2 * low * low + 2
+    if grid > HANDOUT_GRID_LIMIT:
+        return None
+    table, cont, win, lose = _handout_table(rules)
+    kernel = _handout_kernel(compiled)
+    index_of = np.full(grid, -1, dtype=np.int32)
+    order = np.empty(grid, dtype=np.int32)
+    none_i, none_f = np.zeros(0, dtype=np.int64), np.zeros(0)
+    act = np.int8 if dice <= 127 else np.int32
+    code_type = np.uint8 if len(table) <= 256 else np.uint16 if len(table) <= 65536 \
+        else np.uint32
+    args = (low, rules.high, rules.n_sides, dice, cont, win, lose, index_of, order)
+    n, rows, nnz = kernel(*args, 0, False, limit, none_i, none_i, np.zeros(0, dtype=act),
+                          np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32),
+                          np.zeros(0, dtype=code_type), np.zeros(0, dtype=np.int8), none_f)
+    if n > limit:
+        raise GameDefinitionError(f"game {game.name}: more than {limit:,} reachable states; "
+                                  "too large to enumerate")
+    if nnz >= 2 ** 31:  # past the int32 matrix: the protocol's enumeration
+        return None
+    order = order[:n].copy()
+    index_of[:] = -1
+    index_of[order] = np.arange(n, dtype=np.int32)
+    out = (np.empty(n + 1, dtype=np.int64), np.empty(rows, dtype=np.int64),
+           np.empty(rows, dtype=act), np.zeros(rows + 1, dtype=np.int32),
+           np.empty(nnz, dtype=np.int32), np.empty(nnz, dtype=code_type),
+           np.empty(n, dtype=np.int8), np.empty(n))
+    kernel(*args[:-2], index_of, order, n, True, limit, *out)
+    row_start, row_state, row_action, indptr, indices, codes, player, payoff = out
+    states = HandoutStates(order, low)
+    return StateSpace(
+        game=game, states=states, index=HandoutIndex(index_of, states),  # type: ignore[arg-type]
+        player=player, payoff=payoff,
+        payoff_exact=WinPayoffs(payoff, player < 0),  # type: ignore[arg-type]
+        row_start=row_start, row_state=row_state,
+        actions=DiceActions(row_action, tuple(range(1, dice + 1))),  # type: ignore[arg-type]
         transitions=None, enumeration="compiled",
         compact=CompactMatrix(indptr, indices, codes, table, n),
     )

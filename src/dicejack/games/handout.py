@@ -6,6 +6,8 @@ A state is ``(score of player 0, score of player 1, player to move)``; a termina
 are the mover's view <x, y>: the value of ``(x, y, 0)`` is the specialised solver's P[x, y].
 The specialised solver (:func:`dicejack.solver.solve`) stays the fast path for this game; this
 adapter lets every generic tool (solver, learners) run on it, and tests hold the two to 1e-12.
+It describes itself as arrays (:meth:`HandoutGame.compiled_space`,
+:func:`dicejack.games.compiled.handout_space`): no Python call per state when enumerated.
 """
 
 from __future__ import annotations
@@ -58,6 +60,16 @@ class HandoutGame:
             fractions = rules.sum_fractions(j)
             rows.append(tuple((t, fractions[t]) for t in range(j, len(fractions)) if fractions[t]))
         return tuple(rows)
+
+    def compiled_space(self, limit: int) -> Any:
+        """The enumerated game as arrays from the exact J-dice sums, no Python call per state
+        (:func:`dicejack.games.compiled.handout_space`); None (the protocol's enumeration) for
+        a subclass, which may change the rules, or a game past the compiled grid."""
+        from dicejack.games.compiled import handout_space
+
+        if type(self) is not HandoutGame:
+            return None
+        return handout_space(self, limit)
 
     def initial_state(self) -> tuple[int, int, int]:
         return (0, 0, 0)
