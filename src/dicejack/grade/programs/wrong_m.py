@@ -38,8 +38,6 @@ FIT_LEVEL = 1e-3
 #: this): a faithful student at review is inconsistent by chance at p near the review level,
 #: where a scaled M can fit as well, and must not be blamed (fair by default).
 NAME_LEVEL = 1e-3
-#: Runs flagged with a print-only slip that keep a refitted M from being named.
-SLIP_RUNS = 2
 
 
 def wrong_m(runs: Sequence[ProgramRun],
@@ -77,13 +75,11 @@ def mark_wrong_m(g: Grade, runs: Sequence[ProgramRun],
     one: its flag, a note, and the likely cause unless the runs' diagnosis already named a
     known bug (a cause of its own family is replaced: this test saw every inconsistent run).
     A bug of another family named by the runs' diagnosis contradicts it: nothing is added. So
-    does a print-only slip on the runs (a ``printed-*`` flag on the row, or on at least
-    :data:`SLIP_RUNS` of its runs; one is a faithful run's chance, 2-4%): it explains an
-    inconsistent run as well, and a refit of M that happens to fit it is not proof of a wrong M
-    (a program printing by wins was named m-tenfold on one probe run at p = 0.00067)."""
-    flagged = sum(1 for r in runs if r.grade is not None
-                  and any(f.startswith("printed-") for f in r.grade.flags))
-    slipped = flagged >= SLIP_RUNS or any(f.startswith("printed-") for f in g.flags)
+    does a print-only slip on the row (a ``printed-*`` flag: the family rejected the runs'
+    print-flag count): it explains an inconsistent run as well. Print flags on single runs do
+    not count: a program with M ten times too small is flagged ``printed-by-plays`` on 2 of 5
+    runs at times, and must still be named."""
+    slipped = any(f.startswith("printed-") for f in g.flags)
     if "inconsistent" not in g.flags or slipped or (g.cause in BY_NAME
                                                     and BY_NAME[g.cause].family != "wrong-m"):
         return g
