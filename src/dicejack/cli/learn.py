@@ -364,19 +364,16 @@ def _learn_game(o: _GameOptions, handout_options: dict[str, Any]) -> None:
     check_out_path(o.out)
     game_items = parse_game_params(o.items)
     game = None if o.spec is None else make_protocol_game(o.spec, game_items)
-    cls = game_learner_class(o.learner or ("cfr" if game is not None and
-                                           is_information_game(game) else "q-learning"), game)
-    params = _game_learner_params(cls, o.param)
-    if o.resume is not None:  # a saved run of this game, played on
+    if o.resume is not None:  # a saved run of this game, played on (its learner's own)
         start = _resumed_game_run(o, game)
         game = start.game
         learner = start.learner_type.restore(game, start.seed, start.params, start.state)
     else:
+        cls = game_learner_class(o.learner or ("cfr" if is_information_game(game)
+                                               else "q-learning"), game)
+        params = _game_learner_params(cls, o.param)
         learner = cls(game, 1 if o.seed is None else o.seed, **params)
     hidden = is_information_game(game)
-    if hidden and o.out is not None:
-        raise UsageError(f"--out: runs of {game.name} (hidden information, cfr) are not saved "
-                         "to a run file yet; learn without --out")
     space = None if hidden else enumerate_game(game)
     spec = o.spec
     words = "" if spec is None else "".join(
