@@ -198,3 +198,29 @@ def test_solve_a_game_with_hidden_information_by_the_sequence_form(capsys):
     assert code == 0 and "value for player 0: -0.0555555555556 (exactly -1/18)" in out
     code, _, err = run(capsys, "solve", "--game", "kuhn", "--method", "value-iteration")
     assert code == 2 and "sequence-form" in err
+
+
+def test_compare_game_handout_is_the_handouts_compare_byte_for_byte(capsys, tmp_path):
+    """compare --game handout is compare without --game: parameters by --game-param or by the
+    handout's options, a run file read as the handout's (its game its own), the same output."""
+    small = ("--sides", "4", "--low", "6", "--high", "7")
+    named = ("--game-param", "sides=4", "--game-param", "low=6", "--game-param", "high=7")
+    learning = ("--learner", "ucb", "--games", "300", "--seed", "2")
+    for fmt in ("text", "json"):
+        plain = run(capsys, "compare", *learning, *small, "--format", fmt)
+        assert plain[0] == 0 and plain[1]
+        assert run(capsys, "compare", "--game", "handout", *learning, *named, "--format",
+                   fmt) == plain
+        assert run(capsys, "compare", "--game", "handout", *learning, *small, "--format",
+                   fmt) == plain
+    path = tmp_path / "h.npz"
+    assert main(["learn", *small, "--games", "200", "--out", str(path)]) == 0
+    capsys.readouterr()
+    plain = run(capsys, "compare", str(path))
+    assert plain[0] == 0 and run(capsys, "compare", "--game", "handout", str(path)) == plain
+    code, _, err = run(capsys, "compare", "--game", "handout", "--game-param", "low=7",
+                       str(path))
+    assert code == 2 and "is a run of" in err
+    code, _, err = run(capsys, "compare", "--game", "handout", "--low", "6", "--game-param",
+                       "low=6", *learning)
+    assert code == 2 and "give one of them" in err

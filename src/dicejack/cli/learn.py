@@ -125,10 +125,11 @@ def learner_params(
 
 def learner_or_game_learner(value: str) -> str:
     """The parser of learn's --learner: a bundled learner's name (:func:`learner_name`), or a
-    learner of protocol games (``mc-exploring-starts``: with --game)."""
+    learner of protocol games (``mc-exploring-starts``, ``cfr``: with --game)."""
+    from dicejack.learners.cfr import CFR_LEARNERS
     from dicejack.learners.game_learners import GAME_LEARNERS
 
-    if str(value).strip().lower().replace("_", "-") in GAME_LEARNERS:
+    if str(value).strip().lower().replace("_", "-") in {**GAME_LEARNERS, **CFR_LEARNERS}:
         return str(value).strip().lower().replace("_", "-")
     return learner_name(value)
 
