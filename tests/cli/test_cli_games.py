@@ -125,7 +125,7 @@ def test_game_help_lists_every_bundled_game_with_its_parameters(capsys, command)
 
 def test_learn_a_game_with_hidden_information_by_cfr(capsys, tmp_path):
     """learn --game kuhn: CFR+ (the default for hidden information), its average policy's exact
-    exploitability beside the sequence form's value; a run file is refused before the work."""
+    exploitability beside the sequence form's value."""
     code, out, _ = run(capsys, "learn", "--game", "kuhn", "--games", "1000", "--format", "json")
     assert code == 0
     doc = json.loads(out)
@@ -134,10 +134,57 @@ def test_learn_a_game_with_hidden_information_by_cfr(capsys, tmp_path):
     assert 0 < doc["exploitability"] < 1e-4  # 8.7e-5 at 1,000 iterations (tests/learners)
     assert set(doc["policy"]) == {"J", "Q", "K", "Jpb", "Qpb", "Kpb", "Jb", "Qb", "Kb",
                                   "Jp", "Qp", "Kp"}
-    code, _, err = run(capsys, "learn", "--game", "kuhn", "--out", str(tmp_path / "k.npz"))
-    assert code == 2 and "not saved" in err and not (tmp_path / "k.npz").exists()
     code, _, err = run(capsys, "learn", "--game", "kuhn", "--learner", "q-learning")
     assert code == 2 and "no learner 'q-learning' for games with hidden information" in err
+
+
+def test_learn_kuhn_out_and_resume_equal_a_straight_run(capsys, tmp_path):
+    """learn --game kuhn --out saves the run (the one run file); --resume, with or without
+    --game, plays it on to what a straight run prints, and saves that run too."""
+    half, whole, again = (tmp_path / f"{n}.npz" for n in ("half", "whole", "again"))
+    args = ("--param", "variant=outcome-sampling", "--seed", "3")
+    straight = run(capsys, "learn", "--game", "kuhn", *args, "--games", "900", "--format",
+                   "json")
+    assert straight[0] == 0
+    assert run(capsys, "learn", "--game", "kuhn", *args, "--games", "400", "--out",
+               str(half))[0] == 0
+    code, out, err = run(capsys, "learn", "--resume", str(half), "--games", "900", "--out",
+                         str(whole), "--format", "json")
+    assert code == 0 and out == straight[1] and f"wrote {whole}" in err
+    code, out, _ = run(capsys, "learn", "--game", "kuhn", "--resume", str(half), "--games",
+                       "900", "--out", str(again), "--format", "json")
+    assert code == 0 and out == straight[1]
+    from dicejack.formats import load_learner_run
+
+    one, two = load_learner_run(whole), load_learner_run(again)
+    assert one.games == two.games == 900 and one.final.equals(two.final)
+    code, _, err = run(capsys, "learn", "--game", "pig", "--resume", str(half), "--games", "990")
+    assert code == 2 and err.count("\n") == 1
+    assert "is a run of kuhn ante=1 bet=1, not of pig goal=100 die=6" in err
+    code, _, err = run(capsys, "learn", "--resume", str(half), "--games", "10")
+    assert code == 2 and "already has 400 games" in err
+
+
+def test_learn_kuhn_ctrl_c_saves_the_partial_run(capsys, tmp_path, monkeypatch):
+    from dicejack import learners
+    from dicejack.formats import load_learner_run
+    from dicejack.games.kuhn import Kuhn
+
+    played = learners.Session.play
+
+    def interrupted(self, games):
+        if self.played >= 100:
+            raise KeyboardInterrupt
+        played(self, min(games, 100 - self.played))
+
+    monkeypatch.setattr(learners.Session, "play", interrupted)
+    out = tmp_path / "k.npz"
+    code, _, err = run(capsys, "learn", "--game", "kuhn", "--games", "1000", "--out", str(out))
+    assert code == 130 and "interrupted after 100 of 1,000 games" in err
+    assert f"Resume with: dicejack learn --game kuhn --resume {out} --games 1000" in err
+    back = load_learner_run(out)
+    assert back.games == 100
+    assert back.final.equals(learners.learn(Kuhn(), "cfr", 100, seed=1).final)
 
 
 def test_solve_a_game_with_hidden_information_by_the_sequence_form(capsys):
@@ -151,3 +198,29 @@ def test_solve_a_game_with_hidden_information_by_the_sequence_form(capsys):
     assert code == 0 and "value for player 0: -0.0555555555556 (exactly -1/18)" in out
     code, _, err = run(capsys, "solve", "--game", "kuhn", "--method", "value-iteration")
     assert code == 2 and "sequence-form" in err
+
+
+def test_compare_game_handout_is_the_handouts_compare_byte_for_byte(capsys, tmp_path):
+    """compare --game handout is compare without --game: parameters by --game-param or by the
+    handout's options, a run file read as the handout's (its game its own), the same output."""
+    small = ("--sides", "4", "--low", "6", "--high", "7")
+    named = ("--game-param", "sides=4", "--game-param", "low=6", "--game-param", "high=7")
+    learning = ("--learner", "ucb", "--games", "300", "--seed", "2")
+    for fmt in ("text", "json"):
+        plain = run(capsys, "compare", *learning, *small, "--format", fmt)
+        assert plain[0] == 0 and plain[1]
+        assert run(capsys, "compare", "--game", "handout", *learning, *named, "--format",
+                   fmt) == plain
+        assert run(capsys, "compare", "--game", "handout", *learning, *small, "--format",
+                   fmt) == plain
+    path = tmp_path / "h.npz"
+    assert main(["learn", *small, "--games", "200", "--out", str(path)]) == 0
+    capsys.readouterr()
+    plain = run(capsys, "compare", str(path))
+    assert plain[0] == 0 and run(capsys, "compare", "--game", "handout", str(path)) == plain
+    code, _, err = run(capsys, "compare", "--game", "handout", "--game-param", "low=7",
+                       str(path))
+    assert code == 2 and "is a run of" in err
+    code, _, err = run(capsys, "compare", "--game", "handout", "--low", "6", "--game-param",
+                       "low=6", *learning)
+    assert code == 2 and "give one of them" in err

@@ -343,3 +343,72 @@ def test_bad_protocol_game_run_files_are_refused_in_one_line(tmp_path, members, 
     with pytest.raises(FormatError, match=message) as info:
         load_learner_run(bad)
     assert "\n" not in str(info.value)
+
+
+# ---------------------------------------------------- runs of games with hidden information
+@pytest.mark.parametrize("variant", ["cfr+", "cfr", "outcome-sampling"])
+def test_a_cfr_run_round_trips_and_resumes_as_a_straight_run(tmp_path, variant):
+    """CFR on Kuhn poker: the one layout (GAME_RUN_KIND, the game by name), its tables over the
+    tree's action slots; resumed, it equals a straight run (outcome sampling: its generator
+    too)."""
+    from dicejack.games.kuhn import Kuhn
+
+    straight = learners.learn(Kuhn(), "cfr", 300, seed=4, variant=variant)
+    half = learners.learn(Kuhn(), "cfr", 120, seed=4, variant=variant)
+    save_learner_run(tmp_path / "k.npz", half)
+    with np.load(tmp_path / "k.npz") as npz:
+        assert str(npz["kind"]) == GAME_RUN_KIND and str(npz["game"]) == "kuhn"
+        assert str(npz["game_label"]) == "kuhn ante=1 bet=1"
+        assert npz["state__regret"].shape == (25,)  # 12 decision keys x 2 + the deal's 1
+    back = load_learner_run(tmp_path / "k.npz")
+    assert isinstance(back, GameRun) and back.game == Kuhn()
+    assert (back.name, back.seed, back.games, back.moves, back.params) == (
+        "cfr", 4, 120, half.moves, half.params)
+    assert back.final.equals(half.final)
+    again = learners.resume(back, 300)
+    assert again.final.equals(straight.final) and again.moves == straight.moves
+    assert not again.final.equals(half.final)
+
+
+def test_a_cfr_run_is_read_against_its_own_game_and_only_by_cfr(tmp_path):
+    """A run of another game is refused in one line, either way round; so is a file whose
+    learner does not play its game or whose tables do not fit the game's tree."""
+    from dicejack.games.kuhn import Kuhn
+
+    save_learner_run(tmp_path / "k.npz", learners.learn(Kuhn(), "cfr", 10, seed=1))
+    save_learner_run(tmp_path / "p.npz", learners.learn(Pig(goal=6), "q-learning", 10, seed=1))
+    cases = [
+        (lambda: load_learner_run(tmp_path / "k.npz", Pig(goal=6)),
+         "is a run of kuhn ante=1 bet=1, not of pig goal=6 die=6"),
+        (lambda: load_learner_run(tmp_path / "k.npz", Kuhn(bet=2)),
+         "is a run of kuhn ante=1 bet=1, not of kuhn ante=1 bet=2"),
+        (lambda: load_learner_run(tmp_path / "p.npz", Kuhn()),
+         "is a run of pig goal=6 die=6, not of kuhn ante=1 bet=1"),
+        (lambda: load_learner_run(_rewrite(tmp_path / "k.npz", tmp_path / "b1.npz",
+                                           state__regret=np.zeros(24))),
+         r"state__regret has shape \(24,\), the game \(25,\)"),
+        (lambda: load_learner_run(_rewrite(tmp_path / "k.npz", tmp_path / "b2.npz",
+                                           extra=np.zeros(1))), "unknown members 'extra'"),
+        (lambda: load_learner_run(_rewrite(tmp_path / "k.npz", tmp_path / "b3.npz",
+                                           state__current=None)), "missing state__current"),
+        (lambda: load_learner_run(_rewrite(tmp_path / "p.npz", tmp_path / "b4.npz",
+                                           learner=np.array("cfr"))),
+         "unknown members 'state__n', 'state__q', 'state__visits'"),
+    ]
+    for load, message in cases:
+        with pytest.raises(FormatError, match=message) as info:
+            load()
+        assert "\n" not in str(info.value)
+    assert load_learner_run(tmp_path / "k.npz", Kuhn()).games == 10
+
+
+def test_a_cfr_learner_named_on_a_perfect_information_game_is_refused(tmp_path):
+    """A file claiming CFR on pig, its members CFR's: refused before CFR is built."""
+    from dicejack.games.kuhn import Kuhn
+
+    save_learner_run(tmp_path / "k.npz", learners.learn(Kuhn(), "cfr", 10, seed=1))
+    bad = _rewrite(tmp_path / "k.npz", tmp_path / "bad.npz", game=np.array("pig"),
+                   game_params=np.array('["goal=6", "die=6"]'),
+                   game_label=np.array("pig goal=6 die=6"))
+    with pytest.raises(FormatError, match="learner cfr does not play pig goal=6 die=6"):
+        load_learner_run(bad)

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from dicejack.cli import main
+from dicejack.compare.hidden_information import hidden_metrics
 from dicejack.figures.convergence import Panel, Series, curves_csv
 from dicejack.games.handout_rules import Game
 from dicejack.games.kuhn import Kuhn
@@ -80,18 +81,18 @@ def test_every_checkpoint_is_the_average_policys_exact_exploitability(study, con
 
 
 def test_the_metrics_hang_together(study, config):
-    """nash_conv = 2 exploitability = value_second - value_first; the seats bracket -1/18; the
-    value error is self-play's distance to it."""
+    """nash_conv = 2 exploitability; the seats bracket -1/18 against the equilibrium; the
+    losses are each seat's distance to it and score_vs_optimal their negated sum."""
     col = INFORMATION_METRICS.index
     for spec in config.series:
         v = study.values(spec)
         assert np.allclose(v[..., col("nash_conv")], 2 * v[..., col("exploitability")])
-        assert np.allclose(v[..., col("value_second")] - v[..., col("value_first")],
-                           v[..., col("nash_conv")])
         assert (v[..., col("value_first")] <= -1 / 18 + 1e-12).all()
         assert (v[..., col("value_second")] >= -1 / 18 - 1e-12).all()
-        assert np.allclose(v[..., col("value_error")],
-                           np.abs(v[..., col("value_self_play")] + 1 / 18), atol=1e-15)
+        assert np.allclose(v[..., col("loss_first")], -1 / 18 - v[..., col("value_first")])
+        assert np.allclose(v[..., col("loss_second")], v[..., col("value_second")] + 1 / 18)
+        assert np.allclose(v[..., col("score_vs_optimal")],
+                           -(v[..., col("loss_first")] + v[..., col("loss_second")]))
 
 
 def test_information_metrics_of_known_policies():
@@ -105,7 +106,10 @@ def test_information_metrics_of_known_policies():
     assert m["value_first"] < -1 / 18 < m["value_second"]
     eq = information_metrics(sol, sol.policy)
     assert eq["exploitability"] == pytest.approx(0, abs=1e-12)
-    assert eq["value_error"] == pytest.approx(0, abs=1e-12)
+    assert eq["loss_first"] == pytest.approx(0, abs=1e-12)
+    assert eq["loss_second"] == pytest.approx(0, abs=1e-12)
+    assert m == {k: float(v) for k, v in hidden_metrics(sol, uniform_policy(sol.tree)).items()
+                 if k in INFORMATION_METRICS}  # compare's, one definition
 
 
 def test_deterministic_variants_have_zero_width_intervals(study, config):

@@ -269,3 +269,46 @@ def check_out_path(out: Path | None) -> None:
         raise UsageError(f"cannot write {out}: folder {folder} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise UsageError(f"cannot write {out}: folder {folder} is not writable")
+
+
+#: The handout's own options, in the order of its game's parameters.
+HANDOUT_OPTIONS = ("sides", "low", "high", "dice")
+
+
+def handout_named(spec: str, items: list[str] | None,
+                  given: dict[str, int | None]) -> dict[str, int | None] | None:
+    """``--game NAME`` when NAME is the handout's game (``--game handout``, the default game):
+    its options (sides, low, high, dice -> a value, None where not set) as the command without
+    --game would have them, set by --game-param KEY=VALUE or by the handout's own options as
+    given (`given`, None where not given; both: UsageError). None when NAME is another game.
+    Every command that takes --game turns ``--game handout`` into itself without --game so
+    (solve, compare): the same engines, byte for byte the same output."""
+    from dicejack.games import make_game as make_protocol_game
+    from dicejack.games.handout import HandoutGame
+    from dicejack.games.registry import parse_game_params
+
+    params = parse_game_params(items)
+    if not isinstance(make_protocol_game(spec, params), HandoutGame):
+        return None
+    set_ = [f"--{name}" for name in HANDOUT_OPTIONS if given.get(name) is not None]
+    if set_ and params:
+        raise UsageError(f"{', '.join(set_)} and --game-param both set the handout's game; "
+                         "give one of them")
+    if params:
+        return {name: params.get(name) for name in HANDOUT_OPTIONS}
+    return {name: given.get(name) for name in HANDOUT_OPTIONS}
+
+
+def game_learner_params(cls: Any, param: list[str] | None) -> dict[str, Any]:
+    """The --param KEY=VALUE items for a learner class `cls` of protocol games (its `PARAMS`),
+    parsed and checked: learn's and compare's."""
+    params = {}
+    specs = {p.name: p for p in cls.PARAMS}
+    for item in param or []:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or key not in specs:
+            raise UsageError(f"--param {item!r}: {cls.NAME} takes KEY=VALUE with KEY one of "
+                             f"{', '.join(specs)}")
+        params[key] = specs[key].parse(cls.NAME, value)
+    return params

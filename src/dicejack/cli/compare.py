@@ -9,7 +9,15 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from dicejack import formats
-from dicejack.cli.common import BUNDLED_GAMES, UsageError, app, count_parser, write_output
+from dicejack.cli.common import (
+    BUNDLED_GAMES,
+    UsageError,
+    app,
+    count_parser,
+    game_learner_params,
+    handout_named,
+    write_output,
+)
 from dicejack.cli.learn import (
     GameParamOpt,
     LearnerHelpCommand,
@@ -123,7 +131,7 @@ _LEARNER_NAME_OPT = typer.Option(
     help="Instead of SOURCE: learn with this learner "
     "(handout, q-learning, mc-epsilon, ucb, thompson; listed under Learners below) on the "
     "game of --sides/--low/--high/--dice, then compare. With --game: q-learning, "
-    "mc-exploring-starts or counting."
+    "mc-exploring-starts or counting; with --game kuhn: cfr."
 )
 _M_OPT = typer.Option(
     None, "-m", "--m", help="With --learner handout: M (default 100; = --param m=M)."
@@ -149,10 +157,12 @@ _ZERO_BASED_OPT = typer.Option(
 )
 _GAME_SPEC_OPT = typer.Option(
     None, "--game", metavar="NAME|FILE.py:Class", help=f"A protocol game ({BUNDLED_GAMES}, "
-    "or your FILE.py:Class; docs/games.md): SOURCE is then a run of it "
+    "kuhn, or your FILE.py:Class; docs/games.md): SOURCE is then a run of it "
     "(`dicejack learn --game ... --out run.npz`), or --learner learns one; compared with "
     "the game's exact solution (agreement, value error, the learned policy's exact value, "
-    "exploitability)."
+    "exploitability; kuhn, hidden information: exploitability, NashConv and the payoff in "
+    "each seat against the exact equilibrium). --game handout is the command without "
+    "--game (its parameters by --game-param or --sides --low --high --dice)."
 )
 
 
@@ -195,16 +205,14 @@ def compare_cmd(
     given = {"sides": sides, "low": low, "high": high, "dice": dice}
     learning = {"--param": param or None, "-m": m, "--games": games, "--seed": seed}
     if game_spec is not None or game_param:
-        _compare_game(source, game_spec, game_param, learner_name, param, games, seed, fmt,
-                      {"--sides": sides, "--low": low, "--high": high, "--dice": dice, "-m": m,
-                       "--policy": policy, "--zero-based": zero_based or None})
-        return
-    if learner_name is not None:
-        from dicejack import learners
-
-        if learner_name not in learners.NAMES:
-            raise UsageError(f"--learner {learner_name} learns protocol games: give --game "
-                             "NAME (e.g. --game pig)")
+        named = None if game_spec is None else handout_named(game_spec, game_param, given)
+        if named is None:  # another game; --game handout is the command without --game
+            _compare_game(source, game_spec, game_param, learner_name, param, games, seed,
+                          fmt, {"--sides": sides, "--low": low, "--high": high, "--dice": dice,
+                                "-m": m, "--policy": policy, "--zero-based": zero_based or None})
+            return
+        given = named
+    _check_handout_learner(learner_name, game_spec)
     sub = None
     if sum(x is not None for x in (source, learner_name, policy)) > 1:
         raise UsageError("give one of SOURCE, --learner NAME or --policy MODULE:NAME: SOURCE is "
@@ -236,6 +244,15 @@ def compare_cmd(
         hints = table_hints(truth, sub.policy, sub.probability, no_data=sub.no_data)
         for line in hints.messages(game.n_dice):
             typer.echo(f"hint: {line}", err=True)
+
+
+def _check_handout_learner(name: str | None, spec: str | None) -> None:
+    """--learner on the handout's game: one of its learners (the others learn other games)."""
+    from dicejack import learners
+
+    if name is not None and name not in learners.NAMES:
+        where = "other protocol games" if spec is not None else "protocol games"
+        raise UsageError(f"--learner {name} learns {where}: give --game NAME (e.g. --game pig)")
 
 
 def _learned_from_source(source: Path, given: dict[str, int | None],
@@ -320,12 +337,15 @@ def _compare_game(source: Path | None, spec: str | None, items: list[str] | None
                   name: str | None, param: list[str] | None, games: int | None,
                   seed: int | None, fmt: CompareFormat, others: dict[str, object]) -> None:
     """`compare --game`: a saved run of a protocol game (formats.learner_runs), or a run learned
-    now with --learner, against the game's exact solution (compare.metrics)."""
+    now with --learner, against the game's exact solution (compare.metrics; for a game with
+    hidden information its equilibrium by the sequence form, compare.hidden_information)."""
     from dicejack import solver
+    from dicejack.compare.hidden_information import compare_hidden
     from dicejack.compare.metrics import compare_game
     from dicejack.formats.json_output import json_text
     from dicejack.formats.learner_runs import load_learner_run as load_game_run
     from dicejack.games import enumerate_game, make_game
+    from dicejack.games.information import is_information_game
     from dicejack.games.protocol import game_label
     from dicejack.games.registry import parse_game_params
     from dicejack.learners import checks
@@ -344,7 +364,8 @@ def _compare_game(source: Path | None, spec: str | None, items: list[str] | None
         raise UsageError("with --game, give SOURCE (a run of the game, from `dicejack learn "
                          "--game ... --out run.npz`) or --learner NAME to learn one, not both")
     game = make_game(spec, parse_game_params(items))
-    space = enumerate_game(game)
+    hidden = is_information_game(game)
+    space = None if hidden else enumerate_game(game)
     if source is not None:
         extra = [k for k, v in {"--param": param or None, "--games": games, "--seed": seed
                                 }.items() if v is not None]
@@ -355,16 +376,8 @@ def _compare_game(source: Path | None, spec: str | None, items: list[str] | None
         run = load_game_run(source, game)
         label = f"{source}: {run.label}"
     else:
-        cls = game_learner_class(name)
-        specs = {p.name: p for p in cls.PARAMS}
-        params = {}
-        for item in param or []:
-            key, sep, value = item.partition("=")
-            key = key.strip()
-            if not sep or key not in specs:
-                raise UsageError(f"--param {item!r}: {cls.NAME} takes KEY=VALUE with KEY one "
-                                 f"of {', '.join(specs)}")
-            params[key] = specs[key].parse(cls.NAME, value)
+        cls = game_learner_class(name, game)
+        params = game_learner_params(cls, param)
         games = 100_000 if games is None else games
         if games < 0:
             raise UsageError(f"--games must be >= 0, got {games}")
@@ -376,7 +389,8 @@ def _compare_game(source: Path | None, spec: str | None, items: list[str] | None
         finally:
             close()
         label = f"{run.label} (learned now, not saved): {game_label(game)}"
-    result = compare_game(solver.solve(space), run.final, label)
+    result = (compare_hidden(solver.solve(game), run.final.policy(), label) if hidden
+              else compare_game(solver.solve(space), run.final, label))
     if fmt is CompareFormat.json:
         write_output(json_text(result.as_dict()), None)
     else:

@@ -24,6 +24,8 @@ from dicejack.cli.common import (
     check_out_path,
     confirm_large_outputs,
     count_parser,
+    game_learner_params,
+    handout_named,
     learner_name,
     make_game,
     write_output,
@@ -125,10 +127,11 @@ def learner_params(
 
 def learner_or_game_learner(value: str) -> str:
     """The parser of learn's --learner: a bundled learner's name (:func:`learner_name`), or a
-    learner of protocol games (``mc-exploring-starts``: with --game)."""
+    learner of protocol games (``mc-exploring-starts``, ``cfr``: with --game)."""
+    from dicejack.learners.cfr import CFR_LEARNERS
     from dicejack.learners.game_learners import GAME_LEARNERS
 
-    if str(value).strip().lower().replace("_", "-") in GAME_LEARNERS:
+    if str(value).strip().lower().replace("_", "-") in {**GAME_LEARNERS, **CFR_LEARNERS}:
         return str(value).strip().lower().replace("_", "-")
     return learner_name(value)
 
@@ -235,9 +238,10 @@ def learn(
     dicejack learn --learner q-learning --param alpha=0.1 --games 100000 --out q.npz;
     dicejack learn --resume q.npz --games 1000000 --out q.npz
     """
-    sizes = {"--sides": sides, "--low": low, "--high": high, "--dice": dice}
-    if game_spec is not None and _names_the_handout(game_spec, game_param, sizes):
-        game_spec, game_param = None, None  # the handout's game: the learn below, as ever
+    named = {"sides": sides, "low": low, "high": high, "dice": dice}
+    if game_spec is not None and (handout := handout_named(game_spec, game_param, named)):
+        named, game_spec, game_param = handout, None, None  # the handout's game, as ever
+    sizes = {f"--{name}": value for name, value in named.items()}
     opts = _LearnOptions(
         sizes=sizes, m=m,
         tie_break=tie_break.value if tie_break else None, learner=learner_name, param=param,
@@ -346,27 +350,6 @@ def _resumes_a_game(path: Path) -> bool:
     return run_kind(path) == GAME_RUN_KIND
 
 
-def _names_the_handout(spec: str, items: list[str] | None, sizes: dict[str, Any]) -> bool:
-    """True when --game names the handout's game: its parameters (--game-param) are then put
-    into `sizes` (--sides --low --high --dice, which may give them instead, not both), and
-    `learn` runs as without --game, byte for byte."""
-    from dicejack.games import make_game as make_protocol_game
-    from dicejack.games.handout import HandoutGame
-    from dicejack.games.registry import parse_game_params
-
-    game = make_protocol_game(spec, parse_game_params(items))
-    if not isinstance(game, HandoutGame):
-        return False
-    given = [flag for flag, value in sizes.items() if value is not None]
-    if given and items:
-        raise UsageError(f"{', '.join(given)} and --game-param both set the handout's game; "
-                         "give one of them")
-    if items:
-        sizes.update({"--sides": game.sides, "--low": game.low, "--high": game.high,
-                      "--dice": game.dice})
-    return True
-
-
 def _learn_game(o: _GameOptions, handout_options: dict[str, Any]) -> None:
     """`learn --game` (or --resume of such a run): a learner of protocol games to --games games
     on the one path (catalogue, Session under the progress bar, the one run file), then printed
@@ -391,19 +374,16 @@ def _learn_game(o: _GameOptions, handout_options: dict[str, Any]) -> None:
     check_out_path(o.out)
     game_items = parse_game_params(o.items)
     game = None if o.spec is None else make_protocol_game(o.spec, game_items)
-    cls = game_learner_class(o.learner or ("cfr" if game is not None and
-                                           is_information_game(game) else "q-learning"), game)
-    params = _game_learner_params(cls, o.param)
-    if o.resume is not None:  # a saved run of this game, played on
+    if o.resume is not None:  # a saved run of this game, played on (its learner's own)
         start = _resumed_game_run(o, game)
         game = start.game
         learner = start.learner_type.restore(game, start.seed, start.params, start.state)
     else:
+        cls = game_learner_class(o.learner or ("cfr" if is_information_game(game)
+                                               else "q-learning"), game)
+        params = game_learner_params(cls, o.param)
         learner = cls(game, 1 if o.seed is None else o.seed, **params)
     hidden = is_information_game(game)
-    if hidden and o.out is not None:
-        raise UsageError(f"--out: runs of {game.name} (hidden information, cfr) are not saved "
-                         "to a run file yet; learn without --out")
     space = None if hidden else enumerate_game(game)
     spec = o.spec
     words = "" if spec is None else "".join(
@@ -417,20 +397,6 @@ def _learn_game(o: _GameOptions, handout_options: dict[str, Any]) -> None:
         print_hidden_run(o.fmt, game, run)
     else:
         print_game_run(o.fmt, game, space, run)
-
-
-def _game_learner_params(cls: Any, param: list[str] | None) -> dict[str, Any]:
-    """The --param KEY=VALUE items for learner class `cls`, parsed and checked."""
-    params = {}
-    specs = {p.name: p for p in cls.PARAMS}
-    for item in param or []:
-        key, sep, value = item.partition("=")
-        key = key.strip()
-        if not sep or key not in specs:
-            raise UsageError(f"--param {item!r}: {cls.NAME} takes KEY=VALUE with KEY one of "
-                             f"{', '.join(specs)}")
-        params[key] = specs[key].parse(cls.NAME, value)
-    return params
 
 
 def _resumed_game_run(o: _GameOptions, game: Any) -> Any:

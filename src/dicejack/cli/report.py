@@ -8,6 +8,7 @@ import typer
 from dicejack.cli.common import (
     BUNDLED_GAMES,
     GAME_PARAMS_HELP,
+    HANDOUT_OPTIONS,
     DaskOpt,
     DiceOpt,
     HighOpt,
@@ -17,6 +18,7 @@ from dicejack.cli.common import (
     WorkersOpt,
     app,
     count_parser,
+    handout_named,
     make_game,
 )
 
@@ -140,7 +142,7 @@ def report_cmd(
     from dicejack.games.registry import parse_game_params
     from dicejack.report.config import protocol_game
 
-    handout = _handout_named(ctx, game_spec, game_param)
+    handout = _handout_named(ctx, game_spec, game_param, (sides, low, high, dice))
     protocol = game_spec is not None and handout is None
     if protocol:
         _refuse_handout_options(ctx, m)
@@ -167,34 +169,20 @@ def report_cmd(
     _echo_wrote(result)
 
 
-def _handout_named(ctx: typer.Context, spec: str | None, items: list[str] | None
-                   ) -> "Game | None":
-    """`--game handout`: the handout's game (its rules) with --game-param's parameters, or
-    --sides --low --high --dice's (both at once refused), reported as `dicejack report` without
-    --game; None for no --game or another game. (The logic of `solve --game handout`, copied:
-    cli/solve.py's `_handout_named` does the same for solve.)"""
-    from dicejack.games import GameDefinitionError
-    from dicejack.games import make_game as make_protocol_game
-    from dicejack.games.handout import HandoutGame
-    from dicejack.games.registry import parse_game_params
-    from dicejack.report import ReportError
-
+def _handout_named(ctx: typer.Context, spec: str | None, items: list[str] | None,
+                   values: tuple[int, int, int, int]) -> "Game | None":
+    """`--game handout`: the handout's game with --game-param's parameters or the handout's own
+    options as given (:func:`~dicejack.cli.common.handout_named`, every command's), reported as
+    `dicejack report` without --game; None for no --game or another game."""
     if spec is None:
         return None
-    try:
-        game = make_protocol_game(spec, parse_game_params(items))
-    except GameDefinitionError as exc:
-        raise ReportError(str(exc)) from None
-    if not isinstance(game, HandoutGame):
+    given = {name: value for name, value in zip(HANDOUT_OPTIONS, values, strict=True)
+             if getattr(ctx.get_parameter_source(name), "name", "") == "COMMANDLINE"}
+    named = handout_named(spec, items, given)
+    if named is None:
         return None
-    given = [f"--{name}" for name in ("sides", "low", "high", "dice")
-             if getattr(ctx.get_parameter_source(name), "name", "") == "COMMANDLINE"]
-    if given and items:
-        raise UsageError(f"{', '.join(given)} and --game-param both set the handout's game; "
-                         "give one of them")
-    if given:
-        return make_game(*(ctx.params[name] for name in ("sides", "low", "high", "dice")))
-    return game.rules
+    return make_game(*(v if named[k] is None else named[k]
+                       for k, v in zip(HANDOUT_OPTIONS, values, strict=True)))
 
 
 def _refuse_handout_options(ctx: typer.Context, m: list[str] | None) -> None:

@@ -10,6 +10,7 @@ import typer
 from dicejack.cli.common import (
     BUNDLED_GAMES,
     GAME_PARAMS_HELP,
+    HANDOUT_OPTIONS,
     DiceOpt,
     ForceOpt,
     HighOpt,
@@ -20,6 +21,7 @@ from dicejack.cli.common import (
     check_out_path,
     confirm_large_outputs,
     formatted,
+    handout_named,
     make_game,
     write_output,
 )
@@ -130,28 +132,20 @@ def solve(
 def _handout_named(ctx: typer.Context, spec: str | None, items: list[str] | None,
                    tolerance: float | None) -> object | None:
     """`--game handout`: the handout's game (its rules) with --game-param's parameters, or
-    --sides --low --high --dice's, solved and written as `dicejack solve` without --game;
-    None for any other game."""
-    from dicejack.games import make_game as make_protocol_game
-    from dicejack.games.handout import HandoutGame
-    from dicejack.games.registry import parse_game_params
-
+    --sides --low --high --dice's (:func:`~dicejack.cli.common.handout_named`), solved and
+    written as `dicejack solve` without --game; None for any other game."""
     if spec is None:
         raise UsageError("--game-param and --tolerance need --game NAME")
-    game = make_protocol_game(spec, parse_game_params(items))
-    if not isinstance(game, HandoutGame):
+    given = {name: (ctx.params[name] if getattr(ctx.get_parameter_source(name), "name", "")
+                    == "COMMANDLINE" else None) for name in HANDOUT_OPTIONS}
+    options = handout_named(spec, items, given)
+    if options is None:
         return None
     if tolerance is not None:
         raise UsageError("--tolerance is for value iteration of games with cycles; the "
                          "handout's game has none")
-    given = [f"--{name}" for name in ("sides", "low", "high", "dice")
-             if getattr(ctx.get_parameter_source(name), "name", "") == "COMMANDLINE"]
-    if given and items:
-        raise UsageError(f"{', '.join(given)} and --game-param both set the handout's game; "
-                         "give one of them")
-    if given:
-        return make_game(*(ctx.params[name] for name in ("sides", "low", "high", "dice")))
-    return game.rules
+    return make_game(*(ctx.params[name] if options[name] is None else options[name]
+                       for name in HANDOUT_OPTIONS))
 
 
 def _solve_protocol_game(ctx: typer.Context, spec: str | None, items: list[str] | None,

@@ -14,14 +14,17 @@ learner's own ``restore`` checks.
 :func:`load_learner_run` also reads the handout learner's old run files (:data:`LEGACY_RUN_KIND`)
 as a ``handout`` run.
 
-Runs of any other protocol game (:data:`GAME_RUN_KIND`). Members: kind ("dicejack-game-run"),
+Runs of any other protocol game, and of a game with hidden information (CFR's,
+:mod:`dicejack.learners.cfr`) (:data:`GAME_RUN_KIND`). Members: kind ("dicejack-game-run"),
 version, learner (its name), params (JSON of its parameters, 1/n as null), game (the ``--game``
 name or ``FILE.py:Class`` it was learned on), game_params (JSON list of ``KEY=VALUE`` texts, as
 ``--game-param`` reads them), game_label (e.g. ``pig goal=40 die=6``), games, seed, moves, and
 ``state__KEY`` for every entry of the learner's state (q, n, visits, lose: arrays over the
-enumerated game's rows or states; games, moves, rng_state as 0-d arrays). The tables are
+enumerated game's rows or states; CFR's regret, cumulative and current: arrays over the action
+slots of the game's information sets; games, moves, rng_state as 0-d arrays). The tables are
 recomputed from the state; checkpoints are not kept. Every member's declared shape is checked
-against the enumerated game before its data is read. A run of a user's game (``FILE.py:Class``)
+against the enumerated game (its tree of plays, for hidden information) before its data is
+read, and the learner must be one that plays the game. A run of a user's game (``FILE.py:Class``)
 is read only with that game given (the file never makes dicejack import code).
 
 Either layout: members it does not name are refused unread.
@@ -406,15 +409,14 @@ def _save_game_run(path: str | os.PathLike[str], run: GameRun, game_spec: str | 
     """`run` of a protocol game other than the handout's in the :data:`GAME_RUN_KIND` layout."""
     from dicejack.games.protocol import game_label
     from dicejack.games.protocol import game_params as params_of
-    from dicejack.games.registry import GAMES
-    from dicejack.learners.game_learners import GAME_LEARNERS
+    from dicejack.games.registry import GAMES, INFORMATION_GAMES
 
-    if run.name not in GAME_LEARNERS or run.state is None:
+    if run.name not in _saved_learners() or run.state is None:
         raise FormatError(f"cannot save a run of learner {run.name!r}: only runs of "
-                          f"{', '.join(GAME_LEARNERS)} are saved")
+                          f"{', '.join(_saved_learners())} are saved")
     if game_spec is None:
         name = str(getattr(run.game, "name", ""))
-        if GAMES.get(name) is not type(run.game):
+        if {**GAMES, **INFORMATION_GAMES}.get(name) is not type(run.game):
             raise FormatError(f"cannot save a run of {game_label(run.game)}: give game_spec, "
                               "the --game that builds it")
         game_spec = name
@@ -434,6 +436,14 @@ def _save_game_run(path: str | os.PathLike[str], run: GameRun, game_spec: str | 
         moves=np.array(-1 if run.moves is None else int(run.moves), dtype=np.int64),
         **_state_members(run.state),
     )
+
+
+def _saved_learners() -> dict[str, type]:
+    """The learners of protocol games by name, the CFR family's included."""
+    from dicejack.learners.cfr import CFR_LEARNERS
+    from dicejack.learners.game_learners import GAME_LEARNERS
+
+    return {**GAME_LEARNERS, **CFR_LEARNERS}
 
 
 def _state_members(state: Any) -> dict[str, np.ndarray]:
@@ -462,11 +472,27 @@ def _json_list(key: str, text: str) -> list[Any]:
     return value
 
 
-def _game_state(members: NpzMembers, keys: tuple[str, ...], space: Any) -> dict[str, Any]:
+def _state_shapes(game: Any) -> dict[str, tuple[int, ...]]:
+    """The shapes of the learner's state tables `game` fixes: over its enumerated rows and
+    states, or (hidden information) over the action slots of its tree's information sets."""
+    from dicejack.games.information import is_information_game
+
+    if is_information_game(game):
+        from dicejack.learners.cfr import information_tree_of
+
+        slots = (sum(len(s.actions) for s in information_tree_of(game).infosets),)
+        return {"regret": slots, "cumulative": slots, "current": slots}
+    from dicejack.learners.game_learners import game_space
+
+    space = game_space(game)
+    return {"q": (space.n_rows,), "n": (space.n_rows,), "lose": (space.n_rows,),
+            "visits": (space.n_states,)}
+
+
+def _game_state(members: NpzMembers, keys: tuple[str, ...], game: Any) -> dict[str, Any]:
     """The learner's saved state (``state__<key>`` members, every one of `keys`), its tables
-    checked against the game's shape (`space`: the game's enumeration)."""
-    shapes = {"q": (space.n_rows,), "n": (space.n_rows,), "lose": (space.n_rows,),
-              "visits": (space.n_states,)}
+    checked against the shapes `game` fixes (:func:`_state_shapes`)."""
+    shapes = _state_shapes(game)
     state: dict[str, Any] = {}
     for key in keys:
         member = _STATE + key
@@ -516,17 +542,18 @@ def _game_run_parts(path: Path, members: NpzMembers, game: Any) -> tuple[Any, ..
     """(learner class, game, state, (params, games, seed, moves)) of a game run file, each
     member checked (the kind already read)."""
     from dicejack.games import make_game
+    from dicejack.games.information import is_information_game
     from dicejack.games.protocol import game_label
     from dicejack.games.registry import parse_game_params
     from dicejack.learners.catalogue import is_handout_game
-    from dicejack.learners.game_learners import GAME_LEARNERS, game_space
+    from dicejack.learners.cfr import CFR_LEARNERS
 
     version = _scalar(members, "version", "iu")
     if version > GAME_RUN_VERSION:
         raise FormatError(f"run file {path} has format version {version}; this "
                           f"dicejack reads up to {GAME_RUN_VERSION}")
     name = _scalar(members, "learner", "U")
-    cls = GAME_LEARNERS.get(name)
+    cls = _saved_learners().get(name)
     if cls is None:
         raise _Bad(f"unknown learner {name!r}")
     allowed = set(_GAME_MEMBERS) | {_STATE + s for s in cls.STATE_KEYS}
@@ -550,5 +577,7 @@ def _game_run_parts(path: Path, members: NpzMembers, game: Any) -> tuple[Any, ..
     if game_label(game) != label:
         raise FormatError(f"run file {path} is a run of {label}, not of "
                           f"{game_label(game)}")
-    state = _game_state(members, cls.STATE_KEYS, game_space(game))
+    if (name in CFR_LEARNERS) != is_information_game(game):
+        raise _Bad(f"learner {name} does not play {label}")
+    state = _game_state(members, cls.STATE_KEYS, game)
     return cls, game, state, (params, games, seed, moves)

@@ -181,6 +181,9 @@ class CFR(Counted):
               "player's sampling", low=0.0, high=1.0),
     )
     ENGINES: ClassVar[tuple[str, ...]] = ("numba", "python")
+    #: The entries of :meth:`state` (a run file's ``state__KEY`` members).
+    STATE_KEYS: ClassVar[tuple[str, ...]] = ("regret", "cumulative", "current", "games", "moves",
+                                             "rng_state")
 
     def __init__(self, game: Any, seed: int | None = None, *, engine: str = "numba",
                  **params: Any) -> None:

@@ -57,11 +57,11 @@ def information_panels(value: float) -> tuple[figures.Panel, ...]:
     return (
         figures.Panel("exploitability", "Exploitability (exact)", "payoff", logy=True,
                       zero=True, band=gain),
-        figures.Panel("value_error", "|Self-play value - game value|", "payoff", logy=True,
-                      zero=True, band=gain),
-        figures.Panel("value_first", "Seat 0 against a best response", "player 0's payoff",
+        figures.Panel("loss_first", "Seat 0's loss against the game value", "payoff",
+                      logy=True, zero=True, band=gain),
+        figures.Panel("value_first", "Seat 0 against the equilibrium", "player 0's payoff",
                       hline=value, band=anything),
-        figures.Panel("value_second", "Seat 1 against a best response", "player 0's payoff",
+        figures.Panel("value_second", "Seat 1 against the equilibrium", "player 0's payoff",
                       hline=value, band=anything),
     )
 

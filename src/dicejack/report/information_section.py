@@ -155,13 +155,15 @@ def _metrics_lines() -> list[str]:
         "- exploitability: OpenSpiel's, NashConv over the number of players (0 at an "
         "equilibrium).",
         "- nash_conv: what a best response gains over the policy, summed over the seats.",
-        "- value_first: player 0's payoff with the policy in seat 0 against a best response "
-        "(at most the game's value).",
-        "- value_second: player 0's payoff with a best response in seat 0 against the policy in "
-        "seat 1 (at least the game's value); value_second - value_first = nash_conv.",
+        "- value_first: player 0's payoff with the policy in seat 0 against the sequence "
+        "form's equilibrium in seat 1 (at most the game's value).",
+        "- value_second: player 0's payoff with the equilibrium in seat 0 against the policy in "
+        "seat 1 (at least the game's value).",
+        "- loss_first, loss_second: what the policy gives up against the game's value in its "
+        "own payoff in each seat (0 when it plays as well as an equilibrium there); "
+        "score_vs_optimal = -(loss_first + loss_second).",
         "- value_self_play: player 0's payoff with the policy in both seats.",
-        "- value_error: |value_self_play - the game's value| (0 does not mean an equilibrium: "
-        "exploitability says that).",
+        "These are compare's (`dicejack compare --game kuhn`), one definition for both.",
         "", "Intervals: mean +- t(0.975, n-1) sd / sqrt(n) over the n seeds, cut at each "
         "metric's range; metrics.json keeps them raw, metrics.csv has every run's value.",
     ]

@@ -26,6 +26,7 @@ import numpy as np
 
 from dicejack import compare, learners
 from dicejack.compare import METRIC_NAMES, METRIC_RANGES
+from dicejack.compare.hidden_information import hidden_metrics
 from dicejack.compare.metrics import learned_metrics, metric_values
 from dicejack.compare.truth import Truth, truth_for
 from dicejack.games import GameDefinitionError
@@ -37,7 +38,6 @@ from dicejack.report.config import ReportConfig, protocol_game
 from dicejack.report.limits import ReportError
 from dicejack.report.series import SeriesSpec
 from dicejack.solver import GameSolution, solve
-from dicejack.solver.information_policies import best_response, expected_payoff
 from dicejack.solver.sequence_form import SequenceFormSolution
 
 __all__ = [
@@ -74,18 +74,17 @@ _GAME_RANGES = {"agreement_all": (0.0, 1.0), "agreement_decisive": (0.0, 1.0),
 
 
 #: The metrics of a report on a game with hidden information, per checkpoint, all of the
-#: learned (average) policy and exact over the game's tree of plays (docs/design/metrics.md):
-#: exploitability (OpenSpiel's: NashConv over the players), nash_conv (what best responses in
-#: both seats gain over it), value_first (player 0's payoff with it in seat 0 against a best
-#: response; at most the game's value), value_second (player 0's payoff with a best response in
-#: seat 0 against it in seat 1; at least the game's value; value_second - value_first is
-#: nash_conv), value_self_play (with it in both seats) and value_error (|value_self_play - the
-#: game's value|). A one-player game: value_first is its value, value_second the best one.
+#: learned (average) policy, exact over the game's tree of plays: compare's own
+#: (:func:`dicejack.compare.hidden_information.hidden_metrics`, docs/design/metrics.md), the
+#: game's value left out (it is the report's constant): exploitability, nash_conv, value_first
+#: and value_second (each seat against the sequence form's equilibrium), loss_first and
+#: loss_second (what each seat gives up against the game's value), score_vs_optimal and
+#: value_self_play.
 INFORMATION_METRICS = ("exploitability", "nash_conv", "value_first", "value_second",
-                       "value_self_play", "value_error")
+                       "loss_first", "loss_second", "score_vs_optimal", "value_self_play")
 
 #: Information metrics that are never negative (the rest lie in the game's payoff range).
-_NON_NEGATIVE = ("exploitability", "nash_conv", "value_error")
+_NON_NEGATIVE = ("exploitability", "nash_conv", "loss_first", "loss_second")
 
 
 def metric_names(config: ReportConfig) -> tuple[str, ...]:
@@ -100,14 +99,16 @@ def metric_names(config: ReportConfig) -> tuple[str, ...]:
 def _information_ranges(tree: InformationTree, names: Sequence[str]
                         ) -> tuple[np.ndarray, np.ndarray]:
     """(least, greatest) per information metric: values within player 0's payoff range over
-    every play's end, the gains and the value error from 0 to that range's width (twice it
-    for nash_conv)."""
+    every play's end, the gains and losses from 0 to that range's width (twice it for nash_conv
+    and, negated, for score_vs_optimal)."""
     ends = [float(tree.utility[n]) for n in tree.terminals()]
     low, high = min(ends), max(ends)
-    width = {"exploitability": high - low, "nash_conv": 2 * (high - low),
-             "value_error": high - low}
-    return (np.array([0.0 if n in _NON_NEGATIVE else low for n in names]),
-            np.array([width.get(n, high) for n in names]))
+    width = high - low
+    least = {"score_vs_optimal": -2 * width}
+    most = {"exploitability": width, "nash_conv": 2 * width, "loss_first": width,
+            "loss_second": width, "score_vs_optimal": 0.0}
+    return (np.array([least.get(n, 0.0 if n in _NON_NEGATIVE else low) for n in names]),
+            np.array([most.get(n, high) for n in names]))
 
 
 def metric_ranges(truth: Truth | GameSolution | SequenceFormSolution, names: Sequence[str]
@@ -256,18 +257,10 @@ def information_value(solution: SequenceFormSolution) -> float:
 
 def information_metrics(solution: SequenceFormSolution, policy: Any) -> dict[str, float]:
     """:data:`INFORMATION_METRICS` of `policy` (key -> {action: probability}, floats) in the
-    game of `solution`, exact over its tree of plays (one float rounding per operation);
-    value_error against `solution`'s value (its exact value when known)."""
-    tree = solution.tree
-    own = float(expected_payoff(tree, policy))
-    best = [float(best_response(tree, policy, p).value) for p in range(tree.num_players)]
-    if tree.num_players == 1:
-        first, second, conv = own, best[0], best[0] - own
-    else:  # each best response in its own payoff; player 1's is minus player 0's
-        first, second, conv = -best[1], best[0], best[0] + best[1]
-    value = information_value(solution)
-    return {"exploitability": conv / tree.num_players, "nash_conv": conv, "value_first": first,
-            "value_second": second, "value_self_play": own, "value_error": abs(own - value)}
+    game of `solution`: compare's (:func:`~dicejack.compare.hidden_information.hidden_metrics`,
+    exact over its tree of plays, one float rounding per operation), as floats."""
+    metrics = hidden_metrics(solution, policy)
+    return {name: float(metrics[name]) for name in INFORMATION_METRICS if name in metrics}
 
 
 def warm_up(config: ReportConfig) -> None:
