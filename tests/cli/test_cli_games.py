@@ -103,12 +103,16 @@ def test_a_broken_game_file_is_one_line(capsys, tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("command", ["solve", "learn", "compare", "report"])
 def test_game_help_lists_every_bundled_game_with_its_parameters(capsys, command):
-    """Every command with --game names every game of dicejack.games.registry.GAMES in its help,
-    and (where it has --game-param) each game's parameters, as the game's constructor has them."""
+    """Every command with --game names every game of dicejack.games.registry (GAMES, then the
+    games with hidden information) in its help, and (where it has --game-param) each game's
+    parameters, as the game's constructor has them."""
     import inspect
     import re
 
-    from dicejack.games.registry import GAMES
+    from dicejack.games.registry import GAMES as PERFECT
+    from dicejack.games.registry import INFORMATION_GAMES
+
+    GAMES = {**PERFECT, **INFORMATION_GAMES}
 
     assert main([command, "--help"]) == 0
     # click wraps lines after a hyphen too ("peeking-" at a line's end): joined back

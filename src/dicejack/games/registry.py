@@ -37,8 +37,8 @@ INFORMATION_GAMES: dict[str, type] = {"kuhn": Kuhn}
 
 
 def game_names() -> str:
-    """'handout, pig, piglet' for messages."""
-    return ", ".join(GAMES)
+    """'handout, pig, piglet, ..., kuhn' for messages (hidden information last)."""
+    return ", ".join([*GAMES, *INFORMATION_GAMES])
 
 
 def _value(text: str) -> Any:
