@@ -23,10 +23,12 @@ from dicejack.games.deck_dollar import (
     uniform_policy,
 )
 from dicejack.solver.deck_evaluation import (
+    MEMORY_LIMIT,
     deal_distribution,
     evaluate_deck_policy,
     full_information_bound,
 )
+from dicejack.solver.deck_lean import lean_final
 from dicejack.solver.deck_search import local_search
 from dicejack.solver.solution import SolverError
 from tests.games_package.test_deck_dollar import code_play_action
@@ -153,6 +155,32 @@ def test_compiled_kernels_equal_their_references(game):
         slow = evaluate_deck_policy(game, policy, compiled=False)
         assert np.array_equal(fast.final, slow.final) and fast.states == slow.states
         assert fast.expected == slow.expected and abs(fast.final.sum() - 1) < 1e-12
+
+
+@pytest.mark.parametrize("passing", [True, False])
+@pytest.mark.parametrize("game", [DeckDollar((2, 3, 3), 3), DeckDollar((4, 6, 4), 3),
+                                  DeckDollar((5, 8, 5), 4)], ids=str)
+def test_the_lean_windows_equal_the_dense_rows(game, passing):
+    # each state's window of d in one pool, next states merged in a hash table (grown from
+    # 1,024 slots on the way at these decks), against a dense row per state
+    game = DeckDollar(game.counts, game.hand_size, passing=passing)
+    for policy in policies():
+        dense = evaluate_deck_policy(game, policy, compiled=False, lean=False)
+        for compiled in (True, False):
+            got = evaluate_deck_policy(game, policy, compiled=compiled)
+            assert got.states == dense.states and got.final.shape == dense.final.shape
+            assert np.abs(got.final - dense.final).max() <= 1e-15
+            assert abs(got.expected - dense.expected) <= 1e-15
+
+
+def test_the_lean_table_grows_and_its_windows_cover_only_reachable_d():
+    game = DeckDollar((8, 12, 8), 4)
+    final, states, peak = lean_final(game, uniform_policy(), True, MEMORY_LIMIT)
+    assert max(states) > 2 * 1024 and final.shape == (2 * 3 * game.rounds + 1,)
+    assert peak > 0 and abs(final.sum() - 1) < 1e-12
+    # the last column is monte taking 3 quarters more every round: unreachable (it leads
+    # half of them, and a follower's 3/4 never scores), so exactly zero
+    assert final[-1] == 0.0 and final[final > 0].shape[0] < final.shape[0]
 
 
 def test_the_deal_is_two_hypergeometric_hands():
