@@ -6,28 +6,32 @@ A state at the start of a round is monte's hand, the opponent's hand and the dec
 composition (nine counts: the cards left in the deck are in a uniformly random order whatever
 happened, so the composition is all that matters), with a distribution over the difference of
 totals ``d`` (monte's minus the opponent's, in quarters). Round ``r``'s states are the sorted
-array of their integer keys (the nine counts in mixed radix, ``counts[t] + 1`` per digit) and a
-``(states, 2 * swing * r + 1)`` float64 array of probabilities, column ``d + swing * r``
+array of their integer keys (the nine counts in mixed radix, ``counts[t] + 1`` per digit,
+:mod:`dicejack.solver.deck_rules`) and their probabilities by column ``d + swing * r``
 (``swing``: the most a round moves ``d``; 2, or 3 when a follower may pass). A round: the two
 cards played (the policy's action probabilities at monte's observation, 1/3 for each of the
-opponent's actions; :func:`plays_plain` aggregates them into at most 16 pairs of card types),
-``d`` shifted by the pair's score, then monte's and the opponent's draws from the deck's
-composition (at most 9 pairs). The next round's keys are found first (:func:`_successors_plain`,
-then ``numpy.unique``), then the probabilities pushed (:func:`_push_plain`, each next state found
-by binary search); the last round collapses every state into one distribution of the final
-``d``, whose sign is the reward. The deal is the multivariate hypergeometric distribution of
-the two hands (exact, in Fractions, then rounded once).
+opponent's actions; :func:`~dicejack.solver.deck_rules.plays_plain` aggregates them into at most
+16 pairs of card types), ``d`` shifted by the pair's score, then monte's and the opponent's
+draws from the deck's composition (at most 9 pairs); the last round collapses every state into
+one distribution of the final ``d``, whose sign is the reward. The deal is the multivariate
+hypergeometric distribution of the two hands (exact, in Fractions, then rounded once).
+
+Two layouts of the probabilities, bit-identical in their results: by default (``lean=True``,
+:mod:`dicejack.solver.deck_lean`) each state keeps only its window of reachable ``d`` in one flat
+pool and the next states are merged in a hash table inside the kernel; ``lean=False`` keeps a
+dense ``(states, 2 * swing * r + 1)`` array, the next round's keys found first
+(:func:`_successors_plain`, duplicates kept, then ``numpy.unique``) and the probabilities then
+pushed (:func:`_push_plain`, each next state found by binary search).
 
 :func:`full_information_bound` is an upper bound on every policy: backward induction over the
 same states (reached by every action) for a player who sees both hands and the deck.
 
-Measured (benchmarks/bench_deck_evaluation.py, 2 shared cores): the study's deck under the
-intent (``passing=False``) has about a million states over its 26 rounds (79,297 in the largest)
-and takes 1.4 to 4.3 s per policy, arrays peaking near 70 MB. Under the code's passing follower
-hands grow and the states reach millions per round (8.2 million by round 17; 10.0 million over
-all rounds already at a 45-card deck): the dense d columns would take about 10 GB per round, so
-:data:`MEMORY_LIMIT` refuses it; only about 1 column in 6 is nonzero (a per-state window of d
-is the way to fit it, not done here).
+Measured (benchmarks/bench_deck_evaluation.py, 2 cores shared with other jobs): the study's
+deck under the intent (``passing=False``) has about a million states over its 26 rounds (79,297
+in the largest) and takes 1.3 to 4.3 s per policy, the lean arrays peaking near 35 MB (the
+dense ones near 70 MB). Under the code's passing follower hands grow: 86.3 million states over
+the 26 rounds for the uniform policy, 8.58 million in the largest round; the dense rows would
+take about 10 GB a round, the lean windows fit in about 4 GB (MEASURED_PASSING).
 
 Each kernel is a plain Python function (the reference, run by the tests on small decks)
 compiled by numba without a change (:func:`_kernel`: compiled callees under the plain names,
@@ -214,9 +218,10 @@ class DeckEvaluation:
 
 
 #: The most bytes the arrays alive at once (a round's keys and values, the next round's, the
-#: successor keys with duplicates and their sorted copy) may take before
-#: :func:`evaluate_deck_policy` and :func:`full_information_bound` refuse (SolverError).
-MEMORY_LIMIT = 2 << 30
+#: hash table or the successor keys with duplicates and their sorted copy) may take before
+#: :func:`evaluate_deck_policy` and :func:`full_information_bound` refuse (SolverError): 6 GiB,
+#: room for the lean evaluation of the study's deck under the passing follower (about 4 GB).
+MEMORY_LIMIT = 6 << 30
 
 
 def _check_size(count: int, width: int, limit: int, r: int, alive: int = 0) -> None:
