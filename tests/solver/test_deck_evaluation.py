@@ -227,6 +227,18 @@ def test_a_million_simulated_games_agree_with_the_exact_values():
         assert abs(tally.wins / 10**6 - exact.win) < 0.002
 
 
+@pytest.mark.slow
+def test_a_million_simulated_games_agree_with_the_lean_values_under_passing():
+    # the code's passing follower at a 30-card deck (hands grow; the study's deck itself is
+    # benchmarks/bench_deck_evaluation.py --passing, minutes per policy)
+    game = DeckDollar((8, 14, 8), 4)
+    for k, policy in enumerate([fixed_policy(0), fixed_policy(2), uniform_policy()]):
+        exact = evaluate_deck_policy(game, policy)
+        tally = simulate(game, policy, 10**6, np.random.default_rng(200 + k))
+        assert abs(tally.mean - exact.expected) < tally.half_width, k
+        assert abs(tally.draws / 10**6 - exact.draw) < 0.002
+
+
 def test_local_search_ends_at_a_local_optimum_above_its_start():
     game = DeckDollar((3, 4, 3), 3)
     start = np.zeros(40, dtype=np.int64)
