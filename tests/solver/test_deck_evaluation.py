@@ -23,10 +23,12 @@ from dicejack.games.deck_dollar import (
     uniform_policy,
 )
 from dicejack.solver.deck_evaluation import (
+    MEMORY_LIMIT,
     deal_distribution,
     evaluate_deck_policy,
     full_information_bound,
 )
+from dicejack.solver.deck_lean import lean_final
 from dicejack.solver.deck_search import local_search
 from dicejack.solver.solution import SolverError
 from tests.games_package.test_deck_dollar import code_play_action
@@ -155,6 +157,32 @@ def test_compiled_kernels_equal_their_references(game):
         assert fast.expected == slow.expected and abs(fast.final.sum() - 1) < 1e-12
 
 
+@pytest.mark.parametrize("passing", [True, False])
+@pytest.mark.parametrize("game", [DeckDollar((2, 3, 3), 3), DeckDollar((4, 6, 4), 3),
+                                  DeckDollar((5, 8, 5), 4)], ids=str)
+def test_the_lean_windows_equal_the_dense_rows(game, passing):
+    # each state's window of d in one pool, next states merged in a hash table (grown from
+    # 1,024 slots on the way at these decks), against a dense row per state
+    game = DeckDollar(game.counts, game.hand_size, passing=passing)
+    for policy in policies():
+        dense = evaluate_deck_policy(game, policy, compiled=False, lean=False)
+        for compiled in (True, False):
+            got = evaluate_deck_policy(game, policy, compiled=compiled)
+            assert got.states == dense.states and got.final.shape == dense.final.shape
+            assert np.abs(got.final - dense.final).max() <= 1e-15
+            assert abs(got.expected - dense.expected) <= 1e-15
+
+
+def test_the_lean_table_grows_and_its_windows_cover_only_reachable_d():
+    game = DeckDollar((8, 12, 8), 4)
+    final, states, peak = lean_final(game, uniform_policy(), True, MEMORY_LIMIT)
+    assert max(states) > 2 * 1024 and final.shape == (2 * 3 * game.rounds + 1,)
+    assert peak > 0 and abs(final.sum() - 1) < 1e-12
+    # the last column is monte taking 3 quarters more every round: unreachable (it leads
+    # half of them, and a follower's 3/4 never scores), so exactly zero
+    assert final[-1] == 0.0 and final[final > 0].shape[0] < final.shape[0]
+
+
 def test_the_deal_is_two_hypergeometric_hands():
     deal = deal_distribution(DeckDollar((16, 28, 16), 5))
     assert sum(deal.values()) == 1 and len(deal) == 21 * 21
@@ -197,6 +225,18 @@ def test_a_million_simulated_games_agree_with_the_exact_values():
         tally = simulate(STUDY, policy, 10**6, np.random.default_rng(100 + k))
         assert abs(tally.mean - exact.expected) < tally.half_width, k
         assert abs(tally.wins / 10**6 - exact.win) < 0.002
+
+
+@pytest.mark.slow
+def test_a_million_simulated_games_agree_with_the_lean_values_under_passing():
+    # the code's passing follower at a 30-card deck (hands grow; the study's deck itself is
+    # benchmarks/bench_deck_evaluation.py --passing, minutes per policy)
+    game = DeckDollar((8, 14, 8), 4)
+    for k, policy in enumerate([fixed_policy(0), fixed_policy(2), uniform_policy()]):
+        exact = evaluate_deck_policy(game, policy)
+        tally = simulate(game, policy, 10**6, np.random.default_rng(200 + k))
+        assert abs(tally.mean - exact.expected) < tally.half_width, k
+        assert abs(tally.draws / 10**6 - exact.draw) < 0.002
 
 
 def test_local_search_ends_at_a_local_optimum_above_its_start():

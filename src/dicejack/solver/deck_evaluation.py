@@ -6,28 +6,32 @@ A state at the start of a round is monte's hand, the opponent's hand and the dec
 composition (nine counts: the cards left in the deck are in a uniformly random order whatever
 happened, so the composition is all that matters), with a distribution over the difference of
 totals ``d`` (monte's minus the opponent's, in quarters). Round ``r``'s states are the sorted
-array of their integer keys (the nine counts in mixed radix, ``counts[t] + 1`` per digit) and a
-``(states, 2 * swing * r + 1)`` float64 array of probabilities, column ``d + swing * r``
+array of their integer keys (the nine counts in mixed radix, ``counts[t] + 1`` per digit,
+:mod:`dicejack.solver.deck_rules`) and their probabilities by column ``d + swing * r``
 (``swing``: the most a round moves ``d``; 2, or 3 when a follower may pass). A round: the two
 cards played (the policy's action probabilities at monte's observation, 1/3 for each of the
-opponent's actions; :func:`_plays_plain` aggregates them into at most 16 pairs of card types),
-``d`` shifted by the pair's score, then monte's and the opponent's draws from the deck's
-composition (at most 9 pairs). The next round's keys are found first (:func:`_successors_plain`,
-then ``numpy.unique``), then the probabilities pushed (:func:`_push_plain`, each next state found
-by binary search); the last round collapses every state into one distribution of the final
-``d``, whose sign is the reward. The deal is the multivariate hypergeometric distribution of
-the two hands (exact, in Fractions, then rounded once).
+opponent's actions; :func:`~dicejack.solver.deck_rules.plays_plain` aggregates them into at most
+16 pairs of card types), ``d`` shifted by the pair's score, then monte's and the opponent's
+draws from the deck's composition (at most 9 pairs); the last round collapses every state into
+one distribution of the final ``d``, whose sign is the reward. The deal is the multivariate
+hypergeometric distribution of the two hands (exact, in Fractions, then rounded once).
+
+Two layouts of the probabilities, bit-identical in their results: by default (``lean=True``,
+:mod:`dicejack.solver.deck_lean`) each state keeps only its window of reachable ``d`` in one flat
+pool and the next states are merged in a hash table inside the kernel; ``lean=False`` keeps a
+dense ``(states, 2 * swing * r + 1)`` array, the next round's keys found first
+(:func:`_successors_plain`, duplicates kept, then ``numpy.unique``) and the probabilities then
+pushed (:func:`_push_plain`, each next state found by binary search).
 
 :func:`full_information_bound` is an upper bound on every policy: backward induction over the
 same states (reached by every action) for a player who sees both hands and the deck.
 
-Measured (benchmarks/bench_deck_evaluation.py, 2 shared cores): the study's deck under the
-intent (``passing=False``) has about a million states over its 26 rounds (79,297 in the largest)
-and takes 1.4 to 4.3 s per policy, arrays peaking near 70 MB. Under the code's passing follower
-hands grow and the states reach millions per round (8.2 million by round 17; 10.0 million over
-all rounds already at a 45-card deck): the dense d columns would take about 10 GB per round, so
-:data:`MEMORY_LIMIT` refuses it; only about 1 column in 6 is nonzero (a per-state window of d
-is the way to fit it, not done here).
+Measured (benchmarks/bench_deck_evaluation.py, 2 cores shared with other jobs): the study's
+deck under the intent (``passing=False``) has about a million states over its 26 rounds (79,297
+in the largest) and takes 1.3 to 4.3 s per policy, the lean arrays peaking near 35 MB (the
+dense ones near 70 MB). Under the code's passing follower hands grow: 86.3 million states over
+the 26 rounds for the uniform policy, 8.58 million in the largest round; the dense rows would
+take about 10 GB a round, the lean windows fit in about 4 GB (MEASURED_PASSING).
 
 Each kernel is a plain Python function (the reference, run by the tests on small decks)
 compiled by numba without a change (:func:`_kernel`: compiled callees under the plain names,
@@ -37,130 +41,28 @@ force over the whole game tree (tests/solver/test_deck_evaluation.py).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-from dicejack.games.deck_dollar import TRUE_STATE_INDEX, DeckDollar, policy_table, uniform_policy
+from dicejack.games.deck_dollar import DeckDollar, policy_table, uniform_policy
+from dicejack.solver.deck_lean import lean_final
+from dicejack.solver.deck_rules import (
+    compile_kernels,
+    deal_distribution,
+    decode_plain,
+    draws_plain,
+    encode_plain,
+    pair_plain,
+    plays_plain,
+    score_plain,
+    start_states,
+)
 from dicejack.solver.solution import SolverError
 
 __all__ = ["DeckEvaluation", "evaluate_deck_policy", "deal_distribution", "MEMORY_LIMIT",
            "full_information_bound"]
-
-
-def _nth_plain(c, off, k):
-    """The card type at sorted index k of the hand whose counts are c[off:off + 3]."""
-    if k < c[off]:
-        return 0
-    if k < c[off] + c[off + 1]:
-        return 1
-    return 2
-
-
-def _low_plain(c, off):
-    return 0 if c[off] > 0 else (1 if c[off + 1] > 0 else 2)
-
-
-def _high_plain(c, off):
-    return 2 if c[off + 2] > 0 else (1 if c[off + 1] > 0 else 0)
-
-
-def _card_plain(c, off, showing, action, half, passing):
-    """The card type the hand c[off:off + 3] plays (the code's play_action on counts), -1 for
-    a pass."""
-    if action == 1:
-        return _nth_plain(c, off, half)
-    if showing == 3:
-        return _low_plain(c, off) if action == 0 else _high_plain(c, off)
-    if action == 0:
-        for t in range(3):
-            if c[off + t] > 0 and t + showing > 2:
-                return t
-        return _high_plain(c, off)
-    for t in range(2, -1, -1):
-        if c[off + t] > 0 and t + showing <= 2:
-            return t
-    return -1 if passing else _low_plain(c, off)
-
-
-def _observe_plain(c, showing, half, tsi):
-    return tsi[showing * 27 + _low_plain(c, 0) * 9 + _nth_plain(c, 0, half) * 3 + _high_plain(c, 0)]
-
-
-def _plays_plain(c, lead_monte, policy, half, passing, tsi, table):
-    """table[i, j] = P(monte plays type i, the opponent type j) this round (3: a pass)."""
-    table[:, :] = 0.0
-    if lead_monte:
-        o = _observe_plain(c, 3, half, tsi)
-        for a in range(3):
-            if policy[o, a] > 0.0:
-                c1 = _card_plain(c, 0, 3, a, half, passing)
-                for b in range(3):
-                    c2 = _card_plain(c, 3, c1, b, half, passing)
-                    table[c1, 3 if c2 < 0 else c2] += policy[o, a] / 3.0
-    else:
-        for b in range(3):
-            c2 = _card_plain(c, 3, 3, b, half, passing)
-            o = _observe_plain(c, c2, half, tsi)
-            for a in range(3):
-                if policy[o, a] > 0.0:
-                    c1 = _card_plain(c, 0, c2, a, half, passing)
-                    table[3 if c1 < 0 else c1, c2] += policy[o, a] / 3.0
-
-
-def _encode_plain(c, base):
-    key = 0
-    for k in range(9):
-        key = key * base[k] + c[k]
-    return key
-
-
-def _decode_plain(key, base, c):
-    for k in range(8, -1, -1):
-        c[k] = key % base[k]
-        key //= base[k]
-
-
-def _draws_plain(c, after, probs):
-    """The deals after a round (monte draws first, then the opponent, while the deck lasts)
-    from the counts c: after[m] the counts, probs[m] the probability; returns how many."""
-    n = c[6] + c[7] + c[8]
-    if n == 0:
-        after[0, :] = c
-        probs[0] = 1.0
-        return 1
-    m = 0
-    for t in range(3):
-        if c[6 + t] == 0:
-            continue
-        if n == 1:
-            after[m, :] = c
-            after[m, 6 + t] -= 1
-            after[m, t] += 1
-            probs[m] = 1.0
-            m += 1
-            continue
-        for u in range(3):
-            left = c[6 + u] - (1 if u == t else 0)
-            if left > 0:
-                after[m, :] = c
-                after[m, 6 + t] -= 1
-                after[m, t] += 1
-                after[m, 6 + u] -= 1
-                after[m, 3 + u] += 1
-                probs[m] = c[6 + t] / n * left / (n - 1)
-                m += 1
-    return m
-
-
-def _score_plain(i, j):
-    """d's change when monte plays type i and the opponent type j (3: a pass)."""
-    v1 = i + 1 if i < 3 else 0
-    v2 = j + 1 if j < 3 else 0
-    return v1 - v2 if v1 + v2 <= 4 else 0
 
 
 def _successors_plain(keys, r, policy, half, passing, tsi, base, out, fill):
@@ -173,8 +75,8 @@ def _successors_plain(keys, r, policy, half, passing, tsi, base, out, fill):
     dprobs = np.empty(9)
     m = 0
     for s in range(keys.shape[0]):
-        _decode_plain(keys[s], base, c)
-        _plays_plain(c, r % 2 == 0, policy, half, passing, tsi, table)
+        decode_plain(keys[s], base, c)
+        plays_plain(c, r % 2 == 0, policy, half, passing, tsi, table)
         for i in range(4):
             for j in range(4):
                 if table[i, j] > 0.0:
@@ -183,9 +85,9 @@ def _successors_plain(keys, r, policy, half, passing, tsi, base, out, fill):
                         mid[i] -= 1
                     if j < 3:
                         mid[3 + j] -= 1
-                    for k in range(_draws_plain(mid, after, dprobs)):
+                    for k in range(draws_plain(mid, after, dprobs)):
                         if fill:
-                            out[m] = _encode_plain(after[k], base)
+                            out[m] = encode_plain(after[k], base)
                         m += 1
     return m
 
@@ -200,14 +102,14 @@ def _push_plain(keys, probs, r, policy, half, passing, tsi, base, swing, nkeys, 
     dprobs = np.empty(9)
     width = probs.shape[1]
     for s in range(keys.shape[0]):
-        _decode_plain(keys[s], base, c)
-        _plays_plain(c, r % 2 == 0, policy, half, passing, tsi, table)
+        decode_plain(keys[s], base, c)
+        plays_plain(c, r % 2 == 0, policy, half, passing, tsi, table)
         for i in range(4):
             for j in range(4):
                 p = table[i, j]
                 if p == 0.0:
                     continue
-                shift = _score_plain(i, j) + swing
+                shift = score_plain(i, j) + swing
                 if last:
                     for w in range(width):
                         nprobs[0, w + shift] += p * probs[s, w]
@@ -217,21 +119,11 @@ def _push_plain(keys, probs, r, policy, half, passing, tsi, base, swing, nkeys, 
                     mid[i] -= 1
                 if j < 3:
                     mid[3 + j] -= 1
-                for k in range(_draws_plain(mid, after, dprobs)):
-                    t = np.searchsorted(nkeys, _encode_plain(after[k], base))
+                for k in range(draws_plain(mid, after, dprobs)):
+                    t = np.searchsorted(nkeys, encode_plain(after[k], base))
                     q = p * dprobs[k]
                     for w in range(width):
                         nprobs[t, w + shift] += q * probs[s, w]
-
-
-def _pair_plain(c, lead_monte, a, b, half, passing):
-    """The two card types (monte's, the opponent's; -1 a pass) when monte takes action a and
-    the opponent action b."""
-    if lead_monte:
-        c1 = _card_plain(c, 0, 3, a, half, passing)
-        return c1, _card_plain(c, 3, c1, b, half, passing)
-    c2 = _card_plain(c, 3, 3, b, half, passing)
-    return _card_plain(c, 0, c2, a, half, passing), c2
 
 
 def _after_plain(c, a, b, lead_monte, r, half, passing, base, swing, nkeys, nvalues, last, acc,
@@ -240,8 +132,8 @@ def _after_plain(c, a, b, lead_monte, r, half, passing, base, swing, nkeys, nval
     the `last` round) of monte's action a and the opponent's b, at column w of round r (mid,
     after, dprobs: work space)."""
     mid[:] = c
-    c1, c2 = _pair_plain(c, lead_monte, a, b, half, passing)
-    shift = _score_plain(3 if c1 < 0 else c1, 3 if c2 < 0 else c2) + swing
+    c1, c2 = pair_plain(c, lead_monte, a, b, half, passing)
+    shift = score_plain(3 if c1 < 0 else c1, 3 if c2 < 0 else c2) + swing
     acc[:] = 0.0
     if last:
         for w in range(acc.shape[0]):
@@ -252,8 +144,8 @@ def _after_plain(c, a, b, lead_monte, r, half, passing, base, swing, nkeys, nval
         mid[c1] -= 1
     if c2 >= 0:
         mid[3 + c2] -= 1
-    for k in range(_draws_plain(mid, after, dprobs)):
-        t = np.searchsorted(nkeys, _encode_plain(after[k], base))
+    for k in range(draws_plain(mid, after, dprobs)):
+        t = np.searchsorted(nkeys, encode_plain(after[k], base))
         for w in range(acc.shape[0]):
             acc[w] += dprobs[k] * nvalues[t, w + shift]
 
@@ -271,7 +163,7 @@ def _backup_plain(keys, values, r, half, passing, base, swing, nkeys, nvalues, l
     best = np.empty(width)
     lead_monte = r % 2 == 0
     for s in range(keys.shape[0]):
-        _decode_plain(keys[s], base, c)
+        decode_plain(keys[s], base, c)
         values[s, :] = -np.inf if lead_monte else 0.0
         for outer in range(3):
             best[:] = 0.0 if lead_monte else -np.inf
@@ -292,51 +184,19 @@ def _backup_plain(keys, values, r, half, passing, base, swing, nkeys, nvalues, l
 
 
 _KERNELS: dict[str, Any] = {}
-_PLAIN = {"nth": _nth_plain, "low": _low_plain, "high": _high_plain, "card": _card_plain,
-          "observe": _observe_plain, "plays": _plays_plain, "encode": _encode_plain,
-          "decode": _decode_plain, "draws": _draws_plain, "score": _score_plain,
-          "successors": _successors_plain, "push": _push_plain, "pair": _pair_plain,
-          "after": _after_plain, "backup": _backup_plain}
+_PLAIN = {"successors": _successors_plain, "push": _push_plain, "after": _after_plain,
+          "backup": _backup_plain}
 
 
 def _kernel(name: str, compiled: bool) -> Any:
     """The kernel `name` (successors, push, backup): compiled (numba, cached; each callee compiled
-    under its plain name) or the plain reference."""
+    under its plain name, :func:`~dicejack.solver.deck_rules.compile_kernels`) or the plain
+    reference."""
     if not compiled:
         return _PLAIN[name]
     if not _KERNELS:
-        from types import FunctionType
-
-        from numba import njit
-
-        scope = dict(globals())
-        for key, plain in _PLAIN.items():
-            clone = FunctionType(plain.__code__, scope, plain.__name__)
-            _KERNELS[key] = njit(cache=True, nogil=True)(clone)
-            scope[plain.__name__] = _KERNELS[key]
+        _KERNELS.update(compile_kernels(_PLAIN, globals()))
     return _KERNELS[name]
-
-
-def _hands(counts: tuple[int, ...], size: int) -> list[tuple[int, int, int]]:
-    return [(a, b, size - a - b) for a in range(min(size, counts[0]) + 1)
-            for b in range(min(size - a, counts[1]) + 1) if size - a - b <= counts[2]]
-
-
-def deal_distribution(game: DeckDollar) -> dict[tuple[int, ...], Fraction]:
-    """The deal's exact distribution: nine counts (monte's hand, the opponent's, the deck) to
-    its probability (the multivariate hypergeometric law of two hands from the deck)."""
-    counts, h = game.counts, game.hand_size
-    out = {}
-    for one in _hands(counts, h):
-        rest = tuple(n - k for n, k in zip(counts, one, strict=True))
-        p1 = Fraction(math.prod(math.comb(n, k) for n, k in zip(counts, one, strict=True)),
-                      math.comb(sum(counts), h))
-        for two in _hands(rest, h):
-            p2 = Fraction(math.prod(math.comb(n, k) for n, k in zip(rest, two, strict=True)),
-                          math.comb(sum(rest), h))
-            deck = tuple(n - k for n, k in zip(rest, two, strict=True))
-            out[one + two + deck] = p1 * p2
-    return out
 
 
 @dataclass(frozen=True)
@@ -358,9 +218,10 @@ class DeckEvaluation:
 
 
 #: The most bytes the arrays alive at once (a round's keys and values, the next round's, the
-#: successor keys with duplicates and their sorted copy) may take before
-#: :func:`evaluate_deck_policy` and :func:`full_information_bound` refuse (SolverError).
-MEMORY_LIMIT = 2 << 30
+#: hash table or the successor keys with duplicates and their sorted copy) may take before
+#: :func:`evaluate_deck_policy` and :func:`full_information_bound` refuse (SolverError): 6 GiB,
+#: room for the lean evaluation of the study's deck under the passing follower (about 4 GB).
+MEMORY_LIMIT = 6 << 30
 
 
 def _check_size(count: int, width: int, limit: int, r: int, alive: int = 0) -> None:
@@ -373,14 +234,26 @@ def _check_size(count: int, width: int, limit: int, r: int, alive: int = 0) -> N
 
 
 def evaluate_deck_policy(game: DeckDollar, policy: Any, compiled: bool = True,
-                         memory_limit: int = MEMORY_LIMIT) -> DeckEvaluation:
+                         memory_limit: int = MEMORY_LIMIT, lean: bool = True) -> DeckEvaluation:
     """The exact value of `policy` (monte's seat; :func:`~dicejack.games.deck_dollar.policy_table`)
-    in `game` against the uniformly random opponent (module docstring). Raises SolverError
-    before a round's arrays would take more than `memory_limit` bytes: the study's deck fits
-    (about 0.3 GB) with ``passing=False``; with the code's passing follower it has millions of
-    states per round and does not."""
+    in `game` against the uniformly random opponent (module docstring). `lean` (the default):
+    each state keeps only its window of d and next states are merged in the kernel
+    (:mod:`dicejack.solver.deck_lean`; bit-identical to the dense rows, `lean=False`). Raises
+    SolverError before the arrays alive would take more than `memory_limit` bytes."""
     table = policy_table(policy)
-    base, tsi, keys, probs = _start(game)
+    if lean:
+        final, states, _ = lean_final(game, table, compiled, memory_limit)
+    else:
+        final, states = _dense_final(game, table, compiled, memory_limit)
+    mid = game.swing * game.rounds
+    win, draw, loss = float(final[mid + 1:].sum()), float(final[mid]), float(final[:mid].sum())
+    return DeckEvaluation(win - loss, win, draw, loss, final, states)
+
+
+def _dense_final(game: DeckDollar, table: np.ndarray, compiled: bool,
+                 memory_limit: int) -> tuple[np.ndarray, tuple[int, ...]]:
+    """The final distribution of d and the states per round, every state a dense row."""
+    base, tsi, keys, probs = start_states(game)
     probs = probs.reshape(-1, 1)
     args = (game.half, game.passing, tsi, base)
     successors, push = _kernel("successors", compiled), _kernel("push", compiled)
@@ -402,22 +275,7 @@ def evaluate_deck_policy(game: DeckDollar, policy: Any, compiled: bool = True,
         nprobs = np.zeros((nkeys.shape[0], probs.shape[1] + 2 * game.swing))
         push(keys, probs, r, table, *args, game.swing, nkeys, nprobs, last)
         keys, probs = nkeys, nprobs
-    final = probs[0]
-    mid = game.swing * game.rounds
-    win, draw, loss = float(final[mid + 1:].sum()), float(final[mid]), float(final[:mid].sum())
-    return DeckEvaluation(win - loss, win, draw, loss, final, tuple(states))
-
-
-def _start(game: DeckDollar) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(base, tsi, the deal's sorted keys, their probabilities)."""
-    base = np.array([n + 1 for n in game.counts] * 3, dtype=np.int64)
-    if math.prod(int(b) for b in base) >= 1 << 62:
-        raise SolverError(f"deck counts {game.counts} are too large to key a state in 63 bits")
-    deal = deal_distribution(game)
-    keys = np.array([_encode_plain(np.array(c), base) for c in deal], dtype=np.int64)
-    order = np.argsort(keys)
-    probs = np.array([float(p) for p in deal.values()])[order]
-    return base, np.asarray(TRUE_STATE_INDEX, dtype=np.int64), keys[order], probs
+    return probs[0], tuple(states)
 
 
 def full_information_bound(game: DeckDollar, compiled: bool = True,
@@ -427,7 +285,7 @@ def full_information_bound(game: DeckDollar, compiled: bool = True,
     picks any action (its card after the opponent's when following), by backward induction
     over the states every action reaches (those of the uniform policy). Looser than the best
     player who sees only what it may (its hand and the cards played): that one is not computed."""
-    base, tsi, keys, probs = _start(game)
+    base, tsi, keys, probs = start_states(game)
     args = (game.half, game.passing, tsi, base)
     successors = _kernel("successors", compiled)
     rounds = [keys]
