@@ -81,7 +81,8 @@ def test_mutation_and_crossover():
     one, two = random_fsm(5, rng), random_fsm(5, rng)
     for _ in range(50):
         child = mutate(one, config, rng)
-        changed = (child.actions != one.actions).sum() + (child.transitions != one.transitions).sum()
+        changed = ((child.actions != one.actions).sum()
+                   + (child.transitions != one.transitions).sum())
         assert changed <= 3 and child.initial == one.initial
     for seed in range(20):
         a, b = crossover(one, two, np.random.default_rng(seed))
