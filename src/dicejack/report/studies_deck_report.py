@@ -17,7 +17,7 @@ __all__ = ["deck_report", "DEFAULT_CPU_SECONDS", "observation_label", "interval"
 
 #: CPU-seconds of the default run (``/usr/bin/time``, user + system; 2 shared cores), quoted in
 #: the README of the default settings only.
-DEFAULT_CPU_SECONDS: int | None = None
+DEFAULT_CPU_SECONDS: int | None = 220
 
 _CARD = ("¼", "½", "¾", "lead")
 _ACTION = "SML"
@@ -146,6 +146,10 @@ def _exact_lines(setting: dict[str, Any], cfg: DeckStudy, figure: str) -> list[s
                      f"`{''.join(_ACTION[a] for a in search['actions'])}` | {ev.expected:.12f} | "
                      f"{ev.win:.12f} | {ev.draw:.12f} | {ev.loss:.12f} |")
     lines += [f"| full information (upper bound) | {setting['bound']:.12f} | | | |", ""]
+    if search is None:
+        lines += ["Local search with the exact evaluator is not in this run at this deck (about "
+                  "250 exact evaluations: `DeckStudy(search_study_deck=True)`, or "
+                  "`python benchmarks/bench_deck_evaluation.py --search`).", ""]
     head = "| games | " + " | ".join(
         f"{SERIES[s][0]}: value | P(win)" for s in cfg.series) + " |"
     lines += [f"Learners' greedy policies valued exactly (mean [95% interval] over "
@@ -234,8 +238,8 @@ def _win_figure(setting: dict[str, Any], cfg: DeckStudy) -> dict[str, Any]:
               Curve("uniform play, exact P(win)", x,
                     [[setting["baselines"]["uniform"].win] * len(x)], dashed=True)]
     return {"file": "win-rate.png", "curves": curves, "title": f"{SERIES[cfg.series[0]][0]}: "
-            "what it sees while learning and what its policy is worth", "xlabel": "games learned",
-            "ylabel": "P(win)"}
+            "win rate seen and exact P(win)", "xlabel": "games learned",
+            "ylabel": "P(win) (median and band over seeds)"}
 
 
 def deck_report(result: dict[str, Any], command: str) -> tuple[str, str, list[dict[str, Any]]]:
