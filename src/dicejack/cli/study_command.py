@@ -12,24 +12,28 @@ from dicejack.cli.common import app
 class StudyName(str, Enum):
     peeking_blackjack = "peeking-blackjack"
     yamslam = "yamslam"
+    deck_divide_dollar = "deck-divide-dollar"
 
 
 @app.command("study")
 def study_cmd(
     name: StudyName = typer.Argument(..., help="The study: peeking-blackjack (CS221's blackjack "
-                                     "assignment) or yamslam (the Yamslam re-roll study)."),
+                                     "assignment), yamslam (the Yamslam re-roll study) or "
+                                     "deck-divide-dollar (E. Wild's Monte Carlo agent)."),
     out: Path = typer.Option(..., "--out", help="The study's folder (replaced as a whole when "
                              "complete; an existing folder only if dicejack wrote it or it is "
                              "empty)."),
     seeds: int | None = typer.Option(None, "--seeds", min=1, max=1000,
                                      help="Learner runs (seeds 1..N) per setting; default: "
-                                     "the study's own (peeking-blackjack 10, yamslam 5)."),
+                                     "the study's own (peeking-blackjack 10, yamslam 5, "
+                                     "deck-divide-dollar 3)."),
 ) -> None:
     """Redo a classroom study against exact truth: README.md, runs.csv and figures in --out.
 
     A run takes a minute or two (peeking-blackjack: 60 Q-learning runs of 30,000 trials;
     yamslam: a 10,000-trial reference table and 5 learners to 6,400 trials per pair, 340
-    million trials).
+    million trials; deck-divide-dollar: 2,000,000 games per Monte Carlo run, each checkpoint's
+    policy valued exactly).
     The same command writes the same bytes.
 
     Examples: dicejack study peeking-blackjack --out reports/studies-peeking-blackjack;

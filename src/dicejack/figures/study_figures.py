@@ -15,7 +15,8 @@ from dicejack.figures.canvas import axes_in_inches, default_style, figure_bytes,
 
 __all__ = ["Curve", "curves_figure"]
 
-_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
+_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf",
+           "#7f7f7f", "#bcbd22", "#e377c2")
 
 
 @dataclass(frozen=True)

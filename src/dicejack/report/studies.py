@@ -1,8 +1,10 @@
 """The classroom studies redone against exact truth (docs/studies.md), written as report folders:
 :func:`write_study` runs one (``peeking-blackjack``: :mod:`~dicejack.report.studies_blackjack`;
-``yamslam``: :mod:`~dicejack.report.studies_yamslam`) and writes ``README.md``, ``runs.csv``
-and its figures (PNG) into a folder built beside `out` and renamed into place whole. Nothing in
-them varies between runs (no times, no versions), so a re-run writes the same bytes.
+``yamslam``: :mod:`~dicejack.report.studies_yamslam`; ``deck-divide-dollar``:
+:mod:`~dicejack.report.studies_deck`, :mod:`~dicejack.report.studies_deck_report`) and writes
+``README.md``, ``runs.csv`` and its figures (PNG) into a folder built beside `out` and renamed
+into place whole. Nothing in them varies between runs (no times, no versions), so a re-run
+writes the same bytes.
 """
 
 from __future__ import annotations
@@ -40,10 +42,19 @@ def _yamslam(seeds: tuple[int, ...] | None) -> tuple[Any, Callable[..., Any]]:
     return yamslam_study(config), yamslam_report
 
 
+def _deck(seeds: tuple[int, ...] | None) -> tuple[Any, Callable[..., Any]]:
+    from dicejack.report.studies_deck import DeckStudy, deck_study
+    from dicejack.report.studies_deck_report import deck_report
+
+    config = DeckStudy() if seeds is None else DeckStudy(seeds=seeds)
+    return deck_study(config), deck_report
+
+
 #: The studies by name.
 STUDIES: dict[str, Callable[[tuple[int, ...] | None], tuple[Any, Callable[..., Any]]]] = {
     "peeking-blackjack": _blackjack,
     "yamslam": _yamslam,
+    "deck-divide-dollar": _deck,
 }
 
 

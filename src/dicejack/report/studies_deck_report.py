@@ -1,0 +1,258 @@
+"""The deck divide-the-dollar study's report (:func:`deck_report`): README.md, runs.csv and the
+figures' arguments from :func:`dicejack.report.studies_deck.deck_study`'s numbers. Nothing in
+them varies between runs (the CPU time quoted is :data:`DEFAULT_CPU_SECONDS`, measured once for
+the default settings)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from dicejack.games.deck_dollar import TRUE_STATE_INDEX
+from dicejack.report.studies_deck import SERIES, DeckStudy
+
+__all__ = ["deck_report", "DEFAULT_CPU_SECONDS", "observation_label", "interval"]
+
+#: CPU-seconds of the default run (``/usr/bin/time``, user + system; 2 shared cores), quoted in
+#: the README of the default settings only.
+DEFAULT_CPU_SECONDS: int | None = 220
+
+_CARD = ("¼", "½", "¾", "lead")
+_ACTION = "SML"
+
+
+def observation_label(obs: int) -> str:
+    """An observation as the study writes it: card showing (or "lead"); smallest, median,
+    largest."""
+    flat = TRUE_STATE_INDEX.index(obs)
+    showing, rest = divmod(flat, 27)
+    small, rest = divmod(rest, 9)
+    med, large = divmod(rest, 3)
+    return f"{_CARD[showing]}: {_CARD[small]} {_CARD[med]} {_CARD[large]}"
+
+
+def interval(values: Any) -> tuple[float, float, float]:
+    """(mean, low, high): the mean over seeds and its 95% Student-t interval (one seed: the
+    value thrice)."""
+    a = np.asarray(values, dtype=np.float64)
+    mean = float(a.mean())
+    if a.size < 2:
+        return mean, mean, mean
+    half = float(stats.t.ppf(0.975, a.size - 1) * a.std(ddof=1) / np.sqrt(a.size))
+    return mean, mean - half, mean + half
+
+
+def _ci(values: Any, digits: int = 4) -> str:
+    mean, low, high = interval(values)
+    return f"{mean:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def _grid(setting: dict[str, Any], series: str, key: str, cfg: DeckStudy) -> np.ndarray:
+    """One series' `key` per seed (rows) and checkpoint (columns)."""
+    rows = {(r["seed"], r["games"]): r[key] for r in setting["runs"] if r["series"] == series}
+    return np.array([[rows[(s, n)] for n in cfg.marks] for s in cfg.seeds], dtype=np.float64)
+
+
+def _head(result: dict[str, Any], command: str) -> list[str]:
+    cfg: DeckStudy = result["config"]
+    cpu = (f" The default run takes about {DEFAULT_CPU_SECONDS:,} CPU-seconds (one core)."
+           if DEFAULT_CPU_SECONDS is not None and cfg == DeckStudy() else "")
+    return [
+        "# The deck divide-the-dollar study against exact truth",
+        "",
+        f"Regenerate: `{command}` (byte for byte).{cpu} docs/studies.md explains the study.",
+        "",
+        "E. Wild's study (`ecterceocgan/deck-divide-dollar`): a Monte Carlo agent with exploring "
+        "starts learns, against a uniformly random opponent, which of three cards (smallest, "
+        "median, largest) to play from 40 observations [card showing, smallest, median, "
+        "largest]. Here its greedy policy is valued exactly at checkpoints (a forward "
+        "computation over the whole game, not simulation), with 95% Student-t intervals over "
+        f"{len(cfg.seeds)} seeds, beside the exact values of simple baselines, of the best "
+        "policy local search finds with the exact evaluator, and of a player who sees "
+        "everything (an upper bound on every policy). Rewards: +1 win, 0 draw, -1 loss; "
+        "'value' is the expected reward.",
+        "",
+    ]
+
+
+def _headline(result: dict[str, Any]) -> list[str]:
+    """The study's own figures beside the ones computed here."""
+    cfg: DeckStudy = result["config"]
+    code, study = result["code"], result["settings"][0]
+    g = code["game"]
+    final_met = [r for r in study["runs"] if r["games"] == cfg.games]
+    lines = [
+        "## The study's own figures, side by side",
+        "",
+        "| | the study (its README and code) | here |",
+        "|---|---|---|",
+        f"| deck, hands, rounds | 60 cards (16, 28, 16), hands of 5, 26 rounds | "
+        f"{g.deck_size} cards {g.counts}, hands of {g.hand_size}, {g.rounds} rounds |",
+        f"| games learned | 2,000,000 | {cfg.games:,} per seed, {len(cfg.seeds)} seeds |",
+        "| observations | 40 (`num_states`) | met by the agent at the study's deck: "
+        + ", ".join(f"{r['series']} seed {r['seed']}: {r['met']}" for r in final_met
+                    if r["met"] is not None) + " |",
+        "| exploring starts \"ensure we observe every state and the outcome of choosing any "
+        "of the actions from each state\" | claimed | (observation, action) pairs never "
+        "credited at the observations met: " + ", ".join(
+            f"{r['series']} seed {r['seed']}: {r['untried']}" for r in final_met
+            if r["untried"] is not None) + " |",
+        "| action values \"converge quadratically\" | claimed | sample means converge as "
+        "1/sqrt(n) (the central limit theorem), not quadratically |",
+        "| the trained agent's win rate against the random opponent | not quoted (the README "
+        "shows no results) | below: simulated in the code's own rules, exact in the intent's |",
+        "",
+        f"### The code's own rules at the study's deck (a follower that cannot stay within 1 "
+        f"passes): simulated, {cfg.simulated_games:,} games per policy",
+        "",
+        "The exact evaluator does not take this setting yet (millions of states per round); "
+        "these are the study's own kind of figure: mean reward and P(win) from simulation, "
+        "95% interval of the mean.",
+        "",
+        "| policy | P(win) | P(draw) | mean reward ± 95% | win rate while learning (all "
+        "games, exploring starts included) |",
+        "|---|---|---|---|---|",
+    ]
+    for name, t in code["baselines"].items():
+        lines.append(f"| {name} | {t.wins / t.games:.4f} | {t.draws / t.games:.4f} | "
+                     f"{t.mean:.4f} ± {t.half_width:.4f} | |")
+    for (series, seed), t in code["tallies"].items():
+        w = code["windows"][(series, seed)]
+        learned = f"{w[0] / sum(w):.4f}" if w is not None else ""
+        lines.append(f"| {SERIES[series][0]}, seed {seed}, after {cfg.games:,} games | "
+                     f"{t.wins / t.games:.4f} | {t.draws / t.games:.4f} | {t.mean:.4f} ± "
+                     f"{t.half_width:.4f} | {learned} |")
+    return [*lines, ""]
+
+
+def _exact_lines(setting: dict[str, Any], cfg: DeckStudy, figure: str) -> list[str]:
+    """One exact setting: the reference values to 12 digits, the learners' curves' table."""
+    g = setting["game"]
+    rules = "the quoted code's (a follower may pass)" if g.passing else \
+        "the evident intent's (a follower that cannot stay within 1 plays its smallest card)"
+    lines = [f"## {setting['title'].capitalize()}: {g.deck_size} cards {g.counts}, hands of "
+             f"{g.hand_size}, {g.rounds} rounds; rules: {rules}", "",
+             "| policy | exact value | P(win) | P(draw) | P(loss) |", "|---|---|---|---|---|"]
+    for name, ev in setting["baselines"].items():
+        lines.append(f"| {name} | {ev.expected:.12f} | {ev.win:.12f} | {ev.draw:.12f} | "
+                     f"{ev.loss:.12f} |")
+    search = setting["search"]
+    if search is not None:
+        ev = search["value"]
+        word = "a local optimum" if search["converged"] else "not converged"
+        lines.append(f"| local search (exact evaluator; {word}): "
+                     f"`{''.join(_ACTION[a] for a in search['actions'])}` | {ev.expected:.12f} | "
+                     f"{ev.win:.12f} | {ev.draw:.12f} | {ev.loss:.12f} |")
+    lines += [f"| full information (upper bound) | {setting['bound']:.12f} | | | |", ""]
+    if search is None:
+        lines += ["Local search with the exact evaluator is not in this run at this deck (about "
+                  "250 exact evaluations: `DeckStudy(search_study_deck=True)`, or "
+                  "`python benchmarks/bench_deck_evaluation.py --search`).", ""]
+    head = "| games | " + " | ".join(
+        f"{SERIES[s][0]}: value | P(win)" for s in cfg.series) + " |"
+    lines += [f"Learners' greedy policies valued exactly (mean [95% interval] over "
+              f"{len(cfg.seeds)} seeds):", "", head,
+              "|---|" + "---|---|" * len(cfg.series)]
+    grids = {s: (_grid(setting, s, "expected", cfg), _grid(setting, s, "win", cfg))
+             for s in cfg.series}
+    for j, n in enumerate(cfg.marks):
+        cells = [f"{_ci(grids[s][0][:, j])} | {_ci(grids[s][1][:, j])}" for s in cfg.series]
+        lines.append(f"| {n:,} | " + " | ".join(cells) + " |")
+    lines += ["", f"![exact value against games]({figure})", ""]
+    return lines
+
+
+def _policy_lines(result: dict[str, Any]) -> list[str]:
+    """What the agent learned at the study's deck, per observation, beside local search."""
+    cfg: DeckStudy = result["config"]
+    study = result["settings"][0]
+    search = study["search"]
+    lines = ["## What the agents learned (the study's deck, intent rules)", "",
+             "Actions: S smallest (spoil), M median, L largest; one letter per seed. "
+             "Observation: card showing (or lead): smallest, median, largest.", "",
+             "| observation | " + " | ".join(SERIES[s][0] for s in cfg.series)
+             + (" | local search |" if search is not None else " |"),
+             "|---|" + "---|" * (len(cfg.series) + (search is not None))]
+    for obs in range(40):
+        cells = ["".join(_ACTION[study["finals"][(s, seed)][obs]] for seed in cfg.seeds)
+                 for s in cfg.series]
+        if search is not None:
+            cells.append(_ACTION[search["actions"][obs]])
+        lines.append(f"| {observation_label(obs)} | " + " | ".join(cells) + " |")
+    missing = [s for s in ("fsm",) if s not in cfg.series]
+    if missing:
+        lines += ["", "Evolved finite-state-machine players (the study's other method): not "
+                  "in this run (their series plugs into `report.studies_deck.SERIES`)."]
+    return [*lines, ""]
+
+
+def _runs_csv(result: dict[str, Any]) -> str:
+    csv = ["setting,passing,series,seed,games,expected,win,draw,loss,learning_wins,"
+           "learning_draws,learning_losses,observations_met,pairs_untried"]
+    for setting in result["settings"]:
+        for r in setting["runs"]:
+            w = r["window"] if r["window"] is not None else ("", "", "")
+            csv.append(f"{r['setting']},{r['passing']},{r['series']},{r['seed']},{r['games']},"
+                       f"{r['expected']:.12f},{r['win']:.12f},{r['draw']:.12f},"
+                       f"{r['loss']:.12f},{w[0]},{w[1]},{w[2]},"
+                       f"{'' if r['met'] is None else r['met']},"
+                       f"{'' if r['untried'] is None else r['untried']}")
+    return "\n".join(csv) + "\n"
+
+
+def _curve_figure(setting: dict[str, Any], cfg: DeckStudy, file: str) -> dict[str, Any]:
+    from dicejack.figures.study_figures import Curve
+
+    x = list(cfg.marks)
+    curves = []
+    for s in cfg.series:
+        grid = _grid(setting, s, "expected", cfg)
+        bands = np.array([interval(grid[:, j]) for j in range(len(x))]).T  # mean, low, high
+        curves.append(Curve(f"{SERIES[s][0]} (95% interval)", x, bands[[1, 0, 2]]))
+    refs = [(k, v.expected) for k, v in setting["baselines"].items()]
+    if setting["search"] is not None:
+        refs.append(("local search (exact)", setting["search"]["value"].expected))
+    refs.append(("full information (bound)", setting["bound"]))
+    curves += [Curve(f"{k} {v:.4f}", x, [[v] * len(x)], dashed=True) for k, v in refs]
+    g = setting["game"]
+    title = f"{setting['title'].capitalize()}: {g.deck_size} cards, {g.rounds} rounds"
+    return {"file": file, "curves": curves, "title": title, "xlabel": "games learned",
+            "ylabel": "exact expected reward of the greedy policy"}
+
+
+def _win_figure(setting: dict[str, Any], cfg: DeckStudy) -> dict[str, Any]:
+    """The study's kind of curve (the win rate while learning, per window between
+    checkpoints) beside the exact P(win) of the greedy policy, for the quoted code's agent."""
+    from dicejack.figures.study_figures import Curve
+
+    x = list(cfg.marks)
+    rows = [r for r in setting["runs"] if r["series"] == cfg.series[0]]
+    seen = np.array([[next(r["window"][0] / max(sum(r["window"]), 1) for r in rows
+                           if r["seed"] == s and r["games"] == n) for n in x]
+                     for s in cfg.seeds])
+    exact = _grid(setting, cfg.series[0], "win", cfg)
+    curves = [Curve("win rate while learning (per window; the study's count)", x, seen),
+              Curve("exact P(win) of the greedy policy", x, exact),
+              Curve("uniform play, exact P(win)", x,
+                    [[setting["baselines"]["uniform"].win] * len(x)], dashed=True)]
+    return {"file": "win-rate.png", "curves": curves, "title": f"{SERIES[cfg.series[0]][0]}: "
+            "win rate seen and exact P(win)", "xlabel": "games learned",
+            "ylabel": "P(win) (median and band over seeds)"}
+
+
+def deck_report(result: dict[str, Any], command: str) -> tuple[str, str, list[dict[str, Any]]]:
+    """(README.md text, runs.csv text, figures: dicts of :func:`~dicejack.figures.study_figures.
+    curves_figure`'s arguments and "file")."""
+    cfg: DeckStudy = result["config"]
+    files = ["learning-study-deck.png", "learning-small-code.png", "learning-small-intent.png"]
+    lines = [*_head(result, command), *_headline(result)]
+    for setting, file in zip(result["settings"], files, strict=True):
+        lines += _exact_lines(setting, cfg, file)
+    lines += _policy_lines(result)
+    figures = [_curve_figure(s, cfg, f) for s, f in zip(result["settings"], files, strict=True)]
+    if any(r["window"] is not None for r in result["settings"][0]["runs"]):
+        figures.append(_win_figure(result["settings"][0], cfg))
+        lines += ["![win rate while learning against exact P(win)](win-rate.png)", ""]
+    return "\n".join(lines) + "\n", _runs_csv(result), figures

@@ -1,0 +1,100 @@
+"""The deck divide-the-dollar study (report/studies_deck.py, studies_deck_report.py): its numbers
+on small decks against the exact evaluator, the folder written by `dicejack study` byte for byte
+again."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dicejack.cli import main
+from dicejack.games.deck_dollar import DeckDollar, observation
+from dicejack.report import studies
+from dicejack.report.studies_deck import SEARCH_ACTIONS, SERIES, DeckStudy, deck_study
+from dicejack.report.studies_deck_report import deck_report, interval, observation_label
+from dicejack.solver.deck_evaluation import evaluate_deck_policy
+
+SMALL = DeckStudy(seeds=(1, 2), games=3000, checkpoints=(10, 300), counts=(6, 10, 6),
+                  small_counts=(4, 6, 4), small_hand=3, simulated_games=2000)
+
+
+@pytest.fixture(scope="module")
+def small_result():
+    return deck_study(SMALL)
+
+
+def test_the_small_studys_numbers(small_result):
+    study, code_small, intent_small = small_result["settings"]
+    assert study["game"] == DeckDollar((6, 10, 6), 5, passing=False)
+    assert study["baselines"]["uniform"].expected == pytest.approx(-0.061031395709901626,
+                                                                   abs=1e-12)
+    assert study["baselines"]["always largest"].expected == pytest.approx(0.299871181392,
+                                                                          abs=1e-12)
+    assert study["bound"] == pytest.approx(0.870258999014, abs=1e-12)
+    assert study["search"] is None  # the committed search is for the study's own deck only
+    assert code_small["game"].passing and not intent_small["game"].passing
+    assert code_small["search"]["value"].expected == pytest.approx(0.642037699710, abs=1e-12)
+    assert code_small["bound"] == pytest.approx(0.676958882779, abs=1e-12)
+    assert intent_small["search"]["value"].expected == pytest.approx(0.549241469876, abs=1e-12)
+    for setting in small_result["settings"]:
+        runs = setting["runs"]
+        assert len(runs) == 2 * 2 * 3  # two series, two seeds, checkpoints 10, 300, 3000
+        assert {r["games"] for r in runs} == {10, 300, 3000}
+        for r in runs:
+            assert r["expected"] <= setting["bound"] and sum(r["window"]) > 0
+            assert r["win"] + r["draw"] + r["loss"] == pytest.approx(1, abs=1e-12)
+        for (series, seed), policy in setting["finals"].items():
+            final = next(r for r in runs if r["series"] == series and r["seed"] == seed
+                         and r["games"] == 3000)
+            assert final["expected"] == evaluate_deck_policy(setting["game"], policy).expected
+            assert sum(r["window"][0] for r in runs if r["series"] == series
+                       and r["seed"] == seed) <= 3000
+    code = small_result["code"]
+    assert code["game"] == DeckDollar((6, 10, 6), 5, passing=True)
+    assert len(code["tallies"]) == 4 and all(t.games == 2000 for t in code["tallies"].values())
+
+
+def test_the_report(small_result):
+    readme, csv, figures = deck_report(small_result, "dicejack study deck-divide-dollar --out X")
+    assert "| uniform | -0.061031395710 |" in readme
+    assert "| full information (upper bound) | 0.676958882779 |" in readme
+    assert "`dicejack study deck-divide-dollar --out X`" in readme
+    assert readme.count("| lead: ") == 10 and "not in this run" in readme
+    rows = csv.strip().splitlines()
+    assert len(rows) == 1 + 3 * 12 and rows[0].startswith("setting,passing,series,seed,games")
+    assert [f["file"] for f in figures] == ["learning-study-deck.png", "learning-small-code.png",
+                                           "learning-small-intent.png", "win-rate.png"]
+    # the learners' curves are mean and 95% interval over seeds, the references dashed
+    curve = figures[0]["curves"][0]
+    assert curve.label.startswith(SERIES["mc-code"][0]) and len(curve.x) == 3
+    assert sum(c.dashed for c in figures[0]["curves"]) == 5  # four baselines and the bound
+
+
+def test_interval_and_labels():
+    mean, low, high = interval([1.0, 2.0, 3.0])
+    assert mean == 2.0 and high - mean == pytest.approx(4.302652729911275 / np.sqrt(3))
+    assert interval([0.5]) == (0.5, 0.5, 0.5)
+    game = DeckDollar()
+    assert observation_label(observation([0, 0, 1, 2, 2], 3, game)) == "lead: ¼ ½ ¾"
+    assert observation_label(observation([1, 1, 1, 2, 2], 2, game)) == "¾: ½ ½ ¾"
+
+
+def test_the_committed_search_policy():
+    """SEARCH_ACTIONS is 40 actions, or empty until the search has been run."""
+    assert SEARCH_ACTIONS == "" or (len(SEARCH_ACTIONS) == 40 and set(SEARCH_ACTIONS) <= set("012"))
+
+
+@pytest.mark.slow
+def test_written_twice_byte_for_byte(tmp_path, monkeypatch, capsys):
+    tiny = DeckStudy(seeds=(1,), games=200, checkpoints=(20,), counts=(4, 6, 4),
+                     small_counts=(3, 5, 3), hand_size=3, small_hand=3, simulated_games=200)
+    monkeypatch.setitem(studies.STUDIES, "deck-divide-dollar",
+                        lambda seeds: (deck_study(tiny), deck_report))
+    monkeypatch.chdir(tmp_path)
+    assert main(["study", "deck-divide-dollar", "--out", "out"]) == 0
+    first = {p.name: p.read_bytes() for p in (tmp_path / "out").iterdir()}
+    assert set(first) == {"README.md", "runs.csv", ".dicejack-study", "learning-study-deck.png",
+                          "learning-small-code.png", "learning-small-intent.png", "win-rate.png"}
+    assert b"dicejack study deck-divide-dollar --out out" in first["README.md"]
+    again = studies.write_study("deck-divide-dollar", "out")
+    assert {p.name: p.read_bytes() for p in again} == first
