@@ -408,8 +408,21 @@ def test_learn_game_with_the_counting_rule(capsys):
     assert doc["learner"] == "counting" and doc["learner_params"] == {"m": 10.0,
                                                                       "max_moves": 100000}
     assert doc["metrics"]["states_with_data"] > 0
-    code, _, err = run(capsys, "learn", "--learner", "counting")
+    code, _, err = run(capsys, "learn", "--learner", "mc-exploring-starts")
     assert code == 2 and "give --game NAME" in err and "handout: the counting rule" in err
+
+
+def test_the_counting_rule_has_one_name_on_every_game(capsys):
+    """counting on the handout's game is its learner, byte for byte; handout on another game is
+    counting (catalogue.SAME_RULE)."""
+    outs = [run(capsys, "learn", "--learner", name, "--games", "500", "--seed", "3")
+            for name in ("counting", "handout")]
+    assert outs[0][0] == 0 and outs[0][1] == outs[1][1] and "Best number of dice" in outs[0][1]
+    game = ("--game", "piglet", "--game-param", "goal=6", "--param", "m=10", "--games", "300",
+            "--format", "json")
+    docs = [json.loads(run(capsys, "learn", *game, "--learner", name)[1])
+            for name in ("handout", "counting")]
+    assert docs[0]["learner"] == "counting" and docs[0] == docs[1]
 
 
 def test_learn_game_handout_is_the_handouts_learn_byte_for_byte(capsys):

@@ -120,6 +120,10 @@ def test_which_learners_play_which_game():
     assert learner_class("q-learning", Pig(goal=8)) is GameQLearning
     assert learner_class("q-learning", HandoutGame()) is learner_class("q-learning")
     assert game_learner_class("MC_Exploring_Starts") is GameMCExploringStarts
+    # one name per rule: the counting rule is the handout's learner on the handout's game
+    assert learner_class("counting") is learner_class("Handout") is REGISTRY["handout"]
+    assert learner_class("handout", Pig(goal=8)) is learner_class("counting", Pig(goal=8))
+    assert learner_class("handout", Pig(goal=8)).NAME == "counting"
     with pytest.raises(LearnerError, match="no learner 'sarsa' for protocol games"):
         game_learner_class("sarsa")
     with pytest.raises(LearnerError, match="no learner 'ucb' for protocol games"):

@@ -212,7 +212,7 @@ def compare_cmd(
                                 "-m": m, "--policy": policy, "--zero-based": zero_based or None})
             return
         given = named
-    _check_handout_learner(learner_name, game_spec)
+    learner_name = _handout_learner(learner_name, game_spec)
     sub = None
     if sum(x is not None for x in (source, learner_name, policy)) > 1:
         raise UsageError("give one of SOURCE, --learner NAME or --policy MODULE:NAME: SOURCE is "
@@ -246,13 +246,17 @@ def compare_cmd(
             typer.echo(f"hint: {line}", err=True)
 
 
-def _check_handout_learner(name: str | None, spec: str | None) -> None:
-    """--learner on the handout's game: one of its learners (the others learn other games)."""
+def _handout_learner(name: str | None, spec: str | None) -> str | None:
+    """--learner on the handout's game: one of its learners (the others learn other games;
+    counting is its learner, handout: :data:`dicejack.learners.catalogue.SAME_RULE`)."""
     from dicejack import learners
+    from dicejack.learners.catalogue import same_rule_name
 
+    name = None if name is None else same_rule_name(name, handout=True)
     if name is not None and name not in learners.NAMES:
         where = "other protocol games" if spec is not None else "protocol games"
         raise UsageError(f"--learner {name} learns {where}: give --game NAME (e.g. --game pig)")
+    return name
 
 
 def _learned_from_source(source: Path, given: dict[str, int | None],

@@ -141,7 +141,7 @@ LearnOpt = typer.Option(
     help="The learner: handout (the default, or the resumed "
     "run's), q-learning, mc-epsilon, ucb or thompson (listed under Learners below); with "
     "--game: q-learning (the default), mc-exploring-starts or counting (the handout's rule, "
-    "win/lose games; --param m=M)."
+    "win/lose games; --param m=M; counting and handout name one rule on every game)."
 )
 GameOpt = typer.Option(
     None, "--game", metavar="NAME|FILE.py:Class", help="Learn another game through the game "
@@ -241,6 +241,7 @@ def learn(
     named = {"sides": sides, "low": low, "high": high, "dice": dice}
     if game_spec is not None and (handout := handout_named(game_spec, game_param, named)):
         named, game_spec, game_param = handout, None, None  # the handout's game, as ever
+    learner_name = _handout_rule_name(learner_name, game_spec is None and not game_param)
     sizes = {f"--{name}": value for name, value in named.items()}
     opts = _LearnOptions(
         sizes=sizes, m=m,
@@ -317,6 +318,16 @@ def _learn_run(o: _LearnOptions) -> None:
     run = play_saving_on_interrupt(session, o.games, o.out, o.resume, formats.save_learner_run,
                                    first)
     print_run(o.fmt.value, run)
+
+
+def _handout_rule_name(name: str | None, handout: bool) -> str | None:
+    """--learner on the handout's game (`handout`): counting is its learner, handout
+    (:data:`dicejack.learners.catalogue.SAME_RULE`); else as given."""
+    if name is None or not handout:
+        return name
+    from dicejack.learners.catalogue import same_rule_name
+
+    return same_rule_name(name, handout=True)
 
 
 def _other_games_only(name: str) -> bool:

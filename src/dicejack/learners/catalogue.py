@@ -39,7 +39,7 @@ from dicejack.runtime import user_code
 from dicejack.runtime.messages import one_line
 
 __all__ = ["REGISTRY", "NAMES", "GAME_LEARNERS", "is_handout_game", "handout_rules",
-           "learners_for", "game_learner_class",
+           "learners_for", "game_learner_class", "SAME_RULE", "same_rule_name",
            "canonical_name", "is_custom", "learner_class", "parameters",
            "check_learner_params",
            "parse_params", "help_text", "make", "restore"]
@@ -53,6 +53,11 @@ REGISTRY: dict[str, type] = {
 
 #: Their names: handout, q-learning, mc-epsilon, ucb, thompson.
 NAMES: tuple[str, ...] = tuple(REGISTRY)
+
+#: One rule, one name on every game: the handout's counting rule is ``handout`` on the
+#: handout's game (its compiled engine) and ``counting`` on the other win/lose games; either
+#: name selects it on either kind of game (:func:`same_rule_name`).
+SAME_RULE: dict[str, str] = {"counting": "handout"}
 
 
 
@@ -78,11 +83,24 @@ def learners_for(game: Any) -> dict[str, type]:
     return CFR_LEARNERS if is_information_game(game) else GAME_LEARNERS
 
 
+def same_rule_name(name: str, handout: bool) -> str:
+    """`name` (a learner's name, written any case, ``_`` for ``-``) as the handout's game
+    (`handout` True) or the other games call its rule: ``counting`` is ``handout`` on the
+    handout's game and ``handout`` is ``counting`` on the others (:data:`SAME_RULE`); other
+    names come back as given."""
+    key = str(name).strip().lower().replace("_", "-")
+    if handout:
+        return SAME_RULE.get(key, name)
+    return {v: k for k, v in SAME_RULE.items()}.get(key, name)
+
+
 def game_learner_class(name: str, game: Any = None) -> type:
     """The learner of protocol games (the CFR family for a game with hidden information; the
     handout's game counts as a protocol game here) called `name`, written any case, ``_`` for
-    ``-``; LearnerError listing them."""
+    ``-`` (``handout`` is ``counting``: :data:`SAME_RULE`); LearnerError listing them."""
     known = CFR_LEARNERS if game is not None and is_information_game(game) else GAME_LEARNERS
+    if known is GAME_LEARNERS:
+        name = same_rule_name(name, handout=False)
     cls = known.get(str(name).strip().lower().replace("_", "-"))
     if cls is None:
         kind = "games with hidden information" if known is CFR_LEARNERS else "protocol games"
@@ -101,6 +119,7 @@ def canonical_name(name: str) -> str:
     if is_custom(name):
         return name.strip()
     key = re.sub(r"[\s_]+", "-", name.strip().lower())
+    key = SAME_RULE.get(key, key)
     if key in REGISTRY:
         return key
     squashed = {n.replace("-", ""): n for n in NAMES}

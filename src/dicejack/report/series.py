@@ -27,6 +27,7 @@ from dicejack.learners.catalogue import (
     canonical_name,
     check_learner_params,
     learner_class,
+    same_rule_name,
 )
 from dicejack.learners.catalogue import parameters as learner_parameters
 from dicejack.learners.cfr import CFR_LEARNERS, VARIANTS
@@ -70,7 +71,8 @@ PROTOCOL_LEARNERS: dict[str, type] = {**GAME_LEARNERS, **CFR_LEARNERS}
 def protocol_learner_class(name: str) -> type:
     """The learner of :data:`PROTOCOL_LEARNERS` called `name` (any case, ``_`` for ``-``);
     ReportError listing them."""
-    cls = PROTOCOL_LEARNERS.get(str(name).strip().lower().replace("_", "-"))
+    key = str(same_rule_name(name, handout=False)).strip().lower().replace("_", "-")
+    cls = PROTOCOL_LEARNERS.get(key)
     if cls is None:
         raise ReportError(f"no learner {name!r} for another game than the handout's; the "
                           f"learners: {', '.join(PROTOCOL_LEARNERS)} (cfr for games with "
