@@ -166,8 +166,9 @@ def counting_self_play(n, lose, visits, counters, row_start, indptr, succ, cum, 
     moves of a game are kept (row, mover) and counted when it ends at a terminal state (a game
     cut at `cap` moves counts nothing). The move loop stops when the move buffers are full and
     they grow (doubled) outside it: with an array reassigned inside the move loop, numba keeps it
-    in memory and counts references to the arrays there, which cost the inlined choice four
-    atomic reference counts a move (benchmarks/bench_game_learners.py: dicejack/C 0.66x)."""
+    in memory and counts references to the arrays there, which gave the inlined choice several
+    atomic reference-count calls (NRT_incref/NRT_decref) a move (benchmarks/bench_game_learners.py:
+    dicejack/C 0.66x; out of line, 0.84-0.88x)."""
     hi, lo, inc_hi, inc_lo = pcg[0], pcg[1], pcg[2], pcg[3]
     made = np.empty(64, dtype=np.int64)
     movers = np.empty(64, dtype=np.int64)
