@@ -21,7 +21,7 @@ played; Q-learning keeps its updates, Monte Carlo ES learns nothing from it. Two
 identical tables (tests): "numba", the compiled loops of :mod:`dicejack.learners.game_kernels`
 (the default), and "python", the plain loops here over lists, their reference
 (benchmarks/bench_game_learners.py --rounds 15: on Pig to 50, 12.5-15.2 and 5.2-5.7 million
-moves per CPU-second compiled, 38-51x and 23-28x the plain loops; q-learning 1.03-1.06x a C loop
+moves per CPU-second compiled, 38-51x and 23-28x the plain loops; q-learning 1.01-1.06x a C loop
 of the same update, the counting rule 1.03-1.08x). Tests hold both learners to the contract
 (:func:`~dicejack.learners.contract.check_learner`).
 """
