@@ -5,8 +5,12 @@ same float operations and numpy's PCG64 stream, so both end with the same tables
 before the speeds are compared), and against its plain Python loop, on Pig; beside the bundled
 compiled q-learning on the handout's game (its specialised, table-indexed loop).
 
-    python benchmarks/bench_game_learners.py                 # Pig to 50, 20,000 games
-    python benchmarks/bench_game_learners.py --goal 100 --games 50000 --rounds 7
+    python benchmarks/bench_game_learners.py --rounds 15      # Pig to 50, 20,000 games
+    python benchmarks/bench_game_learners.py --goal 100 --rounds 7
+
+Against C, each line gives the ratio of the rounds' median speeds and, as the machine is shared,
+a round's ratio (C and dicejack run one after the other from the same state): its median and
+the middle half of the rounds.
 
 CPU time (time.process_time) of play() alone: enumeration, building the learner and numba's
 start-up (every kernel is run once before timing) are excluded. The plain loops play a tenth of
@@ -109,9 +113,13 @@ def against_c(exe: Path, folder: Path, name: str, game, games: int, rounds: int)
         ours_rates.append(fast)
         c_rates.append(c_moves / max(c_secs, 1e-9))
     fast, slow = statistics.median(ours_rates), statistics.median(c_rates)
+    paired = sorted(o / c for o, c in zip(ours_rates, c_rates, strict=True))
+    middle = paired[len(paired) // 4], paired[(3 * len(paired)) // 4]
     return (f"{name}, Pig to {game.goal}: dicejack compiled {fast:,.0f} moves/CPU-s, C loop "
             f"{slow:,.0f} (median of {rounds} rounds of {games:,} games); dicejack/C "
-            f"{fast / slow:.2f}x; same tables in every round: {'yes' if same else 'NO'}")
+            f"{fast / slow:.2f}x (a round's ratio: median {statistics.median(paired):.2f}, "
+            f"middle half {middle[0]:.2f}-{middle[1]:.2f}); same tables in every round: "
+            f"{'yes' if same else 'NO'}")
 
 
 def main() -> None:

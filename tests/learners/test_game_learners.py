@@ -108,6 +108,31 @@ def test_the_compiled_counting_loop_equals_the_plain_one(game):
         assert a["rng_state"] == b["rng_state"] and a["moves"] == b["moves"]
 
 
+@pytest.mark.parametrize("params", [{"m": 0.0}, {"m": 3.0, "max_moves": 80}],
+                         ids=["m0", "cut-at-80"])
+def test_the_compiled_counting_loop_equals_the_plain_one_over_long_games(params):
+    # Piglet to 10: most games outlast the compiled loop's first 64-move buffers (they grow
+    # outside the move loop); M = 0 draws uniformly while a state has no count (den_b = 0);
+    # max_moves 80 cuts the longest games (nothing counted), after one growth
+    game = Piglet(goal=10)
+    compiled = GameCounting(game, 3, **params)
+    plain = GameCounting(game, 3, engine="python", **params)
+    lengths = []
+    for _ in range(60):
+        before = compiled.moves
+        compiled.play(1)
+        lengths.append(compiled.moves - before)
+    plain.play(60)
+    cut = lengths.count(80) if "max_moves" in params else 0
+    assert sum(n > 64 for n in lengths) >= 10 and max(lengths) <= compiled.params["max_moves"]
+    assert cut >= 3 or "max_moves" not in params
+    a, b = compiled.state(), plain.state()
+    for key in ("n", "lose", "visits"):
+        np.testing.assert_array_equal(a[key], b[key])
+    assert a["rng_state"] == b["rng_state"] and a["moves"] == b["moves"]
+    assert a["n"].sum() + a["lose"].sum() == a["moves"] - 80 * cut
+
+
 def _counted_start(lose: tuple[int, int], engine: str, seed: int) -> tuple[GameCounting, list]:
     """A counting learner on the handout's game (2 dice, M = 0) whose start state has
     `lose` losses after J = 1, 2 and no win; and the start state's two rows."""
