@@ -57,6 +57,12 @@ depend only on the budget, never on how it was chunked, and a learner with budge
 ``fitness="simulated"``). Its greedy player (:meth:`DeckFSM.policy`, the tables' ``best``) is
 the fittest machine of the latest scoring (the first on ties); before any scoring (a budget
 under :math:`C`), the first machine of the initial population, unscored.
+
+The simulation is compiled (numba) beside its plain reference (engine "python"; tests hold
+them to identical machines). Measured (benchmarks/bench_deck_fsm.py ``--counts 16,28,16
+--hand 5 --states 2 --learner``; 2 states, population 36, 100 games per machine, the study's
+deck): 406,801 games (10.6 million moves) per CPU-second compiled, 9,289 (241,505) plain, 44x
+in the same run.
 """
 
 from __future__ import annotations

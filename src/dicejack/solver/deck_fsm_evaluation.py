@@ -21,8 +21,9 @@ and seed.
 The game's rules on counts (what a hand plays, the observation, the draws, the score, the
 keys) are :mod:`dicejack.solver.deck_rules`' plain kernels; the machine's own kernels here call
 them. Each kernel is a plain Python function (the reference) compiled by numba unchanged
-(:func:`_kernel`, :func:`~dicejack.solver.deck_rules.compile_kernels`); tests/solver/test_deck_fsm_evaluation.py holds them equal, and equal to a
-brute force over the whole game tree at tiny decks.
+(:func:`_kernel`, :func:`~dicejack.solver.deck_rules.compile_kernels`);
+tests/solver/test_deck_fsm_evaluation.py holds them equal, and equal to a brute force over the
+whole game tree at tiny decks.
 """
 
 from __future__ import annotations
