@@ -1,7 +1,8 @@
 """Evolved FSM players of the deck game (dicejack.learners.deck_fsm): the compiled run equals
 the plain one, a 1-state machine's fitness is the observation-policy evaluator's value, the
 operators do what the module says, and evolution improves the exact fitness at a small deck
-(seeded values measured once and held to 1e-12)."""
+(seeded values measured once and held to 1e-12); DeckFSM, the same evolution on the harness,
+keeps the learner contract and spends its budget in whole scoring rounds."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ import numpy as np
 import pytest
 
 from dicejack.games.deck_dollar import DeckDollar
+from dicejack.learners import check_learner, learn
 from dicejack.learners.checks import LearnerError
 from dicejack.learners.deck_fsm import (
+    DeckFSM,
     EvolutionConfig,
     crossover,
     evolve_fsm,
@@ -109,3 +112,66 @@ def test_bad_parameters_are_refused():
         evolve_fsm(SMALL, 2, 1, checkpoints=[3])
     with pytest.raises(LearnerError, match="seed"):
         evolve_fsm(SMALL, 2, -1)
+
+
+# ------------------------------------------------------------------ DeckFSM, the harness learner
+TINY = dict(n_states=3, population=8, machine_games=10)  # a scoring round: 80 games
+
+
+def test_learner_contract_on_the_harness():
+    check_learner(DeckFSM(SMALL, 3, **TINY), games=500)
+    check_learner(DeckFSM(DeckDollar(passing=True), 4, n_states=2, population=4,
+                          machine_games=5), games=90)
+    run = learn(SMALL, DeckFSM, 1000, seed=5, checkpoints=[10, 100], **TINY)
+    assert sorted(run.snapshots) == [10, 100] and run.games == 1000
+    assert [run.snapshots[10].rounds, run.snapshots[100].rounds, run.final.rounds] == [0, 1, 12]
+    assert run.final.simulated == 960
+
+
+def test_the_budget_runs_whole_scoring_rounds_as_evolve_fsm():
+    """A budget of (g + 1) x population x machine_games games is evolve_fsm's population after
+    g generations (simulated fitness, same seed); less than a round waits."""
+    learner = DeckFSM(SMALL, 9, **TINY)
+    first = learner.policy()
+    learner.play(79)
+    assert learner.tables().rounds == 0 and learner.moves == 0 and learner.played == 79
+    assert learner.policy() is first and np.isnan(learner.tables().fitness).all()
+    learner.play(1 + 4 * 80 + 79)
+    t = learner.tables()
+    assert (t.rounds, t.simulated, learner.played, learner.moves) == (5, 400, 479,
+                                                                      400 * SMALL.rounds)
+    config = EvolutionConfig(n_states=3, population=8, fitness="simulated", games=10)
+    want = evolve_fsm(SMALL, 4, 9, config).best
+    assert np.array_equal(t.best.actions, want.fsm.actions)
+    assert np.array_equal(t.best.transitions, want.fsm.transitions)
+    assert t.best.initial == want.fsm.initial and t.fitness.max() == want.fitness
+
+
+def test_learner_compiled_equals_plain_and_restores():
+    game = DeckDollar((6, 10, 6), 5, passing=True)
+    fast, slow = DeckFSM(game, 7, **TINY), DeckFSM(game, 7, engine="python", **TINY)
+    fast.play(400)
+    for chunk in (1, 150, 249):
+        slow.play(chunk)
+    assert fast.tables().equals(slow.tables()) and fast.tables().rounds == 5
+    again = DeckFSM.restore(game, 7, fast.params, fast.state())
+    again.play(300)
+    fast.play(300)
+    assert again.tables().equals(fast.tables()) and again.moves == fast.moves
+    state = fast.state()
+    state["rounds"] += 1
+    with pytest.raises(LearnerError, match="scoring rounds"):
+        DeckFSM.restore(game, 7, fast.params, state)
+    state = fast.state()
+    state["transitions"][0, 0, 0] = 3
+    with pytest.raises(LearnerError, match="machines are invalid"):
+        DeckFSM.restore(game, 7, fast.params, state)
+
+
+def test_learner_rejects_other_games_and_parameters():
+    with pytest.raises(LearnerError, match="DeckDollar"):
+        DeckFSM("blackjack", 1)
+    with pytest.raises(LearnerError, match="multiple of 4"):
+        DeckFSM(SMALL, 1, population=10)
+    with pytest.raises(LearnerError, match="crossover"):
+        DeckFSM(SMALL, 1, crossover="sometimes")

@@ -9,18 +9,28 @@ import pytest
 
 from dicejack.cli import main
 from dicejack.games.deck_dollar import DeckDollar, observation
-from dicejack.report import studies
+from dicejack.learners import learn
+from dicejack.learners.deck_fsm import DeckFSM
+from dicejack.report import studies, studies_deck
 from dicejack.report.studies_deck import SEARCH_ACTIONS, SERIES, DeckStudy, deck_study
 from dicejack.report.studies_deck_report import deck_report, interval, observation_label
 from dicejack.solver.deck_evaluation import evaluate_deck_policy
+from dicejack.solver.deck_fsm_evaluation import FsmPlayer, evaluate_fsm, simulate_fsm
 
 SMALL = DeckStudy(seeds=(1, 2), games=3000, checkpoints=(10, 300), counts=(6, 10, 6),
                   small_counts=(4, 6, 4), small_hand=3, simulated_games=2000)
 
 
+#: The FSM series at the small study: 100 games a scoring round (checkpoint 10 is the first
+#: random machine; 300 is after 2 generations, 3000 after 29).
+SMALL_FSM = {"n_states": 2, "population": 4, "machine_games": 25}
+
+
 @pytest.fixture(scope="module")
 def small_result():
-    return deck_study(SMALL)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(studies_deck, "FSM_PARAMS", SMALL_FSM)
+        return deck_study(SMALL)
 
 
 def test_the_small_studys_numbers(small_result):
@@ -38,20 +48,48 @@ def test_the_small_studys_numbers(small_result):
     assert intent_small["search"]["value"].expected == pytest.approx(0.549241469876, abs=1e-12)
     for setting in small_result["settings"]:
         runs = setting["runs"]
-        assert len(runs) == 2 * 2 * 3  # two series, two seeds, checkpoints 10, 300, 3000
+        assert len(runs) == 3 * 2 * 3  # three series, two seeds, checkpoints 10, 300, 3000
         assert {r["games"] for r in runs} == {10, 300, 3000}
         for r in runs:
-            assert r["expected"] <= setting["bound"] and sum(r["window"]) > 0
+            assert r["expected"] <= setting["bound"]
+            assert (r["window"] is None) == (r["series"] == "fsm") == (r["met"] is None)
+            assert r["series"] == "fsm" or sum(r["window"]) > 0
             assert r["win"] + r["draw"] + r["loss"] == pytest.approx(1, abs=1e-12)
         for (series, seed), policy in setting["finals"].items():
             final = next(r for r in runs if r["series"] == series and r["seed"] == seed
                          and r["games"] == 3000)
+            if series == "fsm":
+                assert isinstance(policy, FsmPlayer)
+                assert final["expected"] == evaluate_fsm(setting["game"], policy).expected
+                continue
             assert final["expected"] == evaluate_deck_policy(setting["game"], policy).expected
             assert sum(r["window"][0] for r in runs if r["series"] == series
                        and r["seed"] == seed) <= 3000
     code = small_result["code"]
     assert code["game"] == DeckDollar((6, 10, 6), 5, passing=True)
-    assert len(code["tallies"]) == 4 and all(t.games == 2000 for t in code["tallies"].values())
+    assert len(code["tallies"]) == 6 and all(t.games == 2000 for t in code["tallies"].values())
+    assert code["windows"][("fsm", 1)] is None
+
+
+def test_the_fsm_series_is_the_learner_valued_exactly(small_result):
+    """The fsm rows: the exact value of DeckFSM's greedy machine at each checkpoint, run on
+    the harness with the series' settings (checkpoint 10: the first random machine)."""
+    study = small_result["settings"][0]
+    game = study["game"]
+    for seed in SMALL.seeds:
+        run = learn(game, DeckFSM, 3000, seed, checkpoints=[10, 300], **SMALL_FSM)
+        rows = {r["games"]: r for r in study["runs"] if r["series"] == "fsm"
+                and r["seed"] == seed}
+        assert run.snapshots[10].rounds == 0 and run.snapshots[300].rounds == 3
+        for n, tables in ((10, run.snapshots[10]), (300, run.snapshots[300]),
+                          (3000, run.final)):
+            assert rows[n]["expected"] == evaluate_fsm(game, tables.best).expected
+        assert rows[10]["expected"] == evaluate_fsm(game, DeckFSM(game, seed, **SMALL_FSM)
+                                                    .policy()).expected
+        final = study["finals"][("fsm", seed)]
+        assert study["simulated"][("fsm", seed)] == simulate_fsm(
+            game, final, SMALL.simulated_games, np.random.default_rng([seed, 4748]))
+    assert small_result["fsm_params"] == SMALL_FSM
 
 
 def test_the_report(small_result):
@@ -59,9 +97,13 @@ def test_the_report(small_result):
     assert "| uniform | -0.061031395710 |" in readme
     assert "| full information (upper bound) | 0.676958882779 |" in readme
     assert "`dicejack study deck-divide-dollar --out X`" in readme
-    assert readme.count("| lead: ") == 10 and "not in this run" in readme
+    assert readme.count("| lead: ") == 10 and "players (the study's other method)" not in readme
+    assert "## The evolved FSM players" in readme and "of 4 evolved" in readme
+    assert readme.count("```") == 2 * len(SMALL.seeds) and "| evolved FSM players: value |" \
+        in readme
     rows = csv.strip().splitlines()
-    assert len(rows) == 1 + 3 * 12 and rows[0].startswith("setting,passing,series,seed,games")
+    assert len(rows) == 1 + 3 * 18 and rows[0].startswith("setting,passing,series,seed,games")
+    assert sum(",fsm," in r for r in rows) == 3 * 6
     assert [f["file"] for f in figures] == ["learning-study-deck.png", "learning-small-code.png",
                                            "learning-small-intent.png", "win-rate.png"]
     # the learners' curves are mean and 95% interval over seeds, the references dashed
@@ -80,8 +122,11 @@ def test_interval_and_labels():
 
 
 def test_the_committed_search_policy():
-    """SEARCH_ACTIONS is 40 actions, or empty until the search has been run."""
-    assert SEARCH_ACTIONS == "" or (len(SEARCH_ACTIONS) == 40 and set(SEARCH_ACTIONS) <= set("012"))
+    """SEARCH_ACTIONS is the 40 actions local search found at the study's deck (intent rules),
+    worth exactly 0.720259339339 there (benchmarks/bench_deck_evaluation.py --search)."""
+    assert len(SEARCH_ACTIONS) == 40 and set(SEARCH_ACTIONS) <= set("012")
+    value = evaluate_deck_policy(DeckDollar(passing=False), [int(c) for c in SEARCH_ACTIONS])
+    assert value.expected == pytest.approx(0.720259339339, abs=1e-12)
 
 
 @pytest.mark.slow

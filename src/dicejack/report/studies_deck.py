@@ -15,9 +15,22 @@ code's passing follower at this deck yet), and a small deck (6, 10, 6; hands of 
 under both rule sets, where everything is exact. The quoted code's own setting (the study deck,
 ``passing=True``) is learned too and its final policies simulated (the study's own measure).
 
-A further learner's series plugs in through :data:`SERIES` (name -> function giving, for a game,
-a seed and the checkpoints, the greedy policy at each: the FSM learner of
-``learners/deck_fsm.py`` belongs there; :data:`DEFAULT_SERIES` says which run by default).
+The learner series (:data:`SERIES`: name -> function giving, for a game, a seed and the
+checkpoints, the greedy player at each; :data:`DEFAULT_SERIES` run by default): the Monte Carlo
+agent twice (the quoted code, the evident intent) and the evolved finite-state-machine players
+(:class:`~dicejack.learners.deck_fsm.DeckFSM`, series ``fsm``, settings :data:`FSM_PARAMS`),
+whose games are the games their fitness simulations play and whose greedy player is the
+fittest machine of the latest scoring, valued exactly by
+:func:`~dicejack.solver.deck_fsm_evaluation.evaluate_fsm` (simulated by
+:func:`~dicejack.solver.deck_fsm_evaluation.simulate_fsm` in the quoted code's own setting).
+
+The FSM settings are chosen to fit the run: an exact value of a machine at the study's deck
+costs about 2.5 CPU-s per machine state (a random 8-state machine, 31 s; 2 states, 5 s), and the
+series takes five of them per seed (the initial machine, which the checkpoints under one
+scoring round share, then 10,000 games onward); with 2 states, population 36 and 100 games
+per machine (3,600 games a scoring round, 555 of them in 2,000,000 games), seed 1 reached an
+exact 0.7178 at the study's deck (3 states: 0.6925; 100 games per machine beat 500 and 1000
+at 2 states: 0.7148, 0.7144).
 """
 
 from __future__ import annotations
@@ -28,22 +41,30 @@ from typing import Any
 
 import numpy as np
 
-from dicejack.games.deck_dollar import DeckDollar, fixed_policy, simulate, uniform_policy
+from dicejack.games.deck_dollar import DeckDollar, Tally, fixed_policy, simulate, uniform_policy
 from dicejack.learners import learn
+from dicejack.learners.deck_fsm import DeckFSM
 from dicejack.learners.deck_mc import DeckMC
 from dicejack.solver.deck_evaluation import (
     DeckEvaluation,
     evaluate_deck_policy,
     full_information_bound,
 )
+from dicejack.solver.deck_fsm_evaluation import FsmPlayer, evaluate_fsm, simulate_fsm
 from dicejack.solver.deck_search import local_search
 
 __all__ = ["DeckStudy", "deck_study", "SERIES", "DEFAULT_SERIES", "SEARCH_ACTIONS",
-           "BASELINES", "Checkpoint"]
+           "BASELINES", "Checkpoint", "FSM_PARAMS", "exact_value", "simulate_player"]
 
 #: The policy local search (from "always largest", 20 sweeps; benchmarks/bench_deck_evaluation.py
 #: --search) finds at the study's deck under ``passing=False``: 40 actions, observation order.
-SEARCH_ACTIONS = ""
+SEARCH_ACTIONS = "2122222222211222222220000022222222122002"
+
+#: The learner series run by default (:data:`SERIES`).
+DEFAULT_SERIES = ("mc-code", "mc-intent", "fsm")
+
+#: The FSM series' learner settings (module docstring: chosen to fit the default run).
+FSM_PARAMS: dict[str, Any] = {"n_states": 2, "population": 36, "machine_games": 100}
 
 #: The baselines by name.
 BASELINES: dict[str, Callable[[], np.ndarray]] = {
@@ -70,7 +91,7 @@ class DeckStudy:
     hand_size: int = 5
     small_hand: int = 5
     simulated_games: int = 100_000
-    series: tuple[str, ...] = ("mc-code", "mc-intent")
+    series: tuple[str, ...] = DEFAULT_SERIES
     search_study_deck: bool = False
 
     @property
@@ -80,12 +101,13 @@ class DeckStudy:
 
 @dataclass(frozen=True)
 class Checkpoint:
-    """A learner's greedy policy after `games` games, the games it won, drew and lost while
-    learning so far, the observations it met and the (observation, action) pairs at those it
-    never credited (None where the learner does not count them)."""
+    """A learner's greedy player after `games` games (an observation policy, or a machine),
+    the games it won, drew and lost while learning so far, the observations it met and the
+    (observation, action) pairs at those it never credited (None where the learner does not
+    count them)."""
 
     games: int
-    policy: np.ndarray
+    policy: np.ndarray | FsmPlayer
     outcomes: tuple[int, int, int] | None
     met: int | None = None
     untried: int | None = None
@@ -107,26 +129,51 @@ def _mc_series(params: dict[str, Any]) -> Callable[[DeckDollar, int, tuple[int, 
     return run
 
 
+def _fsm_series(game: DeckDollar, seed: int, marks: tuple[int, ...]) -> list[Checkpoint]:
+    result = learn(game, DeckFSM, marks[-1], seed, checkpoints=marks[:-1], **FSM_PARAMS)
+    tables = {**dict(result.snapshots), result.games: result.final}
+    return [Checkpoint(n, tables[n].best, None) for n in marks]
+
+
 #: The learner series by name: (label, function(game, seed, checkpoints) -> Checkpoints).
-#: The FSM learner (learners/deck_fsm.py, built elsewhere) adds its entry here.
 SERIES: dict[str, tuple[str, Callable[[DeckDollar, int, tuple[int, ...]], list[Checkpoint]]]] = {
     "mc-code": ("Monte Carlo, the quoted code", _mc_series({})),
     "mc-intent": ("Monte Carlo, the evident intent", _mc_series(dict(DeckMC.INTENT))),
+    "fsm": ("evolved FSM players", _fsm_series),
 }
-DEFAULT_SERIES = ("mc-code", "mc-intent")
+
+
+def exact_value(game: DeckDollar, player: np.ndarray | FsmPlayer) -> DeckEvaluation:
+    """The exact value of an observation policy or a machine against the uniform opponent."""
+    if isinstance(player, FsmPlayer):
+        return evaluate_fsm(game, player)
+    return evaluate_deck_policy(game, player)
+
+
+def simulate_player(game: DeckDollar, player: np.ndarray | FsmPlayer, games: int,
+                    rng: np.random.Generator) -> Tally:
+    """`games` seeded games of an observation policy or a machine against the uniform
+    opponent."""
+    if isinstance(player, FsmPlayer):
+        return simulate_fsm(game, player, games, rng)
+    return simulate(game, player, games, rng)
 
 
 class _Exact:
-    """Exact evaluations, each policy once per game."""
+    """Exact evaluations, each policy or machine once per game."""
 
     def __init__(self) -> None:
         self.cache: dict[tuple[DeckDollar, bytes], DeckEvaluation] = {}
 
     def __call__(self, game: DeckDollar, policy: Any) -> DeckEvaluation:
-        arr = np.asarray(policy)
-        key = (game, arr.dtype.str.encode() + arr.tobytes())
+        if isinstance(policy, FsmPlayer):
+            key = (game, b"fsm" + policy.actions.tobytes() + policy.transitions.tobytes()
+                   + str(policy.initial).encode())
+        else:
+            arr = np.asarray(policy)
+            key = (game, arr.dtype.str.encode() + arr.tobytes())
         if key not in self.cache:
-            self.cache[key] = evaluate_deck_policy(game, policy)
+            self.cache[key] = exact_value(game, policy)
         return self.cache[key]
 
 
@@ -180,7 +227,7 @@ def _code_setting(cfg: DeckStudy) -> dict[str, Any]:
             final = learner(game, seed, marks)[-1]
             out["finals"][(series, seed)] = final.policy
             out["windows"][(series, seed)] = final.outcomes
-            out["tallies"][(series, seed)] = simulate(
+            out["tallies"][(series, seed)] = simulate_player(
                 game, final.policy, cfg.simulated_games, np.random.default_rng([seed, 4747]))
     out["baselines"] = {k: simulate(game, make(), cfg.simulated_games,
                                     np.random.default_rng([i, 4747]))
@@ -201,11 +248,12 @@ def deck_study(config: DeckStudy = DeckStudy()) -> dict[str, Any]:
                        DeckDollar(config.small_counts, config.small_hand, passing=False), exact,
                        True),
     ]
-    out: dict[str, Any] = {"config": config, "settings": settings, "code": _code_setting(config)}
+    out: dict[str, Any] = {"config": config, "settings": settings, "code": _code_setting(config),
+                           "fsm_params": dict(FSM_PARAMS)}
     for setting in settings:
         sim = {}
         for key, final in setting["finals"].items():
-            sim[key] = simulate(setting["game"], final, config.simulated_games,
+            sim[key] = simulate_player(setting["game"], final, config.simulated_games,
                                 np.random.default_rng([key[1], 4748]))
         setting["simulated"] = sim
     return out

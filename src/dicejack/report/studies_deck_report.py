@@ -12,12 +12,13 @@ from scipy import stats
 
 from dicejack.games.deck_dollar import TRUE_STATE_INDEX
 from dicejack.report.studies_deck import SERIES, DeckStudy
+from dicejack.solver.deck_fsm_evaluation import FsmPlayer
 
 __all__ = ["deck_report", "DEFAULT_CPU_SECONDS", "observation_label", "interval"]
 
 #: CPU-seconds of the default run (``/usr/bin/time``, user + system; 2 shared cores), quoted in
 #: the README of the default settings only.
-DEFAULT_CPU_SECONDS: int | None = 220
+DEFAULT_CPU_SECONDS: int | None = 263
 
 _CARD = ("¼", "½", "¾", "lead")
 _ACTION = "SML"
@@ -72,7 +73,11 @@ def _head(result: dict[str, Any], command: str) -> list[str]:
         f"{len(cfg.seeds)} seeds, beside the exact values of simple baselines, of the best "
         "policy local search finds with the exact evaluator, and of a player who sees "
         "everything (an upper bound on every policy). Rewards: +1 win, 0 draw, -1 loss; "
-        "'value' is the expected reward.",
+        "'value' is the expected reward."
+        + (" The study's other method, evolved finite-state-machine players, is a second "
+           "learner here: its best machine at each checkpoint valued exactly the same way "
+           "(a reconstruction; its section below says what its games are)."
+           if "fsm" in cfg.series else ""),
         "",
     ]
 
@@ -165,27 +170,59 @@ def _exact_lines(setting: dict[str, Any], cfg: DeckStudy, figure: str) -> list[s
 
 
 def _policy_lines(result: dict[str, Any]) -> list[str]:
-    """What the agent learned at the study's deck, per observation, beside local search."""
+    """What the agents learned at the study's deck, per observation, beside local search; the
+    evolved machines after."""
     cfg: DeckStudy = result["config"]
     study = result["settings"][0]
     search = study["search"]
+    tables = [s for s in cfg.series if not isinstance(study["finals"][(s, cfg.seeds[0])],
+                                                      FsmPlayer)]
     lines = ["## What the agents learned (the study's deck, intent rules)", "",
              "Actions: S smallest (spoil), M median, L largest; one letter per seed. "
              "Observation: card showing (or lead): smallest, median, largest.", "",
-             "| observation | " + " | ".join(SERIES[s][0] for s in cfg.series)
+             "| observation | " + " | ".join(SERIES[s][0] for s in tables)
              + (" | local search |" if search is not None else " |"),
-             "|---|" + "---|" * (len(cfg.series) + (search is not None))]
+             "|---|" + "---|" * (len(tables) + (search is not None))]
     for obs in range(40):
         cells = ["".join(_ACTION[study["finals"][(s, seed)][obs]] for seed in cfg.seeds)
-                 for s in cfg.series]
+                 for s in tables]
         if search is not None:
             cells.append(_ACTION[search["actions"][obs]])
         lines.append(f"| {observation_label(obs)} | " + " | ".join(cells) + " |")
-    missing = [s for s in ("fsm",) if s not in cfg.series]
-    if missing:
-        lines += ["", "Evolved finite-state-machine players (the study's other method): not "
-                  "in this run (their series plugs into `report.studies_deck.SERIES`)."]
-    return [*lines, ""]
+    return [*lines, "", *_machine_lines(result)]
+
+
+def _machine_lines(result: dict[str, Any]) -> list[str]:
+    """The evolved machines at the study's deck (their settings; each seed's final machine,
+    its exact value and its states' actions and next states)."""
+    cfg: DeckStudy = result["config"]
+    study = result["settings"][0]
+    if "fsm" not in cfg.series:
+        return ["Evolved finite-state-machine players (the study's other method): not in this "
+                "run (series `fsm` of `report.studies_deck.SERIES`).", ""]
+    p = result["fsm_params"]
+    cost = p["population"] * p["machine_games"]
+    lines = ["## The evolved FSM players", "",
+             f"A reconstruction (the study gives no details; `dicejack.learners.deck_fsm`): "
+             f"Mealy machines of {p['n_states']} states over the 40 observations, a population "
+             f"of {p['population']} evolved by single tournament selection, fitness the mean "
+             f"reward of {p['machine_games']} simulated games per machine against the uniform "
+             f"opponent (common random numbers per generation). 'Games' for this learner are "
+             f"the games its fitness simulations play, {cost:,} per generation (the initial "
+             f"population's scoring counts as one); its player at a checkpoint is the fittest "
+             f"machine of the latest scoring (below {cost:,} games, the first random machine). "
+             f"The settings are chosen to keep the run short: an exact value at the study's "
+             f"deck costs about 2.5 CPU-s per machine state.", "",
+             "Each seed's final machine at the study's deck (intent rules); `*` marks the "
+             "initial state, then its action per observation (observation order as above, "
+             "S M L) and its next state per observation:", ""]
+    by = {(r["seed"], r["games"]): r for r in study["runs"] if r["series"] == "fsm"}
+    for seed in cfg.seeds:
+        fsm = study["finals"][("fsm", seed)]
+        text = fsm.describe().translate(str.maketrans("sml", "SML"))
+        lines += [f"Seed {seed}: exact value {by[(seed, cfg.games)]['expected']:.12f}", "",
+                  "```", text, "```", ""]
+    return lines
 
 
 def _runs_csv(result: dict[str, Any]) -> str:

@@ -18,9 +18,12 @@ the very draws of :func:`dicejack.games.deck_dollar.simulate` (one uniform draw 
 is taken and ignored), so a 1-state machine's tally equals that function's for the same policy
 and seed.
 
-Each kernel is a plain Python function (the reference) compiled by numba unchanged
-(:func:`_kernel`); tests/solver/test_deck_fsm_evaluation.py holds them equal, and equal to a
-brute force over the whole game tree at tiny decks.
+The game's rules on counts (what a hand plays, the observation, the draws, the score, the
+keys) are :mod:`dicejack.solver.deck_rules`' plain kernels; the machine's own kernels here call
+them. Each kernel is a plain Python function (the reference) compiled by numba unchanged
+(:func:`_kernel`, :func:`~dicejack.solver.deck_rules.compile_kernels`);
+tests/solver/test_deck_fsm_evaluation.py holds them equal, and equal to a brute force over the
+whole game tree at tiny decks.
 """
 
 from __future__ import annotations
@@ -37,7 +40,17 @@ from dicejack.games.deck_dollar import (
     Tally,
     policy_table,
 )
-from dicejack.solver.deck_evaluation import MEMORY_LIMIT, DeckEvaluation, deal_distribution
+from dicejack.solver.deck_evaluation import MEMORY_LIMIT, DeckEvaluation
+from dicejack.solver.deck_rules import (
+    card_plain,
+    compile_kernels,
+    deal_distribution,
+    decode_plain,
+    draws_plain,
+    encode_plain,
+    observe_plain,
+    score_plain,
+)
 from dicejack.solver.solution import SolverError
 
 __all__ = ["FsmPlayer", "evaluate_fsm", "simulate_fsm"]
@@ -92,110 +105,19 @@ class FsmPlayer:
 
 
 # ------------------------------------------------------------- kernels (plain references)
-def _nth_plain(c, off, k):
-    """The card type at sorted index k of the hand whose counts are c[off:off + 3]."""
-    if k < c[off]:
-        return 0
-    if k < c[off] + c[off + 1]:
-        return 1
-    return 2
-
-
-def _low_plain(c, off):
-    return 0 if c[off] > 0 else (1 if c[off + 1] > 0 else 2)
-
-
-def _high_plain(c, off):
-    return 2 if c[off + 2] > 0 else (1 if c[off + 1] > 0 else 0)
-
-
-def _card_plain(c, off, showing, action, half, passing):
-    """The card type the hand c[off:off + 3] plays (the code's play_action on counts), -1 for
-    a pass."""
-    if action == 1:
-        return _nth_plain(c, off, half)
-    if showing == 3:
-        return _low_plain(c, off) if action == 0 else _high_plain(c, off)
-    if action == 0:
-        for t in range(3):
-            if c[off + t] > 0 and t + showing > 2:
-                return t
-        return _high_plain(c, off)
-    for t in range(2, -1, -1):
-        if c[off + t] > 0 and t + showing <= 2:
-            return t
-    return -1 if passing else _low_plain(c, off)
-
-
-def _observe_plain(c, showing, half, tsi):
-    return tsi[showing * 27 + _low_plain(c, 0) * 9 + _nth_plain(c, 0, half) * 3 + _high_plain(c, 0)]
-
-
-def _encode_plain(c, base):
-    key = 0
-    for k in range(9):
-        key = key * base[k] + c[k]
-    return key
-
-
-def _decode_plain(key, base, c):
-    for k in range(8, -1, -1):
-        c[k] = key % base[k]
-        key //= base[k]
-
-
-def _draws_plain(c, after, probs):
-    """The deals after a round (monte draws first, then the opponent, while the deck lasts):
-    after[m] the counts, probs[m] the probability; returns how many."""
-    n = c[6] + c[7] + c[8]
-    if n == 0:
-        after[0, :] = c
-        probs[0] = 1.0
-        return 1
-    m = 0
-    for t in range(3):
-        if c[6 + t] == 0:
-            continue
-        if n == 1:
-            after[m, :] = c
-            after[m, 6 + t] -= 1
-            after[m, t] += 1
-            probs[m] = 1.0
-            m += 1
-            continue
-        for u in range(3):
-            left = c[6 + u] - (1 if u == t else 0)
-            if left > 0:
-                after[m, :] = c
-                after[m, 6 + t] -= 1
-                after[m, t] += 1
-                after[m, 6 + u] -= 1
-                after[m, 3 + u] += 1
-                probs[m] = c[6 + t] / n * left / (n - 1)
-                m += 1
-    return m
-
-
-def _score_plain(i, j):
-    """d's change when monte plays type i and the opponent type j (3: a pass)."""
-    v1 = i + 1 if i < 3 else 0
-    v2 = j + 1 if j < 3 else 0
-    return v1 - v2 if v1 + v2 <= 4 else 0
-
-
 def _moves_plain(c, q, lead_monte, acts, trans, half, passing, tsi, moves, probs):
     """The round's outcomes from hands c and machine state q: moves[m] = (monte's card type,
     the opponent's; 3 a pass; the machine's next state), probs[m]; equal ones merged."""
     m = 0
     for b in range(3):
         if lead_monte:
-            o = _observe_plain(c, 3, half, tsi)
-            c1 = _card_plain(c, 0, 3, acts[q, o], half, passing)
-            c2 = _card_plain(c, 3, c1, b, half, passing)
+            o = observe_plain(c, 3, half, tsi)
+            c1 = card_plain(c, 0, 3, acts[q, o], half, passing)
+            c2 = card_plain(c, 3, c1, b, half, passing)
         else:
-            c2 = _card_plain(c, 3, 3, b, half, passing)
-            o = _observe_plain(c, c2, half, tsi)
-            c1 = _card_plain(c, 0, c2, acts[q, o], half, passing)
+            c2 = card_plain(c, 3, 3, b, half, passing)
+            o = observe_plain(c, c2, half, tsi)
+            c1 = card_plain(c, 0, c2, acts[q, o], half, passing)
         i = 3 if c1 < 0 else c1
         j = 3 if c2 < 0 else c2
         nq = trans[q, o]
@@ -212,29 +134,38 @@ def _moves_plain(c, q, lead_monte, acts, trans, half, passing, tsi, moves, probs
     return m
 
 
+def _deals_plain(c, i, j, mid, after, dprobs):
+    """The deals after monte plays type i and the opponent type j (3: a pass) from hands c:
+    mid the hands after the plays, after[m] and dprobs[m] the deals; returns how many."""
+    mid[:] = c
+    if i < 3:
+        mid[i] -= 1
+    if j < 3:
+        mid[3 + j] -= 1
+    return draws_plain(mid, after, dprobs)
+
+
+def _scratch_plain():
+    """A round's work arrays: the hands, the hands after the plays, the moves and their
+    probabilities, the deals and theirs."""
+    return (np.empty(9, dtype=np.int64), np.empty(9, dtype=np.int64),
+            np.empty((3, 3), dtype=np.int64), np.empty(3), np.empty((9, 9), dtype=np.int64),
+            np.empty(9))
+
+
 def _successors_plain(keys, r, acts, trans, half, passing, tsi, base, out, fill):
     """The keys of round r + 1's states (duplicates kept) written to out when `fill`; returns
     how many there are."""
     n = acts.shape[0]
-    c = np.empty(9, dtype=np.int64)
-    mid = np.empty(9, dtype=np.int64)
-    moves = np.empty((3, 3), dtype=np.int64)
-    mprobs = np.empty(3)
-    after = np.empty((9, 9), dtype=np.int64)
-    dprobs = np.empty(9)
+    c, mid, moves, mprobs, after, dprobs = _scratch_plain()
     m = 0
     for s in range(keys.shape[0]):
-        _decode_plain(keys[s] // n, base, c)
+        decode_plain(keys[s] // n, base, c)
         for x in range(_moves_plain(c, keys[s] % n, r % 2 == 0, acts, trans, half, passing, tsi,
                                     moves, mprobs)):
-            mid[:] = c
-            if moves[x, 0] < 3:
-                mid[moves[x, 0]] -= 1
-            if moves[x, 1] < 3:
-                mid[3 + moves[x, 1]] -= 1
-            for k in range(_draws_plain(mid, after, dprobs)):
+            for k in range(_deals_plain(c, moves[x, 0], moves[x, 1], mid, after, dprobs)):
                 if fill:
-                    out[m] = _encode_plain(after[k], base) * n + moves[x, 2]
+                    out[m] = encode_plain(after[k], base) * n + moves[x, 2]
                 m += 1
     return m
 
@@ -244,30 +175,20 @@ def _push_plain(keys, probs, r, acts, trans, half, passing, tsi, base, swing, nk
     """Round r's probabilities pushed into round r + 1's (nkeys, nprobs); the `last` round
     collapses into nprobs[0] (the final distribution of d)."""
     n = acts.shape[0]
-    c = np.empty(9, dtype=np.int64)
-    mid = np.empty(9, dtype=np.int64)
-    moves = np.empty((3, 3), dtype=np.int64)
-    mprobs = np.empty(3)
-    after = np.empty((9, 9), dtype=np.int64)
-    dprobs = np.empty(9)
+    c, mid, moves, mprobs, after, dprobs = _scratch_plain()
     width = probs.shape[1]
     for s in range(keys.shape[0]):
-        _decode_plain(keys[s] // n, base, c)
+        decode_plain(keys[s] // n, base, c)
         for x in range(_moves_plain(c, keys[s] % n, r % 2 == 0, acts, trans, half, passing, tsi,
                                     moves, mprobs)):
             p = mprobs[x]
-            shift = _score_plain(moves[x, 0], moves[x, 1]) + swing
+            shift = score_plain(moves[x, 0], moves[x, 1]) + swing
             if last:
                 for w in range(width):
                     nprobs[0, w + shift] += p * probs[s, w]
                 continue
-            mid[:] = c
-            if moves[x, 0] < 3:
-                mid[moves[x, 0]] -= 1
-            if moves[x, 1] < 3:
-                mid[3 + moves[x, 1]] -= 1
-            for k in range(_draws_plain(mid, after, dprobs)):
-                t = np.searchsorted(nkeys, _encode_plain(after[k], base) * n + moves[x, 2])
+            for k in range(_deals_plain(c, moves[x, 0], moves[x, 1], mid, after, dprobs)):
+                t = np.searchsorted(nkeys, encode_plain(after[k], base) * n + moves[x, 2])
                 qk = p * dprobs[k]
                 for w in range(width):
                     nprobs[t, w + shift] += qk * probs[s, w]
@@ -277,15 +198,15 @@ def _play_plain(c, deck, top, size, r, q, acts, trans, half, passing, tsi, rng):
     """One round of a simulated game (counts c, the shuffled deck from `top`): the draws of
     deck_dollar.simulate's round; returns (d's change, the machine's next state, new top)."""
     if r % 2 == 0:
-        o = _observe_plain(c, 3, half, tsi)
+        o = observe_plain(c, 3, half, tsi)
         rng.random()  # monte's choice draw of deck_dollar.simulate (the machine needs none)
-        c1 = _card_plain(c, 0, 3, acts[q, o], half, passing)
-        c2 = _card_plain(c, 3, c1, int(rng.random() * 3.0), half, passing)
+        c1 = card_plain(c, 0, 3, acts[q, o], half, passing)
+        c2 = card_plain(c, 3, c1, int(rng.random() * 3.0), half, passing)
     else:
-        c2 = _card_plain(c, 3, 3, int(rng.random() * 3.0), half, passing)
-        o = _observe_plain(c, c2, half, tsi)
+        c2 = card_plain(c, 3, 3, int(rng.random() * 3.0), half, passing)
+        o = observe_plain(c, c2, half, tsi)
         rng.random()
-        c1 = _card_plain(c, 0, c2, acts[q, o], half, passing)
+        c1 = card_plain(c, 0, c2, acts[q, o], half, passing)
     if c1 >= 0:
         c[c1] -= 1
     if c2 >= 0:
@@ -296,7 +217,7 @@ def _play_plain(c, deck, top, size, r, q, acts, trans, half, passing, tsi, rng):
     if top < size:
         c[3 + deck[top]] += 1
         top += 1
-    return _score_plain(3 if c1 < 0 else c1, 3 if c2 < 0 else c2), trans[q, o], top
+    return score_plain(3 if c1 < 0 else c1, 3 if c2 < 0 else c2), trans[q, o], top
 
 
 def _simulate_plain(base, hand_size, rounds, passing, acts, trans, initial, tsi, games, rng,
@@ -324,28 +245,19 @@ def _simulate_plain(base, hand_size, rounds, passing, acts, trans, initial, tsi,
 
 
 _KERNELS: dict[str, Any] = {}
-_PLAIN = {"nth": _nth_plain, "low": _low_plain, "high": _high_plain, "card": _card_plain,
-          "observe": _observe_plain, "encode": _encode_plain, "decode": _decode_plain,
-          "draws": _draws_plain, "score": _score_plain, "moves": _moves_plain,
-          "successors": _successors_plain, "push": _push_plain, "play": _play_plain,
-          "simulate": _simulate_plain}
+_PLAIN = {"moves": _moves_plain, "deals": _deals_plain,
+          "scratch": _scratch_plain, "successors": _successors_plain, "push": _push_plain,
+          "play": _play_plain, "simulate": _simulate_plain}
 
 
 def _kernel(name: str, compiled: bool) -> Any:
-    """The kernel `name` (successors, push, simulate): compiled (numba, cached; each callee
-    compiled under its plain name, as solver.deck_evaluation does) or the plain reference."""
+    """The kernel `name` (successors, push, simulate): compiled (numba, cached; with the rule
+    kernels of :mod:`dicejack.solver.deck_rules` as callees,
+    :func:`~dicejack.solver.deck_rules.compile_kernels`) or the plain reference."""
     if not compiled:
         return _PLAIN[name]
     if not _KERNELS:
-        from types import FunctionType
-
-        from numba import njit
-
-        scope = dict(globals())
-        for key, plain in _PLAIN.items():
-            clone = FunctionType(plain.__code__, scope, plain.__name__)
-            _KERNELS[key] = njit(cache=True, nogil=True)(clone)
-            scope[plain.__name__] = _KERNELS[key]
+        _KERNELS.update(compile_kernels(_PLAIN, globals()))
     return _KERNELS[name]
 
 
@@ -363,7 +275,7 @@ def _start(game: DeckDollar, n: int, initial: int) -> tuple[np.ndarray, np.ndarr
         raise SolverError(f"deck counts {game.counts} with {n} FSM states are too large to key "
                           f"a state in 63 bits")
     deal = deal_distribution(game)
-    keys = np.array([_encode_plain(np.array(c), base) * n + initial for c in deal],
+    keys = np.array([encode_plain(np.array(c), base) * n + initial for c in deal],
                     dtype=np.int64)
     order = np.argsort(keys)
     return base, keys[order], np.array([float(p) for p in deal.values()])[order]
