@@ -19,7 +19,8 @@ class StudyName(str, Enum):
 def study_cmd(
     name: StudyName = typer.Argument(..., help="The study: peeking-blackjack (CS221's blackjack "
                                      "assignment), yamslam (the Yamslam re-roll study) or "
-                                     "deck-divide-dollar (E. Wild's Monte Carlo agent)."),
+                                     "deck-divide-dollar (E. Wild's Monte Carlo agent and "
+                                     "evolved FSM players)."),
     out: Path = typer.Option(..., "--out", help="The study's folder (replaced as a whole when "
                              "complete; an existing folder only if dicejack wrote it or it is "
                              "empty)."),
@@ -30,10 +31,10 @@ def study_cmd(
 ) -> None:
     """Redo a classroom study against exact truth: README.md, runs.csv and figures in --out.
 
-    A run takes a minute or two (peeking-blackjack: 60 Q-learning runs of 30,000 trials;
+    A run takes a few minutes (peeking-blackjack: 60 Q-learning runs of 30,000 trials;
     yamslam: a 10,000-trial reference table and 5 learners to 6,400 trials per pair, 340
-    million trials; deck-divide-dollar: 2,000,000 games per Monte Carlo run, each checkpoint's
-    policy valued exactly).
+    million trials; deck-divide-dollar, about 260 CPU-seconds: 2,000,000 games per Monte Carlo
+    run and per evolved-FSM run, each checkpoint's policy or machine valued exactly).
     The same command writes the same bytes.
 
     Examples: dicejack study peeking-blackjack --out reports/studies-peeking-blackjack;
