@@ -470,9 +470,9 @@ class Bundled:
     engine: str
 
     def setup(self, game: Game, seed: object, params: Mapping[str, Any], engine: str) -> None:
-        """Check and keep the game, seed (None: a fresh one), parameters and engine."""
-        if not isinstance(game, Game):
-            raise LearnerError(f"game must be a Game, got {type(game).__name__}")
+        """Check and keep the game (:meth:`check_game`), seed (None: a fresh one), parameters
+        and engine."""
+        self.check_game(game)
         if engine not in self.ENGINES:
             raise LearnerError(f"engine must be one of {', '.join(self.ENGINES)}; got {engine!r}")
         self.name = self.NAME
@@ -481,10 +481,23 @@ class Bundled:
         self.params = check_params(self.NAME, self.PARAMS, params)
         self.engine = engine
 
+    def check_game(self, game: Any) -> None:
+        """LearnerError unless `game` is a game this learner plays (the handout's
+        :class:`Game`; learners of other games override it)."""
+        if not isinstance(game, Game):
+            raise LearnerError(f"game must be a Game, got {type(game).__name__}")
+
     def __repr__(self) -> str:
         words = " ".join(f"{k}={format_value(v)}" for k, v in self.params.items())
         return f"<{type(self).__name__} {self.name} {words} seed={self.seed} " \
                f"played={self.played}>"
+
+    @property
+    def games_label(self) -> str:
+        """E.g. ``evolved-fsm n_states=2 games=1000``: the name, the parameters and the games
+        played (for legends and messages)."""
+        words = [self.name, *(f"{k}={format_value(v)}" for k, v in self.params.items())]
+        return " ".join([*words, f"games={self.played}"])
 
     @property
     def played(self) -> int:  # pragma: no cover - overridden

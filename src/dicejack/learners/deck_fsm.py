@@ -75,10 +75,7 @@ import numpy as np
 
 from dicejack.games.deck_dollar import N_OBSERVATIONS, DeckDollar
 from dicejack.learners.base import (
-    Counted,
     Param,
-    check_params,
-    format_value,
     generator_from_text,
     readonly,
     rng_state_text,
@@ -86,6 +83,7 @@ from dicejack.learners.base import (
     state_int,
 )
 from dicejack.learners.checks import LearnerError, check_count, check_games_limit, check_seed
+from dicejack.learners.deck_mc import DeckLearner
 from dicejack.runtime import interrupts
 from dicejack.solver.deck_fsm_evaluation import FsmPlayer, evaluate_fsm, simulate_fsm
 
@@ -288,7 +286,7 @@ class DeckFSMTables:
                 and (self.rounds, self.simulated) == (other.rounds, other.simulated))
 
 
-class DeckFSM(Counted):
+class DeckFSM(DeckLearner):
     """Evolved FSM players on the harness (module docstring: simulated fitness; ``played`` is
     the budget of fitness games); the learner contract of protocol games: ``name, game, seed,
     params, played, moves, play(games), tables(), policy(), state(), restore``."""
@@ -310,18 +308,10 @@ class DeckFSM(Counted):
         Param("initial_rate", 0.05, "a mutation's chance to change the initial state", low=0.0,
               high=1.0),
     )
-    ENGINES: ClassVar[tuple[str, ...]] = ("numba", "python")
 
     def __init__(self, game: Any, seed: int | None = None, *, engine: str = "numba",
                  **params: Any) -> None:
-        if engine not in self.ENGINES:
-            raise LearnerError(f"engine must be one of {', '.join(self.ENGINES)}; got {engine!r}")
-        if not isinstance(game, DeckDollar):
-            raise LearnerError(f"learner {self.NAME} plays the deck divide-the-dollar game "
-                               f"(DeckDollar), not {type(game).__name__}")
-        self.engine, self.name, self.game = engine, self.NAME, game
-        self.seed = check_seed(seed)
-        self.params = check_params(self.NAME, self.PARAMS, params)
+        self.setup(game, seed, params, engine)
         p = self.params
         self.config = EvolutionConfig(
             n_states=p["n_states"], population=p["population"], max_mutations=p["max_mutations"],
@@ -334,14 +324,6 @@ class DeckFSM(Counted):
         # budget (played), moves, scoring rounds run, games simulated
         self.counters = np.zeros(4, dtype=np.int64)
 
-    def __repr__(self) -> str:
-        words = " ".join(f"{k}={format_value(v)}" for k, v in self.params.items())
-        return f"<DeckFSM {words} seed={self.seed} played={self.played}>"
-
-    @property
-    def label(self) -> str:
-        words = [self.name, *(f"{k}={format_value(v)}" for k, v in self.params.items())]
-        return " ".join([*words, f"games={self.played}"])
 
     @property
     def cost(self) -> int:

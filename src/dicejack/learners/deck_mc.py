@@ -54,20 +54,19 @@ import numpy as np
 
 from dicejack.games.deck_dollar import N_OBSERVATIONS, TRUE_STATE_INDEX, DeckDollar
 from dicejack.learners.base import (
+    Bundled,
     Counted,
     Param,
-    check_params,
-    format_value,
     generator_from_text,
     readonly,
     rng_state_text,
     state_array,
     state_int,
 )
-from dicejack.learners.checks import LearnerError, check_count, check_games_limit, check_seed
+from dicejack.learners.checks import LearnerError, check_count, check_games_limit
 from dicejack.runtime import interrupts
 
-__all__ = ["DeckMC", "DeckMCTables", "PLAY_RULE"]
+__all__ = ["DeckLearner", "DeckMC", "DeckMCTables", "PLAY_RULE"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -244,7 +243,21 @@ def _kernel(compiled: bool) -> Any:
 
 
 # --------------------------------------------------------------------------------- learner
-class DeckMC(Counted):
+class DeckLearner(Counted, Bundled):
+    """What the deck game's learners share: the game check (a :class:`DeckDollar`), seed,
+    parameters and engine (:meth:`Bundled.setup`), repr and label."""
+
+    def check_game(self, game: Any) -> None:
+        if not isinstance(game, DeckDollar):
+            raise LearnerError(f"learner {self.NAME} plays the deck divide-the-dollar game "
+                               f"(DeckDollar), not {type(game).__name__}")
+
+    @property
+    def label(self) -> str:
+        return self.games_label
+
+
+class DeckMC(DeckLearner):
     """The study's Monte Carlo agent (module docstring); the learner contract of protocol
     games: ``name, game, seed, params, played, moves, play(games), tables(), policy(), state(),
     restore``."""
@@ -264,20 +277,12 @@ class DeckMC(Counted):
         Param("explore_rounds", 2, "rounds at the start of each game played at random "
               "(exploring starts; the code's round_index <= 1)", kind="int", low=0, high=10**6),
     )
-    ENGINES: ClassVar[tuple[str, ...]] = ("numba", "python")
     #: The quoted code's oddities off: the evident intent.
     INTENT: ClassVar[dict[str, Any]] = {"explore": "act", "credit": "taken"}
 
     def __init__(self, game: Any, seed: int | None = None, *, engine: str = "numba",
                  **params: Any) -> None:
-        if engine not in self.ENGINES:
-            raise LearnerError(f"engine must be one of {', '.join(self.ENGINES)}; got {engine!r}")
-        if not isinstance(game, DeckDollar):
-            raise LearnerError(f"learner {self.NAME} plays the deck divide-the-dollar game "
-                               f"(DeckDollar), not {type(game).__name__}")
-        self.engine, self.name, self.game = engine, self.NAME, game
-        self.seed = check_seed(seed)
-        self.params = check_params(self.NAME, self.PARAMS, params)
+        self.setup(game, seed, params, engine)
         p = self.params
         self.knobs = np.array(
             [game.hand_size, game.half, game.rounds, min(int(p["explore_rounds"]), game.rounds),
@@ -290,14 +295,6 @@ class DeckMC(Counted):
         self.q = np.zeros((N_OBSERVATIONS, 3))
         self.counters = np.zeros(5, dtype=np.int64)  # games, moves, wins, draws, losses
 
-    def __repr__(self) -> str:
-        words = " ".join(f"{k}={format_value(v)}" for k, v in self.params.items())
-        return f"<DeckMC {words} seed={self.seed} played={self.played}>"
-
-    @property
-    def label(self) -> str:
-        words = [self.name, *(f"{k}={format_value(v)}" for k, v in self.params.items())]
-        return " ".join([*words, f"games={self.played}"])
 
     def play(self, games: int) -> None:
         """`games` more games (chunking never changes the result): the compiled loop (engine
