@@ -39,7 +39,7 @@ def test_kuhn_equilibrium_is_unexploitable_by_openspiel_too(kuhn):
 
     game = pyspiel.load_game("kuhn_poker")
     table = os_policy.TabularPolicy(game)
-    for key, row in kuhn.policy.items():
+    for key, row in kuhn.policy().items():
         index = table.state_lookup[str("JQK".index(key[0])) + key[1:]]
         table.action_probability_array[index] = [row["pass"], row["bet"]]
     assert os_exploitability.exploitability(game, table) < TOL
@@ -61,7 +61,7 @@ def family_breaks(policy: dict) -> list[str]:
 
 
 def test_kuhn_equilibrium_is_in_the_known_family(kuhn):
-    assert family_breaks(kuhn.policy) == []
+    assert family_breaks(kuhn.policy()) == []
     assert family_breaks(kuhn.exact_policy) == []
     # the check has teeth: another member passes, a policy off the family fails where it is off
     alpha = Fraction(1, 5)
@@ -100,7 +100,7 @@ def test_saddle_point_and_one_player():
     assert solution.exact_policy["column"] == {"H": 0, "T": 1}
     coin = solve_sequence_form(HiddenCoin(Fraction(2, 3)))
     assert coin.exact_value == Fraction(2, 3) and abs(coin.value - 2 / 3) <= 1e-12
-    assert coin.policy == {"guess": {"H": 1.0, "T": 0.0}} and coin.exploitability == 0
+    assert coin.policy() == {"guess": {"H": 1.0, "T": 0.0}} and coin.exploitability == 0
 
 
 def test_matrices_of_the_hidden_matrix():
