@@ -18,8 +18,8 @@ from dicejack.games.kuhn import Kuhn
 from dicejack.solver import BaseSolution, GameSolution, Solution
 from dicejack.solver.generic import solve_game
 from dicejack.solver.generic_policies import evaluate_policy, game_exploitability
-from dicejack.solver.information_policies import exploitability as information_exploitability
 from dicejack.solver.information_policies import expected_payoff
+from dicejack.solver.information_policies import exploitability as information_exploitability
 from dicejack.solver.sequence_form import SequenceFormSolution
 
 #: The handout's game and two others: three dice, a tight window; a two-sided die, one die.

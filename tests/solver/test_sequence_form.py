@@ -12,8 +12,8 @@ import pytest
 from dicejack.games.information import enumerate_information
 from dicejack.games.kuhn import Kuhn
 from dicejack.solver.information_policies import exploitability
+from dicejack.solver.results import BaseSolution, SolverError
 from dicejack.solver.sequence_form import sequence_form, solve_sequence_form
-from dicejack.solver.solution import SolverError
 from tests.hidden_games import HiddenCoin, HiddenMatrix, deterministic_policies
 
 TOL = 1e-9
@@ -175,6 +175,21 @@ def test_the_one_solver_entry_solves_a_game_with_hidden_information():
     from dicejack.solver import solve
 
     sol = solve(Kuhn())
-    assert sol.exact_value == Fraction(-1, 18)
+    assert isinstance(sol, BaseSolution) and sol.method == "sequence-form"
+    assert sol.exact_value == sol.value_exact == Fraction(-1, 18)
     with pytest.raises(SolverError, match="hidden information"):
         solve(Kuhn(), method="value-iteration")
+
+
+def test_the_base_face_without_an_exact_value_and_for_one_player():
+    """No exact value: value_exact and error_bound None, the residual the two programmes'
+    optima apart; a one-player game has the same face and refuses the per-state one."""
+    solution = solve_sequence_form(HiddenMatrix(((0.5, -1.0), (-1.0, 1.0))))
+    assert solution.value_exact is None and solution.error_bound is None
+    assert solution.residual == abs(solution.value - solution.value_check) <= 1e-12
+    assert solution.sweeps >= 1  # HiGHS's iterations over the two programmes (here 4)
+    coin = solve_sequence_form(HiddenCoin(Fraction(2, 3)))  # presolve alone: 0 iterations
+    assert coin.sweeps == 0 and coin.value_exact == Fraction(2, 3) and coin.error_bound <= 1e-15
+    assert coin.policy() == coin.behaviour
+    with pytest.raises(SolverError, match="^hidden-coin heads=2/3 has hidden information"):
+        coin.value_of(coin.tree.states[0])

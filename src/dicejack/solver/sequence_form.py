@@ -58,7 +58,8 @@ class SequenceFormSolution(BaseSolution):
     exact_policy: the value and policy as Fractions when the rounded policy is an exact
     equilibrium (NashConv exactly 0), else None (``value_exact`` is exact_value); plans: each
     player's realization plan (numpy, by sequence index); tree: the game's tree of plays;
-    sweeps: the two programmes' HiGHS iterations; method: "sequence-form".
+    sweeps: the two programmes' HiGHS iterations (0 where presolve alone solves them); method:
+    "sequence-form".
 
     The scalar face: ``value``, ``value_exact``, ``policy()``, residual (|optimum -
     value_check|), error_bound (|optimum - exact_value| when the exact value is known, else
