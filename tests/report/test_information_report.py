@@ -104,7 +104,7 @@ def test_information_metrics_of_known_policies():
     assert m["exploitability"] == pytest.approx(11 / 24, abs=1e-15)
     assert m["nash_conv"] == pytest.approx(float(nash_conv(sol.tree, uniform_policy(sol.tree))))
     assert m["value_first"] < -1 / 18 < m["value_second"]
-    eq = information_metrics(sol, sol.policy)
+    eq = information_metrics(sol, sol.policy())
     assert eq["exploitability"] == pytest.approx(0, abs=1e-12)
     assert eq["loss_first"] == pytest.approx(0, abs=1e-12)
     assert eq["loss_second"] == pytest.approx(0, abs=1e-12)

@@ -1,6 +1,8 @@
 """solver.results: one face for every solution. The handout engines' Solution, seen per row
 (``generic()``, computed from its tables), equals the generic solver's GameSolution of
-HandoutGame state by state and row by row, and both answer the same game-agnostic questions."""
+HandoutGame state by state and row by row, and both answer the same game-agnostic questions;
+the sequence form's solution of a game with hidden information (Kuhn poker) answers the scalar
+ones too, and refuses the per-state ones with a one-line SolverError."""
 
 from __future__ import annotations
 
@@ -12,8 +14,13 @@ import pytest
 from dicejack import solver
 from dicejack.games import HandoutGame, Pig, enumerate_game
 from dicejack.games.handout_rules import Game
+from dicejack.games.kuhn import Kuhn
 from dicejack.solver import BaseSolution, GameSolution, Solution
 from dicejack.solver.generic import solve_game
+from dicejack.solver.generic_policies import evaluate_policy, game_exploitability
+from dicejack.solver.information_policies import expected_payoff
+from dicejack.solver.information_policies import exploitability as information_exploitability
+from dicejack.solver.sequence_form import SequenceFormSolution
 
 #: The handout's game and two others: three dice, a tight window; a two-sided die, one die.
 GAMES = [Game(6, 15, 17, 2), Game(4, 8, 9, 3), Game(2, 5, 6, 1)]
@@ -119,3 +126,76 @@ def test_solve_game_output_prints_either_kind_the_same_way():
     assert mine == theirs
     assert "sweeps to no change" in out.game_solution_text(
         solver.solve(game, method="value-iteration"))
+
+
+#: One game of each kind, with its value worked by hand and how `solve` answers it:
+#: the handout's coin die to exactly 2 (test_solver: 5/8; one action, backward induction);
+#: Pig to 2: a roll of 2..6 reaches the goal, a pig passes the turn, so p = 5/6 + (1 - p)/6 =
+#: 6/7 (it has cycles: value iteration, no exact value); Kuhn poker (hidden information):
+#: -1/18, exactly (the sequence form's rounded equilibrium checked in Fractions).
+FACES = [
+    pytest.param(Game(2, 2, 2, 1), {"exact": True}, Fraction(5, 8), "backward", Fraction(5, 8),
+                 id="handout"),
+    pytest.param(Pig(goal=2), {}, Fraction(6, 7), "value-iteration", None, id="pig-2"),
+    pytest.param(Kuhn(), {}, Fraction(-1, 18), "sequence-form", Fraction(-1, 18), id="kuhn"),
+]
+
+
+def _played(game, sol) -> tuple[float, float]:
+    """The value of `sol.policy()` played by both seats, and its exploitability (perfect
+    information: game_exploitability on the enumeration; hidden information: over the tree of
+    plays, OpenSpiel's convention), computed outside the solution."""
+    if isinstance(sol, SequenceFormSolution):
+        policy = sol.policy()
+        return float(expected_payoff(game, policy)), float(information_exploitability(game, policy))
+    space = sol.generic().space
+    w = sol.policy()
+    return float(evaluate_policy(space, w)[0]), game_exploitability(space, w)
+
+
+@pytest.mark.parametrize(("game", "options", "value", "method", "value_exact"), FACES)
+def test_every_solution_has_the_scalar_face(game, options, value, method, value_exact):
+    sol = solver.solve(game, **options)
+    assert isinstance(sol, BaseSolution)
+    assert sol.method == method
+    assert isinstance(sol.sweeps, int) and sol.sweeps >= 1
+    assert abs(sol.value - float(value)) <= 1e-12
+    assert sol.value_exact == value_exact
+    assert 0 <= sol.residual <= 1e-12
+    assert sol.error_bound is not None and 0 <= sol.error_bound <= 1e-12
+    assert abs(sol.value - float(value)) <= sol.error_bound + 1e-16  # the bound holds
+    played, exploited = _played(game, sol)
+    assert abs(played - float(value)) <= 1e-12  # the policy is worth the value...
+    assert 0 <= exploited <= 1e-12  # ...and no best response beats it
+
+
+@pytest.mark.parametrize(("game", "options", "value", "method", "value_exact"), FACES[:2])
+def test_perfect_information_has_the_per_state_face(game, options, value, method, value_exact):
+    sol = solver.solve(game, **options)
+    start = sol.space.states[0]
+    assert sol.generic().space is sol.space and len(sol.values) == sol.space.n_states
+    assert sol.value_of(start) == sol.values[0] == sol.value
+    w = sol.policy()
+    rows = sol.space.rows(0)
+    played = [sol.space.actions[r] for r in range(rows.start, rows.stop) if w[r] > 0]
+    assert sol.best_action(start) == played[0]
+    assert (sol.values_exact is not None) == (value_exact is not None)
+
+
+def test_hidden_information_refuses_the_per_state_face():
+    """Kuhn's solution has no per-state values or best actions: each member raises a one-line
+    SolverError that names the game and says why, rather than being absent or wrong."""
+    sol = solver.solve(Kuhn())
+    start = sol.tree.states[0]
+    for member in (lambda: sol.generic(), lambda: sol.space, lambda: sol.values,
+                   lambda: sol.values_exact, lambda: sol.best_action(start),
+                   lambda: sol.value_of(start)):
+        with pytest.raises(solver.SolverError, match=r"^kuhn ante=1 bet=1 has hidden "
+                                                      r"information: its solution has no ") as e:
+            member()
+        assert "\n" not in str(e.value)
+    # what it has instead: the equilibrium per information key, both players' keys
+    assert sorted(sol.policy()) == sorted(i.key for i in sol.tree.decisions())
+    assert sol.policy() is sol.behaviour
+    assert sol.residual == abs(sol.value - sol.value_check)
+    assert sol.error_bound == abs(sol.value - (-1 / 18))

@@ -12,8 +12,8 @@ import pytest
 from dicejack.games.information import enumerate_information
 from dicejack.games.kuhn import Kuhn
 from dicejack.solver.information_policies import exploitability
+from dicejack.solver.results import BaseSolution, SolverError
 from dicejack.solver.sequence_form import sequence_form, solve_sequence_form
-from dicejack.solver.solution import SolverError
 from tests.hidden_games import HiddenCoin, HiddenMatrix, deterministic_policies
 
 TOL = 1e-9
@@ -39,7 +39,7 @@ def test_kuhn_equilibrium_is_unexploitable_by_openspiel_too(kuhn):
 
     game = pyspiel.load_game("kuhn_poker")
     table = os_policy.TabularPolicy(game)
-    for key, row in kuhn.policy.items():
+    for key, row in kuhn.policy().items():
         index = table.state_lookup[str("JQK".index(key[0])) + key[1:]]
         table.action_probability_array[index] = [row["pass"], row["bet"]]
     assert os_exploitability.exploitability(game, table) < TOL
@@ -61,7 +61,7 @@ def family_breaks(policy: dict) -> list[str]:
 
 
 def test_kuhn_equilibrium_is_in_the_known_family(kuhn):
-    assert family_breaks(kuhn.policy) == []
+    assert family_breaks(kuhn.policy()) == []
     assert family_breaks(kuhn.exact_policy) == []
     # the check has teeth: another member passes, a policy off the family fails where it is off
     alpha = Fraction(1, 5)
@@ -100,7 +100,7 @@ def test_saddle_point_and_one_player():
     assert solution.exact_policy["column"] == {"H": 0, "T": 1}
     coin = solve_sequence_form(HiddenCoin(Fraction(2, 3)))
     assert coin.exact_value == Fraction(2, 3) and abs(coin.value - 2 / 3) <= 1e-12
-    assert coin.policy == {"guess": {"H": 1.0, "T": 0.0}} and coin.exploitability == 0
+    assert coin.policy() == {"guess": {"H": 1.0, "T": 0.0}} and coin.exploitability == 0
 
 
 def test_matrices_of_the_hidden_matrix():
@@ -175,6 +175,21 @@ def test_the_one_solver_entry_solves_a_game_with_hidden_information():
     from dicejack.solver import solve
 
     sol = solve(Kuhn())
-    assert sol.exact_value == Fraction(-1, 18)
+    assert isinstance(sol, BaseSolution) and sol.method == "sequence-form"
+    assert sol.exact_value == sol.value_exact == Fraction(-1, 18)
     with pytest.raises(SolverError, match="hidden information"):
         solve(Kuhn(), method="value-iteration")
+
+
+def test_the_base_face_without_an_exact_value_and_for_one_player():
+    """No exact value: value_exact and error_bound None, the residual the two programmes'
+    optima apart; a one-player game has the same face and refuses the per-state one."""
+    solution = solve_sequence_form(HiddenMatrix(((0.5, -1.0), (-1.0, 1.0))))
+    assert solution.value_exact is None and solution.error_bound is None
+    assert solution.residual == abs(solution.value - solution.value_check) <= 1e-12
+    assert solution.sweeps >= 1  # HiGHS's iterations over the two programmes (here 4)
+    coin = solve_sequence_form(HiddenCoin(Fraction(2, 3)))  # presolve alone: 0 iterations
+    assert coin.sweeps == 0 and coin.value_exact == Fraction(2, 3) and coin.error_bound <= 1e-15
+    assert coin.policy() == coin.behaviour
+    with pytest.raises(SolverError, match="^hidden-coin heads=2/3 has hidden information"):
+        coin.value_of(coin.tree.states[0])

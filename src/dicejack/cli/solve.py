@@ -208,10 +208,10 @@ def _solve_hidden(game: Any, method: SolveMethod, tolerance: float | None, fmt: 
     if fmt is SolveFormat.json:
         text = json_text({"game": str(game.name), "value": sol.value,
                           "value_exact": exact, "exploitability": sol.exploitability,
-                          "policy": sol.policy}, compact=True)
+                          "policy": sol.policy()}, compact=True)
     elif fmt is SolveFormat.csv:
         text = "key,action,probability\n" + "".join(
-            f"{key},{action},{p!r}\n" for key, acts in sol.policy.items()
+            f"{key},{action},{p!r}\n" for key, acts in sol.policy().items()
             for action, p in acts.items())
     else:
         lines = [f"# {game_label(game)} (hidden information; sequence-form LP, HiGHS)",
@@ -220,6 +220,6 @@ def _solve_hidden(game: Any, method: SolveMethod, tolerance: float | None, fmt: 
                  f"exploitability of the equilibrium: {sol.exploitability:.3g}",
                  "equilibrium policy (decision key: action probability ...):"]
         lines += [f"  {key}: " + " ".join(f"{a} {p:.6f}" for a, p in acts.items())
-                  for key, acts in sol.policy.items()]
+                  for key, acts in sol.policy().items()]
         text = "\n".join(lines) + "\n"
     write_output(text, out)

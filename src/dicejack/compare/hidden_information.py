@@ -79,7 +79,7 @@ def hidden_metrics(solution: SequenceFormSolution, policy: Mapping[Hashable, Any
     tree = solution.tree
     exact = solution.exact_policy is not None and solution.exact_value is not None
     value: Any = solution.exact_value if exact else solution.value
-    equilibrium: Mapping[Hashable, Any] = solution.exact_policy if exact else solution.policy
+    equilibrium: Mapping[Hashable, Any] = solution.exact_policy if exact else solution.policy()
     try:
         out: dict[str, Any] = {"game_value": value}
         self_play = expected_payoff(tree, policy)

@@ -6,8 +6,12 @@ The handout's game (a :class:`~dicejack.games.handout_rules.Game` or a
 any other protocol game (or its enumerated :class:`~dicejack.games.StateSpace`) goes to the
 generic solver (:mod:`dicejack.solver.generic`: ``method`` "auto", "value-iteration" or
 "policy-iteration", ``exact``, ``tolerance``) and returns a :class:`GameSolution` (per state and
-(state, action) row). Both are a :class:`BaseSolution`, the face game-agnostic code types
-against (``generic()``: the per-row form of either; :mod:`dicejack.solver.results`).
+(state, action) row); a game with hidden information (Kuhn poker) goes to the sequence form and
+returns a :class:`~dicejack.solver.sequence_form.SequenceFormSolution` (per information key).
+All three are a :class:`BaseSolution`, the face game-agnostic code types against (value,
+value_exact, policy(), residual, error_bound; for perfect information ``generic()``, the per-row
+form, and the per-state members, which the hidden-information solution refuses with a
+SolverError; :mod:`dicejack.solver.results`).
 
 For the handout's game, three independent ways to the same numbers, so each can check the others:
 
@@ -105,7 +109,8 @@ def solve(
 
     A game with hidden information (``information_state``: :mod:`dicejack.games.information`,
     Kuhn poker): the sequence-form linear programme's equilibrium and value, a
-    :class:`~dicejack.solver.sequence_form.SequenceFormSolution` (method "auto" only).
+    :class:`~dicejack.solver.sequence_form.SequenceFormSolution` (method "auto" only), a
+    BaseSolution whose per-state members (``generic()``, ``value_of()``...) raise SolverError.
 
     A combination that means nothing (policy iteration or a tolerance for the handout's game,
     an engine for another game, exact with a named iterative method) is a SolverError.
@@ -136,7 +141,7 @@ def solve(
 
 
 def _solve_hidden(game: _Any, method: str, engine: _solution.Engine | None,
-                  tolerance: float | None) -> _Any:
+                  tolerance: float | None) -> BaseSolution:
     """A game with hidden information: its sequence-form equilibrium (the LP, HiGHS), the
     rounded policy tried in exact arithmetic where the tree is small (exact_value, exact_policy
     of :class:`~dicejack.solver.sequence_form.SequenceFormSolution`)."""

@@ -5,13 +5,18 @@ every solver shares.
 
 The handout's engines return :class:`dicejack.solver.solution.Solution` (tables per <x, y>; its
 per-row view is computed from those tables on first use); the generic solver returns a
-:class:`GameSolution`. Both are a :class:`BaseSolution`: ``generic()`` is the per-row form of
-either (a GameSolution is its own), and the scalar face (method, sweeps, value, value_exact,
-residual, error_bound, space, values, policy(), best_action(), value_of()) is on both.
+:class:`GameSolution`; a game with hidden information (Kuhn poker) gets the sequence form's
+:class:`dicejack.solver.sequence_form.SequenceFormSolution`. All three are a
+:class:`BaseSolution`. The scalar face (method, sweeps, value, value_exact, residual,
+error_bound, policy()) is on every one; the per-state face (generic(), space, values,
+values_exact, best_action(), value_of()) on the two of perfect information, where ``generic()``
+is the per-row form of either (a GameSolution is its own): a hidden-information solution has no
+per-state values (what a player knows is not the state) and raises a one-line SolverError there.
 """
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -33,15 +38,29 @@ class SolverError(DicejackError):
 class BaseSolution:
     """Every solution's game-agnostic face (module docstring).
 
-    method: "backward", "value-iteration" or "policy-iteration"; sweeps: sweeps (or policy
-    evaluations) made; ``generic()``: the per-row :class:`GameSolution` (space, values, q per
-    row, optimal per row, best per state, residual, error_bound, ...). A consumer that works for
-    any game takes a BaseSolution and reads rows from ``generic()``; the names below read
-    through it.
+    The scalar face, on every solution: method: "backward", "value-iteration",
+    "policy-iteration" or "sequence-form"; sweeps: sweeps (or policy evaluations; the sequence
+    form: its two programmes' solver iterations) made; ``value``, ``value_exact``; residual: the
+    largest Bellman residual after the solve (the sequence form: its two programmes' optima
+    apart); error_bound: a bound on the value's error, or None where the method gives none;
+    ``policy()``: the optimal policy in the form the game's policies take.
+
+    The per-state face, for games of perfect information: ``generic()``: the per-row
+    :class:`GameSolution` (space, values, q per row, optimal per row, best per state, ...);
+    space, values, values_exact; ``best_action()``, ``value_of()``. A consumer that works for
+    any such game takes a BaseSolution and reads rows from ``generic()``; the names below read
+    through it. A solution of a game with hidden information raises a one-line SolverError for
+    every per-state member: it has values per information key, not per state.
     """
 
     method: str
     sweeps: int
+    residual: float
+    error_bound: float | None
+    #: The per-state face (perfect information only; see the class docstring).
+    space: StateSpace
+    values: np.ndarray
+    values_exact: list[Fraction] | None
 
     def generic(self) -> GameSolution:
         """The per-row form of this solution."""
@@ -58,8 +77,10 @@ class BaseSolution:
         """The same as a Fraction in rational mode, else None."""
         return self.generic().value_exact
 
-    def policy(self) -> np.ndarray:
-        """The optimal policy as row weights (one per (state, action) row), ties split evenly."""
+    def policy(self) -> np.ndarray | dict[Hashable, dict[Hashable, float]]:
+        """The optimal policy: perfect information, row weights (one per (state, action) row of
+        ``generic().space``), ties split evenly; hidden information, the equilibrium's
+        behaviour, information key -> {action: probability}."""
         return self.generic().policy()
 
     def best_action(self, state: Any) -> Any:

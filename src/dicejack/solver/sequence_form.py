@@ -27,13 +27,15 @@ from typing import Any
 import numpy as np
 
 from dicejack.games.information import InformationTree
+from dicejack.games.protocol import game_label
+from dicejack.games.space import StateSpace
 from dicejack.solver.information_policies import (
     expected_payoff,
     exploitability,
     information_tree,
     nash_conv,
 )
-from dicejack.solver.solution import SolverError
+from dicejack.solver.results import BaseSolution, GameSolution, SolverError
 
 __all__ = ["SequenceFormSolution", "solve_sequence_form", "sequence_form", "ROUNDING_DENOMINATOR",
            "EXACT_NODES_LIMIT"]
@@ -45,27 +47,87 @@ EXACT_NODES_LIMIT = 200_000
 
 
 @dataclass(frozen=True, eq=False)
-class SequenceFormSolution:
-    """The equilibrium of a game with hidden information (module docstring).
+class SequenceFormSolution(BaseSolution):
+    """The equilibrium of a game with hidden information (module docstring), a
+    :class:`~dicejack.solver.results.BaseSolution`.
 
-    value: player 0's equilibrium utility (player 0's programme's optimum); value_check: player
-    1's programme's optimum (equal to `value` up to the LP's tolerance); policy: key -> {action:
-    probability} at every decision key of both players (floats); exploitability: the policy's,
-    over the tree (OpenSpiel's convention; ~0); exact_value, exact_policy: the value and policy
-    as Fractions when the rounded policy is an exact equilibrium (NashConv exactly 0), else
-    None; plans: each player's realization plan (numpy, by sequence index); tree: the game's
-    tree of plays.
+    optimum: player 0's programme's optimum, the equilibrium utility (``value``); value_check:
+    player 1's programme's optimum (equal to `optimum` up to the LP's tolerance); behaviour: key
+    -> {action: probability} at every decision key of both players (floats; ``policy()``);
+    exploitability: the policy's, over the tree (OpenSpiel's convention; ~0); exact_value,
+    exact_policy: the value and policy as Fractions when the rounded policy is an exact
+    equilibrium (NashConv exactly 0), else None (``value_exact`` is exact_value); plans: each
+    player's realization plan (numpy, by sequence index); tree: the game's tree of plays;
+    sweeps: the two programmes' HiGHS iterations (0 where presolve alone solves them); method:
+    "sequence-form".
+
+    The scalar face: ``value``, ``value_exact``, ``policy()``, residual (|optimum -
+    value_check|), error_bound (|optimum - exact_value| when the exact value is known, else
+    None). The per-state face (``generic()``, space, values, values_exact, ``best_action()``,
+    ``value_of()``) means nothing here: a player sees an information key, not the state, and
+    an equilibrium mixes; each raises a one-line SolverError.
     """
 
     game: Any
-    value: float
+    optimum: float
     value_check: float
-    policy: dict[Hashable, dict[Hashable, float]]
+    behaviour: dict[Hashable, dict[Hashable, float]]
     exploitability: float
     exact_value: Fraction | None
     exact_policy: dict[Hashable, dict[Hashable, Fraction]] | None
     plans: tuple[np.ndarray, ...]
     tree: InformationTree
+    sweeps: int = 0
+    method: str = "sequence-form"
+
+    # ---------------------------------------------------------- the scalar face
+    @property
+    def value(self) -> float:
+        """Player 0's equilibrium utility (player 0's programme's optimum)."""
+        return self.optimum
+
+    @property
+    def value_exact(self) -> Fraction | None:
+        return self.exact_value
+
+    @property
+    def residual(self) -> float:
+        return abs(self.optimum - self.value_check)
+
+    @property
+    def error_bound(self) -> float | None:
+        return None if self.exact_value is None else abs(self.optimum - float(self.exact_value))
+
+    def policy(self) -> dict[Hashable, dict[Hashable, float]]:
+        """The equilibrium's behaviour: information key -> {action: probability} (floats)."""
+        return self.behaviour
+
+    # ---------------------------------------------------------- the per-state face: none
+    def _no_states(self, member: str) -> SolverError:
+        return SolverError(f"{game_label(self.game)} has hidden information: its solution has "
+                           f"no {member} (values and policy are per information key); read "
+                           "value, policy() or exploitability")
+
+    def generic(self) -> GameSolution:
+        raise self._no_states("per-row form (generic())")
+
+    @property
+    def space(self) -> StateSpace:
+        raise self._no_states("state space")
+
+    @property
+    def values(self) -> np.ndarray:
+        raise self._no_states("per-state values")
+
+    @property
+    def values_exact(self) -> list[Fraction] | None:
+        raise self._no_states("per-state values")
+
+    def best_action(self, state: Any) -> Any:
+        raise self._no_states("best action per state (its equilibrium mixes)")
+
+    def value_of(self, state: Any) -> float:
+        raise self._no_states("value per state")
 
 
 def sequence_form(tree: InformationTree) -> tuple[Any, Any, Any]:
@@ -98,9 +160,10 @@ def sequence_form(tree: InformationTree) -> tuple[Any, Any, Any]:
     return a, constraints[0], constraints[1]
 
 
-def _programme(a: Any, e: Any, f: Any) -> tuple[float, np.ndarray]:
+def _programme(a: Any, e: Any, f: Any) -> tuple[float, np.ndarray, int]:
     """max over x of min over y of x'Ay (E x = e, F y = f, x, y >= 0), as the LP
-    max q_0 s.t. F'q - A'x <= 0, E x = e, x >= 0 (q free): the optimum and x."""
+    max q_0 s.t. F'q - A'x <= 0, E x = e, x >= 0 (q free): the optimum, x and HiGHS's
+    iterations."""
     from scipy import sparse
     from scipy.optimize import linprog
 
@@ -116,7 +179,7 @@ def _programme(a: Any, e: Any, f: Any) -> tuple[float, np.ndarray]:
                   bounds=bounds, method="highs")
     if res.status != 0:
         raise SolverError(f"the sequence-form programme failed: {res.message}")
-    return -float(res.fun), np.clip(res.x[:n], 0.0, None)
+    return -float(res.fun), np.clip(res.x[:n], 0.0, None), int(res.nit)
 
 
 def _behaviour(tree: InformationTree, player: int,
@@ -163,8 +226,8 @@ def solve_sequence_form(game: Any, exact: bool = True) -> SequenceFormSolution:
         raise SolverError(f"the sequence form solves games of one or two players, not "
                           f"{tree.num_players}")
     a, e, f = sequence_form(tree)
-    value, x = _programme(a, e, f)
-    check, y = _programme(-a.T.tocsr(), f, e)  # player 1 maximises minus player 0's utility
+    value, x, steps = _programme(a, e, f)
+    check, y, more = _programme(-a.T.tocsr(), f, e)  # player 1 maximises minus player 0's utility
     policy = _behaviour(tree, 0, x)
     if tree.num_players == 2:
         policy.update(_behaviour(tree, 1, y))
@@ -174,7 +237,8 @@ def solve_sequence_form(game: Any, exact: bool = True) -> SequenceFormSolution:
         if nash_conv(tree, rounded) == 0:
             exact_policy, exact_value = rounded, Fraction(expected_payoff(tree, rounded))
     return SequenceFormSolution(
-        game=tree.game, value=value, value_check=-check, policy=policy,
+        game=tree.game, optimum=value, value_check=-check, behaviour=policy,
         exploitability=float(exploitability(tree, policy)) if tree.num_players == 2
         else float(nash_conv(tree, policy)),
-        exact_value=exact_value, exact_policy=exact_policy, plans=(x, y), tree=tree)
+        exact_value=exact_value, exact_policy=exact_policy, plans=(x, y), tree=tree,
+        sweeps=steps + more)
