@@ -77,8 +77,7 @@ def test_the_agents_move_then_the_opponents_replies_are_one_step():
     obs, info = env.reset(seed=0)
     assert obs.tolist() == [0, 0] and info == {"restarts": 0}
     obs, reward, done, _, _ = env.step(1)  # two dice, then the opponent rolls one die
-    raw = env.env.unwrapped
-    assert obs.tolist() == [raw.scores["player_0"], raw.scores["player_1"]]
+    assert obs.tolist() == list(env.state[:2])  # the agent's own position, not the AEC env's
     assert 2 <= obs[0] <= 6 and 1 <= obs[1] <= 3 and not done and reward == 0.0
 
 

@@ -351,7 +351,7 @@ class DiceJackEnv(SingleAgentEnv):
             p = self.agent_first
             agent_first = p == 1.0 or (0.0 < p and self.np_random.random() < p)
         self._agent_seat = 0 if (agent_first or self.self_play) else 1
-        self.agent = AGENTS[self._agent_seat]
+        self._bind_seat(AGENTS[self._agent_seat])
         self._start_at = start
         restarts = self._new_game(None)  # one generator: seeded above
         self._history = list(self._moves)
@@ -368,7 +368,7 @@ class DiceJackEnv(SingleAgentEnv):
             self._scores = [0, 0]
         else:
             self._scores = list(self._start_at)
-            self.raw.state = self.raw.bridge.decision(*self._start_at, 0)
+            self.state = self.bridge.decision(*self._start_at, 0)
 
     def _restarts_error(self, restarts: int) -> Exception:
         return EnvError(f"the opponent's opening roll ended {restarts} games in a row before the "
@@ -377,21 +377,29 @@ class DiceJackEnv(SingleAgentEnv):
     def step(self, action: Any) -> tuple[tuple[int, int], float, bool, bool, dict[str, Any]]:
         """The mover (the agent, or in self-play the player to move) rolls `action` dice; against
         an opponent, the opponent then replies unless the game is over."""
-        with self._not_reentered("step"):
+        if self._running:  # inline, not _not_reentered: step is the hot path
+            raise self._reentered("step")
+        self._running = "step"
+        try:
             return self._step(action)
+        finally:
+            self._running = ""
 
     @contextlib.contextmanager
     def _not_reentered(self, call: str) -> Iterator[None]:
         """EnvError when reset() or step() is called while one is running (an opponent callable
         that plays the environment itself): the episode would be corrupted."""
         if self._running:
-            raise EnvError(f"{call}() called while {self._running}() is running (from the "
-                           "opponent's callable?); the environment is not re-entrant")
+            raise self._reentered(call)
         self._running = call
         try:
             yield
         finally:
             self._running = ""
+
+    def _reentered(self, call: str) -> EnvError:
+        return EnvError(f"{call}() called while {self._running}() is running (from the "
+                        "opponent's callable?); the environment is not re-entrant")
 
     def _step(self, action: Any) -> tuple[tuple[int, int], float, bool, bool, dict[str, Any]]:
         if not self._started:
@@ -400,9 +408,8 @@ class DiceJackEnv(SingleAgentEnv):
             raise EnvError("the game is over; call reset() to start another")
         j = check_dice(action, self.game.n_dice, zero_based=self.zero_based)
         self._moves = []
-        mover = self._to_move()
-        self._move(j - 1)
-        total = self._moves[-1].total
+        mover = self.state[2]
+        total = self._move(j - 1)
         self._opponent_moves()  # against an opponent: its reply unless the game is over
         self._history.extend(self._moves)
         winner = self._winner()
@@ -489,18 +496,19 @@ class DiceJackEnv(SingleAgentEnv):
 
     def _to_move(self) -> int:
         """The seat to move (once the game is over: the seat that moved last)."""
-        return self.raw.state[2]
+        return self.state[2]
 
     def _winner(self) -> int | None:
-        return self.raw.state[3]
+        return self.state[3]
 
-    def _move(self, action: Any) -> None:
-        """The player to move rolls action + 1 dice in the one environment; its move recorded."""
-        seat = self._to_move()
-        self.env.step(action)
-        move = self.raw.infos[AGENTS[seat]]["last_move"]
-        self._scores[seat] = move["score"]
-        self._moves.append(Move(self._name(seat), move["dice"], move["total"], move["score"]))
+    def _move(self, action: int) -> int:
+        """The player to move rolls action + 1 dice on the game's bridge (the one single-agent
+        core); its move recorded; the total rolled."""
+        seat = self.state[2]
+        total = super()._move(action)
+        score = self._scores[seat] = self._scores[seat] + total
+        self._moves.append(Move(self._name(seat), action + 1, total, score))
+        return total
 
     def _opponent_play(self, state: Any, rng: np.random.Generator) -> int:
         """The opponent's action at the bridge's `state`, from its view <x, y>."""
