@@ -17,9 +17,8 @@ gymnasium is not a dependency of dicejack, nor pettingzoo (whose environment it 
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Iterator, Mapping
-from typing import Any, NamedTuple, cast
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -97,6 +96,8 @@ def check_dice(j: Any, n_dice: int, what: str = "action", zero_based: bool = Fal
     """`j` as a number of dice in 1..n_dice (an int, a numpy integer or a 0-d integer array);
     anything else, booleans included, is an :class:`EnvError` naming `what`. `zero_based`: `j`
     is an action a in 0..n_dice-1 meaning J = a + 1."""
+    if type(j) is int and (0 if zero_based else 1) <= j <= (n_dice - 1 if zero_based else n_dice):
+        return j + 1 if zero_based else j  # the common case, without the checks below
     if isinstance(j, np.ndarray) and j.shape == () and np.issubdtype(j.dtype, np.integer):
         j = j.item()
     if zero_based:
@@ -326,6 +327,7 @@ class DiceJackEnv(SingleAgentEnv):
         self._play = None if self.self_play else self._opponent_play
         self.return_range = (-1.0 if self.zero_sum else 0.0, 1.0)
         self._seat_names = ("first", "second")  # self-play: players named by seat
+        self._names = self._seat_names if self.self_play else ("agent", "opponent")  # by seat
         self._scores = [0, 0]  # the true scores by seat (seat 0 moves first), past LTarget too
         self._agent_seat = 0
         self._start_at: tuple[int, int] | None = None
@@ -339,8 +341,13 @@ class DiceJackEnv(SingleAgentEnv):
     ) -> tuple[tuple[int, int], dict[str, Any]]:
         """Start a game at <0, 0> (see the class docstring); `options` may hold
         "agent_first" (bool) for this episode."""
-        with self._not_reentered("reset"):
+        if self._running:  # inline as in step (a reset every few steps)
+            raise self._reentered("reset")
+        self._running = "reset"
+        try:
             return self._reset(seed, options)
+        finally:
+            self._running = ""
 
     def _reset(self, seed: int | None, options: Any) -> tuple[tuple[int, int], dict[str, Any]]:
         gymnasium.Env.reset(self, seed=seed)
@@ -351,7 +358,9 @@ class DiceJackEnv(SingleAgentEnv):
             p = self.agent_first
             agent_first = p == 1.0 or (0.0 < p and self.np_random.random() < p)
         self._agent_seat = 0 if (agent_first or self.self_play) else 1
-        self._bind_seat(AGENTS[self._agent_seat])
+        self._names = self._seat_names if self.self_play else (
+            ("agent", "opponent") if self._agent_seat == 0 else ("opponent", "agent"))
+        self.agent, self.seat = AGENTS[self._agent_seat], self._agent_seat
         self._start_at = start
         restarts = self._new_game(None)  # one generator: seeded above
         self._history = list(self._moves)
@@ -377,7 +386,7 @@ class DiceJackEnv(SingleAgentEnv):
     def step(self, action: Any) -> tuple[tuple[int, int], float, bool, bool, dict[str, Any]]:
         """The mover (the agent, or in self-play the player to move) rolls `action` dice; against
         an opponent, the opponent then replies unless the game is over."""
-        if self._running:  # inline, not _not_reentered: step is the hot path
+        if self._running:  # no context manager: step is the hot path
             raise self._reentered("step")
         self._running = "step"
         try:
@@ -385,41 +394,32 @@ class DiceJackEnv(SingleAgentEnv):
         finally:
             self._running = ""
 
-    @contextlib.contextmanager
-    def _not_reentered(self, call: str) -> Iterator[None]:
-        """EnvError when reset() or step() is called while one is running (an opponent callable
-        that plays the environment itself): the episode would be corrupted."""
-        if self._running:
-            raise self._reentered(call)
-        self._running = call
-        try:
-            yield
-        finally:
-            self._running = ""
-
     def _reentered(self, call: str) -> EnvError:
+        """reset() or step() called while one is running (an opponent callable that plays the
+        environment itself): the episode would be corrupted."""
         return EnvError(f"{call}() called while {self._running}() is running (from the "
                         "opponent's callable?); the environment is not re-entrant")
 
     def _step(self, action: Any) -> tuple[tuple[int, int], float, bool, bool, dict[str, Any]]:
         if not self._started:
             raise EnvError("call reset() before step()")
-        if self._winner() is not None:
+        if self.state[3] is not None:
             raise EnvError("the game is over; call reset() to start another")
         j = check_dice(action, self.game.n_dice, zero_based=self.zero_based)
         self._moves = []
         mover = self.state[2]
         total = self._move(j - 1)
-        self._opponent_moves()  # against an opponent: its reply unless the game is over
+        if self._play is not None:
+            self._opponent_moves()  # its reply unless the game is over
         self._history.extend(self._moves)
-        winner = self._winner()
+        winner = self.state[3]
         reward = 1.0 if winner == mover else 0.0
         if self.zero_sum and winner is not None and winner != mover:
             reward = -1.0
         info = self._info()
         info["roll"] = total
         if self.self_play:
-            info["mover"] = self._name(mover)
+            info["mover"] = self._names[mover]
         return self._observation(), reward, winner is not None, False, info
 
     def render(self) -> str | None:
@@ -490,9 +490,7 @@ class DiceJackEnv(SingleAgentEnv):
 
     def _name(self, seat: int) -> str:
         """Who sits in `seat` (0 moves first): "first"/"second", or "agent"/"opponent"."""
-        if self.self_play:
-            return self._seat_names[seat]
-        return "agent" if seat == self._agent_seat else "opponent"
+        return self._names[seat]
 
     def _to_move(self) -> int:
         """The seat to move (once the game is over: the seat that moved last)."""
@@ -507,16 +505,19 @@ class DiceJackEnv(SingleAgentEnv):
         seat = self.state[2]
         total = super()._move(action)
         score = self._scores[seat] = self._scores[seat] + total
-        self._moves.append(Move(self._name(seat), action + 1, total, score))
+        self._moves.append(Move(self._names[seat], action + 1, total, score))
         return total
 
     def _opponent_play(self, state: Any, rng: np.random.Generator) -> int:
         """The opponent's action at the bridge's `state`, from its view <x, y>."""
         seat = state[2]
         x, y = state[seat], state[1 - seat]
-        play = cast(OpponentFn, self._opponent)  # never None here: only called against one
+        play: OpponentFn = self._opponent  # type: ignore[assignment]  # never None here
+        n = self.game.n_dice
         try:
-            j = check_dice(play(x, y, rng), self.game.n_dice, f"the opponent's J at <{x},{y}>")
+            j = play(x, y, rng)
+            if not (type(j) is int and 1 <= j <= n):  # the common case without check_dice
+                j = check_dice(j, n, f"the opponent's J at <{x},{y}>")
         except BaseException:
             self._started = False  # the game cannot go on: the next step asks for a reset
             raise
@@ -524,7 +525,7 @@ class DiceJackEnv(SingleAgentEnv):
 
     def _observation(self) -> Any:
         cap = self.game.low - 1
-        seat = self._to_move() if self.self_play else self._agent_seat
+        seat = self.state[2] if self.self_play else self._agent_seat
         xy = (min(self._scores[seat], cap), min(self._scores[1 - seat], cap))
         return np.array(xy, dtype=np.int64) if self.flat else xy
 
@@ -534,10 +535,11 @@ class DiceJackEnv(SingleAgentEnv):
         else:
             a = self._agent_seat
             scores = (self._scores[a], self._scores[1 - a])
-        winner = None if self._winner() is None else self._name(self._winner())
+        w = self.state[3]
+        winner = None if w is None else self._names[w]
         info: dict[str, Any] = {"moves": tuple(self._moves), "scores": scores, "winner": winner}
         if self.self_play:
-            info["to_move"] = self._name(self._to_move()) if winner is None else None
+            info["to_move"] = self._names[self.state[2]] if winner is None else None
         else:
             info["agent_first"] = self._agent_seat == 0
         return info
