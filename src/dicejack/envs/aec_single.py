@@ -12,11 +12,19 @@ action) row of the enumerated game (``GameSolution.policy()`` for optimal play,
 (a Solution: optimal play, ties split evenly; an (L, L) table of J, -1 = no data played
 uniformly; an (L, L, K+1) action distribution; a callable (x, y) -> J), from the mover's view.
 
+The game is played on its bridge (:mod:`dicejack.envs.bridge`, what the AEC environment plays),
+stepped here directly: the AEC environment gives the settings (the bridge, agents, spaces, move
+cap, render mode) and is never stepped, so its own state stays where it was. A move is the AEC
+environment's (chance drawn with one uniform, the same reward, truncation after its
+``max_moves``); ``state`` is the bridge's state of the game being played, ``agent_to_move`` the
+agent the game selects. One path for every game: the handout's Gymnasium environment is this
+class with its conventions, not a second stepping loop.
+
 Spaces: the AEC environment's, for `agent` (its observation vector; ``Discrete`` actions).
 A step is the agent's move and the opponent's moves until the agent is to move again or the game
 ends (in Pig the opponent may roll many times); the reward is the agent's (the AEC environment's,
 summed: what the moves paid on the way and the payoff at the end; the handout's: +1 win, -1
-loss); truncated when the AEC environment truncates. ``return_range`` is the agent's least and
+loss); truncated where the AEC environment would truncate. ``return_range`` is the agent's least and
 greatest return (the game's bounds from its seat). ``action_masks()`` marks the agent's legal
 actions (the handout's: every J); an action in the space but not legal (an agent that ignores
 the masks) is played as the first legal one, ``info["illegal_action"]`` saying so.
@@ -24,8 +32,9 @@ the masks) is played as the first legal one, ``info["illegal_action"]`` saying s
 When the opponent's opening moves end the game, ``reset`` plays another game
 (``info["restarts"]`` counts them), so the agent always has a move; after
 :data:`MAX_OPENING_RESTARTS` in a row it gives up with an error. Seeding: ``reset(seed=s)``
-reseeds ``np_random`` (the opponent's draws) and the AEC environment's chance with `s`; the same
-seed and actions replay the same games.
+reseeds ``np_random`` (the opponent's draws) and the chance generator with `s` (chance as the AEC
+environment seeded with `s` draws it; before any seed, the AEC environment's generator); the same
+seed and actions replay the same games. ``step`` before ``reset`` is an error.
 """
 
 from __future__ import annotations

@@ -4,13 +4,15 @@
 ``import dicejack.envs.gym_env``) plays one agent against a fixed opponent policy, or against
 itself; its class docstring is the specification. :func:`dicejack.compare.greedy_tables` turns
 what an agent learned into the handout's two output arrays. The rules come from
-:mod:`dicejack.games.handout_rules`
-through the one PettingZoo environment of every game (:mod:`dicejack.envs.dicejack_v0`, its
-:class:`~dicejack.envs.bridge.HandoutBridge`); :class:`DiceJackEnv` is the one single-agent
-environment (:class:`dicejack.envs.aec_single.SingleAgentEnv`) with the handout's conventions:
-the opponents below, seats drawn per episode, self-play, what the agent sees and is paid.
+:mod:`dicejack.games.handout_rules` through the game's bridge
+(:class:`~dicejack.envs.bridge.HandoutBridge`, the one the PettingZoo environment
+:mod:`dicejack.envs.dicejack_v0` plays): :class:`DiceJackEnv` is the one single-agent
+environment (:class:`dicejack.envs.aec_single.SingleAgentEnv`, which steps the bridge itself)
+with the handout's conventions: the opponents below, seats drawn per episode, self-play, what
+the agent sees and is paid; it records each move (``info["moves"]``) and keeps no stepping loop
+of its own.
 
-gymnasium is not a dependency of dicejack, nor pettingzoo (whose environment it plays through):
+gymnasium is not a dependency of dicejack, nor pettingzoo (whose environment gives its settings):
 ``pip install '.[gym]'`` in a clone installs both. Without them, importing this module raises
 :class:`GymMissingError` (a one-line :class:`dicejack.DicejackError`).
 """
@@ -27,7 +29,7 @@ from dicejack.runtime.messages import DicejackError
 
 class GymMissingError(DicejackError, ImportError):
     """:mod:`dicejack.envs.gym_env` was imported but gymnasium (or pettingzoo, whose environment
-    it plays through) is not installed."""
+    gives its settings) is not installed."""
 
 
 try:
@@ -39,12 +41,12 @@ except ImportError:
         "pip install '.[gym]' in a clone of dicejack (or pip install gymnasium)"
     ) from None
 try:
-    import pettingzoo  # noqa: F401  (the one environment DiceJackEnv plays through)
+    import pettingzoo  # noqa: F401  (the one environment DiceJackEnv is one agent of)
 except ImportError:
     raise GymMissingError(
-        "dicejack.envs.gym_env needs pettingzoo (DiceJackEnv plays through dicejack's PettingZoo "
-        "environment), which dicejack does not install: pip install '.[gym]' in a clone of "
-        "dicejack (or pip install pettingzoo)"
+        "dicejack.envs.gym_env needs pettingzoo (DiceJackEnv is one agent of dicejack's "
+        "PettingZoo environment), which dicejack does not install: pip install '.[gym]' in a "
+        "clone of dicejack (or pip install pettingzoo)"
     ) from None
 
 from dicejack import solver  # noqa: E402  (after the gymnasium check, on purpose)
