@@ -24,8 +24,10 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import gymnasium
 import numpy as np
 
+from dicejack.envs.gym_env import Move, check_dice, opponent_policy
 from dicejack.games.handout_rules import CONTINUES, MOVER_WINS, Game, roll_total
 
 
@@ -46,114 +48,135 @@ def plain_loop(game: Game, games: int, rng: np.random.Generator) -> int:
 
 
 # ------------------------------------------------------- DiceJackEnv's stepping before the change
-def pre_change_env(game: Game, opponent: Any) -> Any:
+class PreChangeDiceJack(gymnasium.Env):
     """DiceJackEnv's reset and step as they were before it became the one single-agent env (its
-    own roll, outcome and scores; the agent first; no options): the speed to keep."""
-    import gymnasium
+    own roll, outcome and scores; reset options and the render left out): the speed to keep."""
 
-    from dicejack.envs.gym_env import Move, check_dice, opponent_policy
+    def __init__(self, game: Game, opponent: Any) -> None:
+        self.game, self._running, self.zero_based, self.zero_sum = game, "", False, False
+        self._opponent = opponent_policy(game, opponent)
+        self.self_play = self._opponent is None
+        self._cdf = [list(row) for row in game.sum_cdf_table.tolist()]
+        self._seat_names = ("first", "second")
+        self._agent_seat, self._started, self.agent_first = 0, False, 1.0
 
-    class PreChangeDiceJack(gymnasium.Env):
-        def __init__(self) -> None:
-            self.game, self._running, self.zero_based, self.zero_sum = game, "", False, False
-            self._opponent = opponent_policy(game, opponent)
-            self.self_play = self._opponent is None
-            self._cdf = [list(row) for row in game.sum_cdf_table.tolist()]
-            self._seat_names = ("first", "second")
-            self._agent_seat, self._started = 0, False
+    def reset(self, *, seed: int | None = None, options: Any = None) -> Any:
+        with self._not_reentered("reset"):
+            return self._reset(seed, options)
 
-        def reset(self, *, seed: int | None = None, options: Any = None) -> Any:
-            with self._not_reentered("reset"):
-                super().reset(seed=seed)
-                self._scores, self._to_move, self._winner, self._moves = [0, 0], 0, None, []
-                self._history = list(self._moves)
-                self._started = True
-                info = self._info()
-                if not self.self_play:
-                    info["restarts"] = 0
-                return self._observation(), info
+    def _reset(self, seed: int | None, options: Any) -> Any:
+        super().reset(seed=seed)
+        agent_first, start = self._reset_options(options)
+        if start is not None:
+            agent_first = True
+        if agent_first is None:
+            p = self.agent_first
+            agent_first = p == 1.0 or (0.0 < p and self.np_random.random() < p)
+        self._agent_seat = 0 if (agent_first or self.self_play) else 1
+        restarts = 0
+        while True:
+            self._scores = [0, 0] if start is None else list(start)
+            self._to_move, self._winner, self._moves = 0, None, []
+            if self._agent_seat == 0:
+                break
+            self._opponent_move()
+            if self._winner is None:
+                break
+            restarts += 1
+        self._history = list(self._moves)
+        self._started = True
+        info = self._info()
+        if not self.self_play:
+            info["restarts"] = restarts
+        return self._observation(), info
 
-        def step(self, action: Any) -> Any:
-            with self._not_reentered("step"):
-                return self._step(action)
+    def _reset_options(self, options: Any) -> tuple[bool | None, tuple[int, int] | None]:
+        if options is None:
+            return None, None
+        raise NotImplementedError("the benchmark passes no options")
 
-        @contextlib.contextmanager
-        def _not_reentered(self, call: str) -> Iterator[None]:
-            if self._running:
-                raise RuntimeError(f"{call}() re-entered")
-            self._running = call
-            try:
-                yield
-            finally:
-                self._running = ""
+    def step(self, action: Any) -> Any:
+        with self._not_reentered("step"):
+            return self._step(action)
 
-        def _step(self, action: Any) -> Any:
-            if not self._started:
-                raise RuntimeError("call reset() before step()")
-            if self._winner is not None:
-                raise RuntimeError("the game is over; call reset() to start another")
-            j = check_dice(action, self.game.n_dice, zero_based=self.zero_based)
-            self._moves = []
-            mover = self._to_move
-            total = self._move(j)
-            if not self.self_play and self._winner is None:
-                self._opponent_move()
-            self._history.extend(self._moves)
-            reward = 1.0 if self._winner == mover else 0.0
-            if self.zero_sum and self._winner is not None and self._winner != mover:
-                reward = -1.0
-            info = self._info()
-            info["roll"] = total
-            if self.self_play:
-                info["mover"] = self._name(mover)
-            return self._observation(), reward, self._winner is not None, False, info
+    @contextlib.contextmanager
+    def _not_reentered(self, call: str) -> Iterator[None]:
+        if self._running:
+            raise RuntimeError(f"{call}() re-entered")
+        self._running = call
+        try:
+            yield
+        finally:
+            self._running = ""
 
-        def _name(self, seat: int) -> str:
-            if self.self_play:
-                return self._seat_names[seat]
-            return "agent" if seat == self._agent_seat else "opponent"
+    def _step(self, action: Any) -> Any:
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        if self._winner is not None:
+            raise RuntimeError("the game is over; call reset() to start another")
+        j = check_dice(action, self.game.n_dice, zero_based=self.zero_based)
+        self._moves = []
+        mover = self._to_move
+        total = self._move(j)
+        if not self.self_play and self._winner is None:
+            self._opponent_move()
+        self._history.extend(self._moves)
+        reward = 1.0 if self._winner == mover else 0.0
+        if self.zero_sum and self._winner is not None and self._winner != mover:
+            reward = -1.0
+        info = self._info()
+        info["roll"] = total
+        if self.self_play:
+            info["mover"] = self._name(mover)
+        return self._observation(), reward, self._winner is not None, False, info
 
-        def _move(self, j: int) -> int:
-            seat = self._to_move
-            total = roll_total(self._cdf[j], float(self.np_random.random()))
-            score = self._scores[seat] + total
-            self._scores[seat] = score
-            self._moves.append(Move(self._name(seat), j, total, score))
-            result = self.game.outcome(score)
-            if result == CONTINUES:
-                self._to_move = 1 - seat
-            else:
-                self._winner = seat if result == MOVER_WINS else 1 - seat
-            return total
+    def _name(self, seat: int) -> str:
+        if self.self_play:
+            return self._seat_names[seat]
+        return "agent" if seat == self._agent_seat else "opponent"
 
-        def _opponent_move(self) -> None:
-            seat = self._to_move
-            x, y = self._scores[seat], self._scores[1 - seat]
-            j = check_dice(self._opponent(x, y, self.np_random), self.game.n_dice,
-                           f"the opponent's J at <{x},{y}>")
-            self._move(j)
+    def _move(self, j: int) -> int:
+        seat = self._to_move
+        total = roll_total(self._cdf[j], float(self.np_random.random()))
+        score = self._scores[seat] + total
+        self._scores[seat] = score
+        self._moves.append(Move(self._name(seat), j, total, score))
+        result = self.game.outcome(score)
+        if result == CONTINUES:
+            self._to_move = 1 - seat
+        else:
+            self._winner = seat if result == MOVER_WINS else 1 - seat
+        return total
 
-        def _observation(self) -> Any:
-            cap = self.game.low - 1
-            seat = self._to_move if self.self_play else self._agent_seat
-            return (min(self._scores[seat], cap), min(self._scores[1 - seat], cap))
+    def _opponent_move(self) -> None:
+        seat = self._to_move
+        x, y = self._scores[seat], self._scores[1 - seat]
+        j = check_dice(self._opponent(x, y, self.np_random), self.game.n_dice,
+                       f"the opponent's J at <{x},{y}>")
+        self._move(j)
 
-        def _info(self) -> dict[str, Any]:
-            if self.self_play:
-                scores = (self._scores[0], self._scores[1])
-            else:
-                a = self._agent_seat
-                scores = (self._scores[a], self._scores[1 - a])
-            winner = None if self._winner is None else self._name(self._winner)
-            info: dict[str, Any] = {"moves": tuple(self._moves), "scores": scores,
-                                    "winner": winner}
-            if self.self_play:
-                info["to_move"] = self._name(self._to_move) if winner is None else None
-            else:
-                info["agent_first"] = self._agent_seat == 0
-            return info
+    def _observation(self) -> Any:
+        cap = self.game.low - 1
+        seat = self._to_move if self.self_play else self._agent_seat
+        return (min(self._scores[seat], cap), min(self._scores[1 - seat], cap))
 
-    return PreChangeDiceJack()
+    def _info(self) -> dict[str, Any]:
+        if self.self_play:
+            scores = (self._scores[0], self._scores[1])
+        else:
+            a = self._agent_seat
+            scores = (self._scores[a], self._scores[1 - a])
+        winner = None if self._winner is None else self._name(self._winner)
+        info: dict[str, Any] = {"moves": tuple(self._moves), "scores": scores,
+                                "winner": winner}
+        if self.self_play:
+            info["to_move"] = self._name(self._to_move) if winner is None else None
+        else:
+            info["agent_first"] = self._agent_seat == 0
+        return info
+
+
+
 
 
 def _gym_loop(env: Any, games: int, rng: np.random.Generator, low: int, n: int) -> int:
@@ -177,7 +200,7 @@ def gym_self(game: Game, games: int, rng: np.random.Generator) -> int:
 
 
 def pre_change_self(game: Game, games: int, rng: np.random.Generator) -> int:
-    return _gym_loop(pre_change_env(game, "self"), games, rng, 1, game.n_dice)
+    return _gym_loop(PreChangeDiceJack(game, "self"), games, rng, 1, game.n_dice)
 
 
 def gym_uniform(game: Game, games: int, rng: np.random.Generator) -> int:
@@ -187,7 +210,7 @@ def gym_uniform(game: Game, games: int, rng: np.random.Generator) -> int:
 
 
 def pre_change_uniform(game: Game, games: int, rng: np.random.Generator) -> int:
-    return _gym_loop(pre_change_env(game, "uniform"), games, rng, 1, game.n_dice)
+    return _gym_loop(PreChangeDiceJack(game, "uniform"), games, rng, 1, game.n_dice)
 
 
 def single_uniform(game: Game, games: int, rng: np.random.Generator) -> int:

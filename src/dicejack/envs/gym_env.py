@@ -505,7 +505,7 @@ class DiceJackEnv(SingleAgentEnv):
         """The player to move rolls action + 1 dice on the game's bridge (the one single-agent
         core); its move recorded; the total rolled."""
         seat = self.state[2]
-        total = super()._move(action)
+        total = SingleAgentEnv._move(self, action)  # not super(): one object less a move
         score = self._scores[seat] = self._scores[seat] + total
         self._moves.append(Move(self._names[seat], action + 1, total, score))
         return total
