@@ -77,8 +77,7 @@ def test_the_agents_move_then_the_opponents_replies_are_one_step():
     obs, info = env.reset(seed=0)
     assert obs.tolist() == [0, 0] and info == {"restarts": 0}
     obs, reward, done, _, _ = env.step(1)  # two dice, then the opponent rolls one die
-    raw = env.env.unwrapped
-    assert obs.tolist() == [raw.scores["player_0"], raw.scores["player_1"]]
+    assert obs.tolist() == list(env.state[:2])  # the agent's own position, not the AEC env's
     assert 2 <= obs[0] <= 6 and 1 <= obs[1] <= 3 and not done and reward == 0.0
 
 
@@ -97,3 +96,28 @@ def test_bad_arguments_are_one_line_errors():
         pass
     with pytest.raises(DicejackError, match="call reset"):
         played.step(0)
+
+
+def test_the_single_agent_env_steps_the_bridge_not_the_aec_environment():
+    """One path: the game's bridge is stepped directly; the AEC environment only gives the
+    settings (its position stays where it was), and a bad action is its error, nothing changed."""
+    from dicejack.envs.dicejack_v0 import ActionOutOfSpaceError
+
+    game = NO_OPENING_WIN
+    aec = dicejack_v0.env(game=game)
+    aec.reset(seed=0)
+    env = single_agent(aec, "player_1", np.ones(game.shape, dtype=int))
+    with pytest.raises(DicejackError, match=r"call reset\(\) before step\(\)"):
+        env.step(0)
+    obs, _ = env.reset(seed=4)
+    assert env.state[2] == 1 and 1 <= env.state[0] <= 3 and env.agent_to_move == "player_1"
+    assert obs.tolist() == [0, env.state[0]]  # the opponent opened with one die
+    state = env.state
+    for bad in (game.n_dice, -1, True, 0.5):
+        with pytest.raises(ActionOutOfSpaceError, match="not in action space"):
+            env.step(bad)
+        assert env.state == state
+    env.step(np.int64(1))
+    assert env.moves >= 2 and env.state != state
+    raw = aec.unwrapped
+    assert raw.state == (0, 0, 0, None) and raw.moves == 0 and aec.agent_selection == "player_0"

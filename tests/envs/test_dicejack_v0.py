@@ -321,7 +321,7 @@ def test_one_agent_of_peeking_blackjack_pays_its_peeks():
         single.reset(seed=seed)
         total, over = 0.0, False
         while not over:
-            state = raw.space.states[raw.index]
+            state = raw.space.states[single.state]
             _, r, done, cut, _ = single.step(labels.index(choose(state)))
             total += r
             over = done or cut

@@ -89,9 +89,9 @@ def test_import_without_pettingzoo_names_the_extra_that_brings_it():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.splitlines() == [
         "GymMissingError",
-        "dicejack.envs.gym_env needs pettingzoo (DiceJackEnv plays through dicejack's PettingZoo "
-        "environment), which dicejack does not install: pip install '.[gym]' in a clone of "
-        "dicejack (or pip install pettingzoo)",
+        "dicejack.envs.gym_env needs pettingzoo (DiceJackEnv is one agent of dicejack's "
+        "PettingZoo environment), which dicejack does not install: pip install '.[gym]' in a "
+        "clone of dicejack (or pip install pettingzoo)",
     ]
 
 

@@ -4,22 +4,23 @@
 ``import dicejack.envs.gym_env``) plays one agent against a fixed opponent policy, or against
 itself; its class docstring is the specification. :func:`dicejack.compare.greedy_tables` turns
 what an agent learned into the handout's two output arrays. The rules come from
-:mod:`dicejack.games.handout_rules`
-through the one PettingZoo environment of every game (:mod:`dicejack.envs.dicejack_v0`, its
-:class:`~dicejack.envs.bridge.HandoutBridge`); :class:`DiceJackEnv` is the one single-agent
-environment (:class:`dicejack.envs.aec_single.SingleAgentEnv`) with the handout's conventions:
-the opponents below, seats drawn per episode, self-play, what the agent sees and is paid.
+:mod:`dicejack.games.handout_rules` through the game's bridge
+(:class:`~dicejack.envs.bridge.HandoutBridge`, the one the PettingZoo environment
+:mod:`dicejack.envs.dicejack_v0` plays): :class:`DiceJackEnv` is the one single-agent
+environment (:class:`dicejack.envs.aec_single.SingleAgentEnv`, which steps the bridge itself)
+with the handout's conventions: the opponents below, seats drawn per episode, self-play, what
+the agent sees and is paid; it records each move (``info["moves"]``) and keeps no stepping loop
+of its own.
 
-gymnasium is not a dependency of dicejack, nor pettingzoo (whose environment it plays through):
+gymnasium is not a dependency of dicejack, nor pettingzoo (whose environment gives its settings):
 ``pip install '.[gym]'`` in a clone installs both. Without them, importing this module raises
 :class:`GymMissingError` (a one-line :class:`dicejack.DicejackError`).
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Iterator, Mapping
-from typing import Any, NamedTuple, cast
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -28,7 +29,7 @@ from dicejack.runtime.messages import DicejackError
 
 class GymMissingError(DicejackError, ImportError):
     """:mod:`dicejack.envs.gym_env` was imported but gymnasium (or pettingzoo, whose environment
-    it plays through) is not installed."""
+    gives its settings) is not installed."""
 
 
 try:
@@ -40,12 +41,12 @@ except ImportError:
         "pip install '.[gym]' in a clone of dicejack (or pip install gymnasium)"
     ) from None
 try:
-    import pettingzoo  # noqa: F401  (the one environment DiceJackEnv plays through)
+    import pettingzoo  # noqa: F401  (the one environment DiceJackEnv is one agent of)
 except ImportError:
     raise GymMissingError(
-        "dicejack.envs.gym_env needs pettingzoo (DiceJackEnv plays through dicejack's PettingZoo "
-        "environment), which dicejack does not install: pip install '.[gym]' in a clone of "
-        "dicejack (or pip install pettingzoo)"
+        "dicejack.envs.gym_env needs pettingzoo (DiceJackEnv is one agent of dicejack's "
+        "PettingZoo environment), which dicejack does not install: pip install '.[gym]' in a "
+        "clone of dicejack (or pip install pettingzoo)"
     ) from None
 
 from dicejack import solver  # noqa: E402  (after the gymnasium check, on purpose)
@@ -97,6 +98,8 @@ def check_dice(j: Any, n_dice: int, what: str = "action", zero_based: bool = Fal
     """`j` as a number of dice in 1..n_dice (an int, a numpy integer or a 0-d integer array);
     anything else, booleans included, is an :class:`EnvError` naming `what`. `zero_based`: `j`
     is an action a in 0..n_dice-1 meaning J = a + 1."""
+    if type(j) is int and (0 if zero_based else 1) <= j <= (n_dice - 1 if zero_based else n_dice):
+        return j + 1 if zero_based else j  # the common case, without the checks below
     if isinstance(j, np.ndarray) and j.shape == () and np.issubdtype(j.dtype, np.integer):
         j = j.item()
     if zero_based:
@@ -326,6 +329,7 @@ class DiceJackEnv(SingleAgentEnv):
         self._play = None if self.self_play else self._opponent_play
         self.return_range = (-1.0 if self.zero_sum else 0.0, 1.0)
         self._seat_names = ("first", "second")  # self-play: players named by seat
+        self._names = self._seat_names if self.self_play else ("agent", "opponent")  # by seat
         self._scores = [0, 0]  # the true scores by seat (seat 0 moves first), past LTarget too
         self._agent_seat = 0
         self._start_at: tuple[int, int] | None = None
@@ -339,8 +343,13 @@ class DiceJackEnv(SingleAgentEnv):
     ) -> tuple[tuple[int, int], dict[str, Any]]:
         """Start a game at <0, 0> (see the class docstring); `options` may hold
         "agent_first" (bool) for this episode."""
-        with self._not_reentered("reset"):
+        if self._running:  # inline as in step (a reset every few steps)
+            raise self._reentered("reset")
+        self._running = "reset"
+        try:
             return self._reset(seed, options)
+        finally:
+            self._running = ""
 
     def _reset(self, seed: int | None, options: Any) -> tuple[tuple[int, int], dict[str, Any]]:
         gymnasium.Env.reset(self, seed=seed)
@@ -351,7 +360,9 @@ class DiceJackEnv(SingleAgentEnv):
             p = self.agent_first
             agent_first = p == 1.0 or (0.0 < p and self.np_random.random() < p)
         self._agent_seat = 0 if (agent_first or self.self_play) else 1
-        self.agent = AGENTS[self._agent_seat]
+        self._names = self._seat_names if self.self_play else (
+            ("agent", "opponent") if self._agent_seat == 0 else ("opponent", "agent"))
+        self.agent, self.seat = AGENTS[self._agent_seat], self._agent_seat
         self._start_at = start
         restarts = self._new_game(None)  # one generator: seeded above
         self._history = list(self._moves)
@@ -368,7 +379,7 @@ class DiceJackEnv(SingleAgentEnv):
             self._scores = [0, 0]
         else:
             self._scores = list(self._start_at)
-            self.raw.state = self.raw.bridge.decision(*self._start_at, 0)
+            self.state = self.bridge.decision(*self._start_at, 0)
 
     def _restarts_error(self, restarts: int) -> Exception:
         return EnvError(f"the opponent's opening roll ended {restarts} games in a row before the "
@@ -377,42 +388,40 @@ class DiceJackEnv(SingleAgentEnv):
     def step(self, action: Any) -> tuple[tuple[int, int], float, bool, bool, dict[str, Any]]:
         """The mover (the agent, or in self-play the player to move) rolls `action` dice; against
         an opponent, the opponent then replies unless the game is over."""
-        with self._not_reentered("step"):
-            return self._step(action)
-
-    @contextlib.contextmanager
-    def _not_reentered(self, call: str) -> Iterator[None]:
-        """EnvError when reset() or step() is called while one is running (an opponent callable
-        that plays the environment itself): the episode would be corrupted."""
-        if self._running:
-            raise EnvError(f"{call}() called while {self._running}() is running (from the "
-                           "opponent's callable?); the environment is not re-entrant")
-        self._running = call
+        if self._running:  # no context manager: step is the hot path
+            raise self._reentered("step")
+        self._running = "step"
         try:
-            yield
+            return self._step(action)
         finally:
             self._running = ""
+
+    def _reentered(self, call: str) -> EnvError:
+        """reset() or step() called while one is running (an opponent callable that plays the
+        environment itself): the episode would be corrupted."""
+        return EnvError(f"{call}() called while {self._running}() is running (from the "
+                        "opponent's callable?); the environment is not re-entrant")
 
     def _step(self, action: Any) -> tuple[tuple[int, int], float, bool, bool, dict[str, Any]]:
         if not self._started:
             raise EnvError("call reset() before step()")
-        if self._winner() is not None:
+        if self.state[3] is not None:
             raise EnvError("the game is over; call reset() to start another")
         j = check_dice(action, self.game.n_dice, zero_based=self.zero_based)
         self._moves = []
-        mover = self._to_move()
-        self._move(j - 1)
-        total = self._moves[-1].total
-        self._opponent_moves()  # against an opponent: its reply unless the game is over
+        mover = self.state[2]
+        total = self._move(j - 1)
+        if self._play is not None:
+            self._opponent_moves()  # its reply unless the game is over
         self._history.extend(self._moves)
-        winner = self._winner()
+        winner = self.state[3]
         reward = 1.0 if winner == mover else 0.0
         if self.zero_sum and winner is not None and winner != mover:
             reward = -1.0
         info = self._info()
         info["roll"] = total
         if self.self_play:
-            info["mover"] = self._name(mover)
+            info["mover"] = self._names[mover]
         return self._observation(), reward, winner is not None, False, info
 
     def render(self) -> str | None:
@@ -483,32 +492,34 @@ class DiceJackEnv(SingleAgentEnv):
 
     def _name(self, seat: int) -> str:
         """Who sits in `seat` (0 moves first): "first"/"second", or "agent"/"opponent"."""
-        if self.self_play:
-            return self._seat_names[seat]
-        return "agent" if seat == self._agent_seat else "opponent"
+        return self._names[seat]
 
     def _to_move(self) -> int:
         """The seat to move (once the game is over: the seat that moved last)."""
-        return self.raw.state[2]
+        return self.state[2]
 
     def _winner(self) -> int | None:
-        return self.raw.state[3]
+        return self.state[3]
 
-    def _move(self, action: Any) -> None:
-        """The player to move rolls action + 1 dice in the one environment; its move recorded."""
-        seat = self._to_move()
-        self.env.step(action)
-        move = self.raw.infos[AGENTS[seat]]["last_move"]
-        self._scores[seat] = move["score"]
-        self._moves.append(Move(self._name(seat), move["dice"], move["total"], move["score"]))
+    def _move(self, action: int) -> int:
+        """The player to move rolls action + 1 dice on the game's bridge (the one single-agent
+        core); its move recorded; the total rolled."""
+        seat = self.state[2]
+        total = SingleAgentEnv._move(self, action)  # not super(): one object less a move
+        score = self._scores[seat] = self._scores[seat] + total
+        self._moves.append(Move(self._names[seat], action + 1, total, score))
+        return total
 
     def _opponent_play(self, state: Any, rng: np.random.Generator) -> int:
         """The opponent's action at the bridge's `state`, from its view <x, y>."""
         seat = state[2]
         x, y = state[seat], state[1 - seat]
-        play = cast(OpponentFn, self._opponent)  # never None here: only called against one
+        play: OpponentFn = self._opponent  # type: ignore[assignment]  # never None here
+        n = self.game.n_dice
         try:
-            j = check_dice(play(x, y, rng), self.game.n_dice, f"the opponent's J at <{x},{y}>")
+            j = play(x, y, rng)
+            if not (type(j) is int and 1 <= j <= n):  # the common case without check_dice
+                j = check_dice(j, n, f"the opponent's J at <{x},{y}>")
         except BaseException:
             self._started = False  # the game cannot go on: the next step asks for a reset
             raise
@@ -516,7 +527,7 @@ class DiceJackEnv(SingleAgentEnv):
 
     def _observation(self) -> Any:
         cap = self.game.low - 1
-        seat = self._to_move() if self.self_play else self._agent_seat
+        seat = self.state[2] if self.self_play else self._agent_seat
         xy = (min(self._scores[seat], cap), min(self._scores[1 - seat], cap))
         return np.array(xy, dtype=np.int64) if self.flat else xy
 
@@ -526,10 +537,11 @@ class DiceJackEnv(SingleAgentEnv):
         else:
             a = self._agent_seat
             scores = (self._scores[a], self._scores[1 - a])
-        winner = None if self._winner() is None else self._name(self._winner())
+        w = self.state[3]
+        winner = None if w is None else self._names[w]
         info: dict[str, Any] = {"moves": tuple(self._moves), "scores": scores, "winner": winner}
         if self.self_play:
-            info["to_move"] = self._name(self._to_move()) if winner is None else None
+            info["to_move"] = self._names[self.state[2]] if winner is None else None
         else:
             info["agent_first"] = self._agent_seat == 0
         return info
