@@ -33,18 +33,25 @@ that limit within its first two rounds.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from math import comb
 from typing import Any
 
-from dicejack.games.deck_dollar import ACTIONS, NO_CARD, DeckDollar, play_position
+from dicejack.games.deck_dollar import (
+    ACTIONS,
+    NO_CARD,
+    DeckDollar,
+    observation,
+    play_position,
+    policy_table,
+)
 from dicejack.games.information import HISTORIES_LIMIT, InformationTree
 from dicejack.games.protocol import GameDefinitionError
 
 __all__ = ["DeckDuel", "DEAL", "PASS_EVENT", "DRAW_EVENT", "count_histories", "study_uniform",
-           "parse_counts"]
+           "parse_counts", "observation_policy"]
 
 DEAL = "deal"
 #: The event of a pass among the cards seen; a player's own draw of card type t is DRAW_EVENT + t.
@@ -139,16 +146,17 @@ class DeckDuel:
     """The deck game between two players who each see their own hand (module docstring).
 
     counts, hand_size, rounds, passing: as :class:`~dicejack.games.deck_dollar.DeckDollar`
-    (``rounds`` None: as many as the deck allows); ``limit``: the most histories its tree may
-    hold (the constructor refuses a larger one). ``histories``: the tree's size, counted."""
+    (``rounds`` None: as many as the deck allows); ``limit`` (a class constant, the
+    enumeration's): the most histories its tree may hold (the constructor refuses a larger
+    one). ``histories``: the tree's size, counted."""
 
     counts: Any = (1, 2, 1)
     hand_size: int = 1
     rounds: int | None = None
     passing: Any = True
-    limit: int = field(default=HISTORIES_LIMIT, compare=False, repr=False)
     name = "deck-duel"
     num_players = 2
+    limit = HISTORIES_LIMIT
 
     def __post_init__(self) -> None:
         deck = DeckDollar(parse_counts(self.counts), self.hand_size, self.rounds,
@@ -301,3 +309,21 @@ def study_uniform(tree: InformationTree, player: int | None = None
     has k/3; at every decision key of `player` (None: both), exact."""
     return {s.key: {a: Fraction(a.count("+") + 1, 3) for a in s.actions}
             for s in tree.decisions(player)}
+
+
+def observation_policy(tree: InformationTree, policy: Any, player: int = 0
+                       ) -> dict[Hashable, dict[Hashable, float]]:
+    """A policy of the study's 40 observations x 3 actions
+    (:func:`~dicejack.games.deck_dollar.policy_table`) as `player`'s policy of this game: at each
+    decision key, the observation of the player's hand and the card showing, and an action of
+    this game standing for several of the study's gets their summed probability."""
+    table = policy_table(policy)
+    game: DeckDuel = tree.game
+    out: dict[Hashable, dict[Hashable, float]] = {}
+    for s in tree.decisions(player):
+        state = tree.states[s.nodes[0]]
+        showing = NO_CARD if state[4] is None else state[4]
+        obs = observation(_hand(state[1 + player]), showing, game.deck)
+        out[s.key] = {a: float(sum(table[obs, ACTIONS.index(n)] for n in a.split("+")))
+                      for a in s.actions}
+    return out
