@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 from math import comb
 from typing import Any
 
@@ -270,7 +270,7 @@ def count_histories(deck: DeckDollar, limit: int = HISTORIES_LIMIT) -> tuple[int
 def _count_cut(deck: DeckDollar, cut: int) -> int:
     """The histories of the tree of plays ended after `cut` rounds."""
 
-    @lru_cache(maxsize=None)
+    @cache
     def below(left: Counts, h0: Counts, h1: Counts, r: int, showing: int) -> int:
         if r == cut:
             return 1
