@@ -153,3 +153,13 @@ def test_solve_learn_take_a_small_deck_and_refuse_the_studys(capsys):
         err = capsys.readouterr().err.strip()
         assert err.count("\n") == 0 and err.startswith("error: deck-duel counts=16,28,16")
         assert "more than 1,000,000 histories" in err
+
+
+def test_report_takes_a_small_deck(capsys, tmp_path):
+    out = tmp_path / "rep"
+    assert main(["report", "--game", "deck-duel", "--game-param", "counts=2,2,2",
+                 "--game-param", "hand_size=2", "--games", "10,100", "--seeds", "2",
+                 "--out", str(out)]) == 0
+    text = (out / "report.md").read_text()
+    assert "526 nodes in its tree of plays, 98 information sets" in text
+    assert "deck-duel counts=2,2,2 hand_size=2 rounds=2 passing=True" in text
