@@ -17,10 +17,11 @@ this game, named by the study's actions joined with ``+`` (``"small_spoil+median
 no two sequences of the sequence form are the same play; under ``passing`` the follower's
 ``large_max`` that plays nothing is ``large_max`` still (a card of -1: a pass, seen by both).
 
-A player's information state is ``(player, seen)``: `seen` its dealt hand (counts of 1/4, 1/2,
-3/4) followed by every event it saw, in order: each card played by either player (0, 1, 2; 3 a
-pass) and each card it drew itself (4, 5, 6). That is perfect recall: a player's own plays are
-among the cards seen, and different actions play different cards. The opponent's hand and draws
+A player's information state is a text, e.g. ``"p0 [1/4 3/4] 1/2 pass +3/4"``: the player, its
+dealt hand, then every event it saw, in order: each card played by either player (``pass``:
+none) and each card it drew itself (``+3/4``); the state keeps them as `seen`, the dealt hand's
+counts then event numbers (0-2 a card, 3 a pass, 4-6 a draw). That is perfect recall: a
+player's own plays are among the cards seen, and different actions play different cards. The opponent's hand and draws
 are hidden; the observation of the study (40 values) is a function of `seen`, coarser.
 
 The tree of plays grows fast with the deck: the constructor counts its histories (a dynamic
@@ -59,6 +60,9 @@ PASS_EVENT = 3
 DRAW_EVENT = 4
 
 Counts = tuple[int, int, int]
+_NAMES = ("1/4", "1/2", "3/4")
+#: The events as a key spells them: cards played, a pass, the player's own draws.
+_EVENTS = (*_NAMES, "pass", *(f"+{n}" for n in _NAMES))
 
 
 def parse_counts(value: Any) -> Counts:
@@ -245,8 +249,14 @@ class DeckDuel:
             out.append(((left, *got, r + 1, None, d, *seen), p))
         return out
 
-    def information_state(self, state: Any, player: int) -> Hashable:
-        return (player, state[6 + player])
+    def information_state(self, state: Any, player: int) -> str:
+        """``"p0 [1/4 3/4] 1/2 pass +3/4"``: the player, its dealt hand, the events it saw."""
+        seen = state[6 + player]
+        if not seen:
+            return f"p{player}"
+        words = [f"p{player} [" + " ".join(_NAMES[t] for t in _hand(seen[0])) + "]"]
+        words += [_EVENTS[e] for e in seen[1:]]
+        return " ".join(words)
 
 
 def _minus3(a: Counts, b: Counts, c: Counts) -> Counts:
