@@ -21,8 +21,9 @@ A player's information state is a text, e.g. ``"p0 [1/4 3/4] 1/2 pass +3/4"``: t
 dealt hand, then every event it saw, in order: each card played by either player (``pass``:
 none) and each card it drew itself (``+3/4``); the state keeps them as `seen`, the dealt hand's
 counts then event numbers (0-2 a card, 3 a pass, 4-6 a draw). That is perfect recall: a
-player's own plays are among the cards seen, and different actions play different cards. The opponent's hand and draws
-are hidden; the observation of the study (40 values) is a function of `seen`, coarser.
+player's own plays are among the cards seen, and different actions play different cards. The
+opponent's hand and draws are hidden; the study's observation (40 values) is a coarser function
+of what the player saw.
 
 The tree of plays grows fast with the deck: the constructor counts its histories (a dynamic
 programme over the shape of the game, :func:`count_histories`) and refuses, in one line, a deck
