@@ -152,9 +152,9 @@ class DeckDuel:
 
     counts, hand_size, rounds, passing: as :class:`~dicejack.games.deck_dollar.DeckDollar`
     (``rounds`` None: as many as the deck allows; by default 2, 2, 2 with hands of two: 526
-    histories, every deal leading to a decision, as the bridges require); ``limit`` (a class constant, the
-    enumeration's): the most histories its tree may hold (the constructor refuses a larger
-    one). ``histories``: the tree's size, counted."""
+    histories, every deal leading to a decision, as the bridges require); ``limit`` (a class
+    constant, the enumeration's): the most histories its tree may hold (the constructor
+    refuses a larger one). ``histories``: the tree's size, counted."""
 
     counts: Any = (2, 2, 2)
     hand_size: int = 2
