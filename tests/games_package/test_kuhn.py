@@ -84,7 +84,7 @@ def test_rules_equal_openspiel_play_by_play():
 
 def test_registered_by_name():
     assert make_game("kuhn") == Kuhn() and make_game("Kuhn", {"ante": 2}) == Kuhn(ante=2)
-    assert INFORMATION_GAMES == {"kuhn": Kuhn} and "kuhn" not in GAMES  # not the commands' yet
+    assert INFORMATION_GAMES["kuhn"] is Kuhn and "kuhn" not in GAMES  # not the commands' yet
     with pytest.raises(GameDefinitionError, match="ante must be a positive whole number or "
                        "fraction up to 1000000, got 0"):
         make_game("kuhn", {"ante": 0})

@@ -26,11 +26,12 @@ COMMAND_ORDER = ("solve", "learn", "compare", "report", "grade")
 #: The bundled games of `--game` as the help says them, and each one's --game-param keys
 #: (written here: importing dicejack.games loads numpy, which --help never does;
 #: tests/cli/test_cli_games.py holds them to dicejack.games.registry's games).
-BUNDLED_GAMES = "handout, pig, piglet, pig-reset, peeking-blackjack, yamslam, kuhn"
+BUNDLED_GAMES = "handout, pig, piglet, pig-reset, peeking-blackjack, yamslam, kuhn, deck-duel"
 GAME_PARAMS_HELP = ("handout: sides, low, high, dice; pig: goal, die; piglet: goal; "
                     "pig-reset: goal, die; "
                     "peeking-blackjack: card_values, multiplicity, threshold, peek_cost; "
-                    "yamslam: rerolls; kuhn: ante, bet")
+                    "yamslam: rerolls; kuhn: ante, bet; "
+                    "deck-duel: counts, hand_size, rounds, passing")
 
 
 def _no_type(*_args: Any, **_kw: Any) -> None:

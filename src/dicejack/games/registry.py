@@ -5,7 +5,9 @@ Bundled: ``handout`` (the handout's game: sides, low, high, dice), ``pig`` (goal
 ``piglet`` (goal), ``pig-reset`` (goal, die: two-dice Pig, two 1s reset the banked score),
 ``peeking-blackjack`` (card_values, multiplicity, threshold, peek_cost) and ``yamslam``
 (rerolls); with hidden information (:mod:`dicejack.games.information`, solved by
-:mod:`dicejack.solver.sequence_form`, not yet by the commands): ``kuhn`` (ante, bet). A user's
+:mod:`dicejack.solver.sequence_form`, not yet by the commands): ``kuhn`` (ante, bet) and
+``deck-duel`` (counts as ``1,2,1``, hand_size, rounds, passing: the deck divide-the-dollar game
+between two players, :mod:`dicejack.games.deck_information`, small decks only). A user's
 game is a class (called with the parameters as keyword arguments) or an object already built
 (then no parameters), loaded by :mod:`dicejack.runtime.user_code`. Parameter values are read as
 whole numbers, then fractions (``1/6``, ``0.5`` exactly), else kept as text.
@@ -17,6 +19,7 @@ from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any
 
+from dicejack.games.deck_information import DeckDuel
 from dicejack.games.handout import HandoutGame
 from dicejack.games.kuhn import Kuhn
 from dicejack.games.peeking_blackjack import PeekingBlackjack
@@ -33,7 +36,7 @@ GAMES: dict[str, type] = {"handout": HandoutGame, "pig": Pig, "piglet": Piglet,
                           "yamslam": Yamslam}
 #: The bundled games with hidden information, by name (make_game builds them; the commands'
 #: --game lists GAMES, the games they solve and learn).
-INFORMATION_GAMES: dict[str, type] = {"kuhn": Kuhn}
+INFORMATION_GAMES: dict[str, type] = {"kuhn": Kuhn, "deck-duel": DeckDuel}
 
 
 def game_names() -> str:
