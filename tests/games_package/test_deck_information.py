@@ -112,7 +112,7 @@ def test_the_sequence_form_value_is_the_brute_force_over_pure_strategies(game):
                        for r in rows])
     sol = solve_sequence_form(game)
     assert abs(_matrix_game_value(matrix) - sol.value) <= 1e-9
-    assert sol.exact_value == 0 and abs(float(ip.exploitability(tree, sol.policy))) <= 1e-9
+    assert sol.exact_value == 0 and abs(float(ip.exploitability(tree, sol.policy()))) <= 1e-9
 
 
 @pytest.mark.parametrize("game", SMALL, ids=lambda g: g.label())
