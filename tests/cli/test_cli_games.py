@@ -228,3 +228,16 @@ def test_compare_game_handout_is_the_handouts_compare_byte_for_byte(capsys, tmp_
     code, _, err = run(capsys, "compare", "--game", "handout", "--low", "6", "--game-param",
                        "low=6", *learning)
     assert code == 2 and "give one of them" in err
+
+
+def test_compare_a_run_of_another_game_without_game_names_the_options(capsys, tmp_path):
+    """compare RUN.npz of Kuhn poker without --game: one line naming the --game options that
+    compare it (not a traceback), and those options do compare it."""
+    path = str(tmp_path / "k.npz")
+    assert run(capsys, "learn", "--game", "kuhn", "--games", "50", "--out", path)[0] == 0
+    code, out, err = run(capsys, "compare", path)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    options = err.strip().split("compare it with ")[1].split()
+    assert options == ["--game", "kuhn", "--game-param", "ante=1", "--game-param", "bet=1"]
+    code, out, _ = run(capsys, "compare", path, *options)
+    assert code == 0 and "exploitability" in out

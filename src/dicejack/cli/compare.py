@@ -272,6 +272,7 @@ def _learned_from_source(source: Path, given: dict[str, int | None],
     _check_input_file(source)
     if source.suffix.lower() == ".npz":
         run = load_run_file(source)
+        _check_handout_run(source, run.game)
         game = _game_from_options(given, run.game)
         if game != run.game:
             raise cmp.CompareError(f"{source} is a run of {run.game}, not of {game}")
@@ -279,6 +280,20 @@ def _learned_from_source(source: Path, given: dict[str, int | None],
         learned = dataclasses.replace(from_run, source=f"{source}: {from_run.source}")
         return game, learned, None
     return _read_text_tables(source, given)
+
+
+def _check_handout_run(source: Path, game: object) -> None:
+    """UsageError naming the --game options when `source` is a run of another game than the
+    handout's (compare without --game measures the handout's game)."""
+    from dicejack.games.handout_rules import Game
+    from dicejack.games.protocol import game_label
+
+    if isinstance(game, Game):
+        return
+    name, *params = game_label(game).split()
+    options = " ".join([f"--game {name}", *(f"--game-param {p}" for p in params if "=" in p)])
+    raise UsageError(f"{source} is a run of {game_label(game)}, not of the handout's game: "
+                     f"compare it with {options}")
 
 
 def _policy_learned(game: "Game", spec: str, zero_based: bool) -> object:

@@ -84,7 +84,7 @@ class SequenceFormSolution(BaseSolution):
     @property
     def value(self) -> float:
         """Player 0's equilibrium utility (player 0's programme's optimum)."""
-        return self.optimum
+        return self.optimum + 0.0  # no -0.0 from the LP
 
     @property
     def value_exact(self) -> Fraction | None:
