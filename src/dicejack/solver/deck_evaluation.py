@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from dicejack.games.deck_dollar import DeckDollar, policy_table, uniform_policy
+from dicejack.solver.deck_bound import lean_bound
 from dicejack.solver.deck_lean import lean_final
 from dicejack.solver.deck_rules import (
     compile_kernels,
@@ -282,12 +283,30 @@ def _dense_final(game: DeckDollar, table: np.ndarray, compiled: bool,
 
 
 def full_information_bound(game: DeckDollar, compiled: bool = True,
-                           memory_limit: int = MEMORY_LIMIT) -> float:
+                           memory_limit: int = MEMORY_LIMIT, lean: bool = True,
+                           spill: bool = False) -> float:
     """An upper bound on every policy's expected reward against the uniform opponent: the
-    best of a player who sees everything (both hands, the deck's composition, the totals) and
-    picks any action (its card after the opponent's when following), by backward induction
-    over the states every action reaches (those of the uniform policy). Looser than the best
-    player who sees only what it may (its hand and the cards played): that one is not computed."""
+    best expected reward of a player who sees monte's hand, the opponent's hand, the deck's
+    composition (not its order) and the totals, and picks any action (leading: before the
+    opponent's uniformly random answer; following: after seeing the opponent's card), by
+    backward induction over the states every action reaches (those of the uniform policy).
+
+    Why an upper bound: given that state, the deck left is in a uniformly random order and the
+    opponent's next action is uniform whatever happened before, so the game is a Markov decision
+    process in it; its optimum over Markov policies is its optimum over every policy that
+    decides on anything that has happened (no player can do better by remembering). Every
+    player that sees less -- an observation-based policy (its hand's smallest, median and
+    largest card, the card showing), a finite-state machine reading the cards played, any
+    policy on monte's own history -- is one of those. What it does not see is the future: the
+    deck's order and the opponent's next choices stay chance. Looser than the best player
+    who sees only what it may (its hand and the cards played): that one is not computed.
+
+    `lean` (the default): each state keeps only its window of d, next states found in a hash
+    table (:func:`dicejack.solver.deck_bound.lean_bound`; `spill`: earlier rounds' states in
+    temporary files); bit-identical to the dense rows (`lean=False`). Raises SolverError
+    before the arrays alive would pass `memory_limit` bytes."""
+    if lean:
+        return lean_bound(game, compiled, memory_limit, spill).value
     base, tsi, keys, probs = start_states(game)
     args = (game.half, game.passing, tsi, base)
     successors = _kernel("successors", compiled)
