@@ -24,7 +24,10 @@ dense ``(states, 2 * swing * r + 1)`` array, the next round's keys found first
 pushed (:func:`_push_plain`, each next state found by binary search).
 
 :func:`full_information_bound` is an upper bound on every policy: backward induction over the
-same states (reached by every action) for a player who sees both hands and the deck.
+same states (reached by every action) for a player who sees both hands, the deck's composition
+(not its order) and the totals (its docstring says why no observation-based or history-based
+player can beat it); lean by default (:mod:`dicejack.solver.deck_bound`), dense rows on
+request, bit-identical.
 
 Measured (benchmarks/bench_deck_evaluation.py, 2 cores shared with other jobs): the study's
 deck under the intent (``passing=False``) has about a million states over its 26 rounds (79,297
@@ -34,7 +37,9 @@ the 26 rounds for the uniform policy, 8.58 million in the largest round; the den
 take about 10 GB a round, the lean windows fit in about 4 GB: 21 CPU-s (always smallest), 15
 (median), 220 (largest), 613 (uniform) per policy, peak RSS 0.3-4.2 GB, each exact value inside
 its 10^6-game simulation's 95% interval (``bench_deck_evaluation.py --passing --no-bound
---only K``).
+--only K``). The full-information bound there (lean, :mod:`~.deck_bound`): 0.888982726211 in
+546 CPU-s, peak RSS 3.9 GiB with ``spill=True`` (0.834408011960 under the intent, 2.9 CPU-s,
+the dense rows 7.3).
 
 Each kernel is a plain Python function (the reference, run by the tests on small decks)
 compiled by numba without a change (:func:`_kernel`: compiled callees under the plain names,
