@@ -29,6 +29,7 @@ with ``spill=True`` (``--passing --only '' --bound lean --spill``).
 from __future__ import annotations
 
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -286,12 +287,14 @@ def _offsets(width: np.ndarray) -> np.ndarray:
     return offsets
 
 
+@dataclass(frozen=True)
 class BoundRun:
     """A lean bound's result: the bound, the states per round, the peak bytes of the arrays
     alive (files spilled aside)."""
 
-    def __init__(self, value: float, states: tuple[int, ...], peak: int) -> None:
-        self.value, self.states, self.peak = value, states, peak
+    value: float
+    states: tuple[int, ...]
+    peak: int
 
 
 def lean_bound(game: DeckDollar, compiled: bool, memory_limit: int,
