@@ -24,7 +24,10 @@ dense ``(states, 2 * swing * r + 1)`` array, the next round's keys found first
 pushed (:func:`_push_plain`, each next state found by binary search).
 
 :func:`full_information_bound` is an upper bound on every policy: backward induction over the
-same states (reached by every action) for a player who sees both hands and the deck.
+same states (reached by every action) for a player who sees both hands, the deck's composition
+(not its order) and the totals (its docstring says why no observation-based or history-based
+player can beat it); lean by default (:mod:`dicejack.solver.deck_bound`), dense rows on
+request, bit-identical.
 
 Measured (benchmarks/bench_deck_evaluation.py, 2 cores shared with other jobs): the study's
 deck under the intent (``passing=False``) has about a million states over its 26 rounds (79,297
@@ -34,7 +37,9 @@ the 26 rounds for the uniform policy, 8.58 million in the largest round; the den
 take about 10 GB a round, the lean windows fit in about 4 GB: 21 CPU-s (always smallest), 15
 (median), 220 (largest), 613 (uniform) per policy, peak RSS 0.3-4.2 GB, each exact value inside
 its 10^6-game simulation's 95% interval (``bench_deck_evaluation.py --passing --no-bound
---only K``).
+--only K``). The full-information bound there (lean, :mod:`~.deck_bound`): 0.888982726211 in
+546 CPU-s, peak RSS 3.9 GiB with ``spill=True`` (0.834408011960 under the intent, 2.9 CPU-s,
+the dense rows 7.3).
 
 Each kernel is a plain Python function (the reference, run by the tests on small decks)
 compiled by numba without a change (:func:`_kernel`: compiled callees under the plain names,
@@ -50,6 +55,7 @@ from typing import Any
 import numpy as np
 
 from dicejack.games.deck_dollar import DeckDollar, policy_table, uniform_policy
+from dicejack.solver.deck_bound import lean_bound
 from dicejack.solver.deck_lean import lean_final
 from dicejack.solver.deck_rules import (
     compile_kernels,
@@ -282,12 +288,30 @@ def _dense_final(game: DeckDollar, table: np.ndarray, compiled: bool,
 
 
 def full_information_bound(game: DeckDollar, compiled: bool = True,
-                           memory_limit: int = MEMORY_LIMIT) -> float:
+                           memory_limit: int = MEMORY_LIMIT, lean: bool = True,
+                           spill: bool = False) -> float:
     """An upper bound on every policy's expected reward against the uniform opponent: the
-    best of a player who sees everything (both hands, the deck's composition, the totals) and
-    picks any action (its card after the opponent's when following), by backward induction
-    over the states every action reaches (those of the uniform policy). Looser than the best
-    player who sees only what it may (its hand and the cards played): that one is not computed."""
+    best expected reward of a player who sees monte's hand, the opponent's hand, the deck's
+    composition (not its order) and the totals, and picks any action (leading: before the
+    opponent's uniformly random answer; following: after seeing the opponent's card), by
+    backward induction over the states every action reaches (those of the uniform policy).
+
+    Why an upper bound: given that state, the deck left is in a uniformly random order and the
+    opponent's next action is uniform whatever happened before, so the game is a Markov decision
+    process in it; its optimum over Markov policies is its optimum over every policy that
+    decides on anything that has happened (no player can do better by remembering). Every
+    player that sees less -- an observation-based policy (its hand's smallest, median and
+    largest card, the card showing), a finite-state machine reading the cards played, any
+    policy on monte's own history -- is one of those. What it does not see is the future: the
+    deck's order and the opponent's next choices stay chance. Looser than the best player
+    who sees only what it may (its hand and the cards played): that one is not computed.
+
+    `lean` (the default): each state keeps only its window of d, next states found in a hash
+    table (:func:`dicejack.solver.deck_bound.lean_bound`; `spill`: earlier rounds' states in
+    temporary files); bit-identical to the dense rows (`lean=False`). Raises SolverError
+    before the arrays alive would pass `memory_limit` bytes."""
+    if lean:
+        return lean_bound(game, compiled, memory_limit, spill).value
     base, tsi, keys, probs = start_states(game)
     args = (game.half, game.passing, tsi, base)
     successors = _kernel("successors", compiled)
