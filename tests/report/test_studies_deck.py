@@ -13,12 +13,14 @@ from dicejack.learners import learn
 from dicejack.learners.deck_fsm import DeckFSM
 from dicejack.report import studies, studies_deck
 from dicejack.report.studies_deck import SEARCH_ACTIONS, SERIES, DeckStudy, deck_study
+from dicejack.report.studies_deck_duel import deck_duel_curves
 from dicejack.report.studies_deck_report import deck_report, interval, observation_label
-from dicejack.solver.deck_evaluation import evaluate_deck_policy
+from dicejack.solver.deck_evaluation import evaluate_deck_policy, full_information_bound
 from dicejack.solver.deck_fsm_evaluation import FsmPlayer, evaluate_fsm, simulate_fsm
 
 SMALL = DeckStudy(seeds=(1, 2), games=3000, checkpoints=(10, 300), counts=(6, 10, 6),
-                  small_counts=(4, 6, 4), small_hand=3, simulated_games=2000)
+                  small_counts=(4, 6, 4), small_hand=3, simulated_games=2000,
+                  duel_counts=(2, 2, 2), duel_checkpoints=(10, 100))
 
 
 #: The FSM series at the small study: 100 games a scoring round (checkpoint 10 is the first
@@ -69,6 +71,25 @@ def test_the_small_studys_numbers(small_result):
     assert code["game"] == DeckDollar((6, 10, 6), 5, passing=True)
     assert len(code["tallies"]) == 6 and all(t.games == 2000 for t in code["tallies"].values())
     assert code["windows"][("fsm", 1)] is None
+    # the code's own setting: its bound exact (the lean bound equals the dense one) and above
+    # every simulated policy
+    assert code["bound"] == full_information_bound(code["game"], lean=False)
+    for t in [*code["tallies"].values(), *code["baselines"].values()]:
+        assert t.mean - t.half_width <= code["bound"]
+
+
+def test_the_two_player_curves(small_result):
+    """CFR+ and outcome sampling on the duel's deck: the equilibrium's value exact, CFR+'s
+    exploitability falling, its value against the uniform opponent at most the best reply's,
+    each equal to deck_duel_curves run alone."""
+    cfr_plus, sampling = small_result["duel"]
+    assert (cfr_plus.variant, sampling.variant) == ("cfr+", "outcome-sampling")
+    assert cfr_plus.equilibrium_value == 0 and cfr_plus.iterations == (10, 100)
+    assert cfr_plus.exploitability[0][1] < cfr_plus.exploitability[0][0]
+    assert max(cfr_plus.value_vs_uniform[0]) <= cfr_plus.best_vs_uniform + 1e-12
+    alone = deck_duel_curves(DeckDollar((2, 2, 2), 2), (1, 2), (10, 100), "outcome-sampling")
+    np.testing.assert_array_equal(alone.per_seed_exploitability,
+                                  sampling.per_seed_exploitability)
 
 
 def test_the_fsm_series_is_the_learner_valued_exactly(small_result):
@@ -99,6 +120,10 @@ def test_the_report(small_result):
     assert "`dicejack study deck-divide-dollar --out X`" in readme
     assert readme.count("| lead: ") == 10 and "players (the study's other method)" not in readme
     assert "## The evolved FSM players" in readme and "of 4 evolved" in readme
+    bound = small_result["code"]["bound"]
+    assert f"| full information (upper bound), exact | | | {bound:.12f} | |" in readme
+    assert "## Two players, each seeing only its own hand: deck-duel counts=2,2,2" in readme
+    assert "| 100 | " in readme and "cfr+: exploitability" in readme
     assert readme.count("```") == 2 * len(SMALL.seeds) and "| evolved FSM players: value |" \
         in readme
     rows = csv.strip().splitlines()
@@ -132,7 +157,8 @@ def test_the_committed_search_policy():
 @pytest.mark.slow
 def test_written_twice_byte_for_byte(tmp_path, monkeypatch, capsys):
     tiny = DeckStudy(seeds=(1,), games=200, checkpoints=(20,), counts=(4, 6, 4),
-                     small_counts=(3, 5, 3), hand_size=3, small_hand=3, simulated_games=200)
+                     small_counts=(3, 5, 3), hand_size=3, small_hand=3, simulated_games=200,
+                     duel_counts=(1, 2, 1), duel_hand=1, duel_checkpoints=(10,))
     monkeypatch.setitem(studies.STUDIES, "deck-divide-dollar",
                         lambda seeds: (deck_study(tiny), deck_report))
     monkeypatch.chdir(tmp_path)

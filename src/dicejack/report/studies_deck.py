@@ -10,8 +10,9 @@ evaluate_deck_policy`), beside the exact values of the baselines (always the sma
 median, the largest card; uniform play), of the best policy local search finds with the exact
 evaluator (:func:`~dicejack.solver.deck_search.local_search`) and the full-information upper
 bound. Settings (:class:`DeckStudy`): the study's deck (16, 28, 16; hands of 5; 26 rounds) under
-the evident intent's rules (``passing=False``; the exact evaluator does not take the quoted
-code's passing follower at this deck yet), and a small deck (6, 10, 6; hands of 5; 7 rounds)
+the evident intent's rules (``passing=False``; valuing a policy exactly under the quoted
+code's passing follower at this deck takes 15 to 613 CPU-s, so there the policies are simulated,
+beside the exact full-information bound), and a small deck (6, 10, 6; hands of 5; 7 rounds)
 under both rule sets, where everything is exact. The quoted code's own setting (the study deck,
 ``passing=True``) is learned too and its final policies simulated (the study's own measure).
 
@@ -45,6 +46,7 @@ from dicejack.games.deck_dollar import DeckDollar, Tally, fixed_policy, simulate
 from dicejack.learners import learn
 from dicejack.learners.deck_fsm import DeckFSM
 from dicejack.learners.deck_mc import DeckMC
+from dicejack.report.studies_deck_duel import DuelCurves, deck_duel_curves
 from dicejack.solver.deck_evaluation import (
     DeckEvaluation,
     evaluate_deck_policy,
@@ -80,8 +82,12 @@ class DeckStudy:
     """The study's settings: learner seeds, games per run, the checkpoints (the greedy policy
     valued exactly after that many games; `games` is always one), the decks (the study's and a
     small one: hands of `hand_size` and `small_hand`), the games simulated per final policy
-    (the study's own measure), the learner series, and whether to run the search at the
-    study's deck (else :data:`SEARCH_ACTIONS`, found so, is valued)."""
+    (the study's own measure), the learner series, whether to run the search at the
+    study's deck (else :data:`SEARCH_ACTIONS`, found so, is valued), whether to compute the
+    full-information bound in the code's own setting (about 550 CPU-s and 4 GB at the study's
+    deck, :func:`~dicejack.solver.deck_evaluation.full_information_bound`, rounds spilled to
+    temporary files), and the two-player deck (None: none) where CFR learns with its
+    checkpoints (:func:`~dicejack.report.studies_deck_duel.deck_duel_curves`)."""
 
     seeds: tuple[int, ...] = (1, 2, 3)
     games: int = 2_000_000
@@ -93,6 +99,10 @@ class DeckStudy:
     simulated_games: int = 100_000
     series: tuple[str, ...] = DEFAULT_SERIES
     search_study_deck: bool = False
+    code_bound: bool = True
+    duel_counts: tuple[int, int, int] | None = (3, 4, 3)
+    duel_hand: int = 2
+    duel_checkpoints: tuple[int, ...] = (10, 100, 1_000, 10_000)
 
     @property
     def marks(self) -> tuple[int, ...]:
@@ -232,7 +242,17 @@ def _code_setting(cfg: DeckStudy) -> dict[str, Any]:
     out["baselines"] = {k: simulate(game, make(), cfg.simulated_games,
                                     np.random.default_rng([i, 4747]))
                         for i, (k, make) in enumerate(BASELINES.items())}
+    out["bound"] = full_information_bound(game, spill=True) if cfg.code_bound else None
     return out
+
+
+def _duel(cfg: DeckStudy) -> list[DuelCurves]:
+    """CFR+ and outcome sampling on the two-player game at the duel's deck (none without one)."""
+    if cfg.duel_counts is None:
+        return []
+    game = DeckDollar(cfg.duel_counts, cfg.duel_hand, passing=True)
+    return [deck_duel_curves(game, cfg.seeds, cfg.duel_checkpoints, variant)
+            for variant in ("cfr+", "outcome-sampling")]
 
 
 def deck_study(config: DeckStudy = DeckStudy()) -> dict[str, Any]:
@@ -249,7 +269,7 @@ def deck_study(config: DeckStudy = DeckStudy()) -> dict[str, Any]:
                        True),
     ]
     out: dict[str, Any] = {"config": config, "settings": settings, "code": _code_setting(config),
-                           "fsm_params": dict(FSM_PARAMS)}
+                           "fsm_params": dict(FSM_PARAMS), "duel": _duel(config)}
     for setting in settings:
         sim = {}
         for key, final in setting["finals"].items():
