@@ -51,3 +51,15 @@ def test_user_file(tmp_path, monkeypatch):
         make_game("mygame.py:BUILT", {"goal": 4})
     with pytest.raises(Exception, match="no file nothere.py"):
         make_game("nothere.py:Mine")
+
+
+@pytest.mark.parametrize("name", ["deck-divide-dollar", "deck", "Deck-Dollar"])
+def test_the_one_player_deck_game_says_where_it_is(name):
+    """The deck game against its random opponent is no game of the commands: one line saying
+    where it runs (the study) and what its two-player form is called."""
+    with pytest.raises(GameDefinitionError) as err:
+        make_game(name)
+    text = str(err.value)
+    assert "\n" not in text and "dicejack study deck-divide-dollar" in text
+    assert "--game deck-duel" in text
+    assert make_game("deck-duel").num_players == 2

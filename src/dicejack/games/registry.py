@@ -80,6 +80,12 @@ def make_game(spec: str, params: dict[str, Any] | None = None) -> Any:
     else:
         key = str(spec).strip().lower()
         made = GAMES.get(key) or INFORMATION_GAMES.get(key)
+        if made is None and key.startswith("deck"):
+            raise GameDefinitionError(
+                f"no game {spec!r}: the deck divide-the-dollar game against its random "
+                "opponent is not a game of these commands (one player with hidden cards: its "
+                "exact evaluator, search, bound and learners run in `dicejack study "
+                "deck-divide-dollar`); between two players it is --game deck-duel")
         if made is None:
             raise GameDefinitionError(f"no game {spec!r}; the games: {game_names()}, or "
                                       "FILE.py:Class for your own")
