@@ -37,39 +37,22 @@ import numpy as np
 
 from dicejack.games.deck_dollar import DeckDollar
 from dicejack.solver.deck_rules import (
+    MemoryBudget,
     compile_kernels,
     decode_plain,
     draws_plain,
     encode_plain,
     pair_plain,
+    rehash_plain,
     score_plain,
+    slot_plain,
     start_states,
 )
-from dicejack.solver.solution import SolverError
 
 __all__ = ["lean_bound", "BoundRun"]
 
 #: The most next states one state has: 9 pairs of cards played times 9 draws.
 FANOUT = 81
-
-
-def _slot_plain(table, key):
-    """The slot of `key` in the hash table (its own, or the empty one, -1, where it goes)."""
-    mask = table.shape[0] - 1
-    h = key ^ (key >> 29)
-    h = h * 0x5BD1E995
-    h = (h ^ (h >> 32)) & mask
-    while table[h] != key and table[h] >= 0:
-        h = (h + 1) & mask
-    return h
-
-
-def _rehash_plain(table, lo, hi, ntable, nlo, nhi):
-    """The hash table's entries moved into a larger one."""
-    for i in range(table.shape[0]):
-        if table[i] >= 0:
-            h = _slot_plain(ntable, table[i])
-            ntable[h], nlo[h], nhi[h] = table[i], lo[i], hi[i]
 
 
 def _pairs_plain(c, lead_monte, half, passing, cards, which):
@@ -115,7 +98,7 @@ def _index_plain(keys, low, width, start, count, r, half, passing, base, swing, 
             if c2 >= 0:
                 mid[3 + c2] -= 1
             for k in range(draws_plain(mid, after, dprobs)):
-                h = _slot_plain(table, encode_plain(after[k], base))
+                h = slot_plain(table, encode_plain(after[k], base))
                 if table[h] < 0:
                     table[h], lo[h], hi[h] = encode_plain(after[k], base), first + shift, \
                         final + shift
@@ -129,7 +112,7 @@ def _index_plain(keys, low, width, start, count, r, half, passing, base, swing, 
 def _insert_plain(keys, table, rank):
     """A hash table of the sorted `keys`: each one's slot holds it, its rank in `rank`."""
     for i in range(keys.shape[0]):
-        h = _slot_plain(table, keys[i])
+        h = slot_plain(table, keys[i])
         table[h], rank[h] = keys[i], i
 
 
@@ -150,7 +133,7 @@ def _expect_plain(c, c1, c2, r, first, width, base, swing, table, rank, noffsets
     if c2 >= 0:
         mid[3 + c2] -= 1
     for k in range(draws_plain(mid, after, dprobs)):
-        t = rank[_slot_plain(table, encode_plain(after[k], base))]
+        t = rank[slot_plain(table, encode_plain(after[k], base))]
         at = noffsets[t] - nlow[t] + first + shift
         for w in range(width):
             acc[w] += dprobs[k] * npool[at + w]
@@ -197,7 +180,7 @@ def _backup_plain(keys, offsets, low, pool, r, half, passing, base, swing, table
 
 
 _KERNELS: dict[str, Any] = {}
-_PLAIN = {"slot": _slot_plain, "rehash": _rehash_plain, "pairs": _pairs_plain,
+_PLAIN = {"slot": slot_plain, "rehash": rehash_plain, "pairs": _pairs_plain,
           "index": _index_plain, "insert": _insert_plain, "expect": _expect_plain,
           "backup": _backup_plain}
 
@@ -211,30 +194,11 @@ def _kernel(name: str, compiled: bool) -> Any:
     return _KERNELS[name]
 
 
-class _Budget:
-    """The bytes of the arrays alive, their peak, and the refusal past `limit`."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit, self.alive, self.peak = limit, 0, 0
-
-    def take(self, nbytes: int, r: int, what: str) -> None:
-        if self.alive + nbytes > self.limit:
-            raise SolverError(
-                f"round {r + 1} needs {nbytes / 2**20:,.0f} MiB more for {what} beside "
-                f"{self.alive / 2**20:,.0f} MiB, over the memory limit of "
-                f"{self.limit / 2**30:.1f} GiB (try spill=True, passing=False or a smaller deck)")
-        self.alive += nbytes
-        self.peak = max(self.peak, self.alive)
-
-    def give(self, *arrays: np.ndarray) -> None:
-        self.alive -= sum(a.nbytes for a in arrays)
-
-
 class _Rounds:
     """Every round's keys, low and width: in memory, or in files under `folder` (each read
     back when asked for); the bytes held in memory counted in the budget."""
 
-    def __init__(self, folder: Path | None, budget: _Budget) -> None:
+    def __init__(self, folder: Path | None, budget: MemoryBudget) -> None:
         self.folder, self.budget, self.held = folder, budget, {}
 
     def put(self, r: int, arrays: tuple[np.ndarray, ...]) -> None:
@@ -303,7 +267,7 @@ def lean_bound(game: DeckDollar, compiled: bool, memory_limit: int,
     dense one. `spill`: earlier rounds' states in temporary files, not in memory. Raises
     SolverError before the arrays alive would pass `memory_limit` bytes."""
     base, _, keys, probs = start_states(game)
-    budget = _Budget(memory_limit)
+    budget = MemoryBudget(memory_limit, "spill=True, passing=False or a smaller deck")
     with tempfile.TemporaryDirectory(prefix="dicejack-bound-") as folder:
         rounds = _Rounds(Path(folder) if spill else None, budget)
         current = (keys, np.zeros(keys.shape[0], np.int16), np.ones(keys.shape[0], np.int16))
@@ -320,7 +284,7 @@ def lean_bound(game: DeckDollar, compiled: bool, memory_limit: int,
     return BoundRun(float(probs @ value), tuple(states), budget.peak)
 
 
-def _backward(game: DeckDollar, rounds: _Rounds, base: np.ndarray, budget: _Budget,
+def _backward(game: DeckDollar, rounds: _Rounds, base: np.ndarray, budget: MemoryBudget,
               compiled: bool) -> np.ndarray:
     """Round 0's values (one a state: its window is d = 0) by backward induction."""
     backup, insert = _kernel("backup", compiled), _kernel("insert", compiled)

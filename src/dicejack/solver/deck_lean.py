@@ -8,7 +8,7 @@ A round is the sorted keys of its states (hands and deck, :mod:`dicejack.solver.
 holds the probabilities of columns ``low[s] .. low[s] + offsets[s + 1] - offsets[s] - 1`` (column
 ``d + swing * r``, as the dense rows number them), which cover every ``d`` it can reach.
 A round goes in two passes over its states. :func:`_index_plain` enters every next state into an
-open-addressing hash table of keys (linear probing; grown by :func:`_rehash_plain` when half
+open-addressing hash table of keys (linear probing; grown by :func:`rehash_plain` when half
 full), widening the next state's window to each shifted source window; the table's keys are then
 sorted, each slot given its state's rank, and the pool laid out. :func:`_spread_plain` pushes the
 probabilities, each next state found in the table. The terms added into each probability are the
@@ -24,39 +24,22 @@ import numpy as np
 
 from dicejack.games.deck_dollar import DeckDollar
 from dicejack.solver.deck_rules import (
+    MemoryBudget,
     compile_kernels,
     decode_plain,
     draws_plain,
     encode_plain,
     plays_plain,
+    rehash_plain,
     score_plain,
+    slot_plain,
     start_states,
 )
-from dicejack.solver.solution import SolverError
 
 __all__ = ["lean_final"]
 
 #: The most next states one state has: 16 pairs of cards played times 9 draws.
 FANOUT = 144
-
-
-def _slot_plain(table, key):
-    """The slot of `key` in the hash table (its own, or the empty one, -1, where it goes)."""
-    mask = table.shape[0] - 1
-    h = key ^ (key >> 29)
-    h = h * 0x5BD1E995
-    h = (h ^ (h >> 32)) & mask
-    while table[h] != key and table[h] >= 0:
-        h = (h + 1) & mask
-    return h
-
-
-def _rehash_plain(table, lo, hi, ntable, nlo, nhi):
-    """The hash table's entries moved into a larger one."""
-    for i in range(table.shape[0]):
-        if table[i] >= 0:
-            h = _slot_plain(ntable, table[i])
-            ntable[h], nlo[h], nhi[h] = table[i], lo[i], hi[i]
 
 
 def _index_plain(keys, offsets, low, start, count, r, policy, half, passing, tsi, base, swing,
@@ -89,7 +72,7 @@ def _index_plain(keys, offsets, low, start, count, r, policy, half, passing, tsi
                     mid[3 + j] -= 1
                 for k in range(draws_plain(mid, after, dprobs)):
                     key = encode_plain(after[k], base)
-                    h = _slot_plain(table, key)
+                    h = slot_plain(table, key)
                     if table[h] < 0:
                         table[h], lo[h], hi[h] = key, first + shift, final + shift
                         count += 1
@@ -130,7 +113,7 @@ def _spread_plain(keys, offsets, low, pool, r, policy, half, passing, tsi, base,
                 if j < 3:
                     mid[3 + j] -= 1
                 for k in range(draws_plain(mid, after, dprobs)):
-                    t = rank[_slot_plain(table, encode_plain(after[k], base))]
+                    t = rank[slot_plain(table, encode_plain(after[k], base))]
                     at = noffsets[t] - nlow[t] + low[s] + shift
                     q = p * dprobs[k]
                     for w in range(width):
@@ -138,7 +121,7 @@ def _spread_plain(keys, offsets, low, pool, r, policy, half, passing, tsi, base,
 
 
 _KERNELS: dict[str, Any] = {}
-_PLAIN = {"slot": _slot_plain, "rehash": _rehash_plain, "index": _index_plain,
+_PLAIN = {"slot": slot_plain, "rehash": rehash_plain, "index": _index_plain,
           "spread": _spread_plain}
 
 
@@ -149,25 +132,6 @@ def _kernel(name: str, compiled: bool) -> Any:
     if not _KERNELS:
         _KERNELS.update(compile_kernels(_PLAIN, globals()))
     return _KERNELS[name]
-
-
-class _Budget:
-    """The bytes of the arrays alive, their peak, and the refusal past `limit`."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit, self.alive, self.peak = limit, 0, 0
-
-    def take(self, nbytes: int, r: int, what: str) -> None:
-        if self.alive + nbytes > self.limit:
-            raise SolverError(
-                f"round {r + 1} needs {nbytes / 2**20:,.0f} MiB more for {what} beside "
-                f"{self.alive / 2**20:,.0f} MiB, over the memory limit of "
-                f"{self.limit / 2**30:.1f} GiB (try passing=False or a smaller deck)")
-        self.alive += nbytes
-        self.peak = max(self.peak, self.alive)
-
-    def give(self, *arrays: np.ndarray) -> None:
-        self.alive -= sum(a.nbytes for a in arrays)
 
 
 def _next_round(keys, offsets, low, r, args, budget, compiled):
@@ -212,7 +176,7 @@ def lean_final(game: DeckDollar, policy: np.ndarray, compiled: bool,
     low = np.zeros(keys.shape[0], dtype=np.int32)
     args = (policy, game.half, game.passing, tsi, base, game.swing)
     spread = _kernel("spread", compiled)
-    budget = _Budget(memory_limit)
+    budget = MemoryBudget(memory_limit)
     budget.take(keys.nbytes + offsets.nbytes + low.nbytes + pool.nbytes, 0, "the deal")
     states = []
     for r in range(game.rounds):

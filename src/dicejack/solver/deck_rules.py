@@ -148,10 +148,30 @@ def pair_plain(c, lead_monte, a, b, half, passing):
 
 
 
+def slot_plain(table, key):
+    """The slot of `key` in the hash table (its own, or the empty one, -1, where it goes)."""
+    mask = table.shape[0] - 1
+    h = key ^ (key >> 29)
+    h = h * 0x5BD1E995
+    h = (h ^ (h >> 32)) & mask
+    while table[h] != key and table[h] >= 0:
+        h = (h + 1) & mask
+    return h
+
+
+def rehash_plain(table, lo, hi, ntable, nlo, nhi):
+    """The hash table's entries moved into a larger one."""
+    for i in range(table.shape[0]):
+        if table[i] >= 0:
+            h = slot_plain(ntable, table[i])
+            ntable[h], nlo[h], nhi[h] = table[i], lo[i], hi[i]
+
+
 #: The rule kernels by short name (callees of the evaluators' kernels).
 RULES = {"nth": nth_plain, "low": low_plain, "high": high_plain, "card": card_plain,
          "observe": observe_plain, "plays": plays_plain, "encode": encode_plain,
-         "decode": decode_plain, "draws": draws_plain, "score": score_plain, "pair": pair_plain}
+         "decode": decode_plain, "draws": draws_plain, "score": score_plain, "pair": pair_plain,
+         "slot": slot_plain, "rehash": rehash_plain}
 
 
 def compile_kernels(plain: dict[str, Any], scope: dict[str, Any]) -> dict[str, Any]:
@@ -204,3 +224,21 @@ def start_states(game: DeckDollar) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     return base, np.asarray(TRUE_STATE_INDEX, dtype=np.int64), keys[order], probs
 
 
+class MemoryBudget:
+    """The bytes of the arrays alive, their peak, and the refusal (SolverError, one line, ending
+    with `hint`) past `limit`."""
+
+    def __init__(self, limit: int, hint: str = "passing=False or a smaller deck") -> None:
+        self.limit, self.alive, self.peak, self.hint = limit, 0, 0, hint
+
+    def take(self, nbytes: int, r: int, what: str) -> None:
+        if self.alive + nbytes > self.limit:
+            raise SolverError(
+                f"round {r + 1} needs {nbytes / 2**20:,.0f} MiB more for {what} beside "
+                f"{self.alive / 2**20:,.0f} MiB, over the memory limit of "
+                f"{self.limit / 2**30:.1f} GiB (try {self.hint})")
+        self.alive += nbytes
+        self.peak = max(self.peak, self.alive)
+
+    def give(self, *arrays: np.ndarray) -> None:
+        self.alive -= sum(a.nbytes for a in arrays)
