@@ -19,7 +19,8 @@ minutes at the study's deck), its policy evaluated and simulated too.
 Default: the study's deck (60 cards: 16, 28, 16; hands of 5; 26 rounds) under the evident
 intent (``passing=False``). ``--passing`` takes the quoted code's passing follower (millions of
 states per round: the lean evaluator, solver.deck_lean, within ``--memory-gib``; the
-full-information bound's dense values do not fit there, and it says so; the lean bound does).
+full-information bound's dense values do not fit there, but it finds so only after many
+CPU-minutes of its forward pass, so take ``--bound lean`` there; the lean bound fits).
 ``--dense``: the evaluator's dense rows instead (bit-identical, refused at the study's deck under
 passing).
 "peak MB" is tracemalloc's peak of the evaluation (numpy's arrays included).

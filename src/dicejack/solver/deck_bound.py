@@ -22,8 +22,8 @@ Measured (``benchmarks/bench_deck_evaluation.py --bound``, 2 cores shared with o
 study's deck under the intent (``passing=False``), 0.834408011960 in 2.9 CPU-s against the
 dense rows' 7.3 (ratio 0.40; tracemalloc peak 46 MB against 79, ratio 0.58), bit-identical;
 under the code's passing follower (86.3 million states over 26 rounds, 8.58 million in the
-largest; the dense rows are refused there), 0.888982726211 in 546 CPU-s, peak RSS 3.9 GiB
-with ``spill=True`` (``--passing --only '' --bound lean --spill``).
+largest; the dense rows are refused there), 0.888982726211 in 546 to 629 CPU-s, peak RSS
+3.9 GiB with ``spill=True``, 4.4 GiB without (``--passing --only '' --bound lean --spill``).
 """
 
 from __future__ import annotations

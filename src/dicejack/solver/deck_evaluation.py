@@ -38,8 +38,8 @@ take about 10 GB a round, the lean windows fit in about 4 GB: 21 CPU-s (always s
 (median), 220 (largest), 613 (uniform) per policy, peak RSS 0.3-4.2 GB, each exact value inside
 its 10^6-game simulation's 95% interval (``bench_deck_evaluation.py --passing --no-bound
 --only K``). The full-information bound there (lean, :mod:`~.deck_bound`): 0.888982726211 in
-546 CPU-s, peak RSS 3.9 GiB with ``spill=True`` (0.834408011960 under the intent, 2.9 CPU-s,
-the dense rows 7.3).
+546 to 629 CPU-s, peak RSS 3.9 GiB with ``spill=True`` (4.4 without; 0.834408011960 under
+the intent, 2.9 CPU-s, the dense rows 7.3).
 
 Each kernel is a plain Python function (the reference, run by the tests on small decks)
 compiled by numba without a change (:func:`_kernel`: compiled callees under the plain names,
