@@ -131,7 +131,7 @@ _LEARNER_NAME_OPT = typer.Option(
     help="Instead of SOURCE: learn with this learner "
     "(handout, q-learning, mc-epsilon, ucb, thompson; listed under Learners below) on the "
     "game of --sides/--low/--high/--dice, then compare. With --game: q-learning, "
-    "mc-exploring-starts or counting; with --game kuhn: cfr."
+    "mc-exploring-starts or counting; with --game kuhn or deck-duel: cfr."
 )
 _M_OPT = typer.Option(
     None, "-m", "--m", help="With --learner handout: M (default 100; = --param m=M)."
@@ -157,11 +157,11 @@ _ZERO_BASED_OPT = typer.Option(
 )
 _GAME_SPEC_OPT = typer.Option(
     None, "--game", metavar="NAME|FILE.py:Class", help=f"A protocol game ({BUNDLED_GAMES}, "
-    "kuhn, or your FILE.py:Class; docs/games.md): SOURCE is then a run of it "
+    "or your FILE.py:Class; docs/games.md): SOURCE is then a run of it "
     "(`dicejack learn --game ... --out run.npz`), or --learner learns one; compared with "
     "the game's exact solution (agreement, value error, the learned policy's exact value, "
-    "exploitability; kuhn, hidden information: exploitability, NashConv and the payoff in "
-    "each seat against the exact equilibrium). --game handout is the command without "
+    "exploitability; kuhn and deck-duel, hidden information: exploitability, NashConv and "
+    "the payoff in each seat against the exact equilibrium). --game handout is the command without "
     "--game (its parameters by --game-param or --sides --low --high --dice)."
 )
 

@@ -79,11 +79,12 @@ _FIGURE_FORMAT_OPT = typer.Option(
 )
 _GAME_SPEC_OPT = typer.Option(
     None, "--game", metavar="NAME|FILE.py:Class", help="Study another game through the game "
-    f"protocol ({BUNDLED_GAMES}, kuhn, or your FILE.py:Class; docs/games.md) with its learners "
+    f"protocol ({BUNDLED_GAMES}, or your FILE.py:Class; docs/games.md) with its learners "
     "(--learner q-learning, mc-exploring-starts, counting; default the first two), every "
     "checkpoint measured exactly against the game's solution (agreement, value error, the "
     "learned policy's exact value, exploitability). Default --games 1000..100000, --seeds 5, "
-    "--out reports/<game>-learners. A game with hidden information (kuhn) is learned by cfr "
+    "--out reports/<game>-learners. A game with hidden information (kuhn, deck-duel) is "
+    "learned by cfr "
     "(default: one series per --param variant=cfr+,cfr,outcome-sampling; --games 10..10000 "
     "iterations), its average policy's exact exploitability, NashConv and values measured. "
     "--game handout is the handout's report, byte for byte the one without --game (its "
