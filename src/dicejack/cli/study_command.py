@@ -31,10 +31,11 @@ def study_cmd(
 ) -> None:
     """Redo a classroom study against exact truth: README.md, runs.csv and figures in --out.
 
-    A run takes a few minutes (peeking-blackjack: 60 Q-learning runs of 30,000 trials;
+    A run takes minutes (peeking-blackjack: 60 Q-learning runs of 30,000 trials;
     yamslam: a 10,000-trial reference table and 5 learners to 6,400 trials per pair, 340
-    million trials; deck-divide-dollar, about 260 CPU-seconds: 2,000,000 games per Monte Carlo
-    run and per evolved-FSM run, each checkpoint's policy or machine valued exactly).
+    million trials; deck-divide-dollar, about 1,200 CPU-seconds and 4 GB: 2,000,000 games per Monte
+    Carlo run and per evolved-FSM run, each checkpoint's policy or machine valued exactly, the
+    exact full-information bound, CFR on the two-player game at a small deck).
     The same command writes the same bytes.
 
     Examples: dicejack study peeking-blackjack --out reports/studies-peeking-blackjack;
