@@ -29,6 +29,7 @@ from dicejack.solver.deck_rules import (
     decode_plain,
     draws_plain,
     encode_plain,
+    hashed_next_states,
     plays_plain,
     rehash_plain,
     score_plain,
@@ -137,20 +138,9 @@ def _kernel(name: str, compiled: bool) -> Any:
 def _next_round(keys, offsets, low, r, args, budget, compiled):
     """Round r + 1's hash table (keys, ranks), sorted keys, offsets and low columns."""
     index, rehash = _kernel("index", compiled), _kernel("rehash", compiled)
-    size = 1 << max(10, int(4 * keys.shape[0] - 1).bit_length())
-    budget.take(16 * size, r, "the next states' hash table")
-    table, lo, hi = np.full(size, -1, np.int64), np.empty(size, np.int32), np.empty(size, np.int32)
-    at, count = 0, 0
-    while True:
-        at, count = index(keys, offsets, low, at, count, r, *args, table, lo, hi)
-        if at == keys.shape[0]:
-            break
-        budget.take(32 * size, r, "the next states' hash table, grown")
-        bigger = (np.full(2 * size, -1, np.int64), np.empty(2 * size, np.int32),
-                  np.empty(2 * size, np.int32))
-        rehash(table, lo, hi, *bigger)
-        budget.give(table, lo, hi)
-        (table, lo, hi), size = bigger, 2 * size
+    table, lo, hi = hashed_next_states(
+        lambda at, count, *arrays: index(keys, offsets, low, at, count, r, *args, *arrays),
+        keys.shape[0], r, budget, rehash)
     slots = np.flatnonzero(table >= 0)
     budget.take(40 * slots.shape[0], r, "the next states' keys and windows")
     order = np.argsort(table[slots], kind="stable")

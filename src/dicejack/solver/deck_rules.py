@@ -242,3 +242,25 @@ class MemoryBudget:
 
     def give(self, *arrays: np.ndarray) -> None:
         self.alive -= sum(a.nbytes for a in arrays)
+
+
+def hashed_next_states(fill: Any, n: int, r: int, budget: MemoryBudget,
+                       rehash: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The next round's hash table (keys, -1 where empty; the low and high column of each
+    state's window) filled by ``fill(at, count, table, lo, hi) -> (at, count)`` from round
+    `r`'s `n` states: it stops early when the table is half full, and the table is doubled
+    (`rehash`) and filled on until every state is in; each array counted in `budget`."""
+    size = 1 << max(10, int(4 * n - 1).bit_length())
+    budget.take(16 * size, r, "the next states' hash table")
+    table, lo, hi = np.full(size, -1, np.int64), np.empty(size, np.int32), np.empty(size, np.int32)
+    at, count = 0, 0
+    while True:
+        at, count = fill(at, count, table, lo, hi)
+        if at == n:
+            return table, lo, hi
+        budget.take(32 * size, r, "the next states' hash table, grown")
+        bigger = (np.full(2 * size, -1, np.int64), np.empty(2 * size, np.int32),
+                  np.empty(2 * size, np.int32))
+        rehash(table, lo, hi, *bigger)
+        budget.give(table, lo, hi)
+        (table, lo, hi), size = bigger, 2 * size
