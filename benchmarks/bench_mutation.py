@@ -93,7 +93,8 @@ BUGS: tuple[Bug, ...] = (
         "low[names.index(name)], high[names.index(name)] = b.low, b.high", "pass",
         ("tests/report/test_game_report.py",)),
     Bug("--game help without peeking-blackjack and yamslam", "src/dicejack/cli/common.py",
-        'BUNDLED_GAMES = "handout, pig, piglet, pig-reset, peeking-blackjack, yamslam, kuhn"',
+        'BUNDLED_GAMES = "handout, pig, piglet, pig-reset, peeking-blackjack, yamslam, kuhn, '
+        'deck-duel"',
         'BUNDLED_GAMES = "handout, pig, piglet"', ("tests/cli/test_cli_games.py",)),
     Bug("format points taken silently under a review",
         "src/dicejack/grade/outputs/explanations.py",
