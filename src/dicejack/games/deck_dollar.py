@@ -54,7 +54,8 @@ from dicejack.games.protocol import GameDefinitionError
 
 __all__ = ["DeckDollar", "ACTIONS", "CARDS", "NO_CARD", "PASS", "TRUE_STATE_INDEX",
            "N_OBSERVATIONS", "observation", "play_position", "policy_table", "fixed_policy",
-           "uniform_policy", "simulate", "Tally"]
+           "uniform_policy", "simulate", "Tally", "position_plain", "take_plain", "insert_plain",
+           "turn_plain"]
 
 #: The card values, in quarters, by card type 0, 1, 2 (1/4, 1/2, 3/4).
 CARDS: tuple[int, int, int] = (1, 2, 3)
@@ -122,7 +123,7 @@ class DeckDollar:
         return 3 if self.passing else 2
 
 
-def _play_plain(hand, n, showing, action, half, passing):
+def position_plain(hand, n, showing, action, half, passing):
     """The code's ``play_action``: the position in the sorted ``hand[:n]`` of the card played
     (card types 0..2, worth type + 1 quarters), or -1 (:data:`PASS`) for nothing."""
     if showing == 3:
@@ -146,7 +147,7 @@ def _play_plain(hand, n, showing, action, half, passing):
 
 def play_position(hand: Any, showing: int, action: int, game: DeckDollar) -> int:
     """Where in the sorted `hand` (card types) the card played is, or :data:`PASS`."""
-    return _play_plain(hand, len(hand), showing, action, game.half, game.passing)
+    return position_plain(hand, len(hand), showing, action, game.half, game.passing)
 
 
 def _observe_plain(hand, n, showing, half, tsi):
@@ -187,7 +188,7 @@ def uniform_policy() -> np.ndarray:
     return np.full((N_OBSERVATIONS, 3), 1.0 / 3.0)
 
 
-def _take_plain(hand, n, pos):
+def take_plain(hand, n, pos):
     """Removes ``hand[pos]`` from the sorted ``hand[:n]``; returns the card."""
     card = hand[pos]
     for i in range(pos, n - 1):
@@ -195,7 +196,7 @@ def _take_plain(hand, n, pos):
     return card
 
 
-def _insert_plain(hand, n, card):
+def insert_plain(hand, n, card):
     """Inserts `card` into the sorted ``hand[:n]`` (room for n + 1)."""
     i = n
     while i > 0 and hand[i - 1] > card:
@@ -204,12 +205,12 @@ def _insert_plain(hand, n, card):
     hand[i] = card
 
 
-def _turn_plain(hand, n, showing, action, half, passing):
+def turn_plain(hand, n, showing, action, half, passing):
     """One player's card played (module docstring): (card type or -1, the hand's new length)."""
-    pos = _play_plain(hand, n, showing, action, half, passing)
+    pos = position_plain(hand, n, showing, action, half, passing)
     if pos < 0:
         return -1, n
-    return _take_plain(hand, n, pos), n - 1
+    return take_plain(hand, n, pos), n - 1
 
 
 def _choose_plain(cum, obs, u):
@@ -224,12 +225,12 @@ def _round_plain(h1, n1, h2, n2, lead_monte, cum, half, passing, tsi, rng):
     """One round's two cards: (monte's card, opponent's card, n1, n2); -1 for a pass."""
     if lead_monte:
         a = _choose_plain(cum, _observe_plain(h1, n1, 3, half, tsi), rng.random())
-        c1, n1 = _turn_plain(h1, n1, 3, a, half, passing)
-        c2, n2 = _turn_plain(h2, n2, c1, int(rng.random() * 3.0), half, passing)
+        c1, n1 = turn_plain(h1, n1, 3, a, half, passing)
+        c2, n2 = turn_plain(h2, n2, c1, int(rng.random() * 3.0), half, passing)
     else:
-        c2, n2 = _turn_plain(h2, n2, 3, int(rng.random() * 3.0), half, passing)
+        c2, n2 = turn_plain(h2, n2, 3, int(rng.random() * 3.0), half, passing)
         a = _choose_plain(cum, _observe_plain(h1, n1, c2, half, tsi), rng.random())
-        c1, n1 = _turn_plain(h1, n1, c2, a, half, passing)
+        c1, n1 = turn_plain(h1, n1, c2, a, half, passing)
     return c1, c2, n1, n2
 
 
@@ -247,9 +248,9 @@ def _simulate_plain(base, hand_size, rounds, passing, cum, tsi, games, rng, tall
             deck[i], deck[j] = deck[j], deck[i]
         n1, n2 = 0, 0
         for i in range(hand_size):
-            _insert_plain(h1, n1, deck[i])
+            insert_plain(h1, n1, deck[i])
             n1 += 1
-            _insert_plain(h2, n2, deck[hand_size + i])
+            insert_plain(h2, n2, deck[hand_size + i])
             n2 += 1
         top, d = 2 * hand_size, 0
         for r in range(rounds):
@@ -259,19 +260,19 @@ def _simulate_plain(base, hand_size, rounds, passing, cum, tsi, games, rng, tall
             if v1 + v2 <= 4:
                 d += v1 - v2
             if top < size:
-                _insert_plain(h1, n1, deck[top])
+                insert_plain(h1, n1, deck[top])
                 n1 += 1
                 top += 1
             if top < size:
-                _insert_plain(h2, n2, deck[top])
+                insert_plain(h2, n2, deck[top])
                 n2 += 1
                 top += 1
         tally[0 if d > 0 else (1 if d == 0 else 2)] += 1
 
 
 _COMPILED: dict[str, Any] = {}
-_PLAIN = {"play": _play_plain, "observe": _observe_plain, "take": _take_plain,
-          "insert": _insert_plain, "turn": _turn_plain, "choose": _choose_plain,
+_PLAIN = {"play": position_plain, "observe": _observe_plain, "take": take_plain,
+          "insert": insert_plain, "turn": turn_plain, "choose": _choose_plain,
           "round": _round_plain, "simulate": _simulate_plain}
 
 

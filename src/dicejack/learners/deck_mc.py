@@ -52,7 +52,15 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from dicejack.games.deck_dollar import N_OBSERVATIONS, TRUE_STATE_INDEX, DeckDollar
+from dicejack.games.deck_dollar import (
+    N_OBSERVATIONS,
+    TRUE_STATE_INDEX,
+    DeckDollar,
+    insert_plain,
+    position_plain,
+    take_plain,
+    turn_plain,
+)
 from dicejack.learners.base import (
     Bundled,
     Counted,
@@ -88,48 +96,6 @@ class DeckMCTables:
 
 
 # ------------------------------------------------------------------ the plain loop (reference)
-def _position_plain(hand, n, showing, action, half, passing):
-    """The quoted ``play_action``: the position in the sorted ``hand[:n]`` of the card played,
-    or -1 for nothing (games.deck_dollar's rule; a test holds the two equal)."""
-    if showing == 3:
-        if action == 0:
-            return 0
-        if action == 2:
-            return n - 1
-        return half
-    if action == 0:
-        for c in range(n):
-            if hand[c] + showing > 2:
-                return c
-        return n - 1
-    if action == 2:
-        for c in range(n - 1, -1, -1):
-            if hand[c] + showing <= 2:
-                return c
-        return -1 if passing else 0
-    return half
-
-
-def _insert_plain(hand, n, card):
-    """Inserts `card` into the sorted ``hand[:n]``."""
-    i = n
-    while i > 0 and hand[i - 1] > card:
-        hand[i] = hand[i - 1]
-        i -= 1
-    hand[i] = card
-
-
-def _play_plain(hand, n, showing, action, half, passing):
-    """Plays `action`: (the card type played or -1, the hand's new length)."""
-    pos = _position_plain(hand, n, showing, action, half, passing)
-    if pos < 0:
-        return -1, n
-    card = hand[pos]
-    for i in range(pos, n - 1):
-        hand[i] = hand[i + 1]
-    return card, n - 1
-
-
 def _agent_plain(policy, hand, n, showing, r, knobs, tsi, seen, acted, rng):
     """The agent's turn in round `r`: its action (recorded in seen/acted)."""
     half = knobs[1]
@@ -182,30 +148,30 @@ def _games_plain(base, knobs, tsi, policy, sums, counts, q, counters, games, rng
             deck[i], deck[j] = deck[j], deck[i]
         n1, n2 = 0, 0
         for i in range(hand_size):
-            _insert_plain(h1, n1, deck[i])
+            insert_plain(h1, n1, deck[i])
             n1 += 1
-            _insert_plain(h2, n2, deck[hand_size + i])
+            insert_plain(h2, n2, deck[hand_size + i])
             n2 += 1
         top, d = 2 * hand_size, 0
         for r in range(rounds):
             if r % 2 == 0:
                 a = _agent_plain(policy, h1, n1, 3, r, knobs, tsi, seen, acted, rng)
-                c1, n1 = _play_plain(h1, n1, 3, a, half, passing)
-                c2, n2 = _play_plain(h2, n2, c1, int(rng.random() * 3.0), half, passing)
+                c1, n1 = turn_plain(h1, n1, 3, a, half, passing)
+                c2, n2 = turn_plain(h2, n2, c1, int(rng.random() * 3.0), half, passing)
             else:
-                c2, n2 = _play_plain(h2, n2, 3, int(rng.random() * 3.0), half, passing)
+                c2, n2 = turn_plain(h2, n2, 3, int(rng.random() * 3.0), half, passing)
                 a = _agent_plain(policy, h1, n1, c2, r, knobs, tsi, seen, acted, rng)
-                c1, n1 = _play_plain(h1, n1, c2, a, half, passing)
+                c1, n1 = turn_plain(h1, n1, c2, a, half, passing)
             v1 = c1 + 1 if c1 >= 0 else 0
             v2 = c2 + 1 if c2 >= 0 else 0
             if v1 + v2 <= 4:
                 d += v1 - v2
             if top < size:
-                _insert_plain(h1, n1, deck[top])
+                insert_plain(h1, n1, deck[top])
                 n1 += 1
                 top += 1
             if top < size:
-                _insert_plain(h2, n2, deck[top])
+                insert_plain(h2, n2, deck[top])
                 n2 += 1
                 top += 1
         reward = 1 if d > 0 else (0 if d == 0 else -1)
@@ -217,9 +183,10 @@ def _games_plain(base, knobs, tsi, policy, sums, counts, q, counters, games, rng
 
 #: The play rule the loop compiles (the quoted ``play_action``; tests hold it equal to
 #: :func:`dicejack.games.deck_dollar.play_position`).
-PLAY_RULE = _position_plain
+PLAY_RULE = position_plain  # the game's own rule (games.deck_dollar), not a copy
 
-_PLAIN = {"position": _position_plain, "insert": _insert_plain, "play": _play_plain,
+_PLAIN = {"position": position_plain, "take": take_plain, "insert": insert_plain,
+          "play": turn_plain,
           "agent": _agent_plain, "update": _update_plain, "games": _games_plain}
 _COMPILED: dict[str, Any] = {}
 
