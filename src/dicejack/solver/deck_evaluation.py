@@ -58,9 +58,11 @@ from dicejack.games.deck_dollar import DeckDollar, policy_table, uniform_policy
 from dicejack.solver.deck_bound import lean_bound
 from dicejack.solver.deck_lean import lean_final
 from dicejack.solver.deck_rules import (
+    check_rows,
     compile_kernels,
     deal_distribution,
     decode_plain,
+    dense_forward,
     draws_plain,
     encode_plain,
     pair_plain,
@@ -68,7 +70,6 @@ from dicejack.solver.deck_rules import (
     score_plain,
     start_states,
 )
-from dicejack.solver.solution import SolverError
 
 __all__ = ["DeckEvaluation", "evaluate_deck_policy", "deal_distribution", "MEMORY_LIMIT",
            "full_information_bound"]
@@ -233,13 +234,13 @@ class DeckEvaluation:
 MEMORY_LIMIT = 6 << 30
 
 
+#: What to try when the dense rows would not fit.
+_HINT = "a passing follower grows the state space: try passing=False or a smaller deck"
+
+
 def _check_size(count: int, width: int, limit: int, r: int, alive: int = 0) -> None:
     """Refuses `count` x `width` more 8-byte values beside `alive` bytes over `limit`."""
-    if alive + count * width * 8 > limit:
-        raise SolverError(
-            f"round {r + 1} needs {count:,} x {width} more 8-byte values, over the memory limit "
-            f"of {limit / 2**30:.1f} GiB (a passing follower grows the state space: try "
-            f"passing=False or a smaller deck)")
+    check_rows(count, width, limit, r, alive, _HINT)
 
 
 def evaluate_deck_policy(game: DeckDollar, policy: Any, compiled: bool = True,
@@ -263,28 +264,9 @@ def _dense_final(game: DeckDollar, table: np.ndarray, compiled: bool,
                  memory_limit: int) -> tuple[np.ndarray, tuple[int, ...]]:
     """The final distribution of d and the states per round, every state a dense row."""
     base, tsi, keys, probs = start_states(game)
-    probs = probs.reshape(-1, 1)
-    args = (game.half, game.passing, tsi, base)
-    successors, push = _kernel("successors", compiled), _kernel("push", compiled)
-    states = []
-    for r in range(game.rounds):
-        states.append(int(keys.shape[0]))
-        last = r == game.rounds - 1
-        if last:
-            nkeys = np.zeros(1, dtype=np.int64)
-        else:
-            count = successors(keys, r, table, *args, np.empty(0, np.int64), False)
-            _check_size(count, 2, memory_limit, r, keys.nbytes + probs.nbytes)  # and unique's
-            out = np.empty(count, dtype=np.int64)
-            successors(keys, r, table, *args, out, True)
-            nkeys = np.unique(out)
-            del out
-        _check_size(nkeys.shape[0], probs.shape[1] + 2 * game.swing, memory_limit, r,
-                    keys.nbytes + probs.nbytes + nkeys.nbytes)
-        nprobs = np.zeros((nkeys.shape[0], probs.shape[1] + 2 * game.swing))
-        push(keys, probs, r, table, *args, game.swing, nkeys, nprobs, last)
-        keys, probs = nkeys, nprobs
-    return probs[0], tuple(states)
+    return dense_forward(game, keys, probs, _kernel("successors", compiled),
+                         _kernel("push", compiled), (table, game.half, game.passing, tsi, base),
+                         memory_limit, _HINT)
 
 
 def full_information_bound(game: DeckDollar, compiled: bool = True,

@@ -46,6 +46,7 @@ from dicejack.solver.deck_rules import (
     compile_kernels,
     deal_distribution,
     decode_plain,
+    dense_forward,
     draws_plain,
     encode_plain,
     observe_plain,
@@ -261,13 +262,6 @@ def _kernel(name: str, compiled: bool) -> Any:
     return _KERNELS[name]
 
 
-def _check_size(count: int, width: int, limit: int, r: int, alive: int = 0) -> None:
-    if alive + count * width * 8 > limit:
-        raise SolverError(
-            f"round {r + 1} needs {count:,} x {width} more 8-byte values, over the memory limit "
-            f"of {limit / 2**30:.1f} GiB (try fewer FSM states, passing=False or a smaller deck)")
-
-
 def _start(game: DeckDollar, n: int, initial: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(base, the deal's sorted keys with the machine in `initial`, their probabilities)."""
     base = np.array([k + 1 for k in game.counts] * 3, dtype=np.int64)
@@ -288,31 +282,13 @@ def evaluate_fsm(game: DeckDollar, fsm: FsmPlayer, compiled: bool = True,
     round. SolverError before a round's arrays would take more than `memory_limit` bytes."""
     tsi = np.asarray(TRUE_STATE_INDEX, dtype=np.int64)
     base, keys, probs = _start(game, fsm.n_states, fsm.initial)
-    probs = probs.reshape(-1, 1)
     args = (fsm.actions, fsm.transitions, game.half, game.passing, tsi, base)
-    successors, push = _kernel("successors", compiled), _kernel("push", compiled)
-    states = []
-    for r in range(game.rounds):
-        states.append(int(keys.shape[0]))
-        last = r == game.rounds - 1
-        if last:
-            nkeys = np.zeros(1, dtype=np.int64)
-        else:
-            count = successors(keys, r, *args, np.empty(0, np.int64), False)
-            _check_size(count, 2, memory_limit, r, keys.nbytes + probs.nbytes)
-            out = np.empty(count, dtype=np.int64)
-            successors(keys, r, *args, out, True)
-            nkeys = np.unique(out)
-            del out
-        _check_size(nkeys.shape[0], probs.shape[1] + 2 * game.swing, memory_limit, r,
-                    keys.nbytes + probs.nbytes + nkeys.nbytes)
-        nprobs = np.zeros((nkeys.shape[0], probs.shape[1] + 2 * game.swing))
-        push(keys, probs, r, *args, game.swing, nkeys, nprobs, last)
-        keys, probs = nkeys, nprobs
-    final = probs[0]
+    final, states = dense_forward(game, keys, probs, _kernel("successors", compiled),
+                                  _kernel("push", compiled), args, memory_limit,
+                                  "try fewer FSM states, passing=False or a smaller deck")
     mid = game.swing * game.rounds
     win, draw, loss = float(final[mid + 1:].sum()), float(final[mid]), float(final[:mid].sum())
-    return DeckEvaluation(win - loss, win, draw, loss, final, tuple(states))
+    return DeckEvaluation(win - loss, win, draw, loss, final, states)
 
 
 def simulate_fsm(game: DeckDollar, fsm: FsmPlayer, games: int, rng: np.random.Generator,

@@ -264,3 +264,44 @@ def hashed_next_states(fill: Any, n: int, r: int, budget: MemoryBudget,
         rehash(table, lo, hi, *bigger)
         budget.give(table, lo, hi)
         (table, lo, hi), size = bigger, 2 * size
+
+
+def check_rows(count: int, width: int, limit: int, r: int, alive: int = 0,
+               hint: str = "passing=False or a smaller deck") -> None:
+    """Refuses (SolverError, one line ending with `hint`) `count` x `width` more 8-byte values
+    beside `alive` bytes over `limit`."""
+    if alive + count * width * 8 > limit:
+        raise SolverError(
+            f"round {r + 1} needs {count:,} x {width} more 8-byte values, over the memory limit "
+            f"of {limit / 2**30:.1f} GiB ({hint})")
+
+
+def dense_forward(game: Any, keys: np.ndarray, probs: np.ndarray, successors: Any, push: Any,
+                  args: tuple[Any, ...], memory_limit: int,
+                  hint: str) -> tuple[np.ndarray, tuple[int, ...]]:
+    """The forward computation with every state a dense row of d: from round 0's sorted `keys`
+    and their probabilities, each round's next keys (``successors(keys, r, *args, out, fill)``
+    counted, then written, then made unique) and probabilities
+    (``push(keys, probs, r, *args, swing, nkeys, nprobs, last)``); the final distribution of d
+    and the states per round. Sizes checked first (:func:`check_rows`)."""
+    probs = probs.reshape(-1, 1)
+    states = []
+    for r in range(game.rounds):
+        states.append(int(keys.shape[0]))
+        last = r == game.rounds - 1
+        if last:
+            nkeys = np.zeros(1, dtype=np.int64)
+        else:
+            count = successors(keys, r, *args, np.empty(0, np.int64), False)
+            check_rows(count, 2, memory_limit, r, keys.nbytes + probs.nbytes, hint)
+            out = np.empty(count, dtype=np.int64)
+            successors(keys, r, *args, out, True)
+            nkeys = np.unique(out)
+            del out
+        width = probs.shape[1] + 2 * game.swing
+        check_rows(nkeys.shape[0], width, memory_limit, r,
+                   keys.nbytes + probs.nbytes + nkeys.nbytes, hint)
+        nprobs = np.zeros((nkeys.shape[0], width))
+        push(keys, probs, r, *args, game.swing, nkeys, nprobs, last)
+        keys, probs = nkeys, nprobs
+    return probs[0], tuple(states)
