@@ -120,17 +120,18 @@ def _turn_total_plain(goal, points, table, index_of, order, known, fill, row_sta
     return n, rows, nnz
 
 
-_COMPILED: list[Any] = []
+_COMPILED: dict[Any, Any] = {}
 
 
-def _kernel(compiled: bool) -> Any:
+def _kernel(plain: Any, compiled: bool) -> Any:
+    """The enumeration kernel `plain`: compiled (numba, cached, once per process), or itself."""
     if not compiled:
-        return _turn_total_plain
-    if not _COMPILED:
+        return plain
+    if plain not in _COMPILED:
         from numba import njit
 
-        _COMPILED.append(njit(cache=True, nogil=True)(_turn_total_plain))
-    return _COMPILED[0]
+        _COMPILED[plain] = njit(cache=True, nogil=True)(plain)
+    return _COMPILED[plain]
 
 
 class TurnTotalStates(Sequence):
@@ -269,7 +270,7 @@ def turn_total_space(game: Any, faces: Sequence[tuple[int, float]], pig: float, 
     grid = 2 * goal ** 3 + 2
     points = np.array([p for p, _ in faces], dtype=np.int64)
     table = _table(faces, pig, reset, pig_reset, winning)
-    kernel = _kernel(compiled)
+    kernel = _kernel(_turn_total_plain, compiled)
     index_of = np.full(grid, -1, dtype=np.int32)
     order = np.empty(grid, dtype=np.int32)
     none_i, none_f = np.zeros(0, dtype=np.int64), np.zeros(0)
@@ -375,19 +376,6 @@ def _handout_plain(low, high, sides, dice, cont, win, lose, index_of, order, kno
     return n, rows, nnz
 
 
-_HANDOUT_COMPILED: list[Any] = []
-
-
-def _handout_kernel(compiled: bool) -> Any:
-    if not compiled:
-        return _handout_plain
-    if not _HANDOUT_COMPILED:
-        from numba import njit
-
-        _HANDOUT_COMPILED.append(njit(cache=True, nogil=True)(_handout_plain))
-    return _HANDOUT_COMPILED[0]
-
-
 class HandoutStates(TurnTotalStates):
     """The states of the handout's game by index, decoded from their codes on demand; equal to
     any sequence of the same states (a list, another view)."""
@@ -477,7 +465,7 @@ def handout_space(game: Any, limit: int, compiled: bool = True) -> StateSpace | 
     if grid > HANDOUT_GRID_LIMIT:
         return None
     table, cont, win, lose = _handout_table(rules)
-    kernel = _handout_kernel(compiled)
+    kernel = _kernel(_handout_plain, compiled)
     index_of = np.full(grid, -1, dtype=np.int32)
     order = np.empty(grid, dtype=np.int32)
     none_i, none_f = np.zeros(0, dtype=np.int64), np.zeros(0)
