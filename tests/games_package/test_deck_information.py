@@ -163,3 +163,11 @@ def test_report_takes_a_small_deck(capsys, tmp_path):
     text = (out / "report.md").read_text()
     assert "526 nodes in its tree of plays, 98 information sets" in text
     assert "deck-duel counts=2,2,2 hand_size=2 rounds=2 passing=True" in text
+
+
+def test_a_zero_value_is_printed_as_zero_not_minus_zero(capsys):
+    """HiGHS can return -0.0 for a value of 0; the solution's value is +0.0 (solve prints 0)."""
+    sol = solve_sequence_form(make_game("deck-duel"))
+    assert sol.value == 0 and np.copysign(1.0, sol.value) == 1.0
+    assert main(["solve", "--game", "deck-duel"]) == 0
+    assert "value for player 0: 0 (exactly 0)" in capsys.readouterr().out

@@ -2,7 +2,10 @@
 plain kernels the exact evaluators compile: a state is nine counts (monte's hand, the
 opponent's, the deck, by card type 0..2), keyed as one integer in mixed radix; what a hand plays
 for an action, the observation, the pairs of cards a round plays and their probabilities, the
-draws after a round; the deal's exact distribution and the first round's states.
+draws after a round; the deal's exact distribution and the first round's states. And what
+the evaluators (deck_evaluation, deck_lean, deck_bound, deck_fsm_evaluation) share around them:
+the next states' growing hash table (:func:`hashed_next_states`), the memory budget
+(:class:`MemoryBudget`, :func:`check_rows`) and the dense forward pass (:func:`dense_forward`).
 
 The plain functions here are references and callees at once: :func:`compile_kernels` compiles
 them with numba without a change (each callee under its plain name, as
