@@ -13,6 +13,7 @@ import pytest
 from dicejack.games.handout_rules import Game
 from dicejack.grade import GradeConfig
 from dicejack.grade import programs as pg
+from dicejack.grade.programs.tiebreak import ROLE as TIEBREAK_ROLE
 from dicejack.runtime import sandbox as sb
 
 CORPUS = Path(__file__).resolve().parents[2] / "students" / "programs"
@@ -98,7 +99,9 @@ def test_faithful_programs_are_found_and_do_not_fail(corpus, name, convention):
     s = _student(corpus, name)
     assert s.convention == convention
     assert s.grade.status == "ok" and s.grade.verdict in ("pass", "review"), s.grade.error
-    assert len(s.runs) == 5 and all(not r.failed for r in s.runs)
+    # the plan's five runs (a review may add tie-break runs: tiebreak.ROLE), none failed
+    planned = [r for r in s.runs if r.setting.role != TIEBREAK_ROLE]
+    assert len(planned) == 5 and all(not r.failed for r in s.runs)
     assert f"input {convention}" in s.grade.layout
 
 
